@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install the Debian packages argus builds, tests and demos with.
+# Non-interactive and idempotent: when everything is present it only asks
+# dpkg (well under a second) and touches nothing.
+set -euo pipefail
+
+packages=(
+	# build
+	cmake make pkg-config clang llvm lld
+	libuv1-dev libck-dev libjemalloc-dev libzstd-dev libcapstone-dev
+	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+	libclang-rt-14-dev
+	# live tests and the demo: a real X server, session bus, notification
+	# daemon and GTK3 apps
+	xvfb x11-utils xdotool dbus dbus-x11 dunst libnotify-bin libgtk-3-dev
+	procps psmisc linux-perf elfutils gdb
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+	exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "argus: missing packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+	exit 3
+fi
+
+echo "argus: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
