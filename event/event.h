@@ -171,7 +171,8 @@ struct argus_trace_writer_opts {
 void argus_trace_meta_init(struct argus_trace_meta *meta, const char *producer);
 
 /* Open for writing. fd variants write to pipes too (the format is append
- * only). meta NULL = argus_trace_meta_init(.., "argus"). */
+ * only); the caller keeps and closes its fd. meta NULL =
+ * argus_trace_meta_init(.., "argus"). */
 int argus_trace_writer_open(struct argus_trace_writer **w, const char *path,
 			    const struct argus_trace_meta *meta,
 			    const struct argus_trace_writer_opts *opts,
@@ -237,6 +238,9 @@ size_t argus_trace_build_ids(const struct argus_trace_reader *r,
 			     const struct argus_build_id **ids);
 size_t argus_trace_symbols(const struct argus_trace_reader *r, const struct argus_symbol **syms);
 size_t argus_trace_truths(const struct argus_trace_reader *r, const struct argus_truth **t);
+/* Entries in the string and stack tables (so far, for a pipe). */
+size_t argus_trace_string_count(const struct argus_trace_reader *r);
+size_t argus_trace_stack_count(const struct argus_trace_reader *r);
 
 /* Counts of what could not be read: faults seen and events lost with them. */
 struct argus_trace_health {
@@ -244,6 +248,8 @@ struct argus_trace_health {
 	uint64_t chunks_ok, chunks_bad;
 	uint64_t events_lost; /* events in chunks that failed validation */
 	bool indexed;         /* trailer index present and valid */
+	uint64_t chunks_decoded; /* chunks decompressed (set_range skips the rest) */
+	uint64_t chunks_skipped; /* chunks passed over by set_range, not decompressed */
 };
 void argus_trace_get_health(const struct argus_trace_reader *r, struct argus_trace_health *h);
 

@@ -30,6 +30,10 @@ int argus_ring_open_bpf(struct argus_ring **r, int map_fd, unsigned cpu,
  */
 int argus_ring_create_shm(struct argus_ring **r, unsigned capacity, int *fd_out);
 int argus_ring_attach_shm(struct argus_ring **r, int fd);
+/* Producer side: the consumer's wake-up eventfd (argus_ring_wait_fd of the
+ * creating side, passed along with the ring fd); dup'ed. Without it the
+ * consumer finds records on its periodic drain. */
+int argus_ring_set_wake_fd(struct argus_ring *r, int fd);
 /* Producer side of a shm ring: false (and a counted drop) when full. */
 int argus_ring_write(struct argus_ring *r, const struct argus_event *ev);
 
@@ -46,6 +50,10 @@ uint64_t argus_ring_drops(const struct argus_ring *r);
 /* Bytes in use / capacity, for `argus status` ring fill. */
 void argus_ring_fill(const struct argus_ring *r, uint64_t *used, uint64_t *size);
 unsigned argus_ring_cpu(const struct argus_ring *r);
+/* Which source id a shm ring reports as (default 0). */
+void argus_ring_set_cpu(struct argus_ring *r, unsigned cpu);
+/* Records skipped because their size was not sizeof(struct argus_event). */
+uint64_t argus_ring_malformed(const struct argus_ring *r);
 
 void argus_ring_close(struct argus_ring *r);
 

@@ -29,6 +29,9 @@ struct argus_merge_stats {
 /* max_delay_ns: how long a quiet source may hold back the others. */
 int argus_merge_new(struct argus_merge **m, unsigned nsources, uint64_t max_delay_ns);
 void argus_merge_free(struct argus_merge *m);
+/* Memory bound: above this many held records the merge releases the oldest
+ * without waiting for the watermark (0 = default, 4 Mi records). */
+void argus_merge_set_max_buffered(struct argus_merge *m, uint64_t max_records);
 
 /* Add records of source src; now_ns = CLOCK_MONOTONIC at arrival. */
 int argus_merge_push(struct argus_merge *m, unsigned src, const struct argus_event *ev,
@@ -43,5 +46,78 @@ size_t argus_merge_pop(struct argus_merge *m, struct argus_event *out, size_t ma
 size_t argus_merge_drain(struct argus_merge *m, struct argus_event *out, size_t max);
 
 void argus_merge_get_stats(const struct argus_merge *m, struct argus_merge_stats *st);
+
+/* ---- the daemon: `argus start` (docs/daemon.md) ----------------------- */
+
+struct argus_daemon;
+
+/* What a kernel source contributes besides its rings (kext/ fills this in;
+ * stream/ does not depend on kext). Callbacks may be NULL. */
+struct argus_daemon_source {
+	/* Finish merged records in stream order before consumers see them;
+	 * extra records and table entries go to sink. */
+	int (*decode)(void *arg, struct argus_event *ev, size_t n, const struct argus_sink *sink);
+	/* DROP records for losses not reported yet (ts = now_ns). */
+	size_t (*drop_records)(void *arg, struct argus_event *out, size_t max, uint64_t now_ns);
+	void *arg;
+};
+
+struct argus_daemon_opts {
+	const char *run_dir;          /* sockets; NULL = /run/argus */
+	const char *rec_dir;          /* flight recorder; NULL = /var/lib/argus/recorder, "" = off */
+	uint64_t rec_span_ns;         /* 0 = 5 min */
+	uint64_t rec_bytes;           /* 0 = 2 GiB */
+	uint64_t chunk_span_ns;       /* 0 = 10 s */
+	uint64_t max_delay_ns;        /* merge watermark delay; 0 = 50 ms */
+	uint64_t client_queue_bytes;  /* per JSON client; 0 = 8 MiB */
+	long group;                   /* gid that may also use the sockets and files; -1 = root only */
+	unsigned max_hook_rings;      /* shared-memory rings from hooks; 0 = 64 */
+};
+
+#define ARGUS_RUN_DIR "/run/argus"
+#define ARGUS_REC_DIR "/var/lib/argus/recorder"
+
+int argus_daemon_new(struct argus_daemon **d, const struct argus_daemon_opts *o, char *err,
+		     size_t errlen);
+/* Add a kernel ring (owned by the daemon from here) before run. */
+int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r);
+void argus_daemon_set_source(struct argus_daemon *d, const struct argus_daemon_source *s);
+/* Consumers (the graph builder, tests): get every merged record in order. */
+int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s);
+/* Add a hook's shared-memory ring (owned from here); also while running. */
+int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r);
+/* Text of a string-table id in records the daemon delivered (NULL = none). */
+const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id);
+/* Bind the sockets, open the recorder and serve until `argus stop`,
+ * SIGINT or SIGTERM; flushes everything on the way out. 0 = clean exit. */
+int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen);
+void argus_daemon_free(struct argus_daemon *d);
+
+/* ---- the flight recorder on disk (readable without the daemon) ---------- */
+
+struct argus_dump_stats {
+	uint64_t from_ns, to_ns; /* span written */
+	uint64_t events, chunks_read, chunks_bad, faults;
+};
+
+/* Write the last last_ns of the recording in dir as one self-contained
+ * trace at out_path. The unfinished chunk is read up to its last flush. */
+int argus_recorder_dump(const char *dir, uint64_t last_ns, const char *out_path,
+			struct argus_dump_stats *st, char *err, size_t errlen);
+
+/* ---- clients of the daemon -------------------------------------------- */
+
+/*
+ * Send one control request ("status", "status json", "stop", "flush") to
+ * the daemon at run_dir (NULL = default) and write the reply to out.
+ * Returns 0, or -errno (-ENOENT / -ECONNREFUSED: not running, -EACCES).
+ */
+int argus_daemon_request(const char *run_dir, const char *req, int out_fd);
+
+/* `argus stream` against the daemon: argv[0] = "stream"; [--types a,b]
+ * [--pid N]... [--run-dir DIR]. Prints NDJSON to stdout; exit code per cli.h. */
+int argus_stream_client_run(int argc, char **argv);
+/* Whether a daemon's stream socket exists at run_dir (NULL = default). */
+bool argus_daemon_present(const char *run_dir);
 
 #endif /* ARGUS_STREAM_H */

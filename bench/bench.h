@@ -1,0 +1,19 @@
+/*
+ * bench.h - the benchmarks `argus bench` runs. Each prints its figures (and
+ * the command that reproduces them) and returns an argus exit code; none
+ * asserts a speed: targets are read off the figures (DESIGN.md "Numbers").
+ */
+#ifndef ARGUS_BENCH_H
+#define ARGUS_BENCH_H
+
+/* Write and read a synthetic trace: events/s each way, bytes/event on disk. */
+int argus_bench_io(int argc, char **argv);
+/* Merge alone and merge + JSON encoding, one core (stream/). */
+int argus_bench_stream(int argc, char **argv);
+/* Ingest into the graph window: events/s, bytes per event held. */
+int argus_bench_ingest(int argc, char **argv);
+
+/* Tracing overhead on a command: untraced vs argus record vs perf record. */
+int argus_bench_overhead(int argc, char **argv);
+
+#endif /* ARGUS_BENCH_H */

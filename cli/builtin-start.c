@@ -1,0 +1,178 @@
+/*
+ * builtin-start.c - `argus start`: the always-on daemon (docs/daemon.md).
+ * Loads the kernel tracer, reads its per-CPU rings, and runs the stream
+ * daemon (stream/) until `argus stop`, SIGINT or SIGTERM.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kext.h"
+#include "ringbuf.h"
+#include "stream.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: argus start [options]\n"
+		"  run the argus daemon in the foreground (systemd: stream/argus.service)\n"
+		"  --run-dir DIR       sockets (default " ARGUS_RUN_DIR ")\n"
+		"  --recorder DIR      flight recorder (default " ARGUS_REC_DIR ")\n"
+		"  --no-recorder       no flight recorder\n"
+		"  --keep DURATION     recorder span (default 5m)\n"
+		"  --keep-bytes SIZE   recorder size bound (default 2G); the lesser wins\n"
+		"  --chunk DURATION    event time per recorder chunk file (default 10s)\n"
+		"  --group NAME        this group may also use the sockets and read the recorder\n"
+		"  --max-delay DUR     how long a quiet CPU may hold the stream back (default 50ms)\n"
+		"  --client-queue SIZE per JSON client queue (default 8M)\n"
+		"  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
+		"  --no-kernel         no eBPF tracer (hook rings only)\n"
+		"  --no-samples, --no-irqs  leave those records out\n");
+}
+
+/* kext/ behind the daemon's source interface */
+static int kext_decode(void *arg, struct argus_event *ev, size_t n, const struct argus_sink *sink)
+{
+	return argus_kext_decode(arg, ev, n, sink);
+}
+
+static size_t kext_drops(void *arg, struct argus_event *out, size_t max, uint64_t now_ns)
+{
+	return argus_kext_drop_records(arg, out, max, now_ns);
+}
+
+static int kext_exit(int rc)
+{
+	switch (rc) {
+	case ARGUS_KEXT_EPRIV:
+		return ARGUS_EXIT_PRIV;
+	case ARGUS_KEXT_ENOSUPPORT:
+		return ARGUS_EXIT_NOSUPPORT;
+	case ARGUS_KEXT_EINVAL:
+		return ARGUS_EXIT_USAGE;
+	default:
+		return ARGUS_EXIT_INTERNAL;
+	}
+}
+
+int cmd_start(int argc, char **argv)
+{
+	struct argus_daemon_opts o = {.group = -1};
+	struct argus_kext_opts ko = {0};
+	bool no_kernel = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t x;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return ARGUS_EXIT_OK;
+		} else if (!strcmp(a, "--no-recorder")) {
+			o.rec_dir = "";
+		} else if (!strcmp(a, "--no-kernel")) {
+			no_kernel = true;
+		} else if (!strcmp(a, "--no-samples")) {
+			ko.no_samples = true;
+		} else if (!strcmp(a, "--no-irqs")) {
+			ko.no_irqs = true;
+		} else if (!v) {
+			cli_error("start", "unknown or incomplete option '%s' (see --help)", a);
+			return ARGUS_EXIT_USAGE;
+		} else if (!strcmp(a, "--run-dir")) {
+			o.run_dir = v, i++;
+		} else if (!strcmp(a, "--recorder")) {
+			o.rec_dir = v, i++;
+		} else if (!strcmp(a, "--group")) {
+			struct group *g = getgrnam(v);
+			if (!g) {
+				cli_error("start", "--group: no group named '%s'", v);
+				return ARGUS_EXIT_USAGE;
+			}
+			o.group = (long)g->gr_gid, i++;
+		} else if (!strcmp(a, "--keep") || !strcmp(a, "--chunk") ||
+			   !strcmp(a, "--max-delay")) {
+			if (!cli_parse_duration(v, &x) || !x) {
+				cli_error("start", "%s: bad duration '%s'", a, v);
+				return ARGUS_EXIT_USAGE;
+			}
+			if (!strcmp(a, "--keep"))
+				o.rec_span_ns = x;
+			else if (!strcmp(a, "--chunk"))
+				o.chunk_span_ns = x;
+			else
+				o.max_delay_ns = x;
+			i++;
+		} else if (!strcmp(a, "--keep-bytes") || !strcmp(a, "--client-queue") ||
+			   !strcmp(a, "--ring-size")) {
+			if (!cli_parse_size(v, &x) || !x) {
+				cli_error("start", "%s: bad size '%s'", a, v);
+				return ARGUS_EXIT_USAGE;
+			}
+			if (!strcmp(a, "--keep-bytes"))
+				o.rec_bytes = x;
+			else if (!strcmp(a, "--client-queue"))
+				o.client_queue_bytes = x;
+			else if (x > (1u << 30) || (x & (x - 1))) {
+				cli_error("start", "--ring-size must be a power of two up to 1G");
+				return ARGUS_EXIT_USAGE;
+			} else
+				ko.ring_bytes = (uint32_t)x;
+			i++;
+		} else {
+			cli_error("start", "unknown option '%s' (see --help)", a);
+			return ARGUS_EXIT_USAGE;
+		}
+	}
+	if (geteuid() != 0) {
+		cli_error("start", "the daemon runs as root (it loads eBPF programs and owns %s)",
+			  o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
+		return ARGUS_EXIT_PRIV;
+	}
+	char err[512];
+	struct argus_daemon *d;
+	if (argus_daemon_new(&d, &o, err, sizeof(err))) {
+		cli_error("start", "%s", err);
+		return ARGUS_EXIT_INTERNAL;
+	}
+	struct argus_kext *k = NULL;
+	int rc = ARGUS_EXIT_OK;
+	if (!no_kernel) {
+		int kr = argus_kext_open(&k, &ko, err, sizeof(err));
+		if (!kr)
+			kr = argus_kext_start(k, err, sizeof(err));
+		if (kr) {
+			cli_error("start", "%s", err);
+			rc = kext_exit(kr);
+			goto out;
+		}
+		for (unsigned c = 0; c < argus_kext_ncpus(k); c++) {
+			struct argus_ring *r;
+			int e = argus_ring_open_bpf(&r, argus_kext_ring_fd(k, c), c, argus_kext_ring_drops,
+						    k);
+			if (e || argus_daemon_add_ring(d, r)) {
+				cli_error("start", "cannot read the ring of CPU %u: %s", c, strerror(-e));
+				rc = ARGUS_EXIT_INTERNAL;
+				goto out;
+			}
+		}
+		struct argus_daemon_source src = {.decode = kext_decode,
+						  .drop_records = kext_drops,
+						  .arg = k};
+		argus_daemon_set_source(d, &src);
+	}
+	fprintf(stderr, "argus start: daemon running (pid %d), sockets in %s\n", (int)getpid(),
+		o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
+	if (argus_daemon_run(d, err, sizeof(err))) {
+		cli_error("start", "%s", err);
+		rc = ARGUS_EXIT_IO;
+	}
+out:
+	argus_daemon_free(d); /* rings first: they read kext's maps */
+	argus_kext_close(k);
+	if (rc == ARGUS_EXIT_OK)
+		fprintf(stderr, "argus start: stopped cleanly\n");
+	return rc;
+}

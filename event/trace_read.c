@@ -1,0 +1,1069 @@
+/*
+ * The .argus trace reader. Validates everything it reads: each fault is one
+ * line "FILE: offset N: what" and costs only the block it is in; iteration
+ * goes on with the next intact block. Files are mapped and read through the
+ * trailer index when it is intact (or a scan of block headers when not);
+ * pipes are read sequentially. Format: docs/trace-format.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "trace_format.h"
+
+#define MAX_FAULTS_KEPT 4096 /* faults beyond are counted, not kept */
+#define ARENA_BLOCK (64u << 10)
+
+struct blockref {
+	uint64_t off;
+	uint64_t min_ts, max_ts;
+	uint32_t count;
+	uint8_t kind;
+};
+
+struct arena_blk {
+	struct arena_blk *next;
+	size_t used, cap;
+	_Alignas(8) uint8_t data[];
+};
+
+struct strref {
+	uint32_t id;
+	const char *s;
+};
+
+struct stackref {
+	uint32_t id;
+	uint32_t depth;
+	const uint64_t *ips;
+};
+
+/* A growable array of fixed-size items. */
+struct vec {
+	void *p;
+	size_t n, cap;
+};
+
+struct argus_trace_reader {
+	char *name;
+	/* the bytes: a mapping or caller memory, or a pipe read through buf */
+	const uint8_t *mem;
+	size_t size;
+	void *map;
+	bool stream;
+	int fd;
+	bool own_fd;
+	uint8_t *buf;
+	size_t buf_cap, buf_len;
+	uint64_t buf_off; /* file offset of buf[0] */
+	bool eof;
+
+	struct argus_trace_meta meta;
+	ZSTD_DCtx *dctx;
+	uint8_t *raw; /* decompressed payload */
+	size_t raw_cap;
+
+	/* mapped files: the event chunks to visit; pipes: the scan offset */
+	struct vec chunks; /* struct blockref */
+	size_t chunk_next;
+	uint64_t scan_off;
+	bool scan_done;
+
+	struct argus_event *evs;
+	size_t ev_cap, nev, ev_next;
+	uint64_t from, to;
+
+	struct argus_trace_error *faults;
+	size_t nfaults, fault_next;
+
+	struct arena_blk *arena;
+	struct vec strings; /* struct strref, ids rising */
+	struct vec stacks;  /* struct stackref, ids rising */
+	struct vec maps, build_ids, symbols, truths;
+
+	struct argus_trace_health health;
+};
+
+static const char *const kind_names[] = {
+	[TF_EVENTS] = "event chunk", [TF_STRINGS] = "string table", [TF_STACKS] = "stack table",
+	[TF_MAPS] = "map table",     [TF_BUILD_IDS] = "build-id table",
+	[TF_SYMBOLS] = "symbol table", [TF_TRUTHS] = "ground-truth table",
+	[TF_INDEX] = "index",        [TF_TRAILER] = "trailer",
+};
+
+static const char *kind_name(unsigned k)
+{
+	return k < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[k] ? kind_names[k]
+									       : "unknown block";
+}
+
+/* ---- small containers ---- */
+
+static void *vec_push(struct vec *v, size_t item)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *p = realloc(v->p, cap * item);
+		if (!p)
+			return NULL;
+		v->p = p;
+		v->cap = cap;
+	}
+	return (uint8_t *)v->p + v->n++ * item;
+}
+
+static void *arena_alloc(struct argus_trace_reader *r, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	struct arena_blk *b = r->arena;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = r->arena;
+		b->used = 0;
+		b->cap = cap;
+		r->arena = b;
+	}
+	void *p = b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+/* ---- faults ---- */
+
+static void add_fault(struct argus_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_fault(struct argus_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
+{
+	r->health.faults++;
+	if (r->nfaults >= MAX_FAULTS_KEPT)
+		return;
+	if (!r->faults) {
+		r->faults = calloc(MAX_FAULTS_KEPT, sizeof(*r->faults));
+		if (!r->faults)
+			return;
+	}
+	char what[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	/* keep undelivered faults in file order */
+	size_t i = r->nfaults++;
+	while (i > r->fault_next && r->faults[i - 1].offset > off) {
+		r->faults[i] = r->faults[i - 1];
+		i--;
+	}
+	tf_error(&r->faults[i], code, r->name, off, "%s", what);
+}
+
+/* ---- bytes ---- */
+
+/* Up to len bytes at off; *avail says how many there are. Pipes move
+ * forward only: bytes before off are dropped once buf needs the room. */
+static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t len, size_t *avail)
+{
+	if (!r->stream) {
+		if (off >= r->size) {
+			*avail = 0;
+			return NULL;
+		}
+		size_t left = r->size - (size_t)off;
+		*avail = len < left ? len : left;
+		return r->mem + off;
+	}
+	*avail = 0;
+	if (off < r->buf_off)
+		return NULL; /* never happens: scans only move forward */
+	if (off + len > r->buf_off + r->buf_cap) {
+		/* make room: drop what lies before off, grow to len */
+		size_t skip = off - r->buf_off < r->buf_len ? (size_t)(off - r->buf_off) : r->buf_len;
+		if (skip) {
+			memmove(r->buf, r->buf + skip, r->buf_len - skip);
+			r->buf_len -= skip;
+			r->buf_off += skip;
+		}
+		while (r->buf_off < off && !r->eof) {
+			/* the caller skips past buffered bytes: read and drop */
+			uint8_t sink[4096];
+			size_t want = off - r->buf_off < sizeof(sink) ? (size_t)(off - r->buf_off)
+								     : sizeof(sink);
+			ssize_t k = read(r->fd, sink, want);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				r->eof = true;
+				break;
+			}
+			r->buf_off += (size_t)k;
+		}
+		if (r->buf_off < off)
+			return NULL;
+		if (len > r->buf_cap) {
+			size_t cap = r->buf_cap ? r->buf_cap : (1u << 20);
+			while (cap < len)
+				cap *= 2;
+			uint8_t *p = realloc(r->buf, cap);
+			if (!p)
+				return NULL;
+			r->buf = p;
+			r->buf_cap = cap;
+		}
+	}
+	size_t at = (size_t)(off - r->buf_off);
+	while (r->buf_len < at + len && !r->eof) {
+		ssize_t k = read(r->fd, r->buf + r->buf_len, r->buf_cap - r->buf_len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			r->eof = true;
+			break;
+		}
+		r->buf_len += (size_t)k;
+	}
+	size_t have = r->buf_len > at ? r->buf_len - at : 0;
+	*avail = have < len ? have : len;
+	return r->buf + at;
+}
+
+/* The block header at off: 0 valid, else ETRUNC / ECORRUPT with *why. */
+static int read_header(struct argus_trace_reader *r, uint64_t off, struct tf_block *bh,
+		       const char **why, size_t *have)
+{
+	const uint8_t *p = peek(r, off, sizeof(*bh), have);
+	if (*have < sizeof(*bh)) {
+		*why = "file ends inside a block header";
+		return ARGUS_TRACE_ETRUNC;
+	}
+	memcpy(bh, p, sizeof(*bh));
+	*why = tf_block_check(bh);
+	return *why ? ARGUS_TRACE_ECORRUPT : 0;
+}
+
+/* Stored payload of a checked header, or NULL (fault recorded). */
+static const uint8_t *read_stored(struct argus_trace_reader *r, uint64_t off,
+				  const struct tf_block *bh)
+{
+	size_t have;
+	const uint8_t *p = peek(r, off + sizeof(*bh), bh->stored_size, &have);
+	if (have < bh->stored_size) {
+		add_fault(r, ARGUS_TRACE_ETRUNC, off,
+			  "file ends inside a %s (%zu of %u payload bytes)", kind_name(bh->kind),
+			  have, bh->stored_size);
+		return NULL;
+	}
+	if (tf_crc32(p, bh->stored_size) != bh->data_crc) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s checksum mismatch", kind_name(bh->kind));
+		return NULL;
+	}
+	return p;
+}
+
+/* Checked, decompressed payload (raw_size bytes), or NULL (fault recorded). */
+static const uint8_t *read_payload(struct argus_trace_reader *r, uint64_t off,
+				   const struct tf_block *bh)
+{
+	const uint8_t *p = read_stored(r, off, bh);
+	if (!p || bh->codec == TF_CODEC_NONE)
+		return p;
+	if (bh->raw_size > r->raw_cap) {
+		uint8_t *n = realloc(r->raw, bh->raw_size);
+		if (!n) {
+			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for a %s",
+				  kind_name(bh->kind));
+			return NULL;
+		}
+		r->raw = n;
+		r->raw_cap = bh->raw_size;
+	}
+	size_t z = ZSTD_decompressDCtx(r->dctx, r->raw, bh->raw_size, p, bh->stored_size);
+	if (ZSTD_isError(z) || z != bh->raw_size) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s does not decompress: %s",
+			  kind_name(bh->kind),
+			  ZSTD_isError(z) ? ZSTD_getErrorName(z) : "size mismatch");
+		return NULL;
+	}
+	return r->raw;
+}
+
+/*
+ * Next valid block header at or after *off, for sequential reading: 1 =
+ * found (*off moved to it), 0 = end. A damaged header is reported and
+ * skipped by searching for the next valid one.
+ */
+static int scan_block(struct argus_trace_reader *r, uint64_t *off, struct tf_block *bh)
+{
+	const char *why;
+	size_t have;
+	int rc = read_header(r, *off, bh, &why, &have);
+	if (!rc)
+		return 1;
+	if (rc == ARGUS_TRACE_ETRUNC) {
+		if (have)
+			add_fault(r, rc, *off, "%s (%zu of %zu bytes)", why, have, sizeof(*bh));
+		return 0;
+	}
+	uint64_t bad = *off;
+	for (uint64_t o = bad + 1;; o++) {
+		const uint8_t *p = peek(r, o, sizeof(*bh), &have);
+		if (have < 4) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; no intact block follows", why);
+			return 0;
+		}
+		uint32_t magic;
+		memcpy(&magic, p, 4);
+		if (magic != TF_BLOCK_MAGIC || have < sizeof(*bh))
+			continue;
+		memcpy(bh, p, sizeof(*bh));
+		if (tf_block_check(bh))
+			continue;
+		add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; skipped %llu bytes to the next block",
+			  why, (unsigned long long)(o - bad));
+		*off = o;
+		return 1;
+	}
+}
+
+/* ---- tables ---- */
+
+static int cmp_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static void load_strings(struct argus_trace_reader *r, uint64_t off, const uint8_t *p, size_t n,
+			 uint32_t count)
+{
+	size_t pos = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		struct tf_str_ent e;
+		if (n - pos < sizeof(e)) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table ends inside entry %u", i);
+			return;
+		}
+		memcpy(&e, p + pos, sizeof(e));
+		pos += sizeof(e);
+		if (e.len > n - pos) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string %u longer than its table", e.id);
+			return;
+		}
+		const struct strref *last =
+			r->strings.n ? (const struct strref *)r->strings.p + r->strings.n - 1 : NULL;
+		if (!e.id || (last && e.id <= last->id)) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string id %u out of order", e.id);
+			return;
+		}
+		char *s = arena_alloc(r, (size_t)e.len + 1);
+		struct strref *ref = s ? vec_push(&r->strings, sizeof(*ref)) : NULL;
+		if (!ref) {
+			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for strings");
+			return;
+		}
+		memcpy(s, p + pos, e.len);
+		s[e.len] = '\0';
+		*ref = (struct strref){e.id, s};
+		pos += e.len;
+	}
+	if (pos != n)
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table has %zu trailing bytes", n - pos);
+}
+
+static void load_stacks(struct argus_trace_reader *r, uint64_t off, const uint8_t *p, size_t n,
+			uint32_t count)
+{
+	size_t pos = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		struct tf_stack_ent e;
+		if (n - pos < sizeof(e)) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table ends inside entry %u", i);
+			return;
+		}
+		memcpy(&e, p + pos, sizeof(e));
+		pos += sizeof(e);
+		if (e.depth > ARGUS_STACK_MAX_DEPTH || (size_t)e.depth * 8 > n - pos) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack %u has a bad depth %u", e.id,
+				  e.depth);
+			return;
+		}
+		const struct stackref *last =
+			r->stacks.n ? (const struct stackref *)r->stacks.p + r->stacks.n - 1 : NULL;
+		if (!e.id || (last && e.id <= last->id)) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack id %u out of order", e.id);
+			return;
+		}
+		uint64_t *ips = arena_alloc(r, (size_t)e.depth * 8 + 8);
+		struct stackref *ref = ips ? vec_push(&r->stacks, sizeof(*ref)) : NULL;
+		if (!ref) {
+			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for stacks");
+			return;
+		}
+		memcpy(ips, p + pos, (size_t)e.depth * 8);
+		*ref = (struct stackref){e.id, e.depth, ips};
+		pos += (size_t)e.depth * 8;
+	}
+	if (pos != n)
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table has %zu trailing bytes", n - pos);
+}
+
+static void load_fixed(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh,
+		       const uint8_t *p)
+{
+	static const size_t disk_size[] = {
+		[TF_MAPS] = sizeof(struct tf_map), [TF_BUILD_IDS] = sizeof(struct tf_build_id),
+		[TF_SYMBOLS] = sizeof(struct tf_symbol), [TF_TRUTHS] = sizeof(struct tf_truth)};
+	size_t unit = disk_size[bh->kind];
+	if ((uint64_t)bh->count * unit != bh->raw_size) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s size does not match its %u entries",
+			  kind_name(bh->kind), bh->count);
+		return;
+	}
+	for (uint32_t i = 0; i < bh->count; i++, p += unit) {
+		void *slot = NULL;
+		switch (bh->kind) {
+		case TF_MAPS: {
+			struct tf_map d;
+			memcpy(&d, p, sizeof(d));
+			struct argus_map *m = slot = vec_push(&r->maps, sizeof(*m));
+			if (m)
+				*m = (struct argus_map){.ts = d.ts, .pid = d.pid, .path_str = d.path_str,
+							.start = d.start, .end = d.end,
+							.pgoff = d.pgoff, .prot = d.prot};
+			break;
+		}
+		case TF_BUILD_IDS: {
+			struct tf_build_id d;
+			memcpy(&d, p, sizeof(d));
+			if (d.len > sizeof(d.id)) {
+				add_fault(r, ARGUS_TRACE_ECORRUPT, off, "build id of %u bytes", d.len);
+				return;
+			}
+			struct argus_build_id *b = slot = vec_push(&r->build_ids, sizeof(*b));
+			if (b) {
+				memset(b, 0, sizeof(*b));
+				b->path_str = d.path_str;
+				b->len = d.len;
+				memcpy(b->id, d.id, d.len);
+			}
+			break;
+		}
+		case TF_SYMBOLS: {
+			struct tf_symbol d;
+			memcpy(&d, p, sizeof(d));
+			struct argus_symbol *s = slot = vec_push(&r->symbols, sizeof(*s));
+			if (s)
+				*s = (struct argus_symbol){.path_str = d.path_str,
+							   .name_str = d.name_str,
+							   .offset = d.offset, .size = d.size};
+			break;
+		}
+		case TF_TRUTHS: {
+			struct tf_truth d;
+			memcpy(&d, p, sizeof(d));
+			struct argus_truth *t = slot = vec_push(&r->truths, sizeof(*t));
+			if (t) {
+				memset(t, 0, sizeof(*t)); /* padding too: records compare bytewise */
+				t->kind = d.kind;
+				t->ui_pid = d.ui_pid;
+				t->ui_tid = d.ui_tid;
+				t->stall_start = d.stall_start;
+				t->stall_end = d.stall_end;
+				t->root_pid = d.root_pid;
+				t->root_tid = d.root_tid;
+				t->root_start = d.root_start;
+				t->root_end = d.root_end;
+				t->root_func_str = d.root_func_str;
+				t->desc_str = d.desc_str;
+			}
+			break;
+		}
+		}
+		if (!slot) {
+			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for tables");
+			return;
+		}
+	}
+}
+
+static void load_table(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh)
+{
+	const uint8_t *p = read_payload(r, off, bh);
+	if (!p)
+		return;
+	switch (bh->kind) {
+	case TF_STRINGS:
+		load_strings(r, off, p, bh->raw_size, bh->count);
+		break;
+	case TF_STACKS:
+		load_stacks(r, off, p, bh->raw_size, bh->count);
+		break;
+	default:
+		load_fixed(r, off, bh, p);
+		break;
+	}
+}
+
+static bool is_table(unsigned kind)
+{
+	return kind >= TF_STRINGS && kind <= TF_TRUTHS;
+}
+
+/* ---- event chunks ---- */
+
+static bool chunk_in_range(const struct argus_trace_reader *r, uint64_t lo, uint64_t hi)
+{
+	return hi >= r->from && lo <= r->to;
+}
+
+/* Decode the chunk at off into r->evs; false when it is damaged (counted). */
+static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh)
+{
+	r->nev = r->ev_next = 0;
+	r->health.chunks_decoded++;
+	const uint8_t *p = read_payload(r, off, bh);
+	if (p && bh->count > r->ev_cap) {
+		struct argus_event *n = realloc(r->evs, (size_t)bh->count * sizeof(*n));
+		if (!n) {
+			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for an event chunk");
+			p = NULL;
+		} else {
+			r->evs = n;
+			r->ev_cap = bh->count;
+		}
+	}
+	if (p) {
+		if (bh->transform == TF_XFORM_EV1)
+			tf_ev1_decode(p, bh->count, r->evs);
+		else
+			memcpy(r->evs, p, (size_t)bh->count * sizeof(*r->evs));
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (uint32_t i = 0; i < bh->count; i++) {
+			lo = r->evs[i].ts < lo ? r->evs[i].ts : lo;
+			hi = r->evs[i].ts > hi ? r->evs[i].ts : hi;
+		}
+		if (lo != bh->min_ts || hi != bh->max_ts) {
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off,
+				  "event chunk times differ from its header");
+			p = NULL;
+		}
+	}
+	if (!p) {
+		r->health.chunks_bad++;
+		r->health.events_lost += bh->count;
+		return false;
+	}
+	r->health.chunks_ok++;
+	r->nev = bh->count;
+	return true;
+}
+
+/* A block met while reading a pipe (or scanning a file): tables load,
+ * chunks decode, the rest is passed over. */
+static void take_block(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh)
+{
+	if (is_table(bh->kind)) {
+		load_table(r, off, bh);
+	} else if (bh->kind == TF_EVENTS) {
+		if (!chunk_in_range(r, bh->min_ts, bh->max_ts)) {
+			r->health.chunks_skipped++;
+			return;
+		}
+		load_chunk(r, off, bh);
+	}
+}
+
+/* ---- opening ---- */
+
+static int check_header(struct argus_trace_reader *r, struct argus_trace_error *err)
+{
+	size_t have;
+	const uint8_t *p = peek(r, 0, TF_HEADER_SIZE, &have);
+	size_t m = have < 8 ? have : 8;
+	if (m && memcmp(p, TF_MAGIC, m) != 0) {
+		tf_error(err, ARGUS_TRACE_EMAGIC, r->name, 0, "not an argus trace (bad magic)");
+		return ARGUS_TRACE_EMAGIC;
+	}
+	if (have < TF_HEADER_SIZE) {
+		tf_error(err, ARGUS_TRACE_ETRUNC, r->name, have,
+			 "file ends inside the header (%zu of %u bytes)", have, TF_HEADER_SIZE);
+		return ARGUS_TRACE_ETRUNC;
+	}
+	struct tf_header h;
+	memcpy(&h, p, sizeof(h));
+	if (h.version > ARGUS_TRACE_VERSION) {
+		tf_error(err, ARGUS_TRACE_EVERSION, r->name, offsetof(struct tf_header, version),
+			 "format version %u is newer than this argus reads (%u)", h.version,
+			 ARGUS_TRACE_VERSION);
+		return ARGUS_TRACE_EVERSION;
+	}
+	if (h.crc != tf_crc32(&h, offsetof(struct tf_header, crc))) {
+		tf_error(err, ARGUS_TRACE_ECORRUPT, r->name, offsetof(struct tf_header, crc),
+			 "header checksum mismatch");
+		return ARGUS_TRACE_ECORRUPT;
+	}
+	if (h.version == 0 || h.header_size != TF_HEADER_SIZE || h.byte_order != TF_BYTE_ORDER) {
+		tf_error(err, ARGUS_TRACE_ECORRUPT, r->name, offsetof(struct tf_header, version),
+			 "bad header (version %u, size %u, byte order %#x)", h.version,
+			 h.header_size, h.byte_order);
+		return ARGUS_TRACE_ECORRUPT;
+	}
+	if (h.schema > ARGUS_SCHEMA_VERSION) {
+		tf_error(err, ARGUS_TRACE_EVERSION, r->name, offsetof(struct tf_header, schema),
+			 "event schema %u is newer than this argus reads (%u)", h.schema,
+			 ARGUS_SCHEMA_VERSION);
+		return ARGUS_TRACE_EVERSION;
+	}
+	struct argus_trace_meta *m_ = &r->meta;
+	m_->version = h.version;
+	m_->schema = h.schema;
+	m_->clock = h.clock;
+	m_->flags = h.flags;
+	memcpy(m_->boot_id, h.boot_id, sizeof(h.boot_id));
+	m_->start_mono_ns = h.start_mono_ns;
+	m_->start_real_ns = h.start_real_ns;
+	memcpy(m_->host, h.host, strnlen(h.host, sizeof(m_->host) - 1));
+	memcpy(m_->kernel, h.kernel, strnlen(h.kernel, sizeof(m_->kernel) - 1));
+	memcpy(m_->producer, h.producer, strnlen(h.producer, sizeof(m_->producer) - 1));
+	return 0;
+}
+
+/* The block list from the trailer's index; false (with a fault when the
+ * trailer was there) when it cannot be trusted. */
+static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
+{
+	if (r->size < TF_HEADER_SIZE + TF_TRAILER_TOTAL)
+		return false;
+	uint64_t toff = r->size - TF_TRAILER_TOTAL;
+	struct tf_block tb, ib;
+	const char *why;
+	size_t have;
+	if (read_header(r, toff, &tb, &why, &have) || tb.kind != TF_TRAILER ||
+	    tb.stored_size != sizeof(struct tf_trailer))
+		return false; /* not closed: killed, still being written, or streamed */
+	const uint8_t *p = read_stored(r, toff, &tb);
+	if (!p)
+		return false;
+	struct tf_trailer t;
+	memcpy(&t, p, sizeof(t));
+	uint64_t ioff = t.index_offset;
+	if (ioff < TF_HEADER_SIZE || ioff > toff - sizeof(struct tf_block)) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, toff, "bad index: offset %llu out of the file",
+			  (unsigned long long)ioff);
+		return false;
+	}
+	if (read_header(r, ioff, &ib, &why, &have) || ib.kind != TF_INDEX ||
+	    ib.codec != TF_CODEC_NONE || ioff + sizeof(ib) + ib.stored_size != toff ||
+	    (uint64_t)ib.count * sizeof(struct tf_index_ent) != ib.raw_size ||
+	    ib.count != t.blocks) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
+			  why ? why : "not an index block of the trailer's size");
+		return false;
+	}
+	size_t before = r->health.faults;
+	p = read_stored(r, ioff, &ib);
+	if (!p) {
+		/* read_stored said what; make it read as an index fault */
+		if (r->health.faults > before && r->nfaults)
+			snprintf(r->faults[r->nfaults - 1].msg, sizeof(r->faults[0].msg),
+				 "%s: offset %llu: bad index: checksum mismatch", r->name,
+				 (unsigned long long)ioff);
+		return false;
+	}
+	uint64_t expect = TF_HEADER_SIZE, events = 0;
+	for (uint32_t i = 0; i < ib.count; i++) {
+		struct tf_index_ent e;
+		memcpy(&e, p + (size_t)i * sizeof(e), sizeof(e));
+		struct tf_block bh;
+		const char *fault = NULL;
+		if (e.offset != expect)
+			fault = "entries do not tile the file";
+		else if (read_header(r, e.offset, &bh, &why, &have))
+			fault = "entry points to a damaged block";
+		else if (bh.kind != e.kind || bh.count != e.count || bh.min_ts != e.min_ts ||
+			 bh.max_ts != e.max_ts)
+			fault = "entry disagrees with its block";
+		if (fault) {
+			blocks->n = 0;
+			add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: entry %u: %s", i, fault);
+			return false;
+		}
+		struct blockref *b = vec_push(blocks, sizeof(*b));
+		if (!b) {
+			blocks->n = 0;
+			return false;
+		}
+		*b = (struct blockref){e.offset, e.min_ts, e.max_ts, e.count, e.kind};
+		expect = e.offset + sizeof(bh) + bh.stored_size;
+		if (bh.kind == TF_EVENTS)
+			events += bh.count;
+	}
+	if (expect != ioff || events != t.events) {
+		blocks->n = 0;
+		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
+			  expect != ioff ? "entries do not reach the index" : "event count differs");
+		return false;
+	}
+	return true;
+}
+
+/* Mapped files: the block list (index or scan), tables loaded, chunks listed. */
+static int prepare_mem(struct argus_trace_reader *r)
+{
+	struct vec blocks = {0};
+	r->health.indexed = use_index(r, &blocks);
+	if (!r->health.indexed) {
+		uint64_t off = TF_HEADER_SIZE;
+		struct tf_block bh;
+		while (scan_block(r, &off, &bh)) {
+			struct blockref *b = vec_push(&blocks, sizeof(*b));
+			if (!b) {
+				free(blocks.p);
+				return ARGUS_TRACE_ENOMEM;
+			}
+			*b = (struct blockref){off, bh.min_ts, bh.max_ts, bh.count, bh.kind};
+			size_t have;
+			peek(r, off + sizeof(bh), bh.stored_size, &have);
+			if (have < bh.stored_size) {
+				add_fault(r, ARGUS_TRACE_ETRUNC, off,
+					  "file ends inside a %s (%zu of %u payload bytes)",
+					  kind_name(bh.kind), have, bh.stored_size);
+				if (bh.kind == TF_EVENTS) {
+					r->health.chunks_bad++;
+					r->health.events_lost += bh.count;
+				}
+				blocks.n--;
+				break;
+			}
+			off += sizeof(bh) + bh.stored_size;
+		}
+	}
+	const struct blockref *b = blocks.p;
+	for (size_t i = 0; i < blocks.n; i++) {
+		if (is_table(b[i].kind)) {
+			struct tf_block bh;
+			const char *why;
+			size_t have;
+			if (!read_header(r, b[i].off, &bh, &why, &have))
+				load_table(r, b[i].off, &bh);
+		} else if (b[i].kind == TF_EVENTS) {
+			struct blockref *c = vec_push(&r->chunks, sizeof(*c));
+			if (!c) {
+				free(blocks.p);
+				return ARGUS_TRACE_ENOMEM;
+			}
+			*c = b[i];
+		}
+	}
+	free(blocks.p);
+	return 0;
+}
+
+static struct argus_trace_reader *reader_new(const char *name)
+{
+	struct argus_trace_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->to = UINT64_MAX;
+	r->name = strdup(name ? name : "(trace)");
+	r->dctx = ZSTD_createDCtx();
+	if (!r->name || !r->dctx) {
+		argus_trace_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int finish_open(struct argus_trace_reader **rp, struct argus_trace_reader *r,
+		       struct argus_trace_error *err)
+{
+	int rc = check_header(r, err);
+	if (!rc) {
+		r->scan_off = TF_HEADER_SIZE;
+		if (!r->stream)
+			rc = prepare_mem(r);
+		if (rc)
+			tf_error(err, rc, r->name, 0, "out of memory");
+	}
+	if (rc) {
+		argus_trace_close(r);
+		return rc;
+	}
+	*rp = r;
+	return 0;
+}
+
+int argus_trace_open_mem(struct argus_trace_reader **rp, const void *data, size_t size,
+			 const char *name, struct argus_trace_error *err)
+{
+	if (!rp || (!data && size)) {
+		tf_error(err, ARGUS_TRACE_EINVAL, name, 0, "invalid argument");
+		return ARGUS_TRACE_EINVAL;
+	}
+	*rp = NULL;
+	struct argus_trace_reader *r = reader_new(name);
+	if (!r) {
+		tf_error(err, ARGUS_TRACE_ENOMEM, name, 0, "out of memory");
+		return ARGUS_TRACE_ENOMEM;
+	}
+	r->mem = data;
+	r->size = size;
+	return finish_open(rp, r, err);
+}
+
+int argus_trace_open(struct argus_trace_reader **rp, const char *path,
+		     struct argus_trace_error *err)
+{
+	if (!rp || !path) {
+		tf_error(err, ARGUS_TRACE_EINVAL, path, 0, "invalid argument");
+		return ARGUS_TRACE_EINVAL;
+	}
+	*rp = NULL;
+	bool is_stdin = !strcmp(path, "-");
+	struct argus_trace_reader *r = reader_new(is_stdin ? "(stdin)" : path);
+	if (!r) {
+		tf_error(err, ARGUS_TRACE_ENOMEM, path, 0, "out of memory");
+		return ARGUS_TRACE_ENOMEM;
+	}
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		tf_error(err, ARGUS_TRACE_EIO, r->name, 0, "cannot open: %s", strerror(errno));
+		if (fd >= 0 && !is_stdin)
+			close(fd);
+		argus_trace_close(r);
+		return ARGUS_TRACE_EIO;
+	}
+	r->fd = fd;
+	r->own_fd = !is_stdin;
+	if (S_ISDIR(st.st_mode)) {
+		tf_error(err, ARGUS_TRACE_EIO, r->name, 0, "cannot open: is a directory");
+		argus_trace_close(r);
+		return ARGUS_TRACE_EIO;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			tf_error(err, ARGUS_TRACE_EIO, r->name, 0, "cannot map: %s",
+				 strerror(errno));
+			argus_trace_close(r);
+			return ARGUS_TRACE_EIO;
+		}
+		madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+		r->map = m;
+		r->mem = m;
+		r->size = (size_t)st.st_size;
+	} else if (!S_ISREG(st.st_mode)) {
+		r->stream = true; /* pipe, socket, terminal: read as it comes */
+	}
+	return finish_open(rp, r, err);
+}
+
+void argus_trace_close(struct argus_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->size);
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->buf);
+	free(r->raw);
+	free(r->chunks.p);
+	free(r->evs);
+	free(r->faults);
+	while (r->arena) {
+		struct arena_blk *n = r->arena->next;
+		free(r->arena);
+		r->arena = n;
+	}
+	free(r->strings.p);
+	free(r->stacks.p);
+	free(r->maps.p);
+	free(r->build_ids.p);
+	free(r->symbols.p);
+	free(r->truths.p);
+	free(r->name);
+	free(r);
+}
+
+const struct argus_trace_meta *argus_trace_get_meta(const struct argus_trace_reader *r)
+{
+	return &r->meta;
+}
+
+void argus_trace_set_range(struct argus_trace_reader *r, uint64_t from, uint64_t to)
+{
+	r->from = from;
+	r->to = to;
+}
+
+/* ---- iteration ---- */
+
+/* Offset of the next block iteration will look at (for fault ordering). */
+static uint64_t next_offset(const struct argus_trace_reader *r)
+{
+	if (r->stream)
+		return r->scan_done ? UINT64_MAX : r->scan_off;
+	if (r->chunk_next < r->chunks.n)
+		return ((const struct blockref *)r->chunks.p)[r->chunk_next].off;
+	return UINT64_MAX;
+}
+
+int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev,
+		     struct argus_trace_error *err)
+{
+	for (;;) {
+		while (r->ev_next < r->nev) {
+			const struct argus_event *e = &r->evs[r->ev_next++];
+			if (e->ts >= r->from && e->ts <= r->to) {
+				*ev = e;
+				return 1;
+			}
+		}
+		if (r->fault_next < r->nfaults && r->faults[r->fault_next].offset < next_offset(r)) {
+			const struct argus_trace_error *f = &r->faults[r->fault_next++];
+			if (err)
+				*err = *f;
+			return f->code;
+		}
+		if (!r->stream) {
+			if (r->chunk_next >= r->chunks.n)
+				return 0;
+			const struct blockref *c = (const struct blockref *)r->chunks.p +
+						   r->chunk_next++;
+			if (!chunk_in_range(r, c->min_ts, c->max_ts)) {
+				r->health.chunks_skipped++;
+				continue;
+			}
+			struct tf_block bh;
+			const char *why;
+			size_t have;
+			if (read_header(r, c->off, &bh, &why, &have)) {
+				add_fault(r, ARGUS_TRACE_ECORRUPT, c->off, "%s", why);
+				r->health.chunks_bad++;
+				r->health.events_lost += c->count;
+				continue;
+			}
+			load_chunk(r, c->off, &bh);
+			continue;
+		}
+		if (r->scan_done)
+			return 0;
+		struct tf_block bh;
+		if (!scan_block(r, &r->scan_off, &bh)) {
+			r->scan_done = true;
+			continue;
+		}
+		uint64_t off = r->scan_off;
+		size_t have;
+		peek(r, off + sizeof(bh), bh.stored_size, &have);
+		if (have < bh.stored_size) {
+			add_fault(r, ARGUS_TRACE_ETRUNC, off,
+				  "file ends inside a %s (%zu of %u payload bytes)", kind_name(bh.kind),
+				  have, bh.stored_size);
+			if (bh.kind == TF_EVENTS) {
+				r->health.chunks_bad++;
+				r->health.events_lost += bh.count;
+			}
+			r->scan_done = true;
+			continue;
+		}
+		r->scan_off = off + sizeof(bh) + bh.stored_size;
+		take_block(r, off, &bh);
+	}
+}
+
+/* ---- lookups ---- */
+
+const char *argus_trace_string(const struct argus_trace_reader *r, uint32_t id)
+{
+	const struct strref *s = r->strings.p;
+	size_t n = r->strings.n;
+	if (!id || !n)
+		return NULL;
+	if (id <= n && s[id - 1].id == id) /* ids are dense when nothing was lost */
+		return s[id - 1].s;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_u32(s[mid].id, id);
+		if (!c)
+			return s[mid].s;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool argus_trace_stack(const struct argus_trace_reader *r, uint32_t id, struct argus_stack *out)
+{
+	const struct stackref *s = r->stacks.p;
+	size_t lo = 0, hi = r->stacks.n;
+	while (id && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_u32(s[mid].id, id);
+		if (!c) {
+			out->id = id;
+			out->depth = s[mid].depth;
+			out->ips = s[mid].ips;
+			return true;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+size_t argus_trace_maps(const struct argus_trace_reader *r, const struct argus_map **maps)
+{
+	*maps = r->maps.p;
+	return r->maps.n;
+}
+
+size_t argus_trace_build_ids(const struct argus_trace_reader *r, const struct argus_build_id **ids)
+{
+	*ids = r->build_ids.p;
+	return r->build_ids.n;
+}
+
+size_t argus_trace_symbols(const struct argus_trace_reader *r, const struct argus_symbol **syms)
+{
+	*syms = r->symbols.p;
+	return r->symbols.n;
+}
+
+size_t argus_trace_truths(const struct argus_trace_reader *r, const struct argus_truth **t)
+{
+	*t = r->truths.p;
+	return r->truths.n;
+}
+
+size_t argus_trace_string_count(const struct argus_trace_reader *r)
+{
+	return r->strings.n;
+}
+
+size_t argus_trace_stack_count(const struct argus_trace_reader *r)
+{
+	return r->stacks.n;
+}
+
+void argus_trace_get_health(const struct argus_trace_reader *r, struct argus_trace_health *h)
+{
+	*h = r->health;
+}

@@ -1,0 +1,250 @@
+/*
+ * graph_internal.h - what the graph's source files share: the window (time
+ * slices holding vertices and edges), the writer's tables, thread states.
+ *
+ * Concurrency: one writer mutates; readers hold a view. Fields a reader may
+ * read while the writer changes them are C11 atomics; everything else is
+ * written before it is published (release) and never written again.
+ */
+#ifndef ARGUS_GRAPH_INTERNAL_H
+#define ARGUS_GRAPH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "graph.h"
+
+/* Vertices live in chunks of a slice; a slice holds at most VCHUNK * VDIR
+ * vertices, then the next slice opens early. */
+#define VCHUNK 1024
+#define VDIR 1024
+/* Slots of the slice ring; at most NSLOTS - 1 slices are alive. */
+#define NSLOTS 512
+#define EDGE_BLOCK (256 * 1024)
+
+struct gedge {
+	argus_vid src;
+	struct gedge *next; /* older incoming edge of the same vertex */
+	uint64_t ts;
+	uint8_t kind;
+	int8_t strength;
+};
+
+struct gvertex {
+	uint64_t start;
+	argus_vid prev;
+	uint32_t pid, tid;
+	uint8_t split;
+	_Atomic uint32_t flags;
+	_Atomic uint64_t end;
+	_Atomic uint64_t oncpu_ns;
+	_Atomic(struct gedge *) in;
+	_Atomic uint64_t sys_set;
+	_Atomic uint64_t long_sys; /* nr << 48 | ns (48 bits) */
+	_Atomic uint64_t wait;     /* kind << 48 | nr << 32 | (uint32_t)ret */
+	_Atomic uint64_t wait_ns;
+	_Atomic uint32_t nevents;
+	_Atomic uint32_t sig_hash;
+	_Atomic uint32_t nsys;
+	_Atomic uint16_t nsig;
+	_Atomic uint32_t stack_first, stack_last;
+	uint16_t sig[ARGUS_SIG_MAX]; /* sig[i] is written once, before nsig > i */
+};
+
+struct gblock {
+	struct gblock *next;
+	size_t size;
+};
+
+/* One time slice: its vertices, and the edges added while it was newest. */
+struct gbody {
+	uint32_t gen;
+	uint64_t t0;               /* first event time */
+	_Atomic uint64_t t1;       /* last event time while newest */
+	_Atomic uint32_t nverts;
+	struct gvertex *dir[VDIR]; /* dir[i] written before nverts > i * VCHUNK */
+	struct gblock *blocks;     /* edge arena */
+	char *bump, *bump_end;
+	uint64_t bytes; /* writer only */
+	uint64_t events, nedges;
+	struct gbody *retired_next;
+};
+
+/* An entry of the writer's matching tables (send -> receive, post -> run...). */
+struct gref {
+	uint64_t key; /* 0 = empty */
+	union {
+		struct {
+			argus_vid src[2];
+			uint64_t ts[2];
+		};
+		struct gthread *thread; /* the threads table */
+	};
+	uint32_t n;   /* sources in src (or 1 for single-valued tables) */
+	uint32_t aux; /* table-specific */
+};
+
+struct gmap {
+	struct gref *e;
+	size_t cap, len; /* cap is a power of two */
+};
+
+struct gstack {
+	uint32_t id;
+	uint32_t depth;
+	uint64_t *ips;
+};
+
+struct gframe {
+	uint64_t ip; /* 0 = empty */
+	uint32_t count;
+};
+
+enum { INTENT_NONE, INTENT_SIGNAL, INTENT_BROADCAST, INTENT_HANDOFF };
+
+#define MAX_PEERS 4
+#define MAX_WAKEES 4
+
+/* The writer's state of one thread. */
+struct gthread {
+	uint32_t tid, pid;
+	argus_vid cur;  /* open segment, 0 while blocked */
+	argus_vid last; /* the segment before cur (or the one that ended at the wait) */
+	bool seen, kworker, blocked, on_cpu;
+	bool idle_wait;   /* blocked in a poll-family wait outside a dispatch */
+	bool cut_pending; /* a dispatch ended: the next event opens a segment */
+	uint8_t dispatch_depth;
+	uint8_t loop_thread; /* seen run-loop hooks */
+	/* adjacent edge last -> cur waiting for its stacks */
+	argus_vid adj_src, adj_dst;
+	uint8_t adj_reason; /* ARGUS_LEFTOUT_* the split implies, or 0xff = none */
+	/* weak wake-up waiting to learn whether communication explains it */
+	argus_vid wake_src;
+	uint64_t wake_ts;
+	uint8_t wake_kind;
+	int8_t wake_strength;
+	bool wake_pending;
+	/* the syscall in progress */
+	bool in_sys;
+	uint16_t sys_nr;
+	uint64_t sys_ts;
+	uint32_t sys_seq;
+	argus_vid wait_vid; /* segment that ended at this thread's blocking wait */
+	uint64_t wait_at;
+	/* on-CPU accounting */
+	uint64_t oncpu_since;
+	uint64_t irq_ns_at_in;
+	uint16_t cpu;
+	/* IPC peer set of cur (batch-loop rule) */
+	uint64_t peers[MAX_PEERS];
+	uint8_t npeers;
+	bool sent;
+	argus_vid batch_prev; /* segment before a batch split, within one call */
+	uint32_t batch_seq;
+	uint64_t prev_peers[MAX_PEERS];
+	uint8_t nprev_peers;
+	/* synchronisation intent announced by hooks (cond signal, sem post...) */
+	uint8_t intent;
+	uint32_t wakees[MAX_WAKEES];
+	uint8_t nwakees;
+	char comm[ARGUS_COMM_LEN];
+	bool batch_known; /* process is a known batching loop */
+};
+
+struct gcpu {
+	uint32_t irq_depth;
+	uint64_t irq_since;
+	uint64_t irq_ns; /* total interrupt time on this CPU */
+	argus_vid timer_src; /* arming vertex of a timer firing in this irq */
+	uint64_t timer_ts;
+};
+
+struct argus_graph {
+	struct argus_graph_opts opts;
+	uint64_t slice_ns;
+	const char *const *batch_comms;
+	uint8_t split_action[ARGUS_EV_TYPE_MAX]; /* from split_rules[] */
+
+	/* the window */
+	struct {
+		_Atomic(struct gbody *) body;
+	} slots[NSLOTS];
+	_Atomic uint32_t oldest_gen, newest_gen; /* live slices: oldest..newest */
+	_Atomic uint64_t now;
+	_Atomic uint64_t readers;
+	struct gbody *retired; /* writer only: waiting for readers to leave */
+	uint64_t bytes_live;   /* bodies alive */
+	uint64_t bytes_tables;
+
+	/* writer state */
+	struct gmap threads; /* key tid + 1 -> thread */
+	struct gmap ipc, async, timer, flag, cond, sem, dbus, reply;
+	struct gcpu *cpus;
+	size_t ncpus;
+	struct gstack *stacks; /* sorted by nothing: open addressing by id */
+	size_t stacks_cap, stacks_len;
+	uint64_t stacks_bytes;
+	struct gframe *frames;
+	size_t frames_cap, frames_len;
+	uint32_t rare_threshold;
+	bool rare_dirty;
+	uint64_t rare_at;
+	uint64_t last_ts;
+	uint64_t since_check;
+	bool oom;
+
+	struct argus_graph_stats st; /* writer's copy */
+	pthread_mutex_t st_lock;
+	struct argus_graph_stats st_pub; /* published under st_lock */
+};
+
+/* window (graph_window.c) */
+struct gbody *gw_newest(struct argus_graph *g);
+struct gvertex *gw_vertex(struct argus_graph *g, argus_vid id); /* writer: NULL if evicted */
+argus_vid gw_new_vertex(struct argus_graph *g, uint64_t ts, struct gvertex **out);
+struct gedge *gw_new_edge(struct argus_graph *g);
+void gw_maybe_rotate(struct argus_graph *g, uint64_t ts);
+void gw_evict(struct argus_graph *g);
+void gw_reclaim(struct argus_graph *g);
+void gw_free_all(struct argus_graph *g);
+uint64_t gw_bytes(const struct argus_graph *g);
+void gw_fill_stats(struct argus_graph *g, struct argus_graph_stats *st);
+
+static inline uint32_t vid_gen(argus_vid v)
+{
+	return (uint32_t)(v >> 32);
+}
+static inline uint32_t vid_idx(argus_vid v)
+{
+	return (uint32_t)v - 1;
+}
+static inline argus_vid vid_make(uint32_t gen, uint32_t idx)
+{
+	return ((uint64_t)gen << 32) | (uint64_t)(idx + 1);
+}
+
+/* tables (graph_tables.c) */
+struct gref *gmap_get(struct gmap *m, uint64_t key);
+struct gref *gmap_put(struct argus_graph *g, struct gmap *m, uint64_t key); /* NULL: no memory */
+void gmap_del(struct gmap *m, uint64_t key);
+void gmap_free(struct gmap *m);
+void gmap_sweep(struct argus_graph *g, struct gmap *m, uint32_t oldest_gen);
+bool gstack_add(struct argus_graph *g, uint32_t id, const uint64_t *ips, uint32_t depth);
+const struct gstack *gstack_get(const struct argus_graph *g, uint32_t id);
+void gframes_count(struct argus_graph *g, uint32_t stack_id);
+void gframes_decay(struct argus_graph *g);
+bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const uint32_t *b,
+		   size_t nb, bool *rare);
+void gtables_free(struct argus_graph *g);
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+#endif /* ARGUS_GRAPH_INTERNAL_H */

@@ -1,0 +1,435 @@
+/*
+ * kext.c - load, configure and attach the eBPF tracer (tracer.bpf.c), and
+ * account for what it loses. Failures say what is missing and how to fix it.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kext_priv.h"
+#include "tracer.h"
+#include "tracer.skel.h"
+
+#define DEFAULT_RING_BYTES (4u << 20)
+#define DEFAULT_SAMPLE_HZ 49
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* libbpf explains verifier failures at length: only on request */
+	if (level == LIBBPF_DEBUG || !getenv("ARGUS_BPF_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return status;
+}
+
+/* Root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN (older kernels). */
+static bool have_privileges(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {0};
+
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return geteuid() == 0;
+	uint64_t eff = (uint64_t)data[1].effective << 32 | data[0].effective;
+	bool sys_admin = eff & (1ull << 21);
+	bool bpf = eff & (1ull << 39), perfmon = eff & (1ull << 38);
+	return sys_admin || (bpf && perfmon);
+}
+
+/* Which syscalls the kernel side looks at, and how. x86-64 numbering. */
+static void set_syscalls(struct tracer_bpf *skel)
+{
+	static const struct {
+		uint16_t nr;
+		uint8_t cls, arg;
+	} table[] = {
+		{0, SC_RECV, SA_COUNT2},     /* read */
+		{1, SC_SEND, SA_COUNT2},     /* write */
+		{7, SC_WAIT, SA_MS2},        /* poll */
+		{19, SC_RECV, SA_NONE},      /* readv */
+		{20, SC_SEND, SA_NONE},      /* writev */
+		{23, SC_WAIT, SA_TV4},       /* select */
+		{24, SC_WAIT, SA_NONE},      /* sched_yield */
+		{34, SC_WAIT, SA_NONE},      /* pause */
+		{35, SC_WAIT, SA_TS0},       /* nanosleep */
+		{42, SC_FDWAIT, SA_NONE},    /* connect */
+		{43, SC_FDWAIT, SA_NONE},    /* accept */
+		{44, SC_SEND, SA_COUNT2},    /* sendto */
+		{45, SC_RECV, SA_COUNT2},    /* recvfrom */
+		{46, SC_SEND, SA_NONE},      /* sendmsg */
+		{47, SC_RECV, SA_NONE},      /* recvmsg */
+		{61, SC_WAIT, SA_PID0},      /* wait4 */
+		{65, SC_WAIT, SA_NONE},      /* semop */
+		{69, SC_WAIT, SA_NONE},      /* msgsnd */
+		{70, SC_WAIT, SA_NONE},      /* msgrcv */
+		{73, SC_FDWAIT, SA_NONE},    /* flock */
+		{74, SC_FDWAIT, SA_NONE},    /* fsync */
+		{75, SC_FDWAIT, SA_NONE},    /* fdatasync */
+		{128, SC_WAIT, SA_NONE},     /* rt_sigtimedwait */
+		{130, SC_WAIT, SA_NONE},     /* rt_sigsuspend */
+		{162, SC_WAIT, SA_NONE},     /* sync */
+		{202, SC_FUTEX, SA_NONE},    /* futex */
+		{220, SC_WAIT, SA_NONE},     /* semtimedop */
+		{230, SC_WAIT, SA_TS2},      /* clock_nanosleep */
+		{232, SC_FDWAIT, SA_MS3},    /* epoll_wait */
+		{242, SC_WAIT, SA_NONE},     /* mq_timedsend */
+		{243, SC_WAIT, SA_NONE},     /* mq_timedreceive */
+		{247, SC_WAIT, SA_PID1},     /* waitid */
+		{270, SC_WAIT, SA_TS4},      /* pselect6 */
+		{271, SC_WAIT, SA_TS2},      /* ppoll */
+		{275, SC_FDWAIT, SA_NONE},   /* splice */
+		{277, SC_FDWAIT, SA_NONE},   /* sync_file_range */
+		{281, SC_FDWAIT, SA_MS3},    /* epoll_pwait */
+		{286, SC_TFDSET, SA_NONE},   /* timerfd_settime */
+		{288, SC_FDWAIT, SA_NONE},   /* accept4 */
+		{299, SC_RECV, SA_NONE},     /* recvmmsg */
+		{306, SC_FDWAIT, SA_NONE},   /* syncfs */
+		{307, SC_SEND, SA_NONE},     /* sendmmsg */
+		{441, SC_FDWAIT, SA_TS3},    /* epoll_pwait2 */
+		{449, SC_WAIT, SA_NONE},     /* futex_waitv */
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		skel->rodata->sys_class[table[i].nr] = table[i].cls;
+		skel->rodata->sys_arg[table[i].nr] = table[i].arg;
+	}
+}
+
+static bool power_of_two(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, char *err,
+		       size_t errlen)
+{
+	struct tracer_bpf *skel = k->skel;
+	uint32_t ring = o->ring_bytes ? o->ring_bytes : DEFAULT_RING_BYTES;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!power_of_two(ring) || ring < (uint32_t)page)
+		return fail(err, errlen, ARGUS_KEXT_EINVAL,
+			    "ring size %u: must be a power of two of at least %ld bytes", ring, page);
+	skel->rodata->self_tgid = getpid();
+	skel->rodata->filter_pids = o->npids > 0 || o->pid_filter;
+	skel->rodata->follow_children = !o->no_children;
+	skel->rodata->wake_bytes = o->wake_bytes ? o->wake_bytes : ring / 4;
+	skel->rodata->trace_irqs = !o->no_irqs;
+	skel->rodata->trace_timers = !o->no_timers;
+	skel->rodata->wait_stacks = !o->no_wait_stacks;
+	skel->rodata->recv_enter = !o->no_recv_enter;
+	if (o->comm) {
+		size_t n = strlen(o->comm);
+
+		if (n == 0 || n >= ARGUS_COMM_LEN)
+			return fail(err, errlen, ARGUS_KEXT_EINVAL,
+				    "--comm '%s': a process name has 1 to %d characters", o->comm,
+				    ARGUS_COMM_LEN - 1);
+		skel->rodata->filter_comm = true;
+		memcpy((char *)skel->rodata->comm_filter, o->comm, n);
+	}
+	if (o->cgroup) {
+		struct stat st;
+
+		/* a cgroup v2 directory's inode number is its cgroup id */
+		if (stat(o->cgroup, &st) != 0 || !S_ISDIR(st.st_mode))
+			return fail(err, errlen, ARGUS_KEXT_EINVAL,
+				    "--cgroup %s: not a cgroup directory (%s)", o->cgroup,
+				    strerror(errno ? errno : ENOTDIR));
+		skel->rodata->filter_cgroup = st.st_ino;
+	}
+	set_syscalls(skel);
+
+	k->ncpus = libbpf_num_possible_cpus();
+	if ((int)k->ncpus <= 0)
+		return fail(err, errlen, ARGUS_KEXT_EIO, "cannot count the CPUs");
+	bpf_map__set_max_entries(skel->maps.rings, k->ncpus);
+	bpf_map__set_max_entries(skel->maps.lost, k->ncpus);
+	bpf_map__set_max_entries(skel->maps.stacks_lost, k->ncpus);
+	k->ring_fds = calloc(k->ncpus, sizeof(int));
+	k->perf_fds = calloc(k->ncpus, sizeof(int));
+	k->perf_links = calloc(k->ncpus, sizeof(*k->perf_links));
+	k->drops_reported = calloc(k->ncpus, sizeof(uint64_t));
+	if (!k->ring_fds || !k->perf_fds || !k->perf_links || !k->drops_reported)
+		return fail(err, errlen, ARGUS_KEXT_ENOMEM, "out of memory");
+	for (unsigned c = 0; c < k->ncpus; c++)
+		k->ring_fds[c] = k->perf_fds[c] = -1;
+	for (unsigned c = 0; c < k->ncpus; c++) {
+		k->ring_fds[c] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "argus_ring", 0, 0, ring, NULL);
+		if (k->ring_fds[c] < 0)
+			return fail(err, errlen, errno == EPERM ? ARGUS_KEXT_EPRIV : ARGUS_KEXT_EIO,
+				    "cannot create the BPF ring buffer of CPU %u: %s", c,
+				    strerror(errno));
+	}
+	if (bpf_map__set_inner_map_fd(skel->maps.rings, k->ring_fds[0]))
+		return fail(err, errlen, ARGUS_KEXT_EIO, "cannot set the ring template");
+	k->samples = !o->no_samples;
+	k->sample_hz = o->sample_hz ? o->sample_hz : DEFAULT_SAMPLE_HZ;
+	return 0;
+}
+
+static int load_error(int e, char *err, size_t errlen)
+{
+	if (e == EPERM || e == EACCES)
+		return fail(err, errlen, ARGUS_KEXT_EPRIV,
+			    "the kernel refused to load the tracer (%s): run as root, or check "
+			    "kernel.unprivileged_bpf_disabled and lockdown",
+			    strerror(e));
+	if (e == ENOSYS)
+		return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
+			    "this kernel has no BPF (CONFIG_BPF_SYSCALL=y is needed)");
+	return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
+		    "the kernel rejected the tracer (%s): a kernel >= 5.15 with BTF, "
+		    "BPF ring buffers and tp_btf is needed (ARGUS_BPF_DEBUG=1 shows why)",
+		    strerror(e));
+}
+
+int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, char *err,
+		    size_t errlen)
+{
+	static const struct argus_kext_opts defaults;
+	const struct argus_kext_opts *o = opts ? opts : &defaults;
+	const char *btf = o->btf_path ? o->btf_path : "/sys/kernel/btf/vmlinux";
+	struct argus_kext *k;
+	int rc;
+
+	*kp = NULL;
+	if (!have_privileges())
+		return fail(err, errlen, ARGUS_KEXT_EPRIV,
+			    "tracing needs root or CAP_BPF and CAP_PERFMON: run with sudo, or "
+			    "`setcap cap_bpf,cap_perfmon+ep` the argus binary");
+	if (access(btf, R_OK) != 0)
+		return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
+			    "kernel BTF %s is missing (%s): use a kernel built with "
+			    "CONFIG_DEBUG_INFO_BTF=y",
+			    btf, strerror(errno));
+	libbpf_set_print(libbpf_quiet);
+
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return fail(err, errlen, ARGUS_KEXT_ENOMEM, "out of memory");
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
+	k->skel = tracer_bpf__open_opts(&oo);
+	if (!k->skel) {
+		rc = fail(err, errlen, ARGUS_KEXT_ENOSUPPORT, "cannot open the BPF tracer: %s",
+			  strerror(errno));
+		goto out;
+	}
+	rc = set_options(k, o, err, errlen);
+	if (rc)
+		goto out;
+	if (k->samples == false)
+		bpf_program__set_autoload(k->skel->progs.cpu_sample, false);
+	if (tracer_bpf__load(k->skel)) {
+		rc = load_error(errno, err, errlen);
+		goto out;
+	}
+	for (unsigned c = 0; c < k->ncpus; c++) {
+		if (bpf_map_update_elem(bpf_map__fd(k->skel->maps.rings), &c, &k->ring_fds[c], 0)) {
+			rc = fail(err, errlen, ARGUS_KEXT_EIO, "cannot install ring %u: %s", c,
+				  strerror(errno));
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		rc = argus_kext_add_pid(k, o->pids[i]);
+		if (rc) {
+			fail(err, errlen, rc, "cannot add pid %d to the filter", (int)o->pids[i]);
+			goto out;
+		}
+	}
+	*kp = k;
+	return ARGUS_KEXT_OK;
+out:
+	argus_kext_close(k);
+	return rc;
+}
+
+static int perf_open_cpu_clock(unsigned cpu, unsigned hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = hz,
+	};
+	return syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int argus_kext_start(struct argus_kext *k, char *err, size_t errlen)
+{
+	if (tracer_bpf__attach(k->skel))
+		return load_error(errno, err, errlen);
+	if (!k->samples)
+		return ARGUS_KEXT_OK;
+	for (unsigned c = 0; c < k->ncpus; c++) {
+		k->perf_fds[c] = perf_open_cpu_clock(c, k->sample_hz);
+		if (k->perf_fds[c] < 0) {
+			if (errno == ENODEV)
+				continue; /* a possible CPU that is offline */
+			return fail(err, errlen,
+				    errno == EACCES || errno == EPERM ? ARGUS_KEXT_EPRIV :
+									ARGUS_KEXT_ENOSUPPORT,
+				    "cannot open the cpu-clock sampler on CPU %u: %s", c,
+				    strerror(errno));
+		}
+		k->perf_links[c] = bpf_program__attach_perf_event(k->skel->progs.cpu_sample,
+								  k->perf_fds[c]);
+		if (!k->perf_links[c])
+			return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
+				    "cannot attach the sampler on CPU %u: %s", c, strerror(errno));
+	}
+	return ARGUS_KEXT_OK;
+}
+
+void argus_kext_stop(struct argus_kext *k)
+{
+	for (unsigned c = 0; k->perf_links && c < k->ncpus; c++) {
+		bpf_link__destroy(k->perf_links[c]);
+		k->perf_links[c] = NULL;
+	}
+	if (k->skel)
+		tracer_bpf__detach(k->skel);
+}
+
+void argus_kext_close(struct argus_kext *k)
+{
+	if (!k)
+		return;
+	for (unsigned c = 0; k->perf_links && c < k->ncpus; c++)
+		bpf_link__destroy(k->perf_links[c]);
+	for (unsigned c = 0; k->perf_fds && c < k->ncpus; c++)
+		if (k->perf_fds[c] >= 0)
+			close(k->perf_fds[c]);
+	tracer_bpf__destroy(k->skel);
+	for (unsigned c = 0; k->ring_fds && c < k->ncpus; c++)
+		if (k->ring_fds[c] >= 0)
+			close(k->ring_fds[c]);
+	free(k->perf_links);
+	free(k->perf_fds);
+	free(k->ring_fds);
+	free(k->drops_reported);
+	u32_table_free(&k->stack_ids);
+	u32_table_free(&k->stack_depths);
+	u32_table_free(&k->procs);
+	u32_table_free(&k->build_ids);
+	free(k);
+}
+
+int argus_kext_add_pid(struct argus_kext *k, pid_t pid)
+{
+	uint32_t key = pid;
+	uint8_t one = 1;
+
+	if (pid <= 0)
+		return ARGUS_KEXT_EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(k->skel->maps.pids), &key, &one, BPF_ANY))
+		return errno == ENOMEM || errno == E2BIG ? ARGUS_KEXT_ENOMEM : ARGUS_KEXT_EIO;
+	return ARGUS_KEXT_OK;
+}
+
+unsigned argus_kext_ncpus(const struct argus_kext *k)
+{
+	return k->ncpus;
+}
+
+int argus_kext_ring_fd(const struct argus_kext *k, unsigned cpu)
+{
+	return cpu < k->ncpus ? k->ring_fds[cpu] : -1;
+}
+
+static uint64_t counter(int map_fd, unsigned cpu)
+{
+	uint64_t v = 0;
+	uint32_t key = cpu;
+
+	if (bpf_map_lookup_elem(map_fd, &key, &v))
+		return 0;
+	return v;
+}
+
+uint64_t argus_kext_ring_drops(void *arg, unsigned cpu)
+{
+	struct argus_kext *k = arg;
+
+	if (cpu >= k->ncpus)
+		return 0;
+	return counter(bpf_map__fd(k->skel->maps.lost), cpu);
+}
+
+uint64_t argus_kext_stack_drops(const struct argus_kext *k)
+{
+	uint64_t sum = 0;
+
+	for (unsigned c = 0; c < k->ncpus; c++)
+		sum += counter(bpf_map__fd(k->skel->maps.stacks_lost), c);
+	return sum;
+}
+
+size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
+			       uint64_t now_ns)
+{
+	size_t n = 0;
+
+	for (unsigned c = 0; c < k->ncpus && n < max; c++) {
+		uint64_t total = argus_kext_ring_drops(k, c);
+
+		if (total <= k->drops_reported[c])
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].ts = now_ns;
+		out[n].type = ARGUS_EV_DROP;
+		out[n].cpu = c;
+		out[n].drop.count = total - k->drops_reported[c];
+		out[n].drop.total = total;
+		out[n].drop.source = ARGUS_DROP_KERNEL_RING;
+		out[n].drop.source_id = c;
+		k->drops_reported[c] = total;
+		n++;
+	}
+	uint64_t stacks = argus_kext_stack_drops(k);
+	if (n < max && stacks > k->stack_drops_reported) {
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].ts = now_ns;
+		out[n].type = ARGUS_EV_DROP;
+		out[n].drop.count = stacks - k->stack_drops_reported;
+		out[n].drop.total = stacks;
+		out[n].drop.source = ARGUS_DROP_STACK;
+		k->stack_drops_reported = stacks;
+		n++;
+	}
+	return n;
+}
+
+void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (unsigned c = 0; c < k->ncpus; c++)
+		st->ring_drops += argus_kext_ring_drops((void *)k, c);
+	st->stack_drops = argus_kext_stack_drops(k);
+	st->procs_seen = k->procs_seen;
+	st->maps_read_failed = k->maps_failed;
+}

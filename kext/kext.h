@@ -1,0 +1,103 @@
+/*
+ * kext.h - libargus-kext: loads argus's eBPF tracer into the kernel and
+ * turns what it records into argus records. docs/kext.md describes what is
+ * captured and from where.
+ *
+ * The tracer writes struct argus_event records into one BPF ring buffer per
+ * CPU (argus_kext_ring_fd); a consumer (ringbuf/) reads them, the stream
+ * merges them by time, and argus_kext_decode() finishes the few records that
+ * need user space (stack ids, executable names, memory maps, build ids)
+ * before they reach a sink. Stage order: includes only event/.
+ */
+#ifndef ARGUS_KEXT_H
+#define ARGUS_KEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event.h"
+
+struct argus_kext;
+
+/* Results of argus_kext_open / _start (negative); err says what to do. */
+enum argus_kext_status {
+	ARGUS_KEXT_OK = 0,
+	ARGUS_KEXT_EPRIV = -1,     /* not root / no CAP_BPF + CAP_PERFMON */
+	ARGUS_KEXT_ENOSUPPORT = -2, /* no BTF, BPF disabled, a needed feature missing */
+	ARGUS_KEXT_EINVAL = -3,    /* bad option (cgroup path, comm...) */
+	ARGUS_KEXT_ENOMEM = -4,
+	ARGUS_KEXT_EIO = -5,       /* something else failed: err has the detail */
+};
+
+struct argus_kext_opts {
+	uint32_t ring_bytes;  /* per CPU ring size, power of 2 >= page; 0 = 4 MiB */
+	uint32_t wake_bytes;  /* wake the reader past this fill; 0 = ring_bytes / 4 */
+	const pid_t *pids;    /* trace only these processes (npids > 0) ... */
+	size_t npids;
+	bool no_children;     /* ... without the children they fork */
+	bool pid_filter;      /* filter by pid even when npids == 0 (add later) */
+	const char *comm;     /* trace only processes with this name, NULL = any */
+	const char *cgroup;   /* trace only this cgroup v2 directory, NULL = any */
+	unsigned sample_hz;   /* cpu-clock samples per second; 0 = 49 */
+	bool no_samples;
+	bool no_irqs;         /* leave out irq / softirq entry and exit */
+	bool no_timers;       /* leave out hrtimer arm / fire / cancel */
+	bool no_wait_stacks;  /* leave out STACK records at blocking waits */
+	bool no_recv_enter;   /* no SYS_ENTER for receives (IPC_RECV has dur_ns) */
+	const char *btf_path; /* kernel BTF; NULL = /sys/kernel/btf/vmlinux */
+};
+
+/* Load the tracer (not yet attached). On failure returns a status, *k is
+ * NULL and err holds one line saying what is missing and how to fix it. */
+int argus_kext_open(struct argus_kext **k, const struct argus_kext_opts *opts, char *err,
+		    size_t errlen);
+/* Attach: records start flowing. */
+int argus_kext_start(struct argus_kext *k, char *err, size_t errlen);
+/* Detach every program: no new records; the rings stay readable. */
+void argus_kext_stop(struct argus_kext *k);
+/* Detach every program and free everything (NULL is fine). */
+void argus_kext_close(struct argus_kext *k);
+
+/* Add a process to a pid filter (e.g. a command started by argus). */
+int argus_kext_add_pid(struct argus_kext *k, pid_t pid);
+
+/* Rings: one BPF_MAP_TYPE_RINGBUF per possible CPU. */
+unsigned argus_kext_ncpus(const struct argus_kext *k);
+int argus_kext_ring_fd(const struct argus_kext *k, unsigned cpu);
+/* Records lost because CPU cpu's ring was full (an argus_ring_drops_fn;
+ * arg is the struct argus_kext *). */
+uint64_t argus_kext_ring_drops(void *arg, unsigned cpu);
+/* User stacks the kernel could not keep (stack map full), all CPUs. */
+uint64_t argus_kext_stack_drops(const struct argus_kext *k);
+
+/*
+ * DROP records for losses not reported yet: one per CPU whose ring lost
+ * records (source ARGUS_DROP_KERNEL_RING) and one for lost stacks
+ * (ARGUS_DROP_STACK); ts = now_ns. Returns how many were written to out.
+ */
+size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
+			       uint64_t now_ns);
+
+/*
+ * Finish records in place, in stream order, before they go to sink:
+ * stack records get interned stack ids (sink->intern_stack), PROC_EXEC gets
+ * the executable's path (exe_str), and the first record of each process and
+ * each exec writes its executable mappings (sink->map), build ids
+ * (sink->build_id) and a process COMM record (sink->events, before ev).
+ * Always pass the same sink. Returns 0, or < 0 when the sink failed.
+ */
+int argus_kext_decode(struct argus_kext *k, struct argus_event *ev, size_t n,
+		      const struct argus_sink *sink);
+
+/* Counters for status output. */
+struct argus_kext_stats {
+	uint64_t ring_drops;   /* all CPUs */
+	uint64_t stack_drops;
+	uint64_t procs_seen;   /* processes whose maps were read */
+	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
+};
+void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *st);
+
+#endif /* ARGUS_KEXT_H */

@@ -1,0 +1,44 @@
+/*
+ * kext_priv.h - the loader's state, shared by kext.c (load, attach, drops)
+ * and decode.c (user-side finishing of records). Not a public header.
+ */
+#ifndef ARGUS_KEXT_PRIV_H
+#define ARGUS_KEXT_PRIV_H
+
+#include <stdint.h>
+
+#include "kext.h"
+
+struct tracer_bpf;
+struct bpf_link;
+
+/* Open-addressing u32 -> u32 table (key 0 = empty slot). */
+struct u32_table {
+	uint32_t *keys, *vals;
+	size_t cap, len;
+};
+int u32_table_put(struct u32_table *t, uint32_t key, uint32_t val);
+bool u32_table_get(const struct u32_table *t, uint32_t key, uint32_t *val);
+bool u32_table_del(struct u32_table *t, uint32_t key);
+void u32_table_free(struct u32_table *t);
+
+struct argus_kext {
+	struct tracer_bpf *skel;
+	unsigned ncpus;
+	int *ring_fds;
+	int *perf_fds;
+	struct bpf_link **perf_links;
+	uint64_t *drops_reported; /* per CPU, already turned into DROP records */
+	uint64_t stack_drops_reported;
+	unsigned sample_hz;
+	bool samples;
+
+	/* decode state */
+	struct u32_table stack_ids;  /* kernel stack id + 1 -> sink stack id */
+	struct u32_table stack_depths; /* kernel stack id + 1 -> frames */
+	struct u32_table procs;      /* tgid -> 1 once maps were read */
+	struct u32_table build_ids;  /* path string id -> 1 once written */
+	uint64_t procs_seen, maps_failed;
+};
+
+#endif /* ARGUS_KEXT_PRIV_H */

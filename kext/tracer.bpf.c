@@ -1,0 +1,971 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer.bpf.c - the kernel half of argus: scheduling, the syscalls that wait
+ * or communicate (filtered here, never all of them), IPC object identity,
+ * timers, interrupts, wait stacks and cpu-clock samples, written as
+ * struct argus_event records into one BPF ring buffer per CPU.
+ * docs/kext.md says what each record means and where it comes from.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
+
+#include "argus_event.h"
+#include "tracer.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* ---- settings, written by kext.c before load ------------------------- */
+const volatile __u32 self_tgid = 0;     /* argus itself: never traced */
+const volatile bool filter_pids = false; /* only tgids in `pids` */
+const volatile bool follow_children = true;
+const volatile bool filter_comm = false;
+const volatile char comm_filter[ARGUS_COMM_LEN] = {};
+const volatile __u64 filter_cgroup = 0; /* cgroup v2 id, 0 = any */
+const volatile __u64 wake_bytes = 65536; /* wake the reader past this fill */
+const volatile bool trace_irqs = true;
+const volatile bool trace_timers = true;
+const volatile bool wait_stacks = true;
+const volatile bool recv_enter = true; /* SYS_ENTER for receives too */
+const volatile __u8 sys_class[TRACER_NR_MAX] = {};
+const volatile __u8 sys_arg[TRACER_NR_MAX] = {};
+
+/* ---- maps -------------------------------------------------------------- */
+struct ring_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+};
+
+/* One ring per CPU (inner maps created by kext.c, max_entries = CPUs). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct ring_map);
+} rings SEC(".maps");
+
+/* Records lost because the CPU's ring was full, index = CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* User stacks lost (stack map full or hash collision), index = CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} stacks_lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, TRACER_STACKS_MAX);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TRACER_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* Processes traced under a pid / command filter (children join at fork). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACER_PIDS_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* Per thread: the traced syscall it is in, and where it last blocked. */
+struct thread_state {
+	__u64 ts;
+	__u64 obj;
+	__u64 peer;
+	__s64 arg0;
+	__s64 arg1;
+	__s32 fd;
+	__u16 nr; /* 0xffff = not in a traced syscall */
+	__u8 kind;
+	__u8 cls;
+	__u64 wait_key; /* ip ^ sp ^ sp_ret of the last STACK emitted */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACER_INFLIGHT_MAX);
+	__type(key, __u32);
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+/* hrtimers armed by traced tasks: their expiry is worth a record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACER_TIMERS_MAX);
+	__type(key, __u64);
+	__type(value, __u8);
+} timers SEC(".maps");
+
+/* The path each exec ran, for user space to name PROC_EXEC records of
+ * processes that are gone by the time they are decoded. */
+struct exec_path {
+	char path[TRACER_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACER_EXECS_MAX);
+	__type(key, __u32);
+	__type(value, struct exec_path);
+} exec_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_path);
+} path_scratch SEC(".maps");
+
+/* Scratch for the user-stack scan behind sp_ret. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[TRACER_SCAN_WORDS]);
+} scan SEC(".maps");
+
+/* Interrupt nesting of each CPU, kept by the irq tracepoints below: the
+ * kernel's preempt count is a per-CPU variable this kernel does not export
+ * to BPF, and wake-ups need to say whether they came from an interrupt. */
+struct irq_depth {
+	__u32 hard;
+	__u32 soft;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_depth);
+} irq_ctx SEC(".maps");
+
+/* ---- helpers ----------------------------------------------------------- */
+#define PF_KTHREAD_ 0x00200000
+#define S_IFMT_ 00170000
+#define S_IFSOCK_ 0140000
+#define S_IFIFO_ 0010000
+#define AF_UNIX_ 1
+#define AF_INET_ 2
+#define AF_INET6_ 10
+#define IPPROTO_TCP_ 6
+#define FUTEX_CMD_MASK_ 0x7f /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+
+static __always_inline __u16 context_flags(void)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+	__u16 f = 0;
+
+	if (!d)
+		return 0;
+	if (d->hard)
+		f |= ARGUS_F_HARDIRQ;
+	if (d->soft)
+		f |= ARGUS_F_SOFTIRQ;
+	return f;
+}
+
+/* hard: 1 = hardirq nesting, 0 = softirq; delta +1 entry, -1 exit */
+static __always_inline void irq_nest(bool hard, int delta)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+	__u32 *v;
+
+	if (!d)
+		return;
+	v = hard ? &d->hard : &d->soft;
+	if (delta > 0)
+		*v += 1;
+	else if (*v > 0) /* attached mid-handler: its entry was never seen */
+		*v -= 1;
+}
+
+static __always_inline bool in_interrupt_ctx(void)
+{
+	return context_flags() != 0;
+}
+
+/* Whether records about task t are wanted (t NULL = the current task). */
+static __always_inline bool traced(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+
+	if (tgid == 0 || tgid == self_tgid)
+		return false;
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &tgid))
+		return false;
+	if (filter_comm) {
+		char comm[ARGUS_COMM_LEN];
+
+		BPF_CORE_READ_STR_INTO(&comm, t, group_leader, comm);
+		for (int i = 0; i < ARGUS_COMM_LEN; i++) {
+			if (comm[i] != comm_filter[i])
+				return false;
+			if (!comm[i])
+				break;
+		}
+	}
+	if (filter_cgroup && BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) != filter_cgroup)
+		return false;
+	return true;
+}
+
+static __always_inline bool is_self(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, tgid) == self_tgid;
+}
+
+struct emit {
+	void *ring;
+	struct argus_event *ev;
+};
+
+/* Reserve a record in this CPU's ring; a full ring is counted, never hidden. */
+static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	em->ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (!em->ring)
+		return false;
+	em->ev = bpf_ringbuf_reserve(em->ring, sizeof(struct argus_event), 0);
+	if (!em->ev) {
+		__u64 *n = bpf_map_lookup_elem(&lost, &cpu);
+
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		return false;
+	}
+	__builtin_memset(em->ev, 0, sizeof(struct argus_event));
+	em->ev->ts = bpf_ktime_get_ns();
+	em->ev->type = type;
+	em->ev->cpu = cpu;
+	em->ev->flags = context_flags();
+	if (t) {
+		em->ev->pid = BPF_CORE_READ(t, tgid);
+		em->ev->tid = BPF_CORE_READ(t, pid);
+		if (BPF_CORE_READ(t, flags) & PF_KTHREAD_)
+			em->ev->flags |= ARGUS_F_KTHREAD;
+	}
+	return true;
+}
+
+/* Submit without waking the reader unless the ring is past its threshold:
+ * a wake-up per record costs several times the record itself. */
+static __always_inline void submit(struct emit *em)
+{
+	__u64 avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(em->ev, avail + sizeof(struct argus_event) >= wake_bytes ?
+					   BPF_RB_FORCE_WAKEUP :
+					   BPF_RB_NO_WAKEUP);
+}
+
+#define EFAULT_ 14
+
+/* Intern the current task's user stack in the stack map; -1 when there is
+ * none (-EFAULT: no user frames) and, counted, when the map cannot keep it
+ * (full, or a hash collision: -EEXIST). */
+static __always_inline long user_stack_id(void *ctx, __u32 cpu)
+{
+	long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+
+	if (id < 0 && id != -EFAULT_) {
+		__u64 *n = bpf_map_lookup_elem(&stacks_lost, &cpu);
+
+		if (n)
+			__sync_fetch_and_add(n, 1);
+	}
+	return id;
+}
+
+static __always_inline struct task_struct *cur(void)
+{
+	return (struct task_struct *)bpf_get_current_task_btf();
+}
+
+static __always_inline bool loopback4(__u32 addr)
+{
+	return (addr & 0xff) == 127; /* network byte order: first octet */
+}
+
+/* The kernel object behind fd of the current task, CO-RE all the way down. */
+static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
+{
+	struct task_struct *t = cur();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fdarr;
+	struct file *f = NULL;
+	unsigned int max;
+	umode_t mode;
+	void *priv;
+
+	*obj = 0;
+	*peer = 0;
+	if (fd < 0 || !fdt)
+		return ARGUS_OBJ_NONE;
+	max = BPF_CORE_READ(fdt, max_fds);
+	if ((unsigned int)fd >= max)
+		return ARGUS_OBJ_NONE;
+	fdarr = BPF_CORE_READ(fdt, fd);
+	bpf_core_read(&f, sizeof(f), &fdarr[fd]);
+	if (!f)
+		return ARGUS_OBJ_NONE;
+	mode = BPF_CORE_READ(f, f_inode, i_mode);
+	priv = BPF_CORE_READ(f, private_data);
+	if ((mode & S_IFMT_) == S_IFIFO_) {
+		*obj = (__u64)priv; /* struct pipe_inode_info */
+		return ARGUS_OBJ_PIPE;
+	}
+	if ((mode & S_IFMT_) == S_IFSOCK_) {
+		struct socket *sock = priv;
+		struct sock *sk = BPF_CORE_READ(sock, sk);
+		__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+
+		*obj = (__u64)sk;
+		if (family == AF_UNIX_) {
+			*peer = (__u64)BPF_CORE_READ((struct unix_sock *)sk, peer);
+			return ARGUS_OBJ_UNIX;
+		}
+		if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP_)
+			return ARGUS_OBJ_NONE;
+		if (family == AF_INET_ && loopback4(BPF_CORE_READ(sk, __sk_common.skc_daddr)))
+			return ARGUS_OBJ_TCP;
+		if (family == AF_INET6_) {
+			struct in6_addr a = BPF_CORE_READ(sk, __sk_common.skc_v6_daddr);
+			__u32 w0 = a.in6_u.u6_addr32[0], w1 = a.in6_u.u6_addr32[1];
+			__u32 w2 = a.in6_u.u6_addr32[2], w3 = a.in6_u.u6_addr32[3];
+
+			if (!w0 && !w1 && !w2 && w3 == bpf_htonl(1))
+				return ARGUS_OBJ_TCP; /* ::1 */
+			if (!w0 && !w1 && w2 == bpf_htonl(0xffff) && loopback4(w3))
+				return ARGUS_OBJ_TCP; /* ::ffff:127.x */
+		}
+		return ARGUS_OBJ_NONE;
+	}
+	/* eventfd and timerfd are anonymous inodes named by their dentry. */
+	{
+		char name[10] = {};
+		const unsigned char *dn = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+
+		bpf_probe_read_kernel(name, 9, dn);
+		if (name[0] == '[' && name[2] == 'v' && name[3] == 'e' && name[4] == 'n' &&
+		    name[5] == 't' && name[6] == 'f' && name[7] == 'd' && name[8] == ']' &&
+		    name[1] == 'e') {
+			*obj = (__u64)priv; /* struct eventfd_ctx */
+			return ARGUS_OBJ_EVENTFD;
+		}
+		if (name[0] == '[' && name[1] == 't' && name[2] == 'i' && name[3] == 'm' &&
+		    name[4] == 'e' && name[5] == 'r' && name[6] == 'f' && name[7] == 'd' &&
+		    name[8] == ']') {
+			struct timerfd_ctx *ctx = priv;
+
+			/* the ctx's hrtimer: TIMER_FIRE names the same object */
+			*obj = (__u64)&ctx->t.tmr;
+			return ARGUS_OBJ_TIMERFD;
+		}
+	}
+	*obj = (__u64)f;
+	return ARGUS_OBJ_FILE;
+}
+
+static __always_inline __s64 user_timespec_ns(__u64 uptr)
+{
+	struct __kernel_timespec ts;
+
+	if (!uptr || bpf_probe_read_user(&ts, sizeof(ts), (void *)uptr))
+		return -1;
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static __always_inline __s64 user_timeval_ns(__u64 uptr)
+{
+	struct __kernel_old_timeval tv;
+
+	if (!uptr || bpf_probe_read_user(&tv, sizeof(tv), (void *)uptr))
+		return -1;
+	return tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
+}
+
+static __always_inline __u64 reg_arg(struct pt_regs *regs, int i)
+{
+	switch (i) {
+	case 0:
+		return BPF_CORE_READ(regs, di);
+	case 1:
+		return BPF_CORE_READ(regs, si);
+	case 2:
+		return BPF_CORE_READ(regs, dx);
+	case 3:
+		return BPF_CORE_READ(regs, r10);
+	case 4:
+		return BPF_CORE_READ(regs, r8);
+	default:
+		return BPF_CORE_READ(regs, r9);
+	}
+}
+
+static __always_inline __s64 derive_arg0(struct pt_regs *regs, __u8 how)
+{
+	__s64 v;
+
+	switch (how) {
+	case SA_COUNT2:
+		return reg_arg(regs, 2);
+	case SA_MS2:
+		v = (int)reg_arg(regs, 2);
+		return v < 0 ? -1 : v * 1000000;
+	case SA_MS3:
+		v = (int)reg_arg(regs, 3);
+		return v < 0 ? -1 : v * 1000000;
+	case SA_TS0:
+		return user_timespec_ns(reg_arg(regs, 0));
+	case SA_TS2:
+		return user_timespec_ns(reg_arg(regs, 2));
+	case SA_TS3:
+		return user_timespec_ns(reg_arg(regs, 3));
+	case SA_TS4:
+		return user_timespec_ns(reg_arg(regs, 4));
+	case SA_TV4:
+		return user_timeval_ns(reg_arg(regs, 4));
+	case SA_PID0:
+		return (int)reg_arg(regs, 0);
+	case SA_PID1:
+		return (int)reg_arg(regs, 1);
+	default:
+		return 0;
+	}
+}
+
+static __always_inline bool futex_is_wait(__u32 cmd)
+{
+	return cmd == 0 /* WAIT */ || cmd == 9 /* WAIT_BITSET */ || cmd == 6 /* LOCK_PI */ ||
+	       cmd == 13 /* LOCK_PI2 */ || cmd == 11 /* WAIT_REQUEUE_PI */;
+}
+
+static __always_inline bool futex_is_wake(__u32 cmd)
+{
+	return cmd == 1 /* WAKE */ || cmd == 3 /* REQUEUE */ || cmd == 4 /* CMP_REQUEUE */ ||
+	       cmd == 5 /* WAKE_OP */ || cmd == 7 /* UNLOCK_PI */ || cmd == 10 /* WAKE_BITSET */ ||
+	       cmd == 12 /* CMP_REQUEUE_PI */;
+}
+
+/* ---- syscalls ------------------------------------------------------------ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = cur();
+	struct thread_state st = {}, *old;
+	struct emit em;
+	__u8 cls;
+	__u32 tid;
+
+	if (id < 0 || id >= TRACER_NR_MAX)
+		return 0;
+	cls = sys_class[id];
+	if (cls == SC_NONE || !traced(t))
+		return 0;
+
+	st.ts = bpf_ktime_get_ns();
+	st.nr = id;
+	st.cls = cls;
+	st.fd = -1;
+	if (cls == SC_RECV || cls == SC_SEND || cls == SC_FDWAIT || cls == SC_TFDSET) {
+		st.fd = (int)reg_arg(regs, 0);
+		st.kind = fd_object(st.fd, &st.obj, &st.peer);
+		/* reads and writes of files, ttys and non-local sockets: not IPC */
+		if ((cls == SC_RECV || cls == SC_SEND) && (st.kind == ARGUS_OBJ_NONE ||
+							    st.kind == ARGUS_OBJ_FILE))
+			return 0;
+	}
+	if (cls == SC_FUTEX) {
+		__u32 op = reg_arg(regs, 1);
+
+		st.obj = reg_arg(regs, 0);
+		st.kind = ARGUS_OBJ_FUTEX;
+		st.arg1 = op;
+		/* wakes are reported at exit, with the number woken */
+		if (!futex_is_wait(op & FUTEX_CMD_MASK_))
+			goto store;
+		if (!reserve(&em, ARGUS_EV_FUTEX_WAIT, t))
+			goto store;
+		em.ev->futex.uaddr = st.obj;
+		em.ev->futex.op = op;
+		em.ev->futex.val = reg_arg(regs, 2);
+		em.ev->futex.timeout_ns = user_timespec_ns(reg_arg(regs, 3));
+		em.ev->futex.uaddr2 = reg_arg(regs, 4);
+		submit(&em);
+		goto store;
+	}
+	st.arg0 = derive_arg0(regs, sys_arg[id]);
+	if (cls == SC_TFDSET) {
+		/* new_value (arg 2): struct itimerspec { interval, value } */
+		st.arg1 = user_timespec_ns(reg_arg(regs, 2));         /* interval */
+		st.arg0 = user_timespec_ns(reg_arg(regs, 2) + 16);    /* value */
+		goto store;
+	}
+	/* sends rarely block: their exit record carries the duration */
+	if (cls == SC_SEND || (cls == SC_RECV && !recv_enter))
+		goto store;
+	if (reserve(&em, ARGUS_EV_SYS_ENTER, t)) {
+		em.ev->sys_enter.obj = st.obj;
+		em.ev->sys_enter.peer_obj = st.peer;
+		em.ev->sys_enter.arg0 = st.arg0;
+		em.ev->sys_enter.arg1 = st.arg1;
+		em.ev->sys_enter.fd = st.fd;
+		em.ev->sys_enter.nr = st.nr;
+		em.ev->sys_enter.obj_kind = st.kind;
+		submit(&em);
+	}
+store:
+	tid = BPF_CORE_READ(t, pid);
+	old = bpf_map_lookup_elem(&threads, &tid);
+	if (old) {
+		st.wait_key = old->wait_key;
+		*old = st;
+	} else {
+		bpf_map_update_elem(&threads, &tid, &st, BPF_ANY);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = cur();
+	__u32 tid = BPF_CORE_READ(t, pid);
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct emit em;
+	__u16 type = ARGUS_EV_SYS_EXIT;
+	__u64 now;
+
+	if (!st || st->nr == 0xffff)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (st->cls == SC_FUTEX) {
+		__u32 op = st->arg1;
+
+		if (futex_is_wake(op & FUTEX_CMD_MASK_)) {
+			if (reserve(&em, ARGUS_EV_FUTEX_WAKE, t)) {
+				em.ev->futex.uaddr = st->obj;
+				em.ev->futex.op = op;
+				em.ev->futex.val = reg_arg(regs, 2);
+				em.ev->futex.ret = ret;
+				em.ev->futex.timeout_ns = -1;
+				em.ev->futex.uaddr2 = reg_arg(regs, 4);
+				submit(&em);
+			}
+			st->nr = 0xffff;
+			return 0;
+		}
+	}
+	if (st->cls == SC_TFDSET && ret == 0 && st->kind == ARGUS_OBJ_TIMERFD) {
+		if (reserve(&em, ARGUS_EV_TIMER_ARM, t)) {
+			__u32 flags = reg_arg(regs, 1);
+
+			em.ev->timer.obj = st->obj;
+			/* TFD_TIMER_ABSTIME = 1: the value is already absolute */
+			em.ev->timer.expires_ns = st->arg0 <= 0 ? 0 :
+						  (flags & 1) ? st->arg0 : st->ts + st->arg0;
+			em.ev->timer.interval_ns = st->arg1 < 0 ? 0 : st->arg1;
+			em.ev->timer.fd = st->fd;
+			em.ev->timer.kind = ARGUS_TIMER_TIMERFD;
+			submit(&em);
+		}
+	}
+	if (st->cls == SC_RECV)
+		type = ARGUS_EV_IPC_RECV;
+	else if (st->cls == SC_SEND)
+		type = ARGUS_EV_IPC_SEND;
+	if (reserve(&em, type, t)) {
+		em.ev->sys_exit.obj = st->obj;
+		em.ev->sys_exit.peer_obj = st->peer;
+		em.ev->sys_exit.ret = ret;
+		em.ev->sys_exit.dur_ns = now - st->ts;
+		em.ev->sys_exit.fd = st->fd;
+		em.ev->sys_exit.nr = st->nr;
+		em.ev->sys_exit.obj_kind = st->kind;
+		submit(&em);
+	}
+	st->nr = 0xffff;
+	return 0;
+}
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+/* The stack of a thread that is about to block, unless it blocks where it
+ * blocked last time (then the previous STACK record still applies). */
+static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
+{
+	struct pt_regs *regs;
+	struct thread_state *st;
+	__u64 ip, sp, sp_ret = 0, key, lo, hi;
+	__u64(*words)[TRACER_SCAN_WORDS];
+	__u32 zero = 0, tid;
+	struct emit em;
+	long id;
+
+	if (BPF_CORE_READ(prev, flags) & PF_KTHREAD_)
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!regs)
+		return;
+	ip = BPF_CORE_READ(regs, ip);
+	sp = BPF_CORE_READ(regs, sp);
+	words = bpf_map_lookup_elem(&scan, &zero);
+	if (!words)
+		return;
+	/* Debian's libc keeps no frame pointers: the application function that
+	 * called into libc is found as the first return address on the user
+	 * stack that points into the executable's own code. */
+	lo = BPF_CORE_READ(prev, mm, start_code);
+	hi = BPF_CORE_READ(prev, mm, end_code);
+	if (!bpf_probe_read_user(*words, sizeof(*words), (void *)sp)) {
+		sp_ret = (*words)[0];
+		for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
+			__u64 w = (*words)[i];
+
+			if (w >= lo && w < hi) {
+				sp_ret = w;
+				break;
+			}
+		}
+	}
+	key = ip ^ (sp << 7) ^ (sp_ret << 13);
+	tid = BPF_CORE_READ(prev, pid);
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (st && st->wait_key == key)
+		return;
+	if (!reserve(&em, ARGUS_EV_STACK, prev))
+		return;
+	id = user_stack_id(ctx, em.ev->cpu);
+	em.ev->stack.ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
+	em.ev->stack.ip = ip;
+	em.ev->stack.sp_ret = sp_ret;
+	em.ev->stack.kind = ARGUS_STACK_WAIT;
+	submit(&em);
+	if (st) {
+		st->wait_key = key;
+	} else {
+		struct thread_state fresh = {.nr = 0xffff, .wait_key = key};
+
+		bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+	}
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct emit em;
+	bool tprev = traced(prev), tnext = traced(next);
+
+	if (!tprev && !tnext)
+		return 0;
+	/* argus on either side: leave the switch out rather than name argus */
+	if (is_self(prev) || is_self(next))
+		return 0;
+	if (!preempt && prev_state && tprev && wait_stacks)
+		wait_stack(ctx, prev);
+	if (!reserve(&em, ARGUS_EV_SCHED_SWITCH, prev))
+		return 0;
+	em.ev->sched_switch.next_pid = BPF_CORE_READ(next, tgid);
+	em.ev->sched_switch.next_tid = BPF_CORE_READ(next, pid);
+	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
+	em.ev->sched_switch.prev_prio = BPF_CORE_READ(prev, prio);
+	em.ev->sched_switch.next_prio = BPF_CORE_READ(next, prio);
+	BPF_CORE_READ_STR_INTO(&em.ev->sched_switch.next_comm, next, comm);
+	submit(&em);
+	return 0;
+}
+
+static __always_inline int wakeup(__u16 type, struct task_struct *p)
+{
+	struct task_struct *t = cur();
+	struct emit em;
+
+	if (is_self(p) || is_self(t))
+		return 0;
+	if (!traced(p) && !traced(t))
+		return 0;
+	if (!reserve(&em, type, t))
+		return 0;
+	if (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)) {
+		/* the interrupted task did not wake anyone */
+		em.ev->pid = 0;
+		em.ev->tid = 0;
+		em.ev->flags &= ~ARGUS_F_KTHREAD;
+	}
+	em.ev->wakeup.wakee_pid = BPF_CORE_READ(p, tgid);
+	em.ev->wakeup.wakee_tid = BPF_CORE_READ(p, pid);
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		em.ev->wakeup.target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	else
+		em.ev->wakeup.target_cpu = BPF_CORE_READ(p, wake_cpu);
+	em.ev->wakeup.wakee_prio = BPF_CORE_READ(p, prio);
+	submit(&em);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sched_waking, struct task_struct *p)
+{
+	return wakeup(ARGUS_EV_SCHED_WAKEUP, p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new, struct task_struct *p)
+{
+	return wakeup(ARGUS_EV_SCHED_WAKEUP_NEW, p);
+}
+
+/* ---- process lifecycle --------------------------------------------------- */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u32 cpid = BPF_CORE_READ(child, pid);
+	bool thread = ctgid != cpid;
+	struct emit em;
+
+	if (filter_pids && follow_children && !thread && bpf_map_lookup_elem(&pids, &ptgid)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+	}
+	if (!traced(parent) && !traced(child))
+		return 0;
+	if (!reserve(&em, thread ? ARGUS_EV_THREAD_NEW : ARGUS_EV_PROC_FORK, parent))
+		return 0;
+	em.ev->fork.child_pid = ctgid;
+	em.ev->fork.child_tid = cpid;
+	em.ev->fork.clone_flags = 0; /* not offered by the tracepoint */
+	BPF_CORE_READ_STR_INTO(&em.ev->fork.comm, child, comm);
+	submit(&em);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct exec_path *path;
+	struct emit em;
+	__u32 zero = 0, tgid;
+
+	if (!traced(p))
+		return 0;
+	path = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (path) {
+		tgid = BPF_CORE_READ(p, tgid);
+		bpf_probe_read_kernel_str(path->path, sizeof(path->path), BPF_CORE_READ(bprm, filename));
+		bpf_map_update_elem(&exec_paths, &tgid, path, BPF_ANY);
+	}
+	if (!reserve(&em, ARGUS_EV_PROC_EXEC, p))
+		return 0;
+	em.ev->exec.old_tid = old_pid;
+	BPF_CORE_READ_STR_INTO(&em.ev->exec.comm, p, comm);
+	submit(&em);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+	bool want = traced(p);
+	struct emit em;
+
+	bpf_map_delete_elem(&threads, &tid);
+	if (want && reserve(&em, group_dead ? ARGUS_EV_PROC_EXIT : ARGUS_EV_THREAD_EXIT, p)) {
+		em.ev->exit.exit_code = BPF_CORE_READ(p, exit_code);
+		submit(&em);
+	}
+	if (group_dead && filter_pids)
+		bpf_map_delete_elem(&pids, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
+{
+	struct emit em;
+
+	if (!traced(task) || !reserve(&em, ARGUS_EV_COMM, task))
+		return 0;
+	bpf_probe_read_kernel_str(em.ev->comm.comm, sizeof(em.ev->comm.comm), comm);
+	em.ev->comm.is_process = BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid);
+	submit(&em);
+	return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------- */
+static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool irq_anon)
+{
+	struct emit em;
+
+	if (!reserve(&em, type, cur()))
+		return;
+	if (irq_anon && (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ))) {
+		em.ev->pid = 0;
+		em.ev->tid = 0;
+		em.ev->flags &= ~ARGUS_F_KTHREAD;
+	}
+	em.ev->timer.obj = (__u64)timer;
+	em.ev->timer.expires_ns = BPF_CORE_READ(timer, node.expires);
+	em.ev->timer.function = (__u64)BPF_CORE_READ(timer, function);
+	em.ev->timer.fd = -1;
+	em.ev->timer.kind = ARGUS_TIMER_HRTIMER;
+	submit(&em);
+}
+
+SEC("tp_btf/hrtimer_start")
+int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool was_armed)
+{
+	struct task_struct *t = cur();
+	__u64 key = (__u64)timer;
+	__u8 one = 1;
+
+	/* only timers user threads arm; the kernel's own ticks are noise */
+	if (!trace_timers || (BPF_CORE_READ(t, flags) & PF_KTHREAD_) || in_interrupt_ctx() ||
+	    !traced(t))
+		return 0;
+	bpf_map_update_elem(&timers, &key, &one, BPF_ANY);
+	timer_record(ARGUS_EV_TIMER_ARM, timer, false);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
+{
+	__u64 key = (__u64)timer;
+
+	if (!bpf_map_lookup_elem(&timers, &key))
+		return 0;
+	bpf_map_delete_elem(&timers, &key);
+	timer_record(ARGUS_EV_TIMER_FIRE, timer, true);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_cancel")
+int BPF_PROG(hrtimer_cancel, struct hrtimer *timer)
+{
+	__u64 key = (__u64)timer;
+
+	if (!bpf_map_lookup_elem(&timers, &key))
+		return 0;
+	bpf_map_delete_elem(&timers, &key);
+	timer_record(ARGUS_EV_TIMER_CANCEL, timer, false);
+	return 0;
+}
+
+/* ---- interrupts: only those that cut into a traced thread ------------------ */
+static __always_inline void irq_record(__u16 type, __u32 irq, int ret)
+{
+	struct task_struct *t = cur();
+	struct emit em;
+
+	if (!trace_irqs || !traced(t) || !reserve(&em, type, t))
+		return;
+	em.ev->irq.irq = irq;
+	em.ev->irq.ret = ret;
+	submit(&em);
+}
+
+/* Exits are attached before entries (the skeleton attaches in this order),
+ * so no entry is ever counted whose exit is not watched yet. */
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(irq_handler_exit, int irq, struct irqaction *action, int ret)
+{
+	irq_record(ARGUS_EV_IRQ_EXIT, irq, ret);
+	irq_nest(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit, unsigned int vec)
+{
+	irq_record(ARGUS_EV_SOFTIRQ_EXIT, vec, 0);
+	irq_nest(false, -1);
+	return 0;
+}
+
+/* The local APIC timer (it expires hard hrtimers) and IPIs are hard
+ * interrupts that do not pass through irq_handler_entry. Their records
+ * would be noise; they only keep the nesting count. */
+SEC("tp_btf/local_timer_exit")
+int BPF_PROG(local_timer_exit, int vector)
+{
+	irq_nest(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/call_function_single_exit")
+int BPF_PROG(call_function_single_exit, int vector)
+{
+	irq_nest(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
+{
+	irq_nest(true, 1);
+	irq_record(ARGUS_EV_IRQ_ENTRY, irq, 0);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry, unsigned int vec)
+{
+	irq_nest(false, 1);
+	irq_record(ARGUS_EV_SOFTIRQ_ENTRY, vec, 0);
+	return 0;
+}
+
+SEC("tp_btf/local_timer_entry")
+int BPF_PROG(local_timer_entry, int vector)
+{
+	irq_nest(true, 1);
+	return 0;
+}
+
+SEC("tp_btf/call_function_single_entry")
+int BPF_PROG(call_function_single_entry, int vector)
+{
+	irq_nest(true, 1);
+	return 0;
+}
+
+/* ---- ~49 Hz cpu-clock samples of traced threads ---------------------------- */
+SEC("perf_event")
+int cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *t = cur();
+	struct pt_regs *uregs;
+	struct emit em;
+	long id;
+
+	if ((BPF_CORE_READ(t, flags) & PF_KTHREAD_) || !traced(t))
+		return 0;
+	if (!reserve(&em, ARGUS_EV_CPU_SAMPLE, t))
+		return 0;
+	id = user_stack_id(ctx, em.ev->cpu);
+	uregs = (struct pt_regs *)bpf_task_pt_regs(t);
+	em.ev->flags &= ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ); /* the sample's own context */
+	em.ev->stack.ustack = id < 0 ? 0 : id + 1;
+	em.ev->stack.ip = uregs ? BPF_CORE_READ(uregs, ip) : 0;
+	em.ev->stack.kind = ARGUS_STACK_SAMPLE;
+	submit(&em);
+	return 0;
+}

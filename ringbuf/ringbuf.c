@@ -1,0 +1,378 @@
+/*
+ * ringbuf.c - the two kinds of argus record source behind ringbuf.h:
+ *  - a kernel BPF_MAP_TYPE_RINGBUF read with libbpf's ring_buffer API, and
+ *  - a single-producer ring in shared memory (memfd) built on ck_ring.
+ *
+ * Shared-memory layout (docs/daemon.md): one page-aligned header, then
+ * `capacity` slots of struct argus_event. The ck_ring indices live in the
+ * header; they are plain integers, so the mapping may sit at any address.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <ck_ring.h>
+
+#include "ringbuf.h"
+
+/*
+ * ThreadSanitizer does not see ck_pr's inline-assembly loads and stores, so
+ * it cannot see the ordering ck_ring provides and would report the slot
+ * copies as races. Under TSan the ck calls are excluded from race checking;
+ * the ring's own correctness is concurrencykit's.
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ARGUS_TSAN_BUILD 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define ARGUS_TSAN_BUILD 1
+#endif
+#ifdef ARGUS_TSAN_BUILD
+void AnnotateIgnoreReadsBegin(const char *f, int l);
+void AnnotateIgnoreReadsEnd(const char *f, int l);
+void AnnotateIgnoreWritesBegin(const char *f, int l);
+void AnnotateIgnoreWritesEnd(const char *f, int l);
+#define CK_UNCHECKED_BEGIN()                                                                 \
+	do {                                                                                 \
+		AnnotateIgnoreReadsBegin(__FILE__, __LINE__);                                \
+		AnnotateIgnoreWritesBegin(__FILE__, __LINE__);                               \
+	} while (0)
+#define CK_UNCHECKED_END()                                                                   \
+	do {                                                                                 \
+		AnnotateIgnoreWritesEnd(__FILE__, __LINE__);                                 \
+		AnnotateIgnoreReadsEnd(__FILE__, __LINE__);                                  \
+	} while (0)
+#else
+#define CK_UNCHECKED_BEGIN() ((void)0)
+#define CK_UNCHECKED_END() ((void)0)
+#endif
+
+CK_RING_PROTOTYPE(argus_event, argus_event)
+
+#define SHM_MAGIC 0x474e495253555241ull /* "ARGUSRNG" */
+#define SHM_VERSION 1
+#define SHM_HDR_SIZE 4096
+#define SHM_MAX_CAPACITY (1u << 24)
+
+/* The header at the start of a shared-memory ring. */
+struct shm_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t record_size;
+	uint32_t capacity; /* slots, a power of two; ck_ring holds capacity - 1 */
+	uint32_t _pad;
+	_Atomic uint64_t drops; /* written by the producer only */
+	_Atomic uint64_t written;
+	struct ck_ring ring __attribute__((aligned(64)));
+};
+_Static_assert(sizeof(struct shm_hdr) <= SHM_HDR_SIZE, "shm header fits its page");
+
+enum ring_kind { RING_BPF, RING_SHM };
+
+struct argus_ring {
+	enum ring_kind kind;
+	unsigned cpu;
+	uint64_t malformed; /* records of the wrong size, skipped */
+
+	/* kernel ring */
+	struct ring_buffer *rb;
+	const void *cons_page, *prod_page; /* read-only views of the positions */
+	size_t page_size;
+	uint32_t rb_size;
+	argus_ring_drops_fn drops_fn;
+	void *drops_arg;
+	struct argus_event *out; /* current read target */
+	size_t out_n, out_max;
+
+	/* shared-memory ring */
+	struct shm_hdr *hdr;
+	struct argus_event *slots;
+	size_t map_len;
+	int wake_fd; /* eventfd; owned */
+};
+
+/* ---- kernel BPF ring -------------------------------------------------- */
+
+/* Per record: copy it out; stop the consume loop once out is full (the
+ * record just copied is consumed, the rest stay in the ring). */
+static int bpf_record(void *ctx, void *data, size_t size)
+{
+	struct argus_ring *r = ctx;
+	if (size != sizeof(struct argus_event)) {
+		r->malformed++;
+		return 0;
+	}
+	memcpy(&r->out[r->out_n++], data, sizeof(struct argus_event));
+	return r->out_n == r->out_max ? -ENOSPC : 0;
+}
+
+int argus_ring_open_bpf(struct argus_ring **rp, int map_fd, unsigned cpu,
+			argus_ring_drops_fn drops, void *drops_arg)
+{
+	*rp = NULL;
+	struct bpf_map_info info = {0};
+	uint32_t len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_RINGBUF)
+		return -EINVAL;
+
+	struct argus_ring *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->kind = RING_BPF;
+	r->cpu = cpu;
+	r->wake_fd = -1;
+	r->drops_fn = drops;
+	r->drops_arg = drops_arg;
+	r->rb_size = info.max_entries;
+	r->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	r->rb = ring_buffer__new(map_fd, bpf_record, r, NULL);
+	if (!r->rb) {
+		int err = -errno;
+		free(r);
+		return err ? err : -EINVAL;
+	}
+	/* Positions for `argus status` ring fill: page 0 is the consumer's,
+	 * page 1 the producer's; both may be mapped read-only. */
+	void *c = mmap(NULL, r->page_size, PROT_READ, MAP_SHARED, map_fd, 0);
+	void *p = mmap(NULL, r->page_size, PROT_READ, MAP_SHARED, map_fd, (off_t)r->page_size);
+	r->cons_page = c == MAP_FAILED ? NULL : c;
+	r->prod_page = p == MAP_FAILED ? NULL : p;
+	*rp = r;
+	return 0;
+}
+
+static size_t bpf_read(struct argus_ring *r, struct argus_event *out, size_t max)
+{
+	r->out = out;
+	r->out_n = 0;
+	r->out_max = max;
+	ring_buffer__consume(r->rb); /* -ENOSPC when out filled up: not an error */
+	r->out = NULL;
+	return r->out_n;
+}
+
+/* ---- shared-memory ring ----------------------------------------------- */
+
+static int shm_map(struct argus_ring *r, int fd, size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	r->hdr = m;
+	r->slots = (struct argus_event *)((char *)m + SHM_HDR_SIZE);
+	r->map_len = len;
+	return 0;
+}
+
+int argus_ring_create_shm(struct argus_ring **rp, unsigned capacity, int *fd_out)
+{
+	*rp = NULL;
+	*fd_out = -1;
+	if (capacity < 2 || capacity > SHM_MAX_CAPACITY || (capacity & (capacity - 1)))
+		return -EINVAL;
+	size_t len = SHM_HDR_SIZE + (size_t)capacity * sizeof(struct argus_event);
+	struct argus_ring *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->kind = RING_SHM;
+	int err;
+	int fd = memfd_create("argus-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		goto fail_errno;
+	if (ftruncate(fd, (off_t)len) || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
+		goto fail_errno;
+	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->wake_fd < 0)
+		goto fail_errno;
+	if ((err = shm_map(r, fd, len)))
+		goto fail;
+	r->hdr->magic = SHM_MAGIC;
+	r->hdr->version = SHM_VERSION;
+	r->hdr->record_size = sizeof(struct argus_event);
+	r->hdr->capacity = capacity;
+	ck_ring_init(&r->hdr->ring, capacity);
+	*fd_out = fd;
+	*rp = r;
+	return 0;
+fail_errno:
+	err = -errno;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	free(r);
+	return err;
+}
+
+int argus_ring_attach_shm(struct argus_ring **rp, int fd)
+{
+	*rp = NULL;
+	struct stat st;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_size < SHM_HDR_SIZE)
+		return -EINVAL;
+	struct argus_ring *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->kind = RING_SHM;
+	r->wake_fd = -1;
+	int err = shm_map(r, fd, (size_t)st.st_size);
+	if (err) {
+		free(r);
+		return err;
+	}
+	/* The file comes from another process: trust nothing in it. */
+	const struct shm_hdr *h = r->hdr;
+	size_t want = SHM_HDR_SIZE + (size_t)h->capacity * sizeof(struct argus_event);
+	if (h->magic != SHM_MAGIC || h->version != SHM_VERSION ||
+	    h->record_size != sizeof(struct argus_event) || h->capacity < 2 ||
+	    h->capacity > SHM_MAX_CAPACITY || (h->capacity & (h->capacity - 1)) ||
+	    want != (size_t)st.st_size || h->ring.size != h->capacity ||
+	    h->ring.mask != h->capacity - 1) {
+		argus_ring_close(r);
+		return -EPROTO;
+	}
+	*rp = r;
+	return 0;
+}
+
+int argus_ring_set_wake_fd(struct argus_ring *r, int fd)
+{
+	if (r->kind != RING_SHM)
+		return -EINVAL;
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (d < 0)
+		return -errno;
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	r->wake_fd = d;
+	return 0;
+}
+
+int argus_ring_write(struct argus_ring *r, const struct argus_event *ev)
+{
+	if (r->kind != RING_SHM)
+		return 0;
+	struct argus_event copy = *ev;
+	CK_UNCHECKED_BEGIN();
+	bool was_empty = ck_ring_size(&r->hdr->ring) == 0;
+	bool ok = ck_ring_enqueue_spsc_argus_event(&r->hdr->ring, r->slots, &copy);
+	CK_UNCHECKED_END();
+	if (!ok) {
+		atomic_fetch_add_explicit(&r->hdr->drops, 1, memory_order_relaxed);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&r->hdr->written, 1, memory_order_relaxed);
+	/* Wake the reader once per burst: when the ring was empty it may be
+	 * asleep; otherwise it has work and will come back. */
+	if (was_empty && r->wake_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t n = write(r->wake_fd, &one, sizeof(one));
+		(void)n; /* EAGAIN: the counter is already non-zero, reader is due */
+	}
+	return 1;
+}
+
+static size_t shm_read(struct argus_ring *r, struct argus_event *out, size_t max)
+{
+	if (r->wake_fd >= 0) {
+		/* Clear the wake-up before draining so a write after our last
+		 * dequeue wakes us again. */
+		uint64_t v;
+		ssize_t n = read(r->wake_fd, &v, sizeof(v));
+		(void)n;
+	}
+	size_t n = 0;
+	CK_UNCHECKED_BEGIN();
+	while (n < max && ck_ring_dequeue_spsc_argus_event(&r->hdr->ring, r->slots, &out[n]))
+		n++;
+	CK_UNCHECKED_END();
+	return n;
+}
+
+/* ---- common ----------------------------------------------------------- */
+
+size_t argus_ring_read(struct argus_ring *r, struct argus_event *out, size_t max)
+{
+	if (!max)
+		return 0;
+	return r->kind == RING_BPF ? bpf_read(r, out, max) : shm_read(r, out, max);
+}
+
+int argus_ring_wait_fd(const struct argus_ring *r)
+{
+	return r->kind == RING_BPF ? ring_buffer__epoll_fd(r->rb) : r->wake_fd;
+}
+
+uint64_t argus_ring_drops(const struct argus_ring *r)
+{
+	if (r->kind == RING_SHM)
+		return atomic_load_explicit(&r->hdr->drops, memory_order_relaxed);
+	return r->drops_fn ? r->drops_fn(r->drops_arg, r->cpu) : 0;
+}
+
+uint64_t argus_ring_malformed(const struct argus_ring *r)
+{
+	return r->malformed;
+}
+
+void argus_ring_fill(const struct argus_ring *r, uint64_t *used, uint64_t *size)
+{
+	*used = 0;
+	*size = 0;
+	if (r->kind == RING_SHM) {
+		CK_UNCHECKED_BEGIN();
+		*used = ck_ring_size(&r->hdr->ring) * sizeof(struct argus_event);
+		CK_UNCHECKED_END();
+		*size = (uint64_t)r->hdr->capacity * sizeof(struct argus_event);
+		return;
+	}
+	*size = r->rb_size;
+	if (r->cons_page && r->prod_page) {
+		uint64_t c = __atomic_load_n((const uint64_t *)r->cons_page, __ATOMIC_ACQUIRE);
+		uint64_t p = __atomic_load_n((const uint64_t *)r->prod_page, __ATOMIC_ACQUIRE);
+		*used = p >= c ? p - c : 0;
+	}
+}
+
+unsigned argus_ring_cpu(const struct argus_ring *r)
+{
+	return r->cpu;
+}
+
+void argus_ring_set_cpu(struct argus_ring *r, unsigned cpu)
+{
+	r->cpu = cpu;
+}
+
+void argus_ring_close(struct argus_ring *r)
+{
+	if (!r)
+		return;
+	if (r->rb)
+		ring_buffer__free(r->rb);
+	if (r->cons_page)
+		munmap((void *)r->cons_page, r->page_size);
+	if (r->prod_page)
+		munmap((void *)r->prod_page, r->page_size);
+	if (r->hdr)
+		munmap(r->hdr, r->map_len);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	free(r);
+}

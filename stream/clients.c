@@ -1,0 +1,438 @@
+/*
+ * clients.c - JSON stream clients of the daemon (docs/json-stream.md).
+ *
+ * A client sends one request line ("stream v=1 types=... pids=...") and then
+ * receives NDJSON. Each client has a bounded queue of 64 KiB blocks; when it
+ * is full the client's records are dropped and counted, and as soon as there
+ * is room again the client is told with a DROP record (source "client").
+ * Writing is asynchronous (uv_write of one block at a time): a slow client
+ * only ever fills its own queue, ingest never waits for it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "stream_priv.h"
+
+#define QBLOCK (64 * 1024)
+#define LINE_MAX_BYTES 2048
+#define REQ_MAX 1024
+#define MAX_PIDS 64
+
+struct qblock {
+	struct qblock *next;
+	size_t len, sent;
+	char data[QBLOCK];
+};
+
+struct client {
+	struct client *next;
+	struct client_set *cs;
+	uv_pipe_t pipe;
+	uv_write_t wreq;
+	uint32_t id;
+	pid_t peer_pid;
+	bool streaming, closing, writing;
+	char req[REQ_MAX];
+	size_t req_len;
+	/* filters */
+	bool all_types;
+	uint64_t types[512 / 64];
+	uint32_t pids[MAX_PIDS];
+	unsigned npids;
+	/* queue */
+	struct qblock *head, *tail;
+	size_t nblocks, max_blocks, inflight;
+	uint64_t queued;
+	uint64_t sent, drops_pending, drops_total, last_ts, first_drop_ts;
+};
+
+static const char *string_of(void *arg, uint32_t id)
+{
+	const struct tab_entry *e = tab_get(arg, id);
+	return e ? e->data : NULL;
+}
+
+static void client_free_cb(uv_handle_t *h)
+{
+	struct client *c = h->data;
+	while (c->head) {
+		struct qblock *b = c->head;
+		c->head = b->next;
+		free(b);
+	}
+	free(c);
+}
+
+static void client_close(struct client *c)
+{
+	if (c->closing)
+		return;
+	c->closing = true;
+	struct client **pp = &c->cs->head;
+	while (*pp && *pp != c)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = c->next;
+	uv_close((uv_handle_t *)&c->pipe, client_free_cb);
+}
+
+/* Append one line (with its newline) if the queue has room. */
+static bool queue_line(struct client *c, const char *line, size_t len)
+{
+	if (!c->tail || c->tail->len + len > QBLOCK) {
+		if (c->nblocks >= c->max_blocks)
+			return false;
+		struct qblock *b = malloc(sizeof(*b));
+		if (!b)
+			return false;
+		b->next = NULL;
+		b->len = b->sent = 0;
+		if (c->tail)
+			c->tail->next = b;
+		else
+			c->head = b;
+		c->tail = b;
+		c->nblocks++;
+	}
+	memcpy(c->tail->data + c->tail->len, line, len);
+	c->tail->len += len;
+	c->queued += len;
+	return true;
+}
+
+static void kick(struct client *c);
+static bool send_drop_notice(struct client *c);
+
+static void on_written(uv_write_t *req, int status)
+{
+	struct client *c = req->data;
+	c->writing = false;
+	if (c->closing)
+		return;
+	if (status < 0) {
+		client_close(c);
+		return;
+	}
+	struct qblock *b = c->head;
+	b->sent += c->inflight;
+	c->queued -= c->inflight;
+	c->inflight = 0;
+	if (b->sent == b->len) {
+		if (b != c->tail) {
+			c->head = b->next;
+			free(b);
+			c->nblocks--;
+		} else {
+			b->len = b->sent = 0;
+		}
+	}
+	if (c->drops_pending)
+		send_drop_notice(c); /* room again: say what was lost */
+	kick(c);
+}
+
+static void kick(struct client *c)
+{
+	if (c->writing || c->closing || !c->head)
+		return;
+	struct qblock *b = c->head;
+	if (b->sent == b->len)
+		return;
+	c->inflight = b->len - b->sent;
+	uv_buf_t buf = uv_buf_init(b->data + b->sent, (unsigned)c->inflight);
+	c->wreq.data = c;
+	if (uv_write(&c->wreq, (uv_stream_t *)&c->pipe, &buf, 1, on_written) < 0) {
+		client_close(c);
+		return;
+	}
+	c->writing = true;
+}
+
+/* One NDJSON line: {"kind":"event", + the record's object minus its "{". */
+static size_t encode_line(const struct argus_event *ev, const struct argus_json_ctx *ctx,
+			  char line[LINE_MAX_BYTES])
+{
+	static const char prefix[] = "{\"kind\":\"event\",";
+	const size_t plen = sizeof(prefix) - 1;
+	size_t k = argus_event_to_json(ev, ctx, line + plen - 1, LINE_MAX_BYTES - plen);
+	if (k > LINE_MAX_BYTES - plen - 1)
+		k = LINE_MAX_BYTES - plen - 1; /* cannot happen: records are small */
+	memcpy(line, prefix, plen);
+	size_t len = plen - 1 + k;
+	line[len++] = '\n';
+	return len;
+}
+
+/* Tell the client what it lost, once there is room for the telling. */
+static bool send_drop_notice(struct client *c)
+{
+	struct argus_event ev = {0};
+	ev.ts = c->last_ts;
+	ev.type = ARGUS_EV_DROP;
+	ev.drop.count = c->drops_pending;
+	ev.drop.total = c->drops_total;
+	ev.drop.first_ts = c->first_drop_ts;
+	ev.drop.source = ARGUS_DROP_CLIENT;
+	ev.drop.source_id = c->id;
+	char line[LINE_MAX_BYTES];
+	size_t n = encode_line(&ev, NULL, line);
+	if (!queue_line(c, line, n))
+		return false;
+	c->drops_pending = 0;
+	return true;
+}
+
+static bool wants(const struct client *c, const struct argus_event *ev)
+{
+	if (!c->streaming || c->closing)
+		return false;
+	if (!c->all_types && (ev->type >= 512 || !(c->types[ev->type / 64] >> (ev->type % 64) & 1)))
+		return false;
+	if (c->npids) {
+		for (unsigned i = 0; i < c->npids; i++)
+			if (c->pids[i] == ev->pid)
+				return true;
+		return false;
+	}
+	return true;
+}
+
+void clients_deliver(struct client_set *cs, const struct argus_event *ev, size_t n)
+{
+	if (!cs->head)
+		return;
+	struct argus_json_ctx ctx = {string_of, (void *)cs->strings};
+	char line[LINE_MAX_BYTES];
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0; /* encoded lazily: only when some client wants it */
+		for (struct client *c = cs->head; c; c = c->next) {
+			if (!wants(c, &ev[i]))
+				continue;
+			c->last_ts = ev[i].ts;
+			if (!len)
+				len = encode_line(&ev[i], &ctx, line); /* once, if wanted */
+			if (c->drops_pending && !send_drop_notice(c)) {
+				c->drops_pending++;
+				c->drops_total++;
+				cs->drops_total++;
+				continue;
+			}
+			if (queue_line(c, line, len)) {
+				c->sent++;
+			} else {
+				if (!c->drops_pending)
+					c->first_drop_ts = ev[i].ts;
+				c->drops_pending++;
+				c->drops_total++;
+				cs->drops_total++;
+			}
+		}
+	}
+	for (struct client *c = cs->head; c; c = c->next)
+		kick(c);
+}
+
+/* Parse "stream v=1 types=a,b pids=1,2"; false with a reason on junk. */
+static bool parse_request(struct client *c, char *line, char *why, size_t whylen)
+{
+	char *save = NULL;
+	char *tok = strtok_r(line, " \t", &save);
+	if (!tok || strcmp(tok, "stream")) {
+		snprintf(why, whylen, "request must start with 'stream'");
+		return false;
+	}
+	c->all_types = true;
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		char *eq = strchr(tok, '=');
+		if (!eq) {
+			snprintf(why, whylen, "expected key=value, got '%.64s'", tok);
+			return false;
+		}
+		*eq = '\0';
+		char *val = eq + 1;
+		char *s2 = NULL;
+		if (!strcmp(tok, "v")) {
+			if (strtoul(val, NULL, 10) != ARGUS_STREAM_VERSION) {
+				snprintf(why, whylen, "stream version %.16s not supported (this daemon: %d)",
+					 val, ARGUS_STREAM_VERSION);
+				return false;
+			}
+		} else if (!strcmp(tok, "types")) {
+			c->all_types = false;
+			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
+				int ty = argus_event_type_from_name(t);
+				if (ty < 0 || ty >= 512) {
+					snprintf(why, whylen, "unknown event type '%.64s'", t);
+					return false;
+				}
+				c->types[ty / 64] |= 1ull << (ty % 64);
+			}
+			/* drops always pass: a client must know what it missed */
+			c->types[ARGUS_EV_DROP / 64] |= 1ull << (ARGUS_EV_DROP % 64);
+		} else if (!strcmp(tok, "pids")) {
+			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
+				char *end;
+				unsigned long p = strtoul(t, &end, 10);
+				if (*end || !*t || p > UINT32_MAX || c->npids == MAX_PIDS) {
+					snprintf(why, whylen, "bad pid list at '%.32s' (at most %d pids)", t,
+						 MAX_PIDS);
+					return false;
+				}
+				c->pids[c->npids++] = (uint32_t)p;
+			}
+		} else {
+			snprintf(why, whylen, "unknown request key '%.32s'", tok);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+	(void)hint;
+	struct client *c = h->data;
+	size_t room = REQ_MAX - c->req_len;
+	*buf = uv_buf_init(c->req + c->req_len, (unsigned)(room ? room : 0));
+}
+
+/* After a refusal line has been sent. */
+static void on_refused(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	struct client *c = req->handle->data;
+	free(req);
+	client_close(c);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	(void)buf;
+	struct client *c = s->data;
+	if (nread < 0) {
+		client_close(c); /* EOF or error: the client left */
+		return;
+	}
+	if (c->streaming) {
+		c->req_len = 0; /* nothing more is expected; discard */
+		return;
+	}
+	c->req_len += (size_t)nread;
+	char *nl = memchr(c->req, '\n', c->req_len);
+	if (!nl) {
+		if (c->req_len == REQ_MAX)
+			goto refuse_long;
+		return;
+	}
+	*nl = '\0';
+	char why[160];
+	if (!parse_request(c, c->req, why, sizeof(why))) {
+		char line[256];
+		int n = snprintf(line, sizeof(line), "{\"kind\":\"error\",\"message\":\"%s\"}\n", why);
+		queue_line(c, line, (size_t)n);
+		kick(c);
+		uv_read_stop(s);
+		uv_shutdown_t *sreq = malloc(sizeof(*sreq));
+		if (!sreq || uv_shutdown(sreq, s, on_refused) < 0) {
+			free(sreq);
+			client_close(c);
+		}
+		return;
+	}
+	char hello[256];
+	int n = snprintf(hello, sizeof(hello),
+			 "{\"kind\":\"hello\",\"stream_version\":%d,\"schema\":%d,\"client\":%u,"
+			 "\"queue_bytes\":%zu}\n",
+			 ARGUS_STREAM_VERSION, ARGUS_SCHEMA_VERSION, c->id, c->max_blocks * QBLOCK);
+	queue_line(c, hello, (size_t)n);
+	c->streaming = true;
+	kick(c);
+	return;
+refuse_long:
+	client_close(c);
+}
+
+void clients_adopt(struct client_set *cs, int fd)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->cs = cs;
+	c->id = ++cs->next_id;
+	c->max_blocks = cs->queue_limit / QBLOCK ? cs->queue_limit / QBLOCK : 1;
+	uv_pipe_init(cs->loop, &c->pipe, 0);
+	c->pipe.data = c;
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+		c->peer_pid = cr.pid;
+	if (uv_pipe_open(&c->pipe, fd)) {
+		close(fd);
+		c->closing = true;
+		uv_close((uv_handle_t *)&c->pipe, client_free_cb);
+		return;
+	}
+	c->next = cs->head;
+	cs->head = c;
+	cs->connected_total++;
+	uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
+}
+
+unsigned clients_count(const struct client_set *cs)
+{
+	unsigned n = 0;
+	for (const struct client *c = cs->head; c; c = c->next)
+		n++;
+	return n;
+}
+
+size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool json)
+{
+	size_t len = 0;
+	bool first = true;
+	for (const struct client *c = cs->head; c && len < cap; c = c->next) {
+		int n;
+		if (json)
+			n = snprintf(buf + len, cap - len,
+				     "%s{\"id\":%u,\"pid\":%d,\"sent\":%" PRIu64 ",\"queued_bytes\":%" PRIu64
+				     ",\"drops\":%" PRIu64 "}",
+				     first ? "" : ",", c->id, (int)c->peer_pid, c->sent, c->queued,
+				     c->drops_total);
+		else
+			n = snprintf(buf + len, cap - len,
+				     "  client %u: pid %d, sent %" PRIu64 ", queued %" PRIu64
+				     " bytes, dropped %" PRIu64 "%s\n",
+				     c->id, (int)c->peer_pid, c->sent, c->queued, c->drops_total,
+				     c->streaming ? "" : " (handshake)");
+		if (n < 0)
+			break;
+		len += (size_t)n;
+		first = false;
+	}
+	return len < cap ? len : cap;
+}
+
+void clients_close_all(struct client_set *cs)
+{
+	while (cs->head) {
+		struct client *c = cs->head;
+		if (c->drops_pending)
+			send_drop_notice(c);
+		/* Last chance to send what is queued without blocking. */
+		if (!c->writing)
+			for (struct qblock *b = c->head; b; b = b->next) {
+				uv_buf_t ub = uv_buf_init(b->data + b->sent, (unsigned)(b->len - b->sent));
+				int w = uv_try_write((uv_stream_t *)&c->pipe, &ub, 1);
+				if (w < 0 || (size_t)w < b->len - b->sent)
+					break;
+			}
+		client_close(c);
+	}
+}

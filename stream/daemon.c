@@ -1,0 +1,798 @@
+/*
+ * daemon.c - `argus start`: sources -> merge -> consumers, on libuv.
+ *
+ * One thread, one loop. Every tick (5 ms) the daemon drains every ring into
+ * the merge, releases what the watermark allows, finishes the records
+ * (source decode) and hands them to the consumers: sinks (the graph builder),
+ * JSON stream clients and the flight recorder. A control socket answers
+ * status / stop / flush. SIGINT and SIGTERM drain everything and exit.
+ * struct argus_daemon is the root object: all mutable state lives here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stream_priv.h"
+
+#define TICK_MS 5
+#define READ_BATCH 4096
+#define MAX_READ_PER_TICK (1u << 16) /* per ring: bounds one tick's latency */
+#define MAX_SINKS 8
+#define NTYPES (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
+
+struct ctl_conn {
+	uv_pipe_t pipe;
+	uv_write_t wreq;
+	struct argus_daemon *d;
+	char req[256];
+	size_t len;
+	char *reply;
+	bool stop_after;
+};
+
+struct argus_daemon {
+	struct argus_daemon_opts o;
+	char run_dir[1024], rec_dir[1024];
+	uv_loop_t loop;
+	uv_timer_t tick, second;
+	uv_signal_t sigint, sigterm;
+	uv_pipe_t ctl, strm;
+	bool ctl_bound, strm_bound, stopping, running;
+
+	struct argus_ring **rings; /* kernel rings first, then hook rings */
+	unsigned nkernel, nrings, max_rings;
+	uint64_t *drops_reported; /* per ring, what DROP records already said */
+	unsigned drop_src;        /* merge source of daemon-made records */
+	struct argus_merge *merge;
+	struct argus_daemon_source src;
+	struct argus_sink sinks[MAX_SINKS];
+	unsigned nsinks;
+	struct argus_sink dsink; /* what decode writes to */
+	struct client_set cs;
+	struct recorder *rec;
+	struct tab strings, stacks;
+	struct argus_event *buf, *out;
+
+	uint64_t start_ns, total, by_type[NTYPES], prev_by_type[NTYPES], rate[NTYPES];
+	uint64_t prev_total, rate_total, max_lag_ns;
+};
+
+uint64_t mono_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Is uid in group gid (primary or supplementary)? From /proc: the peer's
+ * own view, no NSS lookups in the daemon. */
+static bool pid_in_group(pid_t pid, long gid)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool in = false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Groups:", 7))
+			continue;
+		char *p = line + 7, *end;
+		for (long g; (g = strtol(p, &end, 10)), end != p; p = end)
+			if (g == gid)
+				in = true;
+		break;
+	}
+	fclose(f);
+	return in;
+}
+
+bool peer_allowed(int fd, long gid)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+		return false;
+	if (cr.uid == 0 || cr.uid == geteuid())
+		return true;
+	return gid >= 0 && ((long)cr.gid == gid || pid_in_group(cr.pid, gid));
+}
+
+/* ---- consumers ---------------------------------------------------------- */
+
+static void to_consumers(struct argus_daemon *d, const struct argus_event *ev, size_t n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		d->by_type[ev[i].type < ARGUS_EV_TYPE_MAX ? ev[i].type : ARGUS_EV_TYPE_MAX]++;
+	d->total += n;
+	for (unsigned s = 0; s < d->nsinks; s++)
+		if (d->sinks[s].events)
+			d->sinks[s].events(d->sinks[s].arg, ev, n);
+	clients_deliver(&d->cs, ev, n);
+	if (d->rec)
+		rec_events(d->rec, ev, n);
+}
+
+static int dsink_events(void *arg, const struct argus_event *ev, size_t n)
+{
+	to_consumers(arg, ev, n);
+	return 0;
+}
+
+static uint32_t dsink_string(void *arg, const char *s, size_t len)
+{
+	struct argus_daemon *d = arg;
+	size_t before = d->strings.n;
+	uint32_t id = tab_string(&d->strings, s, len);
+	if (id && d->strings.n > before && d->rec)
+		rec_string(d->rec, id);
+	return id;
+}
+
+static uint32_t dsink_stack(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct argus_daemon *d = arg;
+	size_t before = d->stacks.n;
+	uint32_t id = tab_stack(&d->stacks, ips, depth);
+	if (id && d->stacks.n > before && d->rec)
+		rec_stack(d->rec, id);
+	return id;
+}
+
+static int dsink_map(void *arg, const struct argus_map *m)
+{
+	struct argus_daemon *d = arg;
+	if (d->rec)
+		rec_map(d->rec, m);
+	for (unsigned s = 0; s < d->nsinks; s++)
+		if (d->sinks[s].map)
+			d->sinks[s].map(d->sinks[s].arg, m);
+	return 0;
+}
+
+static int dsink_build_id(void *arg, const struct argus_build_id *b)
+{
+	struct argus_daemon *d = arg;
+	if (d->rec)
+		rec_build_id(d->rec, b);
+	for (unsigned s = 0; s < d->nsinks; s++)
+		if (d->sinks[s].build_id)
+			d->sinks[s].build_id(d->sinks[s].arg, b);
+	return 0;
+}
+
+static void deliver(struct argus_daemon *d, struct argus_event *ev, size_t n)
+{
+	if (d->src.decode)
+		d->src.decode(d->src.arg, ev, n, &d->dsink);
+	to_consumers(d, ev, n);
+}
+
+/* ---- the pipeline tick --------------------------------------------------- */
+
+/* DROP records for shared-memory rings (and kernel rings whose source does
+ * not report its own). */
+static void ring_drop_records(struct argus_daemon *d, uint64_t now)
+{
+	struct argus_event drops[64];
+	size_t nd = 0;
+	if (d->src.drop_records)
+		nd = d->src.drop_records(d->src.arg, drops, 64, now);
+	for (unsigned i = d->src.drop_records ? d->nkernel : 0; i < d->nrings && nd < 64; i++) {
+		if (!d->rings[i])
+			continue;
+		uint64_t total = argus_ring_drops(d->rings[i]) + argus_ring_malformed(d->rings[i]);
+		if (total == d->drops_reported[i])
+			continue;
+		struct argus_event *e = &drops[nd++];
+		memset(e, 0, sizeof(*e));
+		e->ts = now;
+		e->type = ARGUS_EV_DROP;
+		e->cpu = (uint16_t)argus_ring_cpu(d->rings[i]);
+		e->drop.count = total - d->drops_reported[i];
+		e->drop.total = total;
+		e->drop.source = i < d->nkernel ? ARGUS_DROP_KERNEL_RING : ARGUS_DROP_HOOK_RING;
+		e->drop.source_id = i;
+		d->drops_reported[i] = total;
+	}
+	if (nd)
+		argus_merge_push(d->merge, d->drop_src, drops, nd, now);
+}
+
+static void pump(struct argus_daemon *d, bool final)
+{
+	uint64_t now = mono_now_ns();
+	for (unsigned i = 0; i < d->nrings; i++) {
+		if (!d->rings[i])
+			continue;
+		size_t got = 0, n;
+		while (got < MAX_READ_PER_TICK &&
+		       (n = argus_ring_read(d->rings[i], d->buf, READ_BATCH)) > 0) {
+			argus_merge_push(d->merge, i, d->buf, n, now);
+			got += n;
+		}
+	}
+	ring_drop_records(d, now);
+	size_t n;
+	while ((n = final ? argus_merge_drain(d->merge, d->out, READ_BATCH)
+			  : argus_merge_pop(d->merge, d->out, READ_BATCH, now)) > 0) {
+		uint64_t lag = now > d->out[n - 1].ts ? now - d->out[n - 1].ts : 0;
+		if (lag > d->max_lag_ns)
+			d->max_lag_ns = lag;
+		deliver(d, d->out, n);
+	}
+}
+
+static void on_tick(uv_timer_t *t)
+{
+	pump(t->data, false);
+}
+
+static void on_second(uv_timer_t *t)
+{
+	struct argus_daemon *d = t->data;
+	for (unsigned i = 0; i < NTYPES; i++) {
+		d->rate[i] = d->by_type[i] - d->prev_by_type[i];
+		d->prev_by_type[i] = d->by_type[i];
+	}
+	d->rate_total = d->total - d->prev_total;
+	d->prev_total = d->total;
+	if (d->rec)
+		rec_flush(d->rec); /* a crash loses at most a second */
+}
+
+/* ---- status -------------------------------------------------------------- */
+
+static uint64_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "re");
+	unsigned long size = 0, res = 0;
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A growing string for replies. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap ? b->cap : 1024) * 2 + (size_t)n;
+		char *np = realloc(b->p, cap);
+		if (!np)
+			return;
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+static char *status_reply(struct argus_daemon *d, bool json)
+{
+	struct sbuf b = {0};
+	struct argus_merge_stats ms;
+	argus_merge_get_stats(d->merge, &ms);
+	struct rec_stats rs = {0};
+	if (d->rec)
+		rec_get_stats(d->rec, &rs);
+	uint64_t now = mono_now_ns();
+	double up = (now - d->start_ns) / 1e9;
+	uint64_t merge_bytes = ms.buffered * sizeof(struct argus_event);
+	uint64_t table_bytes = d->strings.bytes + d->stacks.bytes;
+	uint64_t rss = rss_bytes();
+	char clients[8192];
+	if (json) {
+		sb_printf(&b,
+			  "{\"kind\":\"status\",\"stream_version\":%d,\"pid\":%d,\"uptime_s\":%.3f,"
+			  "\"events\":{\"total\":%" PRIu64 ",\"per_s\":%" PRIu64 ",\"by_type_per_s\":{",
+			  ARGUS_STREAM_VERSION, (int)getpid(), up, d->total, d->rate_total);
+		bool first = true;
+		for (unsigned i = 0; i < NTYPES; i++) {
+			if (!d->by_type[i])
+				continue;
+			const char *name = argus_event_type_name(i);
+			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",", name ? name : "unknown",
+				  d->rate[i]);
+			first = false;
+		}
+		sb_printf(&b,
+			  "}},\"merge\":{\"buffered\":%" PRIu64 ",\"late\":%" PRIu64
+			  ",\"watermark_ns\":%" PRIu64 ",\"max_lag_ns\":%" PRIu64 "},\"rings\":[",
+			  ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns);
+		first = true;
+		for (unsigned i = 0; i < d->nrings; i++) {
+			if (!d->rings[i])
+				continue;
+			uint64_t used, size;
+			argus_ring_fill(d->rings[i], &used, &size);
+			sb_printf(&b,
+				  "%s{\"source\":%u,\"kind\":\"%s\",\"cpu\":%u,\"used_bytes\":%" PRIu64
+				  ",\"size_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"malformed\":%" PRIu64
+				  "}",
+				  first ? "" : ",", i, i < d->nkernel ? "kernel" : "hook",
+				  argus_ring_cpu(d->rings[i]), used, size, argus_ring_drops(d->rings[i]),
+				  argus_ring_malformed(d->rings[i]));
+			first = false;
+		}
+		sb_printf(&b,
+			  "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
+			  ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
+			  ",\"errors\":%" PRIu64 "},",
+			  d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
+			  rs.last_ts - rs.first_ts, rs.errors);
+		sb_printf(&b,
+			  "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
+			  ",\"table_bytes\":%" PRIu64 "},",
+			  rss, merge_bytes, table_bytes);
+		clients_status(&d->cs, clients, sizeof(clients), true);
+		sb_printf(&b, "\"clients\":[%s],\"client_drops\":%" PRIu64 "}\n", clients,
+			  d->cs.drops_total);
+		return b.p;
+	}
+	sb_printf(&b, "argus daemon: pid %d, up %.1f s, sockets in %s\n", (int)getpid(), up,
+		  d->run_dir);
+	sb_printf(&b, "events: %" PRIu64 " total, %" PRIu64 "/s\n", d->total, d->rate_total);
+	for (unsigned i = 0; i < NTYPES; i++)
+		if (d->by_type[i]) {
+			const char *name = argus_event_type_name(i);
+			sb_printf(&b, "  %-20s %10" PRIu64 "/s %14" PRIu64 " total\n",
+				  name ? name : "unknown", d->rate[i], d->by_type[i]);
+		}
+	sb_printf(&b,
+		  "merge: %" PRIu64 " held, %" PRIu64 " late, watermark %" PRIu64
+		  " ns, max delivery lag %.1f ms\n",
+		  ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns / 1e6);
+	sb_printf(&b, "rings: %u kernel, %u hook\n", d->nkernel, d->nrings - d->nkernel);
+	for (unsigned i = 0; i < d->nrings; i++) {
+		if (!d->rings[i])
+			continue;
+		uint64_t used, size;
+		argus_ring_fill(d->rings[i], &used, &size);
+		sb_printf(&b, "  %s %-3u fill %5.1f%% of %" PRIu64 " KiB, drops %" PRIu64 "%s\n",
+			  i < d->nkernel ? "cpu " : "hook", argus_ring_cpu(d->rings[i]),
+			  size ? 100.0 * used / size : 0.0, size / 1024, argus_ring_drops(d->rings[i]),
+			  argus_ring_malformed(d->rings[i]) ? " (malformed records seen)" : "");
+	}
+	if (d->rec)
+		sb_printf(&b,
+			  "recorder: %s, %" PRIu64 " chunks, %.1f MiB, window span %.1f s"
+			  " (keeps %.0f s / %.0f MiB)%s\n",
+			  d->rec_dir, rs.chunks, rs.bytes / 1048576.0,
+			  (rs.last_ts - rs.first_ts) / 1e9, d->o.rec_span_ns / 1e9,
+			  d->o.rec_bytes / 1048576.0, rs.errors ? ", WRITE ERRORS" : "");
+	else
+		sb_printf(&b, "recorder: off\n");
+	sb_printf(&b, "memory: rss %.1f MiB, merge %.1f MiB, tables %.1f KiB\n", rss / 1048576.0,
+		  merge_bytes / 1048576.0, table_bytes / 1024.0);
+	sb_printf(&b, "clients: %u connected, %" PRIu64 " records dropped for slow clients\n",
+		  clients_count(&d->cs), d->cs.drops_total);
+	clients_status(&d->cs, clients, sizeof(clients), false);
+	sb_printf(&b, "%s", clients);
+	return b.p;
+}
+
+/* ---- stop ---------------------------------------------------------------- */
+
+static void close_cb_noop(uv_handle_t *h)
+{
+	(void)h;
+}
+
+static void daemon_stop(struct argus_daemon *d)
+{
+	if (d->stopping)
+		return;
+	d->stopping = true;
+	pump(d, true); /* everything still in the rings and the merge */
+	if (d->rec) {
+		rec_close(d->rec);
+		d->rec = NULL;
+	}
+	clients_close_all(&d->cs);
+	uv_close((uv_handle_t *)&d->tick, close_cb_noop);
+	uv_close((uv_handle_t *)&d->second, close_cb_noop);
+	uv_close((uv_handle_t *)&d->sigint, close_cb_noop);
+	uv_close((uv_handle_t *)&d->sigterm, close_cb_noop);
+	char path[1200];
+	if (d->ctl_bound) {
+		uv_close((uv_handle_t *)&d->ctl, close_cb_noop);
+		snprintf(path, sizeof(path), "%s/%s", d->run_dir, CONTROL_SOCK);
+		unlink(path);
+	}
+	if (d->strm_bound) {
+		uv_close((uv_handle_t *)&d->strm, close_cb_noop);
+		snprintf(path, sizeof(path), "%s/%s", d->run_dir, STREAM_SOCK);
+		unlink(path);
+	}
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+	(void)signum;
+	daemon_stop(s->data);
+}
+
+/* ---- control socket ------------------------------------------------------- */
+
+static void ctl_closed(uv_handle_t *h)
+{
+	struct ctl_conn *c = h->data;
+	free(c->reply);
+	free(c);
+}
+
+static void ctl_written(uv_write_t *w, int status)
+{
+	(void)status;
+	struct ctl_conn *c = w->data;
+	struct argus_daemon *d = c->d;
+	bool stop = c->stop_after;
+	uv_close((uv_handle_t *)&c->pipe, ctl_closed);
+	if (stop)
+		daemon_stop(d);
+}
+
+static void ctl_reply(struct ctl_conn *c, char *text)
+{
+	c->reply = text;
+	uv_read_stop((uv_stream_t *)&c->pipe);
+	if (!text) {
+		uv_close((uv_handle_t *)&c->pipe, ctl_closed);
+		return;
+	}
+	uv_buf_t b = uv_buf_init(text, (unsigned)strlen(text));
+	c->wreq.data = c;
+	if (uv_write(&c->wreq, (uv_stream_t *)&c->pipe, &b, 1, ctl_written) < 0)
+		uv_close((uv_handle_t *)&c->pipe, ctl_closed);
+}
+
+static void ctl_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+	(void)hint;
+	struct ctl_conn *c = h->data;
+	*buf = uv_buf_init(c->req + c->len, (unsigned)(sizeof(c->req) - 1 - c->len));
+}
+
+static void ctl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	(void)buf;
+	struct ctl_conn *c = s->data;
+	struct argus_daemon *d = c->d;
+	if (nread < 0) {
+		uv_read_stop(s);
+		uv_close((uv_handle_t *)s, ctl_closed);
+		return;
+	}
+	c->len += (size_t)nread;
+	c->req[c->len] = '\0';
+	char *nl = strchr(c->req, '\n');
+	if (!nl) {
+		if (c->len == sizeof(c->req) - 1)
+			ctl_reply(c, strdup("error: request too long\n"));
+		return;
+	}
+	*nl = '\0';
+	if (!strcmp(c->req, "status")) {
+		ctl_reply(c, status_reply(d, false));
+	} else if (!strcmp(c->req, "status json")) {
+		ctl_reply(c, status_reply(d, true));
+	} else if (!strcmp(c->req, "flush")) {
+		pump(d, false);
+		int rc = d->rec ? rec_flush(d->rec) : 0;
+		ctl_reply(c, strdup(rc ? "error: recorder flush failed\n" : "ok\n"));
+	} else if (!strcmp(c->req, "stop")) {
+		c->stop_after = true;
+		ctl_reply(c, strdup("ok: stopping\n"));
+	} else {
+		char msg[320];
+		snprintf(msg, sizeof(msg), "error: unknown request '%.200s' (status, stop, flush)\n",
+			 c->req);
+		ctl_reply(c, strdup(msg));
+	}
+}
+
+static bool accept_checked(struct argus_daemon *d, uv_stream_t *server, uv_pipe_t *p)
+{
+	uv_pipe_init(&d->loop, p, 0);
+	if (uv_accept(server, (uv_stream_t *)p))
+		return false;
+	uv_os_fd_t fd;
+	return !uv_fileno((uv_handle_t *)p, &fd) && peer_allowed(fd, d->o.group);
+}
+
+static void on_ctl_conn(uv_stream_t *server, int status)
+{
+	struct argus_daemon *d = server->data;
+	if (status < 0 || d->stopping)
+		return;
+	struct ctl_conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->d = d;
+	c->pipe.data = c;
+	if (!accept_checked(d, server, &c->pipe)) {
+		uv_close((uv_handle_t *)&c->pipe, ctl_closed);
+		return;
+	}
+	uv_read_start((uv_stream_t *)&c->pipe, ctl_alloc, ctl_read);
+}
+
+static void refused_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+static void on_stream_conn(uv_stream_t *server, int status)
+{
+	struct argus_daemon *d = server->data;
+	if (status < 0 || d->stopping)
+		return;
+	/* Check the peer first on a throw-away handle, then hand the fd over. */
+	uv_pipe_t *p = malloc(sizeof(*p));
+	if (!p)
+		return;
+	if (!accept_checked(d, server, p)) {
+		uv_close((uv_handle_t *)p, refused_closed);
+		return;
+	}
+	uv_os_fd_t fd;
+	uv_fileno((uv_handle_t *)p, &fd);
+	int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	uv_close((uv_handle_t *)p, refused_closed);
+	if (dupfd >= 0)
+		clients_adopt(&d->cs, dupfd);
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+/* A stale socket file is removed; a live daemon is an error. */
+static int bind_socket(struct argus_daemon *d, uv_pipe_t *p, const char *name, uv_connection_cb cb,
+		       char *err, size_t errlen)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", d->run_dir, name);
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		snprintf(err, errlen, "socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, path);
+	if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(probe);
+		snprintf(err, errlen, "another argus daemon is running (%s answers)", path);
+		return -EADDRINUSE;
+	}
+	if (probe >= 0)
+		close(probe);
+	unlink(path);
+	uv_pipe_init(&d->loop, p, 0);
+	p->data = d;
+	int rc = uv_pipe_bind(p, path);
+	if (!rc)
+		rc = uv_listen((uv_stream_t *)p, 64, cb);
+	if (rc) {
+		snprintf(err, errlen, "cannot listen on %s: %s", path, uv_strerror(rc));
+		uv_close((uv_handle_t *)p, close_cb_noop);
+		return rc;
+	}
+	if (chmod(path, 0660) || (d->o.group >= 0 && chown(path, 0, (gid_t)d->o.group))) {
+		snprintf(err, errlen, "cannot set mode of %s: %s", path, strerror(errno));
+		uv_close((uv_handle_t *)p, close_cb_noop);
+		unlink(path);
+		return -errno;
+	}
+	return 0;
+}
+
+int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o, char *err,
+		     size_t errlen)
+{
+	*dp = NULL;
+	struct argus_daemon *d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->o = *o;
+	snprintf(d->run_dir, sizeof(d->run_dir), "%s", o->run_dir ? o->run_dir : ARGUS_RUN_DIR);
+	snprintf(d->rec_dir, sizeof(d->rec_dir), "%s", o->rec_dir ? o->rec_dir : ARGUS_REC_DIR);
+	if (!d->o.rec_span_ns)
+		d->o.rec_span_ns = 300ull * 1000000000ull;
+	if (!d->o.rec_bytes)
+		d->o.rec_bytes = 2ull << 30;
+	if (!d->o.chunk_span_ns)
+		d->o.chunk_span_ns = 10ull * 1000000000ull;
+	if (!d->o.max_delay_ns)
+		d->o.max_delay_ns = 50ull * 1000000ull;
+	if (!d->o.client_queue_bytes)
+		d->o.client_queue_bytes = 8ull << 20;
+	if (!d->o.max_hook_rings)
+		d->o.max_hook_rings = 64;
+	d->max_rings = 1024 + d->o.max_hook_rings;
+	d->rings = calloc(d->max_rings, sizeof(*d->rings));
+	d->drops_reported = calloc(d->max_rings, sizeof(*d->drops_reported));
+	d->buf = malloc(READ_BATCH * sizeof(*d->buf));
+	d->out = malloc(READ_BATCH * sizeof(*d->out));
+	if (!d->rings || !d->drops_reported || !d->buf || !d->out) {
+		argus_daemon_free(d);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->dsink = (struct argus_sink){.events = dsink_events,
+				       .intern_string = dsink_string,
+				       .intern_stack = dsink_stack,
+				       .map = dsink_map,
+				       .build_id = dsink_build_id,
+				       .arg = d};
+	*dp = d;
+	return 0;
+}
+
+int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r)
+{
+	if (d->running || d->nkernel >= 1024)
+		return -EBUSY;
+	d->rings[d->nkernel++] = r;
+	d->nrings = d->nkernel;
+	return 0;
+}
+
+void argus_daemon_set_source(struct argus_daemon *d, const struct argus_daemon_source *s)
+{
+	d->src = *s;
+}
+
+int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s)
+{
+	if (d->nsinks == MAX_SINKS)
+		return -ENOSPC;
+	d->sinks[d->nsinks++] = *s;
+	return 0;
+}
+
+const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id)
+{
+	const struct tab_entry *e = tab_get(&d->strings, id);
+	return e ? e->data : NULL;
+}
+
+int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r)
+{
+	if (d->nrings >= d->max_rings || d->nrings - d->nkernel >= d->o.max_hook_rings)
+		return -ENOSPC;
+	if (!d->running) {
+		d->rings[d->nrings++] = r;
+		return 0;
+	}
+	/* reuse a freed hook slot, else append */
+	for (unsigned i = d->nkernel; i < d->nrings; i++)
+		if (!d->rings[i]) {
+			d->rings[i] = r;
+			d->drops_reported[i] = 0;
+			return 0;
+		}
+	d->rings[d->nrings++] = r;
+	return 0;
+}
+
+int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
+{
+	int rc;
+	umask(027);
+	if (mkdir(d->run_dir, 0750) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", d->run_dir, strerror(errno));
+		return -errno;
+	}
+	if (chmod(d->run_dir, 0750) || (d->o.group >= 0 && chown(d->run_dir, 0, (gid_t)d->o.group))) {
+		snprintf(err, errlen, "cannot set owner / mode of %s: %s", d->run_dir, strerror(errno));
+		return -errno;
+	}
+	/* Sources: kernel rings, one daemon source (DROP records), hook rings. */
+	d->drop_src = d->max_rings;
+	if ((rc = argus_merge_new(&d->merge, d->max_rings + 1, d->o.max_delay_ns))) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	if ((rc = uv_loop_init(&d->loop))) {
+		snprintf(err, errlen, "libuv: %s", uv_strerror(rc));
+		return rc;
+	}
+	d->cs.loop = &d->loop;
+	d->cs.queue_limit = d->o.client_queue_bytes;
+	d->cs.strings = &d->strings;
+	if (d->rec_dir[0]) {
+		struct rec_opts ro = {.dir = d->rec_dir,
+				      .span_ns = d->o.rec_span_ns,
+				      .max_bytes = d->o.rec_bytes,
+				      .chunk_span_ns = d->o.chunk_span_ns,
+				      .gid = d->o.group};
+		if ((rc = rec_open(&d->rec, &ro, &d->strings, &d->stacks, err, errlen)))
+			goto fail_loop;
+	}
+	if ((rc = bind_socket(d, &d->ctl, CONTROL_SOCK, on_ctl_conn, err, errlen)))
+		goto fail_rec;
+	d->ctl_bound = true;
+	if ((rc = bind_socket(d, &d->strm, STREAM_SOCK, on_stream_conn, err, errlen)))
+		goto fail_rec;
+	d->strm_bound = true;
+	uv_timer_init(&d->loop, &d->tick);
+	uv_timer_init(&d->loop, &d->second);
+	d->tick.data = d->second.data = d;
+	uv_timer_start(&d->tick, on_tick, TICK_MS, TICK_MS);
+	uv_timer_start(&d->second, on_second, 1000, 1000);
+	uv_signal_init(&d->loop, &d->sigint);
+	uv_signal_init(&d->loop, &d->sigterm);
+	d->sigint.data = d->sigterm.data = d;
+	uv_signal_start(&d->sigint, on_signal, SIGINT);
+	uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	d->start_ns = mono_now_ns();
+	d->running = true;
+	uv_run(&d->loop, UV_RUN_DEFAULT);
+	d->running = false;
+	uv_loop_close(&d->loop);
+	return 0;
+
+fail_rec:
+	d->stopping = true;
+	if (d->ctl_bound) {
+		char path[1200];
+		snprintf(path, sizeof(path), "%s/%s", d->run_dir, CONTROL_SOCK);
+		uv_close((uv_handle_t *)&d->ctl, close_cb_noop);
+		unlink(path);
+		d->ctl_bound = false;
+	}
+	if (d->rec) {
+		rec_close(d->rec);
+		d->rec = NULL;
+	}
+fail_loop:
+	uv_run(&d->loop, UV_RUN_NOWAIT); /* let closed handles finish */
+	uv_loop_close(&d->loop);
+	return rc < 0 ? rc : -EIO;
+}
+
+void argus_daemon_free(struct argus_daemon *d)
+{
+	if (!d)
+		return;
+	if (d->rings)
+		for (unsigned i = 0; i < d->nrings; i++)
+			argus_ring_close(d->rings[i]);
+	free(d->rings);
+	free(d->drops_reported);
+	argus_merge_free(d->merge);
+	tab_free(&d->strings);
+	tab_free(&d->stacks);
+	free(d->buf);
+	free(d->out);
+	free(d);
+}

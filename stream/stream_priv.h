@@ -1,0 +1,117 @@
+/*
+ * stream_priv.h - what the daemon's parts share (not a public header):
+ * the string / stack tables, JSON stream clients, the flight recorder and
+ * the control protocol. daemon.c owns the root object.
+ */
+#ifndef ARGUS_STREAM_PRIV_H
+#define ARGUS_STREAM_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uv.h>
+
+#include "stream.h"
+
+/* The JSON stream's own version (docs/json-stream.md): bumped when a line's
+ * shape changes incompatibly; records inside follow ARGUS_SCHEMA_VERSION. */
+#define ARGUS_STREAM_VERSION 1
+
+#define STREAM_SOCK "stream.sock"
+#define CONTROL_SOCK "control.sock"
+#define HOOKS_SOCK "hooks.sock"
+
+/* ---- tables.c ----------------------------------------------------------- */
+
+struct tab_entry {
+	char *data; /* string bytes (NUL-terminated copy) or ips */
+	size_t len; /* bytes */
+	uint32_t depth;
+	uint64_t hash;
+};
+
+struct tab {
+	struct tab_entry *ent;
+	size_t n, cap;
+	uint32_t *index; /* open addressing: id, 0 = empty */
+	size_t index_cap;
+	uint64_t bytes, refused;
+};
+
+uint32_t tab_string(struct tab *t, const char *s, size_t len);
+uint32_t tab_stack(struct tab *t, const uint64_t *ips, uint32_t depth);
+const struct tab_entry *tab_get(const struct tab *t, uint32_t id);
+void tab_free(struct tab *t);
+
+/* ---- recorder.c: the flight recorder ------------------------------------ */
+
+struct recorder;
+
+struct rec_opts {
+	const char *dir;
+	uint64_t span_ns;       /* keep at least this much event time */
+	uint64_t max_bytes;     /* and never more than this on disk */
+	uint64_t chunk_span_ns; /* event time per chunk file */
+	long gid;               /* group that may read; -1 = root only */
+};
+
+struct rec_stats {
+	uint64_t chunks, bytes;
+	uint64_t first_ts, last_ts; /* span on disk (0 when empty) */
+	uint64_t events, errors, deleted;
+};
+
+int rec_open(struct recorder **r, const struct rec_opts *o, const struct tab *strings,
+	     const struct tab *stacks, char *err, size_t errlen);
+int rec_events(struct recorder *r, const struct argus_event *ev, size_t n);
+void rec_string(struct recorder *r, uint32_t id); /* new table entries */
+void rec_stack(struct recorder *r, uint32_t id);
+void rec_map(struct recorder *r, const struct argus_map *m);
+void rec_build_id(struct recorder *r, const struct argus_build_id *b);
+int rec_flush(struct recorder *r);
+void rec_close(struct recorder *r);
+void rec_get_stats(const struct recorder *r, struct rec_stats *st);
+
+/* Chunk file names: SEQ-FIRST-LAST.argus when closed, SEQ-FIRST.open.argus
+ * while written (or left by a crash). */
+struct rec_chunk {
+	uint64_t seq, first, last; /* last = 0 for an open chunk */
+	uint64_t bytes;
+	bool open;
+	char name[96];
+};
+/* List the chunks in dir, oldest first. */
+int rec_list(const char *dir, struct rec_chunk **out, size_t *n);
+
+/* ---- clients.c: JSON stream clients ------------------------------------- */
+
+struct client;
+struct client_set {
+	struct client *head;
+	uint32_t next_id;
+	uint64_t queue_limit; /* bytes per client */
+	uint64_t connected_total, drops_total;
+	uv_loop_t *loop;
+	const struct tab *strings; /* for string fields in JSON */
+};
+
+/* Adopt an accepted, permitted connection fd (owned from here). */
+void clients_adopt(struct client_set *cs, int fd);
+/* Queue records for every client that wants them; never blocks. */
+void clients_deliver(struct client_set *cs, const struct argus_event *ev, size_t n);
+/* Text / JSON status lines of each client into buf. */
+size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool json);
+unsigned clients_count(const struct client_set *cs);
+/* Try to send what is queued, then close every client. */
+void clients_close_all(struct client_set *cs);
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+uint64_t mono_now_ns(void);
+/* Whether a peer on this unix socket may talk to the daemon: root, the
+ * daemon's own user, or a member of gid. */
+bool peer_allowed(int fd, long gid);
+
+#endif /* ARGUS_STREAM_PRIV_H */

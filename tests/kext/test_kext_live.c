@@ -1,0 +1,536 @@
+/*
+ * test_kext_live.c - the eBPF tracer against real processes (label "live"):
+ * IPC object identity for pipes, unix socketpairs and eventfd, futex wait /
+ * wake pairing, timerfd arm -> fire -> read, wait stacks naming the function
+ * that blocked, drops under a burst into tiny rings, argus never tracing
+ * itself, and the privilege / BTF errors.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+
+#include "collect.h"
+
+#define ROUNDS 40
+
+static bool is_ipc(const struct argus_event *e, uint16_t type, uint32_t pid, uint8_t kind)
+{
+	return e->type == type && e->pid == pid && e->ipc.obj_kind == kind;
+}
+
+/* ---- pipe ping-pong between two processes -------------------------------- */
+struct pingpong {
+	int a2b[2], b2a[2];
+};
+
+static void pong(void *arg)
+{
+	struct pingpong *pp = arg;
+	char b;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		if (read(pp->a2b[0], &b, 1) != 1 || write(pp->b2a[1], &b, 1) != 1)
+			_exit(1);
+	}
+}
+
+static void ping(void *arg)
+{
+	struct pingpong *pp = arg;
+	char b = 'x';
+
+	for (int i = 0; i < ROUNDS; i++) {
+		if (write(pp->a2b[1], &b, 1) != 1 || read(pp->b2a[0], &b, 1) != 1)
+			_exit(1);
+	}
+}
+
+TEST(pipe_pingpong_matches_write_to_read)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	struct pingpong pp;
+
+	require_live();
+	ASSERT(pipe(pp.a2b) == 0 && pipe(pp.b2a) == 0);
+	collector_start(&c, &o);
+	struct gated_child b = spawn_gated(pong, &pp);
+	struct gated_child a = spawn_gated(ping, &pp);
+	trace_and_go(&c, &b);
+	trace_and_go(&c, &a);
+	ASSERT_EQ(wait_child(&c, a.pid), 0);
+	ASSERT_EQ(wait_child(&c, b.pid), 0);
+	collector_finish(&c);
+
+	/* every write of a to the a2b pipe is read by b from the same object */
+	size_t sends = 0, matched = 0, woken = 0;
+	uint64_t obj = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *s = &c.ev[i];
+
+		if (!is_ipc(s, ARGUS_EV_IPC_SEND, a.pid, ARGUS_OBJ_PIPE) || s->ipc.fd != pp.a2b[1])
+			continue;
+		ASSERT_EQ(s->ipc.ret, 1);
+		ASSERT(s->ipc.obj != 0);
+		ASSERT(obj == 0 || obj == s->ipc.obj);
+		obj = s->ipc.obj;
+		sends++;
+		for (size_t j = i + 1; j < c.n; j++) {
+			const struct argus_event *r = &c.ev[j];
+
+			if (is_ipc(r, ARGUS_EV_IPC_RECV, b.pid, ARGUS_OBJ_PIPE) &&
+			    r->ipc.obj == s->ipc.obj) {
+				matched++;
+				break;
+			}
+		}
+	}
+	/* the reader's wake-ups come from the writer */
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *w = &c.ev[i];
+
+		if (w->type == ARGUS_EV_SCHED_WAKEUP && w->tid == (uint32_t)a.pid &&
+		    w->wakeup.wakee_tid == (uint32_t)b.pid)
+			woken++;
+	}
+	ASSERT_EQ(sends, ROUNDS);
+	ASSERT_EQ(matched, ROUNDS);
+	ASSERT_MSG(woken >= ROUNDS / 2, "only %zu of %d reads woken by the writer", woken, ROUNDS);
+	collector_free(&c);
+}
+
+/* ---- unix socketpair across fork: peer_obj ------------------------------- */
+static int sp[2];
+
+static void sock_child(void *arg)
+{
+	(void)arg;
+	char b[8];
+
+	for (int i = 0; i < 10; i++) {
+		if (recv(sp[1], b, sizeof(b), 0) <= 0 || send(sp[1], "pong", 4, 0) != 4)
+			_exit(1);
+	}
+}
+
+static void sock_parent_side(void *arg)
+{
+	(void)arg;
+	char b[8];
+
+	for (int i = 0; i < 10; i++) {
+		if (send(sp[0], "ping", 4, 0) != 4 || recv(sp[0], b, sizeof(b), 0) <= 0)
+			_exit(1);
+	}
+}
+
+TEST(unix_socketpair_send_names_receivers_socket)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	ASSERT(socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0);
+	collector_start(&c, &o);
+	struct gated_child b = spawn_gated(sock_child, NULL);
+	struct gated_child a = spawn_gated(sock_parent_side, NULL);
+	trace_and_go(&c, &b);
+	trace_and_go(&c, &a);
+	ASSERT_EQ(wait_child(&c, a.pid), 0);
+	ASSERT_EQ(wait_child(&c, b.pid), 0);
+	collector_finish(&c);
+
+	size_t sends = 0, matched = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *s = &c.ev[i];
+
+		if (!is_ipc(s, ARGUS_EV_IPC_SEND, a.pid, ARGUS_OBJ_UNIX))
+			continue;
+		sends++;
+		ASSERT(s->ipc.peer_obj != 0 && s->ipc.peer_obj != s->ipc.obj);
+		for (size_t j = i + 1; j < c.n; j++) {
+			const struct argus_event *r = &c.ev[j];
+
+			if (is_ipc(r, ARGUS_EV_IPC_RECV, b.pid, ARGUS_OBJ_UNIX) &&
+			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
+				matched++;
+				break;
+			}
+		}
+	}
+	ASSERT_EQ(sends, 10);
+	ASSERT_EQ(matched, 10);
+	collector_free(&c);
+}
+
+/* ---- eventfd ---------------------------------------------------------------- */
+static int efd;
+
+static void efd_writer(void *arg)
+{
+	(void)arg;
+	uint64_t one = 1;
+
+	for (int i = 0; i < 5; i++) {
+		usleep(5000);
+		if (write(efd, &one, 8) != 8)
+			_exit(1);
+	}
+}
+
+static void efd_reader(void *arg)
+{
+	(void)arg;
+	uint64_t v;
+
+	for (int got = 0; got < 5;) {
+		if (read(efd, &v, 8) != 8)
+			_exit(1);
+		got += (int)v;
+	}
+}
+
+TEST(eventfd_write_matches_read)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	efd = eventfd(0, EFD_CLOEXEC);
+	ASSERT(efd >= 0);
+	collector_start(&c, &o);
+	struct gated_child r = spawn_gated(efd_reader, NULL);
+	struct gated_child w = spawn_gated(efd_writer, NULL);
+	trace_and_go(&c, &r);
+	trace_and_go(&c, &w);
+	ASSERT_EQ(wait_child(&c, w.pid), 0);
+	ASSERT_EQ(wait_child(&c, r.pid), 0);
+	collector_finish(&c);
+
+	uint64_t sobj = 0, robj = 0;
+	size_t sends = 0, recvs = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		if (is_ipc(&c.ev[i], ARGUS_EV_IPC_SEND, w.pid, ARGUS_OBJ_EVENTFD)) {
+			sobj = c.ev[i].ipc.obj;
+			sends++;
+		}
+		if (is_ipc(&c.ev[i], ARGUS_EV_IPC_RECV, r.pid, ARGUS_OBJ_EVENTFD)) {
+			robj = c.ev[i].ipc.obj;
+			recvs++;
+		}
+	}
+	ASSERT_EQ(sends, 5);
+	ASSERT(recvs >= 1);
+	ASSERT(sobj != 0);
+	ASSERT_U64_EQ(sobj, robj);
+	close(efd);
+	collector_free(&c);
+}
+
+/* ---- condition variable: futex wake pairs with the waiter's wake-up -------- */
+struct cv {
+	pthread_mutex_t m;
+	pthread_cond_t cond;
+	int ready;
+	pid_t waiter_tid;
+};
+
+static void *cv_waiter(void *arg)
+{
+	struct cv *cv = arg;
+
+	pthread_mutex_lock(&cv->m);
+	cv->waiter_tid = (pid_t)syscall(SYS_gettid);
+	while (!cv->ready)
+		pthread_cond_wait(&cv->cond, &cv->m);
+	pthread_mutex_unlock(&cv->m);
+	return NULL;
+}
+
+static void cv_main(void *arg)
+{
+	struct cv *cv = arg;
+	pthread_t t;
+
+	pthread_create(&t, NULL, cv_waiter, cv);
+	usleep(50000); /* the waiter is asleep in the futex by now */
+	pthread_mutex_lock(&cv->m);
+	cv->ready = 1;
+	pthread_cond_signal(&cv->cond);
+	pthread_mutex_unlock(&cv->m);
+	pthread_join(t, NULL);
+}
+
+TEST(condvar_futex_wake_pairs_with_waiters_wakeup)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	static struct cv cv = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(cv_main, &cv);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	/* the waiter's FUTEX_WAIT, then main's FUTEX_WAKE on the same word
+	 * waking one thread, with main's sched_waking of the waiter inside it */
+	const struct argus_event *wait = NULL, *wake = NULL;
+	uint32_t waiter = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type == ARGUS_EV_FUTEX_WAIT && e->pid == (uint32_t)g.pid &&
+		    e->tid != (uint32_t)g.pid && !wait) {
+			wait = e;
+			waiter = e->tid;
+		}
+		if (wait && e->type == ARGUS_EV_FUTEX_WAKE && e->tid == (uint32_t)g.pid &&
+		    e->futex.uaddr == wait->futex.uaddr && e->futex.ret >= 1)
+			wake = e;
+	}
+	ASSERT_MSG(wait, "no FUTEX_WAIT of the waiter thread");
+	ASSERT_MSG(wake, "no FUTEX_WAKE on the waiter's futex word");
+	bool paired = false;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *w = &c.ev[i];
+
+		if (w->type == ARGUS_EV_SCHED_WAKEUP && w->tid == (uint32_t)g.pid &&
+		    w->wakeup.wakee_tid == waiter && w->ts <= wake->ts &&
+		    w->ts >= wake->ts - 50000000ull)
+			paired = true;
+	}
+	ASSERT_MSG(paired, "no sched_waking of the waiter by the signaller inside the wake");
+	collector_free(&c);
+}
+
+/* ---- timerfd: arm -> fire -> read on one object ----------------------------- */
+static void timerfd_main(void *arg)
+{
+	(void)arg;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	struct itimerspec its = {.it_value = {.tv_nsec = 20 * 1000 * 1000}};
+	uint64_t n;
+
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) || read(fd, &n, 8) != 8)
+		_exit(1);
+}
+
+TEST(timerfd_arm_fire_and_read_share_the_object)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(timerfd_main, NULL);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	const struct argus_event *arm = NULL, *fire = NULL, *rd = NULL;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type == ARGUS_EV_TIMER_ARM && e->pid == (uint32_t)g.pid &&
+		    e->timer.kind == ARGUS_TIMER_TIMERFD)
+			arm = e;
+		if (arm && !fire && e->type == ARGUS_EV_TIMER_FIRE && e->timer.obj == arm->timer.obj)
+			fire = e;
+		if (fire && e->type == ARGUS_EV_IPC_RECV && e->ipc.obj_kind == ARGUS_OBJ_TIMERFD &&
+		    e->ipc.obj == arm->timer.obj)
+			rd = e;
+	}
+	ASSERT_MSG(arm, "no TIMER_ARM of the timerfd");
+	ASSERT_MSG(fire, "no TIMER_FIRE of the timerfd's hrtimer");
+	ASSERT_MSG(rd, "no read of the timerfd after it fired");
+	ASSERT(arm->timer.expires_ns > arm->ts);
+	ASSERT(fire->ts >= arm->ts + 15000000ull);
+	/* the expiry runs in interrupt context and names no task */
+	ASSERT(fire->flags & ARGUS_F_HARDIRQ);
+	ASSERT_EQ(fire->pid, 0);
+	/* arming it did not run in interrupt context */
+	ASSERT_EQ(arm->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ), 0);
+	collector_free(&c);
+}
+
+/* ---- a thread blocking inside a named function: the stack names it -------- */
+static int block_pipe[2];
+
+/* exported (ENABLE_EXPORTS) so dladdr can name it */
+__attribute__((noinline)) void kext_test_blocking_function(void)
+{
+	char b;
+
+	if (read(block_pipe[0], &b, 1) != 1)
+		_exit(1);
+	__asm__ volatile("" ::: "memory"); /* keep the call from being a tail call */
+}
+
+static void blocking_main(void *arg)
+{
+	(void)arg;
+	kext_test_blocking_function();
+}
+
+TEST(wait_stack_names_the_function_that_blocked)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	ASSERT(pipe(block_pipe) == 0);
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(blocking_main, NULL);
+	trace_and_go(&c, &g);
+	usleep(100000);
+	ASSERT(write(block_pipe[1], "w", 1) == 1);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	bool named = false, has_stack = false;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+		Dl_info info;
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid)
+			continue;
+		has_stack = has_stack || e->stack.ustack != 0;
+		/* the child is a fork of this process: same addresses */
+		if (e->stack.sp_ret && dladdr((void *)(uintptr_t)(e->stack.sp_ret - 1), &info) &&
+		    info.dli_sname && !strcmp(info.dli_sname, "kext_test_blocking_function"))
+			named = true;
+	}
+	ASSERT_MSG(has_stack, "no STACK record with a user stack for the blocked child");
+	ASSERT_MSG(named, "no STACK record whose sp_ret is in kext_test_blocking_function");
+	collector_free(&c);
+}
+
+/* ---- tiny rings under a burst: drops counted and reported ------------------- */
+static void burst(void *arg)
+{
+	(void)arg;
+	int p[2];
+	char b = 0;
+
+	if (pipe(p))
+		_exit(1);
+	for (int i = 0; i < 3000; i++)
+		if (write(p[1], &b, 1) != 1 || read(p[0], &b, 1) != 1)
+			_exit(1);
+}
+
+TEST(tiny_rings_count_and_report_drops)
+{
+	struct argus_kext_opts o = {
+		.pid_filter = true, .no_samples = true, .ring_bytes = 4096};
+	struct collector c;
+
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(burst, NULL);
+	trace_and_go(&c, &g);
+	int status;
+	ASSERT(waitpid(g.pid, &status, 0) == g.pid); /* nobody reads meanwhile */
+	collector_finish(&c);
+
+	uint64_t total = 0;
+	for (unsigned cpu = 0; cpu < argus_kext_ncpus(c.k); cpu++)
+		total += argus_kext_ring_drops(c.k, cpu);
+	ASSERT_MSG(total > 0, "6000 syscalls into 4 KiB rings lost nothing?");
+	/* what was kept plus what was lost accounts for the burst */
+	ASSERT(c.n + total >= 6000);
+
+	struct argus_event drops[64];
+	size_t n = argus_kext_drop_records(c.k, drops, 64, mono_ns());
+	uint64_t reported = 0;
+	for (size_t i = 0; i < n; i++) {
+		ASSERT_EQ(drops[i].type, ARGUS_EV_DROP);
+		if (drops[i].drop.source == ARGUS_DROP_KERNEL_RING)
+			reported += drops[i].drop.count;
+	}
+	ASSERT_U64_EQ(reported, total);
+	/* reported once: the next call has nothing new */
+	ASSERT_EQ(argus_kext_drop_records(c.k, drops, 64, mono_ns()), 0);
+	collector_free(&c);
+}
+
+/* ---- system-wide: argus's own process never appears ------------------------- */
+TEST(argus_never_traces_itself)
+{
+	struct argus_kext_opts o = {0};
+	struct collector c;
+	uint32_t self = getpid();
+	int p[2];
+	char b = 0;
+
+	require_live();
+	collector_start(&c, &o);
+	ASSERT(pipe(p) == 0);
+	for (int i = 0; i < 200; i++) {
+		ASSERT(write(p[1], &b, 1) == 1 && read(p[0], &b, 1) == 1);
+		if (i % 20 == 0)
+			usleep(2000);
+		collector_drain(&c);
+	}
+	collector_finish(&c);
+	ASSERT_MSG(c.n > 0, "system-wide tracing recorded nothing");
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		ASSERT_MSG(e->pid != self, "record type %u names argus (pid %u)", e->type, self);
+		if (e->type == ARGUS_EV_SCHED_SWITCH)
+			ASSERT(e->sched_switch.next_pid != self);
+		if (e->type == ARGUS_EV_SCHED_WAKEUP || e->type == ARGUS_EV_SCHED_WAKEUP_NEW)
+			ASSERT(e->wakeup.wakee_pid != self);
+	}
+	close(p[0]);
+	close(p[1]);
+	collector_free(&c);
+}
+
+/* ---- errors: one clear line and a distinct status --------------------------- */
+TEST(missing_btf_is_nosupport)
+{
+	struct argus_kext_opts o = {.btf_path = "/nonexistent/vmlinux"};
+	struct argus_kext *k = NULL;
+	char err[512];
+
+	require_live();
+	ASSERT_EQ(argus_kext_open(&k, &o, err, sizeof(err)), ARGUS_KEXT_ENOSUPPORT);
+	ASSERT(k == NULL);
+	ASSERT_CONTAINS(err, "BTF");
+	ASSERT(strchr(err, '\n') == NULL);
+}
+
+TEST(unprivileged_is_epriv)
+{
+	require_live();
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct argus_kext *k = NULL;
+		char err[512];
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		int rc = argus_kext_open(&k, NULL, err, sizeof(err));
+		_exit(rc == ARGUS_KEXT_EPRIV && strstr(err, "CAP_BPF") ? 0 : 1);
+	}
+	int status;
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
+	  TEST_ENTRY(unix_socketpair_send_names_receivers_socket),
+	  TEST_ENTRY(eventfd_write_matches_read),
+	  TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
+	  TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
+	  TEST_ENTRY(wait_stack_names_the_function_that_blocked),
+	  TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
+	  TEST_ENTRY(missing_btf_is_nosupport), TEST_ENTRY(unprivileged_is_epriv))
