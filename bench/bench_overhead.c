@@ -10,10 +10,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +29,7 @@ struct overhead_opts {
 	unsigned rounds;
 	unsigned idle_s;
 	const char *argus;
+	const char *argus_opt; /* one extra option for argus record, e.g. --no-recv-enter */
 	char **cmd;
 	char tmpdir[64];
 };
@@ -96,8 +97,8 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 			return -1;
 		snprintf(path, sizeof(path), "%s/argus.argus", o->tmpdir);
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
-		char *argv[] = {(char *)o->argus, "record", "-o", path, "--all", "--ready-fd", fdarg,
-				NULL};
+		char *argv[] = {(char *)o->argus, "record",     "-o",  path,
+		                "--all",          "--ready-fd", fdarg, NULL};
 		pid_t pid = spawn(argv, p[1], true);
 		close(p[1]);
 		ssize_t n = read(p[0], buf, sizeof(buf));
@@ -109,8 +110,9 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 		return pid;
 	}
 	snprintf(path, sizeof(path), "%s/perf.data", o->tmpdir);
-	char *argv[] = {"perf", "record", "-a", "-q", "-e", "sched:sched_switch", "-e",
-			"sched:sched_waking", "-o", path, NULL};
+	char *argv[] = {
+	    "perf", "record", "-a", "-q", "-e", "sched:sched_switch", "-e", "sched:sched_waking",
+	    "-o",   path,     NULL};
 	pid_t pid = spawn(argv, -1, true);
 	usleep(1500000);
 	return pid;
@@ -136,7 +138,7 @@ static double run_once(const struct overhead_opts *o, enum mode m)
 	t0 = now_s();
 	int rc = wait_exit(spawn(o->cmd, -1, false));
 	t1 = now_s();
-	if (tracer > 0 && stop_tracer(tracer) != 0)
+	if (tracer > 0 && stop_tracer(tracer) != 0 && m == MODE_ARGUS)
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
 	return rc == 0 ? t1 - t0 : -1;
 }
@@ -151,7 +153,7 @@ static double busy_seconds(void)
 	if (!f)
 		return 0;
 	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) != 8) {
+	           &v[4], &v[5], &v[6], &v[7]) != 8) {
 		fclose(f);
 		return 0;
 	}
@@ -181,7 +183,7 @@ static void idle_cost(const struct overhead_opts *o)
 	int status;
 	wait4(tracer, &status, 0, &ru);
 	double self = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	              (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	printf("idle machine, %u s each:\n", o->idle_s);
 	printf("  busy CPU without argus   %6.2f %% of one core\n", base * 100);
 	printf("  busy CPU with argus      %6.2f %% of one core (difference %+.2f %%)\n",
@@ -192,10 +194,11 @@ static void idle_cost(const struct overhead_opts *o)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--argus PATH] -- CMD ARGS\n"
-		   "Runs CMD untraced, under argus record --all and under perf record of\n"
-		   "sched_switch + sched_waking, alternating, N rounds each (default 5), and prints\n"
-		   "median wall times and ratios. Needs root and perf.\n");
+	fprintf(f,
+	        "usage: argus bench overhead [--rounds N] [--idle S] [--argus PATH] -- CMD ARGS\n"
+	        "Runs CMD untraced, under argus record --all and under perf record of\n"
+	        "sched_switch + sched_waking, alternating, N rounds each (default 5), and prints\n"
+	        "median wall times and ratios. Needs root and perf.\n");
 }
 
 int argus_bench_overhead(int argc, char **argv)
@@ -211,6 +214,8 @@ int argus_bench_overhead(int argc, char **argv)
 			o.idle_s = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--argus") && i + 1 < argc) {
 			o.argus = argv[++i];
+		} else if (!strcmp(argv[i], "--argus-opt") && i + 1 < argc) {
+			o.argus_opt = argv[++i];
 		} else if (!strcmp(argv[i], "--")) {
 			o.cmd = i + 1 < argc ? &argv[i + 1] : NULL;
 			break;
@@ -246,8 +251,8 @@ int argus_bench_overhead(int argc, char **argv)
 			for (int m = 0; m < MODE_COUNT; m++) {
 				times[m][r] = run_once(&o, (enum mode)m);
 				if (times[m][r] < 0) {
-					fprintf(stderr, "bench overhead: round %u %s failed\n", r + 1,
-						mode_names[m]);
+					fprintf(stderr, "bench overhead: round %u %s failed\n",
+					        r + 1, mode_names[m]);
 					rc = 1;
 					break;
 				}

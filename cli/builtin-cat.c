@@ -9,27 +9,27 @@
 #include "event.h"
 
 static const char cat_usage[] =
-	"usage: argus cat [--json] [--from T] [--to T] [--pid P] [--help] FILE\n"
-	"\n"
-	"Print the events of an .argus trace in file order, one line each. FILE \"-\"\n"
-	"reads standard input.\n"
-	"\n"
-	"  --json       one JSON object per line (NDJSON, docs/events.md); string-table\n"
-	"               ids are resolved to text\n"
-	"  --from T     only events with ts >= T\n"
-	"  --to T       only events with ts <= T\n"
-	"  --pid P      only events of process P (the record's pid)\n"
-	"\n"
-	"T is absolute CLOCK_MONOTONIC nanoseconds (\"123456789000\") or relative to the\n"
-	"trace start in the header with a unit (\"+1.5s\", \"+250ms\"). Chunks outside\n"
-	"--from/--to are not decompressed.\n"
-	"\n"
-	"Text lines: TS +REL cpuN PID/TID TYPE key=value ... (the fields of the JSON\n"
-	"encoding). Every fault is one line on stderr: \"FILE: offset N: what\"; the\n"
-	"events of intact chunks are still printed.\n"
-	"\n"
-	"exit status: 0 ok, 2 usage, 5 the file had faults, 6 cannot open, read or\n"
-	"write, 7 written by a newer argus, 9 out of memory.\n";
+    "usage: argus cat [--json] [--from T] [--to T] [--pid P] [--help] FILE\n"
+    "\n"
+    "Print the events of an .argus trace in file order, one line each. FILE \"-\"\n"
+    "reads standard input.\n"
+    "\n"
+    "  --json       one JSON object per line (NDJSON, docs/events.md); string-table\n"
+    "               ids are resolved to text\n"
+    "  --from T     only events with ts >= T\n"
+    "  --to T       only events with ts <= T\n"
+    "  --pid P      only events of process P (the record's pid)\n"
+    "\n"
+    "T is absolute CLOCK_MONOTONIC nanoseconds (\"123456789000\") or relative to the\n"
+    "trace start in the header with a unit (\"+1.5s\", \"+250ms\"). Chunks outside\n"
+    "--from/--to are not decompressed.\n"
+    "\n"
+    "Text lines: TS +REL cpuN PID/TID TYPE key=value ... (the fields of the JSON\n"
+    "encoding). Every fault is one line on stderr: \"FILE: offset N: what\"; the\n"
+    "events of intact chunks are still printed.\n"
+    "\n"
+    "exit status: 0 ok, 2 usage, 5 the file had faults, 6 cannot open, read or\n"
+    "write, 7 written by a newer argus, 9 out of memory.\n";
 
 static const char *resolve(void *arg, uint32_t id)
 {
@@ -41,7 +41,7 @@ static const char *resolve(void *arg, uint32_t id)
  * fixed prefix, the rest "key=value" with the JSON value as it is.
  */
 static size_t json_to_text(const struct argus_event *e, const char *js, size_t n, uint64_t start,
-			   char *out, size_t cap)
+                           char *out, size_t cap)
 {
 	const char *name = argus_event_type_name(e->type);
 	char tname[16];
@@ -50,9 +50,10 @@ static size_t json_to_text(const struct argus_event *e, const char *js, size_t n
 		name = tname;
 	}
 	uint64_t rel = e->ts >= start ? e->ts - start : start - e->ts;
-	int k = snprintf(out, cap, "%" PRIu64 " %c%" PRIu64 ".%09" PRIu64 " cpu%u %" PRIu32 "/%" PRIu32 " %s",
-			 e->ts, e->ts >= start ? '+' : '-', rel / 1000000000u, rel % 1000000000u,
-			 e->cpu, e->pid, e->tid, name);
+	int k = snprintf(out, cap,
+	                 "%" PRIu64 " %c%" PRIu64 ".%09" PRIu64 " cpu%u %" PRIu32 "/%" PRIu32 " %s",
+	                 e->ts, e->ts >= start ? '+' : '-', rel / 1000000000u, rel % 1000000000u,
+	                 e->cpu, e->pid, e->tid, name);
 	if (k < 0 || (size_t)k >= cap)
 		return 0;
 	size_t o = (size_t)k;
@@ -122,10 +123,12 @@ static int open_exit(int rc)
 int cmd_cat(int argc, char **argv)
 {
 	enum { OPT_FROM = 256, OPT_TO, OPT_PID };
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},    {"json", no_argument, NULL, 'j'},
-		{"from", required_argument, NULL, OPT_FROM}, {"to", required_argument, NULL, OPT_TO},
-		{"pid", required_argument, NULL, OPT_PID},   {0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+	                                     {"json", no_argument, NULL, 'j'},
+	                                     {"from", required_argument, NULL, OPT_FROM},
+	                                     {"to", required_argument, NULL, OPT_TO},
+	                                     {"pid", required_argument, NULL, OPT_PID},
+	                                     {0}};
 	const char *from_s = NULL, *to_s = NULL;
 	bool json = false, by_pid = false;
 	uint64_t pid = 0;
@@ -149,30 +152,32 @@ int cmd_cat(int argc, char **argv)
 		case OPT_PID:
 			if (!cli_parse_u64(optarg, 0, UINT32_MAX, &pid)) {
 				cli_error("cat", "--pid: '%s' is not a process id (0..%u)", optarg,
-					  UINT32_MAX);
+				          UINT32_MAX);
 				return ARGUS_EXIT_USAGE;
 			}
 			by_pid = true;
 			break;
 		case ':':
 			cli_error("cat", "option '%s' needs a value (see argus cat --help)",
-				  argv[optind - 1]);
+			          argv[optind - 1]);
 			return ARGUS_EXIT_USAGE;
 		default:
-			cli_error("cat", "unknown option '%s' (see argus cat --help)", argv[optind - 1]);
+			cli_error("cat", "unknown option '%s' (see argus cat --help)",
+			          argv[optind - 1]);
 			return ARGUS_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1) {
 		cli_error("cat", "%s (see argus cat --help)",
-			  argc - optind < 1 ? "missing FILE" : "expects one FILE");
+		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
 		return ARGUS_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
 	/* times relative to the trace start need its header: check the syntax first */
 	uint64_t from = 0, to = UINT64_MAX;
 	if (from_s && !cli_parse_time(from_s, 0, &from)) {
-		cli_error("cat", "--from: '%s' is not a time (ns, or +DURATION like +1.5s)", from_s);
+		cli_error("cat", "--from: '%s' is not a time (ns, or +DURATION like +1.5s)",
+		          from_s);
 		return ARGUS_EXIT_USAGE;
 	}
 	if (to_s && !cli_parse_time(to_s, 0, &to)) {
@@ -211,7 +216,8 @@ int cmd_cat(int argc, char **argv)
 		if (rc < 0) {
 			fflush(stdout); /* keep the fault next to where it happened */
 			cli_error("cat", "%s", err.msg);
-			status = rc == ARGUS_TRACE_ENOMEM ? ARGUS_EXIT_INTERNAL : ARGUS_EXIT_BADINPUT;
+			status =
+			    rc == ARGUS_TRACE_ENOMEM ? ARGUS_EXIT_INTERNAL : ARGUS_EXIT_BADINPUT;
 			continue;
 		}
 		if (by_pid && e->pid != pid)

@@ -11,19 +11,19 @@
 #include "event.h"
 
 static const char info_usage[] =
-	"usage: argus info [--help] FILE\n"
-	"\n"
-	"Summarize an .argus trace: header (format, producer, host, kernel, boot id,\n"
-	"start time), time span and duration, events by type, processes and threads\n"
-	"(names from comm, exec and fork records), drops by source, table sizes,\n"
-	"ground-truth records of synthetic traces, and faults. FILE \"-\" reads\n"
-	"standard input. Times are shown relative to the trace start (header).\n"
-	"\n"
-	"Every fault is one line on stderr: \"FILE: offset N: what\"; what was intact\n"
-	"is still summarized.\n"
-	"\n"
-	"exit status: 0 ok, 2 usage, 5 the file had faults, 6 cannot open or read,\n"
-	"7 written by a newer argus, 9 out of memory.\n";
+    "usage: argus info [--help] FILE\n"
+    "\n"
+    "Summarize an .argus trace: header (format, producer, host, kernel, boot id,\n"
+    "start time), time span and duration, events by type, processes and threads\n"
+    "(names from comm, exec and fork records), drops by source, table sizes,\n"
+    "ground-truth records of synthetic traces, and faults. FILE \"-\" reads\n"
+    "standard input. Times are shown relative to the trace start (header).\n"
+    "\n"
+    "Every fault is one line on stderr: \"FILE: offset N: what\"; what was intact\n"
+    "is still summarized.\n"
+    "\n"
+    "exit status: 0 ok, 2 usage, 5 the file had faults, 6 cannot open or read,\n"
+    "7 written by a newer argus, 9 out of memory.\n";
 
 /* A thread seen in the trace; comm is its latest name. */
 struct thread {
@@ -123,21 +123,22 @@ static int note(struct summary *s, const struct argus_event *e)
 		if (e->fork.child_pid) {
 			set_comm(thread_get(&s->procs, e->fork.child_pid, 0), e->fork.comm);
 			if (e->fork.child_tid)
-				set_comm(thread_get(&s->threads, e->fork.child_tid, e->fork.child_pid),
-					 e->fork.comm);
+				set_comm(
+				    thread_get(&s->threads, e->fork.child_tid, e->fork.child_pid),
+				    e->fork.comm);
 		}
 		break;
 	case ARGUS_EV_THREAD_NEW:
 		if (e->fork.child_tid) {
 			t = thread_get(&s->threads, e->fork.child_tid,
-				       e->fork.child_pid ? e->fork.child_pid : e->pid);
+			               e->fork.child_pid ? e->fork.child_pid : e->pid);
 			set_comm(t, e->fork.comm);
 		}
 		break;
 	case ARGUS_EV_SCHED_SWITCH:
 		if (e->sched_switch.next_tid) {
 			t = thread_get(&s->threads, e->sched_switch.next_tid,
-				       e->sched_switch.next_pid);
+			               e->sched_switch.next_pid);
 			if (t && !t->comm[0])
 				set_comm(t, e->sched_switch.next_comm);
 		}
@@ -157,10 +158,10 @@ static void print_rel(FILE *f, uint64_t ts, uint64_t start)
 {
 	if (ts >= start)
 		fprintf(f, "+%" PRIu64 ".%09" PRIu64 " s", (ts - start) / 1000000000u,
-			(ts - start) % 1000000000u);
+		        (ts - start) % 1000000000u);
 	else
 		fprintf(f, "-%" PRIu64 ".%09" PRIu64 " s", (start - ts) / 1000000000u,
-			(start - ts) % 1000000000u);
+		        (start - ts) % 1000000000u);
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -239,8 +240,8 @@ static void print_truths(const struct argus_trace_reader *r, uint64_t start)
 		print_rel(stdout, t[i].stall_start, start);
 		printf(" .. ");
 		print_rel(stdout, t[i].stall_end, start);
-		uint64_t dur = t[i].stall_end >= t[i].stall_start ? t[i].stall_end - t[i].stall_start
-								  : 0;
+		uint64_t dur =
+		    t[i].stall_end >= t[i].stall_start ? t[i].stall_end - t[i].stall_start : 0;
 		printf(" (%.3f ms); root %" PRIu32 "/%" PRIu32 " ", dur / 1e6, t[i].root_pid,
 		       t[i].root_tid);
 		print_rel(stdout, t[i].root_start, start);
@@ -271,9 +272,11 @@ static int open_exit(int rc)
 static void print_header(const char *path, const struct argus_trace_meta *m)
 {
 	printf("file:       %s\n", path);
-	printf("format:     version %" PRIu32 ", event schema %" PRIu32 ", little-endian, clock %s\n",
+	printf("format:     version %" PRIu32 ", event schema %" PRIu32
+	       ", little-endian, clock %s\n",
 	       m->version, m->schema, m->clock == CLOCK_MONOTONIC ? "monotonic" : "other");
-	printf("producer:   %s%s\n", m->producer, m->flags & ARGUS_TRACE_F_SYNTH ? " (synthetic)" : "");
+	printf("producer:   %s%s\n", m->producer,
+	       m->flags & ARGUS_TRACE_F_SYNTH ? " (synthetic)" : "");
 	printf("host:       %s\n", m->host[0] ? m->host : "?");
 	printf("kernel:     %s\n", m->kernel[0] ? m->kernel : "?");
 	printf("boot id:    ");
@@ -304,7 +307,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 		cli_error("info", "%s (see argus info --help)",
-			  argc - optind < 1 ? "missing FILE" : "expects one FILE");
+		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
 		return ARGUS_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
@@ -345,15 +348,16 @@ int cmd_info(int argc, char **argv)
 	argus_trace_get_health(r, &h);
 	uint64_t start = m->start_mono_ns;
 
-	printf("events:     %" PRIu64 " in %" PRIu64 " chunk%s (%s)\n", s->events,
-	       h.chunks_ok, h.chunks_ok == 1 ? "" : "s", h.indexed ? "indexed" : "no index");
+	printf("events:     %" PRIu64 " in %" PRIu64 " chunk%s (%s)\n", s->events, h.chunks_ok,
+	       h.chunks_ok == 1 ? "" : "s", h.indexed ? "indexed" : "no index");
 	if (s->events) {
 		printf("time span:  ");
 		print_rel(stdout, s->first_ts, start);
 		printf(" .. ");
 		print_rel(stdout, s->last_ts, start);
 		uint64_t d = s->last_ts - s->first_ts;
-		printf(" (duration %" PRIu64 ".%09" PRIu64 " s)\n", d / 1000000000u, d % 1000000000u);
+		printf(" (duration %" PRIu64 ".%09" PRIu64 " s)\n", d / 1000000000u,
+		       d % 1000000000u);
 		printf("events by type:\n");
 		for (unsigned t = 0; t < ARGUS_EV_TYPE_MAX; t++) {
 			if (!s->by_type[t])
@@ -373,8 +377,9 @@ int cmd_info(int argc, char **argv)
 		printf("none recorded\n");
 	} else {
 		static const char *const src[] = {"kernel_ring", "hook_ring", "merge",
-						  "client", "decode", "stack"};
-		printf("%" PRIu64 " DROP record%s:", s->drop_records, s->drop_records == 1 ? "" : "s");
+		                                  "client",      "decode",    "stack"};
+		printf("%" PRIu64 " DROP record%s:", s->drop_records,
+		       s->drop_records == 1 ? "" : "s");
 		for (unsigned i = 0; i < 8; i++)
 			if (s->drops[i])
 				printf(" %s %" PRIu64, i < 6 ? src[i] : "other", s->drops[i]);

@@ -21,8 +21,8 @@
 #include "ringbuf.h"
 #include "stream.h"
 
-#define LIVE_BATCH 4096
-#define LIVE_POLL_MS 50                 /* rings are read at least this often */
+#define LIVE_BATCH        4096
+#define LIVE_POLL_MS      50           /* rings are read at least this often */
 #define LIVE_MAX_DELAY_NS 100000000ull /* merge watermark: a quiet CPU holds 100 ms */
 
 struct live {
@@ -49,19 +49,19 @@ static uint64_t mono_ns(void)
 }
 
 int live_parse_common(struct live_opts *o, int argc, char **argv, int *i, pid_t *pids,
-		      size_t max_pids)
+                      size_t max_pids)
 {
 	const char *a = argv[*i], *name = o->name;
 	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
 	uint64_t v;
 
-#define NEED_VALUE()                                                                         \
-	do {                                                                                 \
-		if (!val) {                                                                  \
-			cli_error(name, "%s needs a value", a);                             \
-			return ARGUS_EXIT_USAGE;                                             \
-		}                                                                            \
-		++*i;                                                                        \
+#define NEED_VALUE()                                                                               \
+	do {                                                                                       \
+		if (!val) {                                                                        \
+			cli_error(name, "%s needs a value", a);                                    \
+			return ARGUS_EXIT_USAGE;                                                   \
+		}                                                                                  \
+		++*i;                                                                              \
 	} while (0)
 
 	if (!strcmp(a, "--pid") || !strcmp(a, "-p")) {
@@ -105,6 +105,8 @@ int live_parse_common(struct live_opts *o, int argc, char **argv, int *i, pid_t 
 		o->kext.no_samples = true;
 	} else if (!strcmp(a, "--no-irqs")) {
 		o->kext.no_irqs = true;
+	} else if (!strcmp(a, "--no-recv-enter")) {
+		o->kext.no_recv_enter = true;
 	} else if (!strcmp(a, "--")) {
 		if (*i + 1 >= argc) {
 			cli_error(name, "-- needs a command");
@@ -156,7 +158,7 @@ static int spawn_held(struct live *l)
 			_exit(127); /* argus gave up: do not run untraced */
 		execvp(l->o.cmd[0], l->o.cmd);
 		fprintf(stderr, "argus %s: cannot run %s: %s\n", l->o.name, l->o.cmd[0],
-			strerror(errno));
+		        strerror(errno));
 		_exit(127);
 	}
 	close(p[0]);
@@ -217,7 +219,7 @@ int live_open(struct live **lp, const struct live_opts *o)
 	}
 	for (unsigned c = 0; c < l->nrings; c++) {
 		rc = argus_ring_open_bpf(&l->rings[c], argus_kext_ring_fd(l->k, c), c,
-					 argus_kext_ring_drops, l->k);
+		                         argus_kext_ring_drops, l->k);
 		if (rc) {
 			cli_error(o->name, "cannot read the ring of CPU %u: %s", c, strerror(-rc));
 			rc = ARGUS_EXIT_INTERNAL;
@@ -286,7 +288,9 @@ static int pump(struct live *l, const struct argus_sink *s, bool final)
 
 		while ((n = argus_ring_read(l->rings[c], l->buf, LIVE_BATCH)) > 0) {
 			any = true;
-			if (argus_merge_push(l->merge, c, l->buf, n, now))
+			/* /proc is read while short-lived processes still live */
+			if (argus_kext_prefetch(l->k, l->buf, n, s) < 0 ||
+			    argus_merge_push(l->merge, c, l->buf, n, now))
 				return -1;
 			if (n < LIVE_BATCH)
 				break;
@@ -294,8 +298,8 @@ static int pump(struct live *l, const struct argus_sink *s, bool final)
 		if (!any)
 			argus_merge_quiet(l->merge, c, now);
 	}
-	while ((n = final ? argus_merge_drain(l->merge, l->buf, LIVE_BATCH) :
-			    argus_merge_pop(l->merge, l->buf, LIVE_BATCH, now)) > 0) {
+	while ((n = final ? argus_merge_drain(l->merge, l->buf, LIVE_BATCH)
+	                  : argus_merge_pop(l->merge, l->buf, LIVE_BATCH, now)) > 0) {
 		if (deliver(l, l->buf, n, s))
 			return -1;
 	}
@@ -410,12 +414,12 @@ void live_close(struct live *l)
 static void record_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
-		"                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-		"                    [--ready-fd FD] [-- CMD ARGS...]\n\n"
-		"Trace the machine (default), some processes and their children, or CMD and its\n"
-		"children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
-		"Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
+	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
+	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
+	        "                    [--ready-fd FD] [-- CMD ARGS...]\n\n"
+	        "Trace the machine (default), some processes and their children, or CMD and its\n"
+	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
+	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
 }
 
 int cmd_record(int argc, char **argv)
@@ -453,7 +457,8 @@ int cmd_record(int argc, char **argv)
 		if (rc > 0)
 			return rc;
 		if (rc < 0) {
-			cli_error("record", "unknown option '%s' (see argus record --help)", argv[i]);
+			cli_error("record", "unknown option '%s' (see argus record --help)",
+			          argv[i]);
 			return ARGUS_EXIT_USAGE;
 		}
 	}
@@ -491,9 +496,9 @@ int cmd_record(int argc, char **argv)
 		return ARGUS_EXIT_IO;
 	}
 	fprintf(stderr,
-		"argus record: %llu records to %s; lost: %llu (kernel rings), %llu stacks; "
-		"late: %llu\n",
-		(unsigned long long)st.events, out, (unsigned long long)st.ring_drops,
-		(unsigned long long)st.stack_drops, (unsigned long long)st.late);
+	        "argus record: %llu records to %s; lost: %llu (kernel rings), %llu stacks; "
+	        "late: %llu\n",
+	        (unsigned long long)st.events, out, (unsigned long long)st.ring_drops,
+	        (unsigned long long)st.stack_drops, (unsigned long long)st.late);
 	return rc;
 }

@@ -23,6 +23,8 @@ static void usage(FILE *f)
 		"  --run-dir DIR       sockets (default " ARGUS_RUN_DIR ")\n"
 		"  --recorder DIR      flight recorder (default " ARGUS_REC_DIR ")\n"
 		"  --no-recorder       no flight recorder\n"
+		"  --hooks-dir DIR     socket hooked applications get rings from\n"
+		"                      (default /run/argus-hooks; \"\" = none)\n"
 		"  --keep DURATION     recorder span (default 5m)\n"
 		"  --keep-bytes SIZE   recorder size bound (default 2G); the lesser wins\n"
 		"  --chunk DURATION    event time per recorder chunk file (default 10s)\n"
@@ -85,6 +87,8 @@ int cmd_start(int argc, char **argv)
 			o.run_dir = v, i++;
 		} else if (!strcmp(a, "--recorder")) {
 			o.rec_dir = v, i++;
+		} else if (!strcmp(a, "--hooks-dir")) {
+			o.hooks_dir = v, i++;
 		} else if (!strcmp(a, "--group")) {
 			struct group *g = getgrnam(v);
 			if (!g) {

@@ -127,11 +127,12 @@ static uint32_t number_stack(void *arg, const uint64_t *ips, uint32_t depth)
 
 static void stream_usage(FILE *f)
 {
-	fprintf(f, "usage: argus stream --json [--duration S] [--pid P... | --all] [--comm NAME]\n"
-		   "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-		   "                    [-- CMD ARGS...]\n\n"
-		   "Trace live and print each record as a line of JSON (docs/events.md) until\n"
-		   "SIGINT/SIGTERM, --duration or CMD's exit. Needs root or CAP_BPF + CAP_PERFMON.\n");
+	fprintf(f,
+	        "usage: argus stream --json [--duration S] [--pid P... | --all] [--comm NAME]\n"
+	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
+	        "                    [-- CMD ARGS...]\n\n"
+	        "Trace live and print each record as a line of JSON (docs/events.md) until\n"
+	        "SIGINT/SIGTERM, --duration or CMD's exit. Needs root or CAP_BPF + CAP_PERFMON.\n");
 }
 
 int cmd_stream(int argc, char **argv)
@@ -154,7 +155,8 @@ int cmd_stream(int argc, char **argv)
 		if (rc > 0)
 			return rc;
 		if (rc < 0) {
-			cli_error("stream", "unknown option '%s' (see argus stream --help)", argv[i]);
+			cli_error("stream", "unknown option '%s' (see argus stream --help)",
+			          argv[i]);
 			return ARGUS_EXIT_USAGE;
 		}
 	}
@@ -172,10 +174,10 @@ int cmd_stream(int argc, char **argv)
 		return ARGUS_EXIT_INTERNAL;
 	}
 	struct argus_sink sink = {
-		.events = print_events,
-		.intern_string = intern_string,
-		.intern_stack = number_stack,
-		.arg = j,
+	    .events = print_events,
+	    .intern_string = intern_string,
+	    .intern_stack = number_stack,
+	    .arg = j,
 	};
 	struct live *l;
 	signal(SIGPIPE, SIG_IGN); /* a closed reader ends the stream, cleanly */

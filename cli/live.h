@@ -38,7 +38,7 @@ struct live_stats {
  * Returns -1 for an option it does not know (the caller handles it), 0
  * when consumed (*i advanced past its argument), or an exit code > 0. */
 int live_parse_common(struct live_opts *o, int argc, char **argv, int *i, pid_t *pids,
-		      size_t max_pids);
+                      size_t max_pids);
 
 /* Start tracing; prints one line and returns an exit code (cli.h) on error. */
 int live_open(struct live **l, const struct live_opts *o);

@@ -15,9 +15,9 @@
 
 #include "event.h"
 
-#define TF_MAGIC "ARGUSTRC" /* 8 bytes, no NUL */
+#define TF_MAGIC       "ARGUSTRC" /* 8 bytes, no NUL */
 #define TF_HEADER_SIZE 512
-#define TF_BYTE_ORDER 0x01020304u /* reads as 04 03 02 01 on disk (LE) */
+#define TF_BYTE_ORDER  0x01020304u /* reads as 04 03 02 01 on disk (LE) */
 
 struct tf_header {
 	char magic[8];
@@ -30,9 +30,9 @@ struct tf_header {
 	uint8_t boot_id[16];
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
-	char host[64];     /* NUL-padded */
-	char kernel[128];  /* NUL-padded */
-	char producer[64]; /* NUL-padded */
+	char host[64];         /* NUL-padded */
+	char kernel[128];      /* NUL-padded */
+	char producer[64];     /* NUL-padded */
 	uint32_t chunk_events; /* the writer's events per chunk (informational) */
 	uint8_t reserved[184]; /* zero */
 	uint32_t crc;          /* crc32 of bytes [0, 508) */
@@ -60,7 +60,7 @@ enum tf_codec {
 
 enum tf_transform {
 	TF_XFORM_NONE = 0,
-	TF_XFORM_EV1 = 1, /* events: ts delta + byte transposition */
+	TF_XFORM_TSDELTA = 1, /* events: each ts minus the previous record's ts */
 };
 
 struct tf_block {
@@ -82,8 +82,8 @@ _Static_assert(sizeof(struct tf_block) == 48, "tf_block size");
 
 /* Bounds every reader enforces before allocating anything. */
 #define TF_MAX_CHUNK_EVENTS (1u << 20)
-#define TF_MAX_RAW (64u << 20) /* any block's decompressed payload */
-#define TF_MAX_STORED (TF_MAX_RAW + (TF_MAX_RAW >> 7) + (1u << 16))
+#define TF_MAX_RAW          (64u << 20) /* any block's decompressed payload */
+#define TF_MAX_STORED       (TF_MAX_RAW + (TF_MAX_RAW >> 7) + (1u << 16))
 
 /* Table entries. STRINGS: {u32 id, u32 len, len bytes}; STACKS: {u32 id,
  * u32 depth, depth x u64}. Ids rise strictly through a file. */
@@ -153,15 +153,24 @@ struct tf_trailer {
 _Static_assert(sizeof(struct tf_trailer) == 24, "tf_trailer size");
 #define TF_TRAILER_TOTAL (sizeof(struct tf_block) + sizeof(struct tf_trailer))
 
+/* Fuzz builds accept any checksum so the fuzzer reaches the parsers behind
+ * them (libFuzzer's convention); every other build checks. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define TF_CRC_MATCH(stored, computed) ((void)(stored), (void)(computed), 1)
+#else
+#define TF_CRC_MATCH(stored, computed) ((stored) == (computed))
+#endif
+
 /* trace_common.c */
 uint32_t tf_crc32(const void *p, size_t n);
 void tf_block_seal(struct tf_block *b); /* sets magic and hdr_crc */
 /* Header fields that are valid and in bounds; NULL when so, else what is wrong. */
 const char *tf_block_check(const struct tf_block *b);
-/* Transform n events for compression (ev1) into out (n * 64 bytes) and back. */
-void tf_ev1_encode(const struct argus_event *ev, size_t n, uint8_t *out);
-void tf_ev1_decode(const uint8_t *in, size_t n, struct argus_event *ev);
+/* The TSDELTA transform, in place; decode also gives the smallest and
+ * largest ts (the block header's min_ts / max_ts). */
+void tf_tsdelta_encode(struct argus_event *ev, size_t n);
+void tf_tsdelta_decode(struct argus_event *ev, size_t n, uint64_t *min_ts, uint64_t *max_ts);
 void tf_error(struct argus_trace_error *err, int code, const char *name, uint64_t off,
-	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif /* ARGUS_TRACE_FORMAT_H */

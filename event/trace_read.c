@@ -19,7 +19,7 @@
 #include "trace_format.h"
 
 #define MAX_FAULTS_KEPT 4096 /* faults beyond are counted, not kept */
-#define ARENA_BLOCK (64u << 10)
+#define ARENA_BLOCK     (64u << 10)
 
 struct blockref {
 	uint64_t off;
@@ -81,7 +81,7 @@ struct argus_trace_reader {
 	uint64_t from, to;
 
 	struct argus_trace_error *faults;
-	size_t nfaults, fault_next;
+	size_t nfaults, faults_cap, fault_next;
 
 	struct arena_blk *arena;
 	struct vec strings; /* struct strref, ids rising */
@@ -92,16 +92,17 @@ struct argus_trace_reader {
 };
 
 static const char *const kind_names[] = {
-	[TF_EVENTS] = "event chunk", [TF_STRINGS] = "string table", [TF_STACKS] = "stack table",
-	[TF_MAPS] = "map table",     [TF_BUILD_IDS] = "build-id table",
-	[TF_SYMBOLS] = "symbol table", [TF_TRUTHS] = "ground-truth table",
-	[TF_INDEX] = "index",        [TF_TRAILER] = "trailer",
+    [TF_EVENTS] = "event chunk",        [TF_STRINGS] = "string table",
+    [TF_STACKS] = "stack table",        [TF_MAPS] = "map table",
+    [TF_BUILD_IDS] = "build-id table",  [TF_SYMBOLS] = "symbol table",
+    [TF_TRUTHS] = "ground-truth table", [TF_INDEX] = "index",
+    [TF_TRAILER] = "trailer",
 };
 
 static const char *kind_name(unsigned k)
 {
 	return k < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[k] ? kind_names[k]
-									       : "unknown block";
+	                                                                       : "unknown block";
 }
 
 /* ---- small containers ---- */
@@ -141,17 +142,20 @@ static void *arena_alloc(struct argus_trace_reader *r, size_t n)
 /* ---- faults ---- */
 
 static void add_fault(struct argus_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void add_fault(struct argus_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 {
 	r->health.faults++;
 	if (r->nfaults >= MAX_FAULTS_KEPT)
 		return;
-	if (!r->faults) {
-		r->faults = calloc(MAX_FAULTS_KEPT, sizeof(*r->faults));
-		if (!r->faults)
+	if (r->nfaults == r->faults_cap) {
+		size_t cap = r->faults_cap ? r->faults_cap * 2 : 16;
+		struct argus_trace_error *f = realloc(r->faults, cap * sizeof(*f));
+		if (!f)
 			return;
+		r->faults = f;
+		r->faults_cap = cap;
 	}
 	char what[160];
 	va_list ap;
@@ -187,7 +191,8 @@ static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t le
 		return NULL; /* never happens: scans only move forward */
 	if (off + len > r->buf_off + r->buf_cap) {
 		/* make room: drop what lies before off, grow to len */
-		size_t skip = off - r->buf_off < r->buf_len ? (size_t)(off - r->buf_off) : r->buf_len;
+		size_t skip =
+		    off - r->buf_off < r->buf_len ? (size_t)(off - r->buf_off) : r->buf_len;
 		if (skip) {
 			memmove(r->buf, r->buf + skip, r->buf_len - skip);
 			r->buf_len -= skip;
@@ -197,7 +202,7 @@ static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t le
 			/* the caller skips past buffered bytes: read and drop */
 			uint8_t sink[4096];
 			size_t want = off - r->buf_off < sizeof(sink) ? (size_t)(off - r->buf_off)
-								     : sizeof(sink);
+			                                              : sizeof(sink);
 			ssize_t k = read(r->fd, sink, want);
 			if (k < 0 && errno == EINTR)
 				continue;
@@ -238,7 +243,7 @@ static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t le
 
 /* The block header at off: 0 valid, else ETRUNC / ECORRUPT with *why. */
 static int read_header(struct argus_trace_reader *r, uint64_t off, struct tf_block *bh,
-		       const char **why, size_t *have)
+                       const char **why, size_t *have)
 {
 	const uint8_t *p = peek(r, off, sizeof(*bh), have);
 	if (*have < sizeof(*bh)) {
@@ -252,48 +257,64 @@ static int read_header(struct argus_trace_reader *r, uint64_t off, struct tf_blo
 
 /* Stored payload of a checked header, or NULL (fault recorded). */
 static const uint8_t *read_stored(struct argus_trace_reader *r, uint64_t off,
-				  const struct tf_block *bh)
+                                  const struct tf_block *bh)
 {
 	size_t have;
 	const uint8_t *p = peek(r, off + sizeof(*bh), bh->stored_size, &have);
 	if (have < bh->stored_size) {
 		add_fault(r, ARGUS_TRACE_ETRUNC, off,
-			  "file ends inside a %s (%zu of %u payload bytes)", kind_name(bh->kind),
-			  have, bh->stored_size);
+		          "file ends inside a %s (%zu of %u payload bytes)", kind_name(bh->kind),
+		          have, bh->stored_size);
 		return NULL;
 	}
-	if (tf_crc32(p, bh->stored_size) != bh->data_crc) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s checksum mismatch", kind_name(bh->kind));
+	if (!TF_CRC_MATCH(bh->data_crc, tf_crc32(p, bh->stored_size))) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s checksum mismatch",
+		          kind_name(bh->kind));
 		return NULL;
 	}
 	return p;
 }
 
-/* Checked, decompressed payload (raw_size bytes), or NULL (fault recorded). */
-static const uint8_t *read_payload(struct argus_trace_reader *r, uint64_t off,
-				   const struct tf_block *bh)
+/* The checked payload decompressed into dst (raw_size bytes); false when
+ * damaged (fault recorded). */
+static bool decode_into(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh,
+                        void *dst)
 {
 	const uint8_t *p = read_stored(r, off, bh);
-	if (!p || bh->codec == TF_CODEC_NONE)
-		return p;
+	if (!p)
+		return false;
+	if (bh->codec == TF_CODEC_NONE) {
+		if (bh->raw_size)
+			memcpy(dst, p, bh->raw_size);
+		return true;
+	}
+	size_t z = ZSTD_decompressDCtx(r->dctx, dst, bh->raw_size, p, bh->stored_size);
+	if (ZSTD_isError(z) || z != bh->raw_size) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s does not decompress: %s",
+		          kind_name(bh->kind),
+		          ZSTD_isError(z) ? ZSTD_getErrorName(z) : "size mismatch");
+		return false;
+	}
+	return true;
+}
+
+/* A table's checked, decompressed payload, or NULL (fault recorded). */
+static const uint8_t *read_payload(struct argus_trace_reader *r, uint64_t off,
+                                   const struct tf_block *bh)
+{
+	if (bh->codec == TF_CODEC_NONE)
+		return read_stored(r, off, bh);
 	if (bh->raw_size > r->raw_cap) {
 		uint8_t *n = realloc(r->raw, bh->raw_size);
 		if (!n) {
 			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for a %s",
-				  kind_name(bh->kind));
+			          kind_name(bh->kind));
 			return NULL;
 		}
 		r->raw = n;
 		r->raw_cap = bh->raw_size;
 	}
-	size_t z = ZSTD_decompressDCtx(r->dctx, r->raw, bh->raw_size, p, bh->stored_size);
-	if (ZSTD_isError(z) || z != bh->raw_size) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s does not decompress: %s",
-			  kind_name(bh->kind),
-			  ZSTD_isError(z) ? ZSTD_getErrorName(z) : "size mismatch");
-		return NULL;
-	}
-	return r->raw;
+	return decode_into(r, off, bh, r->raw) ? r->raw : NULL;
 }
 
 /*
@@ -328,7 +349,7 @@ static int scan_block(struct argus_trace_reader *r, uint64_t *off, struct tf_blo
 		if (tf_block_check(bh))
 			continue;
 		add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; skipped %llu bytes to the next block",
-			  why, (unsigned long long)(o - bad));
+		          why, (unsigned long long)(o - bad));
 		*off = o;
 		return 1;
 	}
@@ -342,23 +363,25 @@ static int cmp_u32(uint32_t a, uint32_t b)
 }
 
 static void load_strings(struct argus_trace_reader *r, uint64_t off, const uint8_t *p, size_t n,
-			 uint32_t count)
+                         uint32_t count)
 {
 	size_t pos = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		struct tf_str_ent e;
 		if (n - pos < sizeof(e)) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table ends inside entry %u", i);
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table ends inside entry %u",
+			          i);
 			return;
 		}
 		memcpy(&e, p + pos, sizeof(e));
 		pos += sizeof(e);
 		if (e.len > n - pos) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string %u longer than its table", e.id);
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string %u longer than its table",
+			          e.id);
 			return;
 		}
 		const struct strref *last =
-			r->strings.n ? (const struct strref *)r->strings.p + r->strings.n - 1 : NULL;
+		    r->strings.n ? (const struct strref *)r->strings.p + r->strings.n - 1 : NULL;
 		if (!e.id || (last && e.id <= last->id)) {
 			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string id %u out of order", e.id);
 			return;
@@ -375,28 +398,30 @@ static void load_strings(struct argus_trace_reader *r, uint64_t off, const uint8
 		pos += e.len;
 	}
 	if (pos != n)
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table has %zu trailing bytes", n - pos);
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table has %zu trailing bytes",
+		          n - pos);
 }
 
 static void load_stacks(struct argus_trace_reader *r, uint64_t off, const uint8_t *p, size_t n,
-			uint32_t count)
+                        uint32_t count)
 {
 	size_t pos = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		struct tf_stack_ent e;
 		if (n - pos < sizeof(e)) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table ends inside entry %u", i);
+			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table ends inside entry %u",
+			          i);
 			return;
 		}
 		memcpy(&e, p + pos, sizeof(e));
 		pos += sizeof(e);
 		if (e.depth > ARGUS_STACK_MAX_DEPTH || (size_t)e.depth * 8 > n - pos) {
 			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack %u has a bad depth %u", e.id,
-				  e.depth);
+			          e.depth);
 			return;
 		}
 		const struct stackref *last =
-			r->stacks.n ? (const struct stackref *)r->stacks.p + r->stacks.n - 1 : NULL;
+		    r->stacks.n ? (const struct stackref *)r->stacks.p + r->stacks.n - 1 : NULL;
 		if (!e.id || (last && e.id <= last->id)) {
 			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack id %u out of order", e.id);
 			return;
@@ -412,19 +437,21 @@ static void load_stacks(struct argus_trace_reader *r, uint64_t off, const uint8_
 		pos += (size_t)e.depth * 8;
 	}
 	if (pos != n)
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table has %zu trailing bytes", n - pos);
+		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table has %zu trailing bytes",
+		          n - pos);
 }
 
 static void load_fixed(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh,
-		       const uint8_t *p)
+                       const uint8_t *p)
 {
-	static const size_t disk_size[] = {
-		[TF_MAPS] = sizeof(struct tf_map), [TF_BUILD_IDS] = sizeof(struct tf_build_id),
-		[TF_SYMBOLS] = sizeof(struct tf_symbol), [TF_TRUTHS] = sizeof(struct tf_truth)};
+	static const size_t disk_size[] = {[TF_MAPS] = sizeof(struct tf_map),
+	                                   [TF_BUILD_IDS] = sizeof(struct tf_build_id),
+	                                   [TF_SYMBOLS] = sizeof(struct tf_symbol),
+	                                   [TF_TRUTHS] = sizeof(struct tf_truth)};
 	size_t unit = disk_size[bh->kind];
 	if ((uint64_t)bh->count * unit != bh->raw_size) {
 		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s size does not match its %u entries",
-			  kind_name(bh->kind), bh->count);
+		          kind_name(bh->kind), bh->count);
 		return;
 	}
 	for (uint32_t i = 0; i < bh->count; i++, p += unit) {
@@ -435,16 +462,21 @@ static void load_fixed(struct argus_trace_reader *r, uint64_t off, const struct 
 			memcpy(&d, p, sizeof(d));
 			struct argus_map *m = slot = vec_push(&r->maps, sizeof(*m));
 			if (m)
-				*m = (struct argus_map){.ts = d.ts, .pid = d.pid, .path_str = d.path_str,
-							.start = d.start, .end = d.end,
-							.pgoff = d.pgoff, .prot = d.prot};
+				*m = (struct argus_map){.ts = d.ts,
+				                        .pid = d.pid,
+				                        .path_str = d.path_str,
+				                        .start = d.start,
+				                        .end = d.end,
+				                        .pgoff = d.pgoff,
+				                        .prot = d.prot};
 			break;
 		}
 		case TF_BUILD_IDS: {
 			struct tf_build_id d;
 			memcpy(&d, p, sizeof(d));
 			if (d.len > sizeof(d.id)) {
-				add_fault(r, ARGUS_TRACE_ECORRUPT, off, "build id of %u bytes", d.len);
+				add_fault(r, ARGUS_TRACE_ECORRUPT, off, "build id of %u bytes",
+				          d.len);
 				return;
 			}
 			struct argus_build_id *b = slot = vec_push(&r->build_ids, sizeof(*b));
@@ -462,8 +494,9 @@ static void load_fixed(struct argus_trace_reader *r, uint64_t off, const struct 
 			struct argus_symbol *s = slot = vec_push(&r->symbols, sizeof(*s));
 			if (s)
 				*s = (struct argus_symbol){.path_str = d.path_str,
-							   .name_str = d.name_str,
-							   .offset = d.offset, .size = d.size};
+				                           .name_str = d.name_str,
+				                           .offset = d.offset,
+				                           .size = d.size};
 			break;
 		}
 		case TF_TRUTHS: {
@@ -471,7 +504,8 @@ static void load_fixed(struct argus_trace_reader *r, uint64_t off, const struct 
 			memcpy(&d, p, sizeof(d));
 			struct argus_truth *t = slot = vec_push(&r->truths, sizeof(*t));
 			if (t) {
-				memset(t, 0, sizeof(*t)); /* padding too: records compare bytewise */
+				memset(t, 0,
+				       sizeof(*t)); /* padding too: records compare bytewise */
 				t->kind = d.kind;
 				t->ui_pid = d.ui_pid;
 				t->ui_tid = d.ui_tid;
@@ -529,34 +563,37 @@ static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct 
 {
 	r->nev = r->ev_next = 0;
 	r->health.chunks_decoded++;
-	const uint8_t *p = read_payload(r, off, bh);
-	if (p && bh->count > r->ev_cap) {
+	bool ok = true;
+	if (bh->count > r->ev_cap) {
 		struct argus_event *n = realloc(r->evs, (size_t)bh->count * sizeof(*n));
 		if (!n) {
 			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for an event chunk");
-			p = NULL;
+			ok = false;
 		} else {
 			r->evs = n;
 			r->ev_cap = bh->count;
 		}
 	}
-	if (p) {
-		if (bh->transform == TF_XFORM_EV1)
-			tf_ev1_decode(p, bh->count, r->evs);
-		else
-			memcpy(r->evs, p, (size_t)bh->count * sizeof(*r->evs));
+	/* straight into the event array: no copy on the fast path */
+	if (ok)
+		ok = decode_into(r, off, bh, r->evs);
+	if (ok) {
 		uint64_t lo = UINT64_MAX, hi = 0;
-		for (uint32_t i = 0; i < bh->count; i++) {
-			lo = r->evs[i].ts < lo ? r->evs[i].ts : lo;
-			hi = r->evs[i].ts > hi ? r->evs[i].ts : hi;
+		if (bh->transform == TF_XFORM_TSDELTA) {
+			tf_tsdelta_decode(r->evs, bh->count, &lo, &hi);
+		} else {
+			for (uint32_t i = 0; i < bh->count; i++) {
+				lo = r->evs[i].ts < lo ? r->evs[i].ts : lo;
+				hi = r->evs[i].ts > hi ? r->evs[i].ts : hi;
+			}
 		}
 		if (lo != bh->min_ts || hi != bh->max_ts) {
 			add_fault(r, ARGUS_TRACE_ECORRUPT, off,
-				  "event chunk times differ from its header");
-			p = NULL;
+			          "event chunk times differ from its header");
+			ok = false;
 		}
 	}
-	if (!p) {
+	if (!ok) {
 		r->health.chunks_bad++;
 		r->health.events_lost += bh->count;
 		return false;
@@ -594,32 +631,32 @@ static int check_header(struct argus_trace_reader *r, struct argus_trace_error *
 	}
 	if (have < TF_HEADER_SIZE) {
 		tf_error(err, ARGUS_TRACE_ETRUNC, r->name, have,
-			 "file ends inside the header (%zu of %u bytes)", have, TF_HEADER_SIZE);
+		         "file ends inside the header (%zu of %u bytes)", have, TF_HEADER_SIZE);
 		return ARGUS_TRACE_ETRUNC;
 	}
 	struct tf_header h;
 	memcpy(&h, p, sizeof(h));
 	if (h.version > ARGUS_TRACE_VERSION) {
 		tf_error(err, ARGUS_TRACE_EVERSION, r->name, offsetof(struct tf_header, version),
-			 "format version %u is newer than this argus reads (%u)", h.version,
-			 ARGUS_TRACE_VERSION);
+		         "format version %u is newer than this argus reads (%u)", h.version,
+		         ARGUS_TRACE_VERSION);
 		return ARGUS_TRACE_EVERSION;
 	}
-	if (h.crc != tf_crc32(&h, offsetof(struct tf_header, crc))) {
+	if (!TF_CRC_MATCH(h.crc, tf_crc32(&h, offsetof(struct tf_header, crc)))) {
 		tf_error(err, ARGUS_TRACE_ECORRUPT, r->name, offsetof(struct tf_header, crc),
-			 "header checksum mismatch");
+		         "header checksum mismatch");
 		return ARGUS_TRACE_ECORRUPT;
 	}
 	if (h.version == 0 || h.header_size != TF_HEADER_SIZE || h.byte_order != TF_BYTE_ORDER) {
 		tf_error(err, ARGUS_TRACE_ECORRUPT, r->name, offsetof(struct tf_header, version),
-			 "bad header (version %u, size %u, byte order %#x)", h.version,
-			 h.header_size, h.byte_order);
+		         "bad header (version %u, size %u, byte order %#x)", h.version,
+		         h.header_size, h.byte_order);
 		return ARGUS_TRACE_ECORRUPT;
 	}
 	if (h.schema > ARGUS_SCHEMA_VERSION) {
 		tf_error(err, ARGUS_TRACE_EVERSION, r->name, offsetof(struct tf_header, schema),
-			 "event schema %u is newer than this argus reads (%u)", h.schema,
-			 ARGUS_SCHEMA_VERSION);
+		         "event schema %u is newer than this argus reads (%u)", h.schema,
+		         ARGUS_SCHEMA_VERSION);
 		return ARGUS_TRACE_EVERSION;
 	}
 	struct argus_trace_meta *m_ = &r->meta;
@@ -657,7 +694,7 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 	uint64_t ioff = t.index_offset;
 	if (ioff < TF_HEADER_SIZE || ioff > toff - sizeof(struct tf_block)) {
 		add_fault(r, ARGUS_TRACE_ECORRUPT, toff, "bad index: offset %llu out of the file",
-			  (unsigned long long)ioff);
+		          (unsigned long long)ioff);
 		return false;
 	}
 	if (read_header(r, ioff, &ib, &why, &have) || ib.kind != TF_INDEX ||
@@ -665,17 +702,13 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 	    (uint64_t)ib.count * sizeof(struct tf_index_ent) != ib.raw_size ||
 	    ib.count != t.blocks) {
 		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
-			  why ? why : "not an index block of the trailer's size");
+		          why ? why : "not an index block of the trailer's size");
 		return false;
 	}
-	size_t before = r->health.faults;
-	p = read_stored(r, ioff, &ib);
-	if (!p) {
-		/* read_stored said what; make it read as an index fault */
-		if (r->health.faults > before && r->nfaults)
-			snprintf(r->faults[r->nfaults - 1].msg, sizeof(r->faults[0].msg),
-				 "%s: offset %llu: bad index: checksum mismatch", r->name,
-				 (unsigned long long)ioff);
+	/* the index ends where the trailer starts: its payload is all there */
+	p = peek(r, ioff + sizeof(ib), ib.stored_size, &have);
+	if (have < ib.stored_size || !TF_CRC_MATCH(ib.data_crc, tf_crc32(p, ib.stored_size))) {
+		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: checksum mismatch");
 		return false;
 	}
 	uint64_t expect = TF_HEADER_SIZE, events = 0;
@@ -689,11 +722,12 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 		else if (read_header(r, e.offset, &bh, &why, &have))
 			fault = "entry points to a damaged block";
 		else if (bh.kind != e.kind || bh.count != e.count || bh.min_ts != e.min_ts ||
-			 bh.max_ts != e.max_ts)
+		         bh.max_ts != e.max_ts)
 			fault = "entry disagrees with its block";
 		if (fault) {
 			blocks->n = 0;
-			add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: entry %u: %s", i, fault);
+			add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: entry %u: %s", i,
+			          fault);
 			return false;
 		}
 		struct blockref *b = vec_push(blocks, sizeof(*b));
@@ -709,7 +743,8 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 	if (expect != ioff || events != t.events) {
 		blocks->n = 0;
 		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
-			  expect != ioff ? "entries do not reach the index" : "event count differs");
+		          expect != ioff ? "entries do not reach the index"
+		                         : "event count differs");
 		return false;
 	}
 	return true;
@@ -734,8 +769,8 @@ static int prepare_mem(struct argus_trace_reader *r)
 			peek(r, off + sizeof(bh), bh.stored_size, &have);
 			if (have < bh.stored_size) {
 				add_fault(r, ARGUS_TRACE_ETRUNC, off,
-					  "file ends inside a %s (%zu of %u payload bytes)",
-					  kind_name(bh.kind), have, bh.stored_size);
+				          "file ends inside a %s (%zu of %u payload bytes)",
+				          kind_name(bh.kind), have, bh.stored_size);
 				if (bh.kind == TF_EVENTS) {
 					r->health.chunks_bad++;
 					r->health.events_lost += bh.count;
@@ -784,7 +819,7 @@ static struct argus_trace_reader *reader_new(const char *name)
 }
 
 static int finish_open(struct argus_trace_reader **rp, struct argus_trace_reader *r,
-		       struct argus_trace_error *err)
+                       struct argus_trace_error *err)
 {
 	int rc = check_header(r, err);
 	if (!rc) {
@@ -803,7 +838,7 @@ static int finish_open(struct argus_trace_reader **rp, struct argus_trace_reader
 }
 
 int argus_trace_open_mem(struct argus_trace_reader **rp, const void *data, size_t size,
-			 const char *name, struct argus_trace_error *err)
+                         const char *name, struct argus_trace_error *err)
 {
 	if (!rp || (!data && size)) {
 		tf_error(err, ARGUS_TRACE_EINVAL, name, 0, "invalid argument");
@@ -821,7 +856,7 @@ int argus_trace_open_mem(struct argus_trace_reader **rp, const void *data, size_
 }
 
 int argus_trace_open(struct argus_trace_reader **rp, const char *path,
-		     struct argus_trace_error *err)
+                     struct argus_trace_error *err)
 {
 	if (!rp || !path) {
 		tf_error(err, ARGUS_TRACE_EINVAL, path, 0, "invalid argument");
@@ -854,7 +889,7 @@ int argus_trace_open(struct argus_trace_reader **rp, const char *path,
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
 			tf_error(err, ARGUS_TRACE_EIO, r->name, 0, "cannot map: %s",
-				 strerror(errno));
+			         strerror(errno));
 			argus_trace_close(r);
 			return ARGUS_TRACE_EIO;
 		}
@@ -921,7 +956,7 @@ static uint64_t next_offset(const struct argus_trace_reader *r)
 }
 
 int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev,
-		     struct argus_trace_error *err)
+                     struct argus_trace_error *err)
 {
 	for (;;) {
 		while (r->ev_next < r->nev) {
@@ -931,7 +966,8 @@ int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev
 				return 1;
 			}
 		}
-		if (r->fault_next < r->nfaults && r->faults[r->fault_next].offset < next_offset(r)) {
+		if (r->fault_next < r->nfaults &&
+		    r->faults[r->fault_next].offset < next_offset(r)) {
 			const struct argus_trace_error *f = &r->faults[r->fault_next++];
 			if (err)
 				*err = *f;
@@ -940,8 +976,8 @@ int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev
 		if (!r->stream) {
 			if (r->chunk_next >= r->chunks.n)
 				return 0;
-			const struct blockref *c = (const struct blockref *)r->chunks.p +
-						   r->chunk_next++;
+			const struct blockref *c =
+			    (const struct blockref *)r->chunks.p + r->chunk_next++;
 			if (!chunk_in_range(r, c->min_ts, c->max_ts)) {
 				r->health.chunks_skipped++;
 				continue;
@@ -970,8 +1006,8 @@ int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev
 		peek(r, off + sizeof(bh), bh.stored_size, &have);
 		if (have < bh.stored_size) {
 			add_fault(r, ARGUS_TRACE_ETRUNC, off,
-				  "file ends inside a %s (%zu of %u payload bytes)", kind_name(bh.kind),
-				  have, bh.stored_size);
+			          "file ends inside a %s (%zu of %u payload bytes)",
+			          kind_name(bh.kind), have, bh.stored_size);
 			if (bh.kind == TF_EVENTS) {
 				r->health.chunks_bad++;
 				r->health.events_lost += bh.count;

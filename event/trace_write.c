@@ -13,10 +13,10 @@
 #include "trace_format.h"
 
 #define DEFAULT_CHUNK_EVENTS 65536u
-#define DEFAULT_LEVEL 3
-#define OUT_FLUSH (1u << 20)        /* write to the fd once this much is buffered */
-#define TABLE_FLUSH (8u << 20)      /* pending table bytes that force a table block */
-#define MAX_STRING_LEN (1u << 20)
+#define DEFAULT_LEVEL        3
+#define OUT_FLUSH            (1u << 20) /* write to the fd once this much is buffered */
+#define TABLE_FLUSH          (8u << 20) /* pending table bytes that force a table block */
+#define MAX_STRING_LEN       (1u << 20)
 
 struct buf {
 	uint8_t *p;
@@ -50,13 +50,12 @@ struct argus_trace_writer {
 
 	struct argus_event *chunk;
 	uint32_t nchunk;
-	uint8_t *xform; /* ev1-transformed chunk */
 
-	struct buf out;                /* bytes not yet written to fd */
-	uint64_t off;                  /* file offset of out.p[0] + out.len */
-	struct buf pend[N_TABLES];     /* table entries not yet in a block */
+	struct buf out;            /* bytes not yet written to fd */
+	uint64_t off;              /* file offset of out.p[0] + out.len */
+	struct buf pend[N_TABLES]; /* table entries not yet in a block */
 	uint32_t pend_count[N_TABLES];
-	struct buf index;              /* tf_index_ent of every block so far */
+	struct buf index; /* tf_index_ent of every block so far */
 	uint64_t nblocks;
 	uint64_t events;
 
@@ -159,8 +158,11 @@ static int emit_block(struct argus_trace_writer *w, struct tf_block *bh, const v
 	w->off += sizeof(*bh) + bh->stored_size;
 
 	if (bh->kind != TF_INDEX && bh->kind != TF_TRAILER) {
-		struct tf_index_ent e = {.offset = block_off, .min_ts = bh->min_ts,
-					 .max_ts = bh->max_ts, .count = bh->count, .kind = bh->kind};
+		struct tf_index_ent e = {.offset = block_off,
+		                         .min_ts = bh->min_ts,
+		                         .max_ts = bh->max_ts,
+		                         .count = bh->count,
+		                         .kind = bh->kind};
 		if (buf_put(&w->index, &e, sizeof(e)))
 			return fail(w, ARGUS_TRACE_ENOMEM, "out of memory");
 		w->nblocks++;
@@ -172,13 +174,13 @@ static int emit_block(struct argus_trace_writer *w, struct tf_block *bh, const v
 
 /* Compress src into out after a header slot and emit it as one block. */
 static int emit_compressed(struct argus_trace_writer *w, struct tf_block *bh, const void *src,
-			   size_t n)
+                           size_t n)
 {
 	size_t bound = ZSTD_compressBound(n);
 	if (buf_reserve(&w->out, sizeof(*bh) + bound))
 		return fail(w, ARGUS_TRACE_ENOMEM, "out of memory");
 	size_t z = ZSTD_compressCCtx(w->cctx, w->out.p + w->out.len + sizeof(*bh), bound, src, n,
-				     w->level);
+	                             w->level);
 	if (ZSTD_isError(z))
 		return fail(w, ARGUS_TRACE_ENOMEM, ZSTD_getErrorName(z));
 	bh->codec = TF_CODEC_ZSTD;
@@ -213,12 +215,17 @@ static int seal_chunk(struct argus_trace_writer *w)
 		lo = ts < lo ? ts : lo;
 		hi = ts > hi ? ts : hi;
 	}
-	tf_ev1_encode(w->chunk, w->nchunk, w->xform);
-	struct tf_block bh = {.kind = TF_EVENTS, .transform = TF_XFORM_EV1, .count = w->nchunk,
-			      .min_ts = lo, .max_ts = hi};
-	rc = emit_compressed(w, &bh, w->xform, (size_t)w->nchunk * sizeof(struct argus_event));
+	tf_tsdelta_encode(w->chunk, w->nchunk); /* in place: the chunk is done */
+	struct tf_block bh = {.kind = TF_EVENTS,
+	                      .transform = TF_XFORM_TSDELTA,
+	                      .count = w->nchunk,
+	                      .min_ts = lo,
+	                      .max_ts = hi};
+	rc = emit_compressed(w, &bh, w->chunk, (size_t)w->nchunk * sizeof(struct argus_event));
 	w->nchunk = 0;
-	return rc;
+	/* a sealed chunk goes to the kernel at once: a writer killed later
+	 * loses only the chunk it was filling */
+	return rc ? rc : flush_out(w);
 }
 
 static int table_add(struct argus_trace_writer *w, int kind, const void *p, size_t n)
@@ -235,7 +242,7 @@ static int table_add(struct argus_trace_writer *w, int kind, const void *p, size
 
 /* Find key in t, or the empty slot where it goes. */
 static struct slot *intern_find(struct intern *t, uint64_t h, const void *key, uint32_t len,
-				size_t unit)
+                                size_t unit)
 {
 	size_t mask = t->cap - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
@@ -310,8 +317,7 @@ uint32_t argus_trace_intern_string(struct argus_trace_writer *w, const char *s, 
 	return id;
 }
 
-uint32_t argus_trace_intern_stack(struct argus_trace_writer *w, const uint64_t *ips,
-				  uint32_t depth)
+uint32_t argus_trace_intern_stack(struct argus_trace_writer *w, const uint64_t *ips, uint32_t depth)
 {
 	if (!w || w->failed || (!ips && depth) || depth > ARGUS_STACK_MAX_DEPTH)
 		return 0;
@@ -335,8 +341,13 @@ int argus_trace_add_map(struct argus_trace_writer *w, const struct argus_map *m)
 {
 	if (!w || !m)
 		return ARGUS_TRACE_EINVAL;
-	struct tf_map d = {.ts = m->ts, .pid = m->pid, .path_str = m->path_str,
-			   .start = m->start, .end = m->end, .pgoff = m->pgoff, .prot = m->prot};
+	struct tf_map d = {.ts = m->ts,
+	                   .pid = m->pid,
+	                   .path_str = m->path_str,
+	                   .start = m->start,
+	                   .end = m->end,
+	                   .pgoff = m->pgoff,
+	                   .prot = m->prot};
 	return table_add(w, TF_MAPS, &d, sizeof(d));
 }
 
@@ -353,8 +364,8 @@ int argus_trace_add_symbol(struct argus_trace_writer *w, const struct argus_symb
 {
 	if (!w || !s)
 		return ARGUS_TRACE_EINVAL;
-	struct tf_symbol d = {.path_str = s->path_str, .name_str = s->name_str,
-			      .offset = s->offset, .size = s->size};
+	struct tf_symbol d = {
+	    .path_str = s->path_str, .name_str = s->name_str, .offset = s->offset, .size = s->size};
 	return table_add(w, TF_SYMBOLS, &d, sizeof(d));
 }
 
@@ -362,11 +373,17 @@ int argus_trace_add_truth(struct argus_trace_writer *w, const struct argus_truth
 {
 	if (!w || !t)
 		return ARGUS_TRACE_EINVAL;
-	struct tf_truth d = {.kind = t->kind, .ui_pid = t->ui_pid, .ui_tid = t->ui_tid,
-			     .stall_start = t->stall_start, .stall_end = t->stall_end,
-			     .root_pid = t->root_pid, .root_tid = t->root_tid,
-			     .root_start = t->root_start, .root_end = t->root_end,
-			     .root_func_str = t->root_func_str, .desc_str = t->desc_str};
+	struct tf_truth d = {.kind = t->kind,
+	                     .ui_pid = t->ui_pid,
+	                     .ui_tid = t->ui_tid,
+	                     .stall_start = t->stall_start,
+	                     .stall_end = t->stall_end,
+	                     .root_pid = t->root_pid,
+	                     .root_tid = t->root_tid,
+	                     .root_start = t->root_start,
+	                     .root_end = t->root_end,
+	                     .root_func_str = t->root_func_str,
+	                     .desc_str = t->desc_str};
 	return table_add(w, TF_TRUTHS, &d, sizeof(d));
 }
 
@@ -409,7 +426,6 @@ static void writer_free(struct argus_trace_writer *w)
 		close(w->fd);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->chunk);
-	free(w->xform);
 	free(w->out.p);
 	for (int k = 0; k < N_TABLES; k++)
 		free(w->pend[k].p);
@@ -429,20 +445,23 @@ int argus_trace_writer_close(struct argus_trace_writer *w, struct argus_trace_er
 	int rc = w->failed ? w->failed : seal_chunk(w);
 	if (!rc) {
 		uint64_t index_off = w->off;
-		struct tf_block ib = {.kind = TF_INDEX, .codec = TF_CODEC_NONE,
-				      .stored_size = (uint32_t)w->index.len,
-				      .raw_size = (uint32_t)w->index.len,
-				      .count = (uint32_t)w->nblocks};
+		struct tf_block ib = {.kind = TF_INDEX,
+		                      .codec = TF_CODEC_NONE,
+		                      .stored_size = (uint32_t)w->index.len,
+		                      .raw_size = (uint32_t)w->index.len,
+		                      .count = (uint32_t)w->nblocks};
 		if (w->index.len > TF_MAX_RAW) {
 			/* too many blocks to index: readers scan instead */
 			rc = 0;
 		} else {
 			rc = emit_block(w, &ib, w->index.p ? w->index.p : (const uint8_t *)"");
-			struct tf_trailer t = {.index_offset = index_off, .events = w->events,
-					       .blocks = w->nblocks};
-			struct tf_block tb = {.kind = TF_TRAILER, .codec = TF_CODEC_NONE,
-					      .stored_size = sizeof(t), .raw_size = sizeof(t),
-					      .count = 1};
+			struct tf_trailer t = {
+			    .index_offset = index_off, .events = w->events, .blocks = w->nblocks};
+			struct tf_block tb = {.kind = TF_TRAILER,
+			                      .codec = TF_CODEC_NONE,
+			                      .stored_size = sizeof(t),
+			                      .raw_size = sizeof(t),
+			                      .count = 1};
 			if (!rc)
 				rc = emit_block(w, &tb, &t);
 		}
@@ -479,9 +498,9 @@ static void put_fixed(char *dst, size_t cap, const char *src)
 }
 
 int argus_trace_writer_fdopen(struct argus_trace_writer **wp, int fd, const char *name,
-			      const struct argus_trace_meta *meta,
-			      const struct argus_trace_writer_opts *opts,
-			      struct argus_trace_error *err)
+                              const struct argus_trace_meta *meta,
+                              const struct argus_trace_writer_opts *opts,
+                              struct argus_trace_error *err)
 {
 	if (!wp || fd < 0) {
 		tf_error(err, ARGUS_TRACE_EINVAL, name, 0, "invalid argument");
@@ -491,7 +510,7 @@ int argus_trace_writer_fdopen(struct argus_trace_writer **wp, int fd, const char
 	uint32_t chunk = opts && opts->chunk_events ? opts->chunk_events : DEFAULT_CHUNK_EVENTS;
 	if (chunk > TF_MAX_CHUNK_EVENTS) {
 		tf_error(err, ARGUS_TRACE_EINVAL, name, 0, "chunk of %u events exceeds %u", chunk,
-			 TF_MAX_CHUNK_EVENTS);
+		         TF_MAX_CHUNK_EVENTS);
 		return ARGUS_TRACE_EINVAL;
 	}
 	struct argus_trace_writer *w = calloc(1, sizeof(*w));
@@ -505,8 +524,7 @@ int argus_trace_writer_fdopen(struct argus_trace_writer **wp, int fd, const char
 	w->level = opts && opts->zstd_level ? opts->zstd_level : DEFAULT_LEVEL;
 	w->cctx = ZSTD_createCCtx();
 	w->chunk = malloc((size_t)chunk * sizeof(struct argus_event));
-	w->xform = malloc((size_t)chunk * sizeof(struct argus_event));
-	if (!w->name || !w->cctx || !w->chunk || !w->xform || buf_reserve(&w->out, OUT_FLUSH)) {
+	if (!w->name || !w->cctx || !w->chunk || buf_reserve(&w->out, OUT_FLUSH)) {
 		writer_free(w);
 		tf_error(err, ARGUS_TRACE_ENOMEM, name, 0, "out of memory");
 		return ARGUS_TRACE_ENOMEM;
@@ -548,9 +566,9 @@ int argus_trace_writer_fdopen(struct argus_trace_writer **wp, int fd, const char
 }
 
 int argus_trace_writer_open(struct argus_trace_writer **wp, const char *path,
-			    const struct argus_trace_meta *meta,
-			    const struct argus_trace_writer_opts *opts,
-			    struct argus_trace_error *err)
+                            const struct argus_trace_meta *meta,
+                            const struct argus_trace_writer_opts *opts,
+                            struct argus_trace_error *err)
 {
 	if (!wp || !path) {
 		tf_error(err, ARGUS_TRACE_EINVAL, path, 0, "invalid argument");
@@ -605,13 +623,13 @@ static int sink_truth(void *arg, const struct argus_truth *t)
 struct argus_sink argus_trace_writer_sink(struct argus_trace_writer *w)
 {
 	return (struct argus_sink){
-		.events = sink_events,
-		.intern_string = sink_string,
-		.intern_stack = sink_stack,
-		.map = sink_map,
-		.build_id = sink_build_id,
-		.symbol = sink_symbol,
-		.truth = sink_truth,
-		.arg = w,
+	    .events = sink_events,
+	    .intern_string = sink_string,
+	    .intern_stack = sink_stack,
+	    .map = sink_map,
+	    .build_id = sink_build_id,
+	    .symbol = sink_symbol,
+	    .truth = sink_truth,
+	    .arg = w,
 	};
 }

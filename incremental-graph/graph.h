@@ -71,11 +71,11 @@ const char *argus_split_name(unsigned split);
 
 /* Vertex flags. */
 enum argus_vertex_flag {
-	ARGUS_VF_OPEN = 1 << 0,    /* still growing (the thread's current segment) */
-	ARGUS_VF_UI = 1 << 1,      /* the thread consumed UI input in it */
-	ARGUS_VF_KWORKER = 1 << 2, /* kernel worker thread */
-	ARGUS_VF_IRQ = 1 << 3,     /* interrupt work was cut out of it */
-	ARGUS_VF_WAITED = 1 << 4,  /* it ended at a blocking wait */
+	ARGUS_VF_OPEN = 1 << 0,     /* still growing (the thread's current segment) */
+	ARGUS_VF_UI = 1 << 1,       /* the thread consumed UI input in it */
+	ARGUS_VF_KWORKER = 1 << 2,  /* kernel worker thread */
+	ARGUS_VF_IRQ = 1 << 3,      /* interrupt work was cut out of it */
+	ARGUS_VF_WAITED = 1 << 4,   /* it ended at a blocking wait */
 	ARGUS_VF_DISPATCH = 1 << 5, /* it is one dispatch / async run */
 };
 
@@ -95,7 +95,7 @@ enum argus_wait_kind {
 /* A copy of one vertex, as a reader sees it. */
 struct argus_vertex_info {
 	argus_vid id;
-	argus_vid prev;     /* the thread's previous segment (may be evicted) */
+	argus_vid prev; /* the thread's previous segment (may be evicted) */
 	uint32_t pid, tid;
 	uint64_t start, end; /* end = last event so far while open */
 	uint64_t oncpu_ns;   /* on-CPU time, interrupt work excluded */
@@ -106,21 +106,21 @@ struct argus_vertex_info {
 	int32_t wait_ret;    /* the wait's return value (errno < 0), once known */
 	uint64_t wait_ns;    /* how long the ending wait lasted, once woken */
 	uint32_t nevents;
-	uint32_t sig_hash;            /* hash of the whole event-type signature */
-	uint16_t nsig;                /* tokens in sig (the first ARGUS_SIG_MAX) */
-	uint16_t sig[ARGUS_SIG_MAX];  /* (type << 8) | 8-bit hash of the key attribute */
-	uint32_t nsys;                /* system calls */
-	uint64_t sys_set;             /* bit (nr % 64) per syscall made */
-	uint16_t long_sys_nr;         /* longest syscall */
+	uint32_t sig_hash;           /* hash of the whole event-type signature */
+	uint16_t nsig;               /* tokens in sig (the first ARGUS_SIG_MAX) */
+	uint16_t sig[ARGUS_SIG_MAX]; /* (type << 8) | 8-bit hash of the key attribute */
+	uint32_t nsys;               /* system calls */
+	uint64_t sys_set;            /* bit (nr % 64) per syscall made */
+	uint16_t long_sys_nr;        /* longest syscall */
 	uint64_t long_sys_ns;
 	uint32_t stack_first, stack_last; /* user stack ids, 0 = none */
 };
 
 struct argus_edge_info {
-	argus_vid src;  /* the earlier vertex (may be evicted: check) */
-	argus_vid dst;  /* the vertex holding the edge */
-	uint64_t ts;    /* time of the source event (send, post, arm, ...) */
-	uint8_t kind;   /* enum argus_edge_kind */
+	argus_vid src;   /* the earlier vertex (may be evicted: check) */
+	argus_vid dst;   /* the vertex holding the edge */
+	uint64_t ts;     /* time of the source event (send, post, arm, ...) */
+	uint8_t kind;    /* enum argus_edge_kind */
 	int8_t strength; /* enum argus_strength */
 };
 
@@ -135,11 +135,11 @@ struct argus_graph_opts {
 void argus_graph_opts_default(struct argus_graph_opts *opts);
 
 struct argus_graph_stats {
-	uint64_t events;        /* ingested */
-	uint64_t events_late;   /* out of order (time clamped) */
-	uint64_t source_drops;  /* records lost at sources (DROP events) */
-	uint64_t vertices;      /* created since start */
-	uint64_t edges;         /* total = strong + weak + boosted */
+	uint64_t events;       /* ingested */
+	uint64_t events_late;  /* out of order (time clamped) */
+	uint64_t source_drops; /* records lost at sources (DROP events) */
+	uint64_t vertices;     /* created since start */
+	uint64_t edges;        /* total = strong + weak + boosted */
 	uint64_t strong, weak, boosted;
 	uint64_t by_kind[ARGUS_EDGE_KIND_MAX];
 	uint64_t left_out[ARGUS_LEFTOUT_MAX]; /* adjacent weak edges left out */
@@ -149,12 +149,12 @@ struct argus_graph_stats {
 	uint64_t wakeups_merged; /* weak wake-ups that a strong edge explained */
 	/* the window */
 	uint64_t events_held, vertices_held, edges_held;
-	uint64_t bytes_held;   /* memory of the window and the writer's tables */
+	uint64_t bytes_held; /* memory of the window and the writer's tables */
 	uint64_t mem_cap;
-	uint64_t window_ns;    /* configured */
+	uint64_t window_ns;      /* configured */
 	uint64_t window_held_ns; /* span actually held (oldest slice start .. now) */
-	uint64_t cap_hits;     /* slices evicted early because of the memory cap */
-	bool window_shortened; /* the cap is holding the window below window_ns */
+	uint64_t cap_hits;       /* slices evicted early because of the memory cap */
+	bool window_shortened;   /* the cap is holding the window below window_ns */
 	uint64_t slices_evicted;
 	uint64_t evict_ns;     /* time spent evicting, total */
 	uint64_t evict_max_ns; /* longest single eviction */
@@ -174,8 +174,7 @@ void argus_graph_free(struct argus_graph *g);
 int argus_graph_ingest(struct argus_graph *g, const struct argus_event *ev, size_t n);
 /* Make a stack's frames known (for the shared / low-frequency symbol
  * rules). id is what STACK events carry. */
-void argus_graph_add_stack(struct argus_graph *g, uint32_t id, const uint64_t *ips,
-			   uint32_t depth);
+void argus_graph_add_stack(struct argus_graph *g, uint32_t id, const uint64_t *ips, uint32_t depth);
 /* Publish what is still pending (weak wake-ups, adjacent edges) as if the
  * trace ended here; ingestion may continue afterwards. */
 void argus_graph_flush(struct argus_graph *g);
@@ -197,18 +196,18 @@ struct argus_graph_view {
 	uint64_t now;        /* newest event time when the view began */
 	uint32_t oldest_gen; /* slices in the view */
 	uint32_t newest_gen;
-	void *snap;          /* the pinned slices (private) */
+	void *snap; /* the pinned slices (private) */
 };
 void argus_graph_view_begin(struct argus_graph *g, struct argus_graph_view *v);
 void argus_graph_view_end(struct argus_graph_view *v);
 
 /* Copy a vertex; false when the handle is 0, invalid or evicted. */
 bool argus_graph_vertex(const struct argus_graph_view *v, argus_vid id,
-			struct argus_vertex_info *out);
+                        struct argus_vertex_info *out);
 /* Incoming edges of a vertex (every edge is incoming on its later vertex).
  * Copies up to cap, returns how many there are (0 when evicted). */
 size_t argus_graph_in_edges(const struct argus_graph_view *v, argus_vid id,
-			    struct argus_edge_info *out, size_t cap);
+                            struct argus_edge_info *out, size_t cap);
 /* Iterate vertices in creation order: first with prev = 0; 0 at the end. */
 argus_vid argus_graph_next_vertex(const struct argus_graph_view *v, argus_vid prev);
 

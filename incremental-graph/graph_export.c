@@ -31,7 +31,7 @@ void argus_graph_print_stats(const struct argus_graph_stats *st, FILE *out)
 	fprintf(out, "edges_held %" PRIu64 "\n", st->edges_held);
 	fprintf(out, "bytes_held %" PRIu64 "\n", st->bytes_held);
 	fprintf(out, "bytes_per_event %.1f\n",
-		st->events_held ? (double)st->bytes_held / (double)st->events_held : 0.0);
+	        st->events_held ? (double)st->bytes_held / (double)st->events_held : 0.0);
 	fprintf(out, "mem_cap %" PRIu64 "\n", st->mem_cap);
 	fprintf(out, "window_ns %" PRIu64 "\n", st->window_ns);
 	fprintf(out, "window_held_ns %" PRIu64 "\n", st->window_held_ns);
@@ -56,23 +56,24 @@ int argus_graph_export_dot(const struct argus_graph_view *v, FILE *out)
 	struct argus_edge_info e[EDGES_MAX];
 	char a[32], b[32];
 	fprintf(out, "digraph argus {\n  node [shape=box, fontsize=10];\n");
-	for (argus_vid id = argus_graph_next_vertex(v, 0); id; id = argus_graph_next_vertex(v, id)) {
+	for (argus_vid id = argus_graph_next_vertex(v, 0); id;
+	     id = argus_graph_next_vertex(v, id)) {
 		if (!argus_graph_vertex(v, id, &x))
 			continue;
 		vid_str(id, a, sizeof(a));
 		fprintf(out,
-			"  %s [label=\"%" PRIu32 "/%" PRIu32 " %s\\n%" PRIu64 "..%" PRIu64
-			"\"%s];\n",
-			a, x.pid, x.tid, argus_split_name(x.split), x.start, x.end,
-			(x.flags & ARGUS_VF_UI) ? ", style=bold" : "");
+		        "  %s [label=\"%" PRIu32 "/%" PRIu32 " %s\\n%" PRIu64 "..%" PRIu64
+		        "\"%s];\n",
+		        a, x.pid, x.tid, argus_split_name(x.split), x.start, x.end,
+		        (x.flags & ARGUS_VF_UI) ? ", style=bold" : "");
 		size_t n = argus_graph_in_edges(v, id, e, EDGES_MAX);
 		for (size_t i = 0; i < n && i < EDGES_MAX; i++) {
 			vid_str(e[i].src, b, sizeof(b));
 			fprintf(out, "  %s -> %s [label=\"%s\", style=%s];\n", b, a,
-				argus_edge_kind_name(e[i].kind),
-				e[i].strength == ARGUS_STRONG  ? "solid"
-				: e[i].strength == ARGUS_WEAK ? "dashed"
-							      : "dotted");
+			        argus_edge_kind_name(e[i].kind),
+			        e[i].strength == ARGUS_STRONG ? "solid"
+			        : e[i].strength == ARGUS_WEAK ? "dashed"
+			                                      : "dotted");
 		}
 	}
 	fprintf(out, "}\n");
@@ -85,28 +86,29 @@ int argus_graph_export_json(const struct argus_graph_view *v, FILE *out)
 	struct argus_edge_info e[EDGES_MAX];
 	fprintf(out, "{\"version\":1,\"now\":%" PRIu64 ",\"vertices\":[", v->now);
 	bool first = true;
-	for (argus_vid id = argus_graph_next_vertex(v, 0); id; id = argus_graph_next_vertex(v, id)) {
+	for (argus_vid id = argus_graph_next_vertex(v, 0); id;
+	     id = argus_graph_next_vertex(v, id)) {
 		if (!argus_graph_vertex(v, id, &x))
 			continue;
 		fprintf(out,
-			"%s\n{\"id\":%" PRIu64 ",\"prev\":%" PRIu64 ",\"pid\":%" PRIu32
-			",\"tid\":%" PRIu32 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64
-			",\"oncpu_ns\":%" PRIu64 ",\"flags\":%" PRIu32 ",\"split\":\"%s\""
-			",\"wait_kind\":%u,\"wait_nr\":%u,\"wait_ret\":%" PRId32
-			",\"wait_ns\":%" PRIu64 ",\"events\":%" PRIu32 ",\"sig_hash\":%" PRIu32
-			",\"syscalls\":%" PRIu32 ",\"stack_first\":%" PRIu32
-			",\"stack_last\":%" PRIu32 ",\"in\":[",
-			first ? "" : ",", id, x.prev, x.pid, x.tid, x.start, x.end, x.oncpu_ns,
-			x.flags, argus_split_name(x.split), x.wait_kind, x.wait_nr, x.wait_ret,
-			x.wait_ns, x.nevents, x.sig_hash, x.nsys, x.stack_first, x.stack_last);
+		        "%s\n{\"id\":%" PRIu64 ",\"prev\":%" PRIu64 ",\"pid\":%" PRIu32
+		        ",\"tid\":%" PRIu32 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64
+		        ",\"oncpu_ns\":%" PRIu64 ",\"flags\":%" PRIu32 ",\"split\":\"%s\""
+		        ",\"wait_kind\":%u,\"wait_nr\":%u,\"wait_ret\":%" PRId32
+		        ",\"wait_ns\":%" PRIu64 ",\"events\":%" PRIu32 ",\"sig_hash\":%" PRIu32
+		        ",\"syscalls\":%" PRIu32 ",\"stack_first\":%" PRIu32
+		        ",\"stack_last\":%" PRIu32 ",\"in\":[",
+		        first ? "" : ",", id, x.prev, x.pid, x.tid, x.start, x.end, x.oncpu_ns,
+		        x.flags, argus_split_name(x.split), x.wait_kind, x.wait_nr, x.wait_ret,
+		        x.wait_ns, x.nevents, x.sig_hash, x.nsys, x.stack_first, x.stack_last);
 		first = false;
 		size_t n = argus_graph_in_edges(v, id, e, EDGES_MAX);
 		for (size_t i = 0; i < n && i < EDGES_MAX; i++)
 			fprintf(out,
-				"%s{\"src\":%" PRIu64 ",\"kind\":\"%s\",\"strength\":%d,\"ts\":%" PRIu64
-				"}",
-				i ? "," : "", e[i].src, argus_edge_kind_name(e[i].kind),
-				e[i].strength, e[i].ts);
+			        "%s{\"src\":%" PRIu64
+			        ",\"kind\":\"%s\",\"strength\":%d,\"ts\":%" PRIu64 "}",
+			        i ? "," : "", e[i].src, argus_edge_kind_name(e[i].kind),
+			        e[i].strength, e[i].ts);
 		fprintf(out, "]}");
 	}
 	fprintf(out, "\n]}\n");

@@ -17,9 +17,9 @@
 /* Vertices live in chunks of a slice; a slice holds at most VCHUNK * VDIR
  * vertices, then the next slice opens early. */
 #define VCHUNK 1024
-#define VDIR 1024
+#define VDIR   1024
 /* Slots of the slice ring; at most NSLOTS - 1 slices are alive. */
-#define NSLOTS 512
+#define NSLOTS     512
 #define EDGE_BLOCK (256 * 1024)
 
 struct gedge {
@@ -59,8 +59,8 @@ struct gblock {
 /* One time slice: its vertices, and the edges added while it was newest. */
 struct gbody {
 	uint32_t gen;
-	uint64_t t0;               /* first event time */
-	_Atomic uint64_t t1;       /* last event time while newest */
+	uint64_t t0;         /* first event time */
+	_Atomic uint64_t t1; /* last event time while newest */
 	_Atomic uint32_t nverts;
 	struct gvertex *dir[VDIR]; /* dir[i] written before nverts > i * VCHUNK */
 	struct gblock *blocks;     /* edge arena */
@@ -102,7 +102,7 @@ struct gframe {
 
 enum { INTENT_NONE, INTENT_SIGNAL, INTENT_BROADCAST, INTENT_HANDOFF };
 
-#define MAX_PEERS 4
+#define MAX_PEERS  4
 #define MAX_WAKEES 4
 
 /* The writer's state of one thread. */
@@ -154,7 +154,7 @@ struct gthread {
 struct gcpu {
 	uint32_t irq_depth;
 	uint64_t irq_since;
-	uint64_t irq_ns; /* total interrupt time on this CPU */
+	uint64_t irq_ns;     /* total interrupt time on this CPU */
 	argus_vid timer_src; /* arming vertex of a timer firing in this irq */
 	uint64_t timer_ts;
 };
@@ -198,6 +198,65 @@ struct argus_graph {
 	struct argus_graph_stats st_pub; /* published under st_lock */
 };
 
+/* ---- rules and primitives (graph.c), used by the handlers (graph_ingest.c) ---- */
+
+/* What an event type does to segments (graph.c split_rules[]). */
+enum split_action {
+	SA_NONE = 0,
+	SA_END_IF_BLOCKING, /* sched_switch away with prev_state != running */
+	SA_BEGIN_WAKEE,     /* sched_wakeup: the wakee's next segment begins */
+	SA_CUT_BEGIN,       /* a dispatch / iteration / async run begins */
+	SA_CUT_END,         /* ... ends: the loop's own work is a new segment */
+	SA_CUT_NEW_PEER,    /* IPC with a peer outside the segment's peer set */
+	SA_SPLICE_IRQ,      /* interrupt work: cut out, never a segment */
+	SA_END_THREAD,      /* thread exit ends its last segment */
+};
+
+/* x86-64 syscall numbers that matter to the rules. */
+enum {
+	NR_READ = 0,
+	NR_POLL = 7,
+	NR_PREAD64 = 17,
+	NR_READV = 19,
+	NR_SELECT = 23,
+	NR_NANOSLEEP = 35,
+	NR_RECVFROM = 45,
+	NR_RECVMSG = 47,
+	NR_WAIT4 = 61,
+	NR_FUTEX = 202,
+	NR_CLOCK_NANOSLEEP = 230,
+	NR_EPOLL_WAIT = 232,
+	NR_WAITID = 247,
+	NR_PSELECT6 = 270,
+	NR_PPOLL = 271,
+	NR_EPOLL_PWAIT = 281,
+	NR_RECVMMSG = 299,
+	NR_EPOLL_PWAIT2 = 441,
+	NR_FUTEX_WAITV = 449,
+};
+
+int8_t gr_edge_strength(uint8_t kind); /* graph.c edge_rules[] */
+uint8_t gr_wait_kind_of(bool in_sys, uint16_t nr);
+struct gthread *gr_thread_get(struct argus_graph *g, uint32_t tid);
+void gr_thread_drop(struct argus_graph *g, struct gthread *t);
+struct gcpu *gr_cpu_get(struct argus_graph *g, uint16_t cpu);
+void gr_set_comm(struct argus_graph *g, struct gthread *t, const char *comm);
+void gr_add_edge(struct argus_graph *g, argus_vid dst, argus_vid src, uint8_t kind, int8_t strength,
+                 uint64_t ts);
+void gr_add_rule_edge(struct argus_graph *g, argus_vid dst, argus_vid src, uint8_t kind,
+                      uint64_t ts);
+void gr_wake_publish(struct argus_graph *g, struct gthread *t);
+void gr_add_comm_edge(struct argus_graph *g, struct gthread *t, argus_vid src, uint8_t kind,
+                      uint64_t ts);
+void gr_adjacent_rule(struct argus_graph *g, struct gthread *t, bool force);
+void gr_close_segment(struct argus_graph *g, struct gthread *t, uint64_t ts, bool waited);
+argus_vid gr_open_segment(struct argus_graph *g, struct gthread *t, uint64_t ts, uint8_t split,
+                          uint8_t adj_reason, uint32_t flags);
+argus_vid gr_cur_segment(struct argus_graph *g, struct gthread *t, uint64_t ts);
+void gr_cut(struct argus_graph *g, struct gthread *t, uint64_t ts, uint8_t split, uint8_t reason,
+            uint32_t flags);
+void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev);
+
 /* window (graph_window.c) */
 struct gbody *gw_newest(struct argus_graph *g);
 struct gvertex *gw_vertex(struct argus_graph *g, argus_vid id); /* writer: NULL if evicted */
@@ -207,6 +266,8 @@ void gw_maybe_rotate(struct argus_graph *g, uint64_t ts);
 void gw_evict(struct argus_graph *g);
 void gw_reclaim(struct argus_graph *g);
 void gw_free_all(struct argus_graph *g);
+void gw_publish_vertex(struct argus_graph *g, argus_vid id);
+void gw_check_window(struct argus_graph *g);
 uint64_t gw_bytes(const struct argus_graph *g);
 void gw_fill_stats(struct argus_graph *g, struct argus_graph_stats *st);
 
@@ -234,7 +295,7 @@ const struct gstack *gstack_get(const struct argus_graph *g, uint32_t id);
 void gframes_count(struct argus_graph *g, uint32_t stack_id);
 void gframes_decay(struct argus_graph *g);
 bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const uint32_t *b,
-		   size_t nb, bool *rare);
+                   size_t nb, bool *rare);
 void gtables_free(struct argus_graph *g);
 
 static inline uint64_t mix64(uint64_t x)

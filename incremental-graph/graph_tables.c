@@ -237,12 +237,13 @@ static int cmp_u32(const void *a, const void *b)
 
 /* The count at the 10th percentile of distinct frames: frames at or below
  * it are "low-frequency" (paper section 5: bottom 10 %). Recomputed when
- * stale, at most once per 65536 events on a large table. */
+ * stale, at most once per 4096 events (65536 on a large table). */
 static uint32_t rare_threshold(struct argus_graph *g)
 {
 	if (!g->rare_dirty)
 		return g->rare_threshold;
-	if (g->frames_len > 4096 && g->st.events - g->rare_at < 65536)
+	uint64_t every = g->frames_len > 4096 ? 65536 : 4096;
+	if (g->st.events >= every && g->st.events - g->rare_at < every)
 		return g->rare_threshold;
 	uint32_t *c = malloc(g->frames_len * sizeof(*c) + 1);
 	if (!c)
@@ -263,7 +264,7 @@ static uint32_t rare_threshold(struct argus_graph *g)
 /* Whether stacks a[] and b[] share a frame; *rare when a shared frame is
  * low-frequency. Stacks with unknown frames are skipped. */
 bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const uint32_t *b,
-		   size_t nb, bool *rare)
+                   size_t nb, bool *rare)
 {
 	bool share = false;
 	*rare = false;
@@ -289,8 +290,8 @@ bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const ui
 
 void gtables_free(struct argus_graph *g)
 {
-	struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,
-			       &g->cond, &g->sem, &g->dbus, &g->reply};
+	struct gmap *maps[] = {&g->ipc,  &g->async, &g->timer, &g->flag,
+	                       &g->cond, &g->sem,   &g->dbus,  &g->reply};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gmap_free(maps[i]);
 	for (size_t i = 0; i < g->stacks_cap; i++)

@@ -87,7 +87,9 @@ void gw_maybe_rotate(struct argus_graph *g, uint64_t ts)
 		return;
 	}
 	atomic_store_explicit(&b->t1, ts, memory_order_relaxed);
-	if (ts - b->t0 >= g->slice_ns)
+	/* a slice ends with its time, or early when it alone holds an eighth of
+	 * the cap: the cap then evicts in small enough steps */
+	if (ts - b->t0 >= g->slice_ns || b->bytes > g->opts.mem_cap / 8)
 		open_slice(g, ts);
 }
 
@@ -119,7 +121,6 @@ argus_vid gw_new_vertex(struct argus_graph *g, uint64_t ts, struct gvertex **out
 }
 
 /* The caller fills the vertex, then publishes it. */
-void gw_publish_vertex(struct argus_graph *g, argus_vid id);
 void gw_publish_vertex(struct argus_graph *g, argus_vid id)
 {
 	struct gbody *b = slot_body(g, vid_gen(id));
@@ -195,7 +196,6 @@ void gw_evict(struct argus_graph *g)
 }
 
 /* Evict what fell out of the window, and what the memory cap cannot hold. */
-void gw_check_window(struct argus_graph *g);
 void gw_check_window(struct argus_graph *g)
 {
 	uint64_t now = atomic_load_explicit(&g->now, memory_order_relaxed);
@@ -335,7 +335,7 @@ static const struct gvertex *view_vertex(const struct argus_graph_view *v, argus
 }
 
 bool argus_graph_vertex(const struct argus_graph_view *v, argus_vid id,
-			struct argus_vertex_info *out)
+                        struct argus_vertex_info *out)
 {
 	const struct gvertex *x = view_vertex(v, id);
 	if (!x)
@@ -370,7 +370,7 @@ bool argus_graph_vertex(const struct argus_graph_view *v, argus_vid id,
 }
 
 size_t argus_graph_in_edges(const struct argus_graph_view *v, argus_vid id,
-			    struct argus_edge_info *out, size_t cap)
+                            struct argus_edge_info *out, size_t cap)
 {
 	const struct gvertex *x = view_vertex(v, id);
 	if (!x)

@@ -95,7 +95,7 @@ void u32_table_free(struct u32_table *t)
 
 /* ---- stacks ------------------------------------------------------------- */
 static uint32_t intern_kernel_stack(struct argus_kext *k, uint32_t kid1,
-				    const struct argus_sink *sink, uint32_t *depth_out)
+                                    const struct argus_sink *sink, uint32_t *depth_out)
 {
 	uint64_t ips[TRACER_STACK_DEPTH];
 	uint32_t kid = kid1 - 1, id, depth = 0;
@@ -167,8 +167,7 @@ static int intern_str(const struct argus_sink *sink, const char *s)
 }
 
 /* Executable mappings of pid and the build ids of their files. */
-static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts,
-		     const struct argus_sink *sink)
+static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts, const struct argus_sink *sink)
 {
 	char path[64], line[4096 + 128];
 	FILE *f;
@@ -189,26 +188,27 @@ static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts,
 
 		file[0] = 0;
 		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-			   file);
+		           file);
 		if (n < 4 || perms[2] != 'x')
 			continue;
 		m.start = start;
 		m.end = end;
 		m.pgoff = off;
 		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-			 PROT_EXEC;
+		         PROT_EXEC;
 		m.path_str = file[0] ? intern_str(sink, file) : 0;
 		if (sink->map && sink->map(sink->arg, &m) < 0)
 			rc = -1;
 		uint32_t done;
-		if (file[0] == '/' && m.path_str && !u32_table_get(&k->build_ids, m.path_str, &done)) {
+		if (file[0] == '/' && m.path_str &&
+		    !u32_table_get(&k->build_ids, m.path_str, &done)) {
 			struct argus_build_id b = {.path_str = m.path_str};
 			char mf[128];
 
 			/* map_files reaches the very file mapped, across mount
 			 * namespaces and after it was replaced on disk */
-			snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%llx-%llx", pid, start,
-				 end);
+			snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%llx-%llx", pid,
+			         start, end);
 			if ((read_build_id(mf, &b) || read_build_id(file, &b)) && sink->build_id &&
 			    sink->build_id(sink->arg, &b) < 0)
 				rc = -1;
@@ -219,110 +219,197 @@ static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts,
 	return rc;
 }
 
-/* A process seen for the first time: its name and memory layout. */
-static int discover(struct argus_kext *k, uint32_t pid, const struct argus_event *ev,
-		    uint64_t batch_ts, const struct argus_sink *sink)
-{
-	struct argus_event c;
-	char path[64];
-	uint32_t seen;
-	FILE *f;
-	int rc = 0;
+/* Per process: what has been done for it (u32_table procs). */
+enum { PROC_MAPS = 1, PROC_COMM = 2 };
 
-	if (pid == 0 || u32_table_get(&k->procs, pid, &seen))
-		return 0;
-	if (u32_table_put(&k->procs, pid, 1))
-		return -1;
-	memset(&c, 0, sizeof(c));
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(c.comm.comm, sizeof(c.comm.comm), f)) {
-			c.comm.comm[strcspn(c.comm.comm, "\n")] = 0;
-			/* written before the batch: keep stream order */
-			c.ts = batch_ts;
-			c.pid = c.tid = pid;
-			c.cpu = ev->cpu;
-			c.type = ARGUS_EV_COMM;
-			c.comm.is_process = 1;
-			if (sink->events && sink->events(sink->arg, &c, 1) < 0)
-				rc = -1;
-		}
-		fclose(f);
-	}
-	if (!(ev->flags & ARGUS_F_KTHREAD) && read_maps(k, pid, ev->ts, sink) < 0)
-		rc = -1;
-	return rc;
+static uint32_t proc_flags(const struct argus_kext *k, uint32_t pid)
+{
+	uint32_t f = 0;
+
+	u32_table_get(&k->procs, pid, &f);
+	return f;
 }
 
-static int on_exec(struct argus_kext *k, struct argus_event *ev, const struct argus_sink *sink)
+/* The process name, read while the process lives and kept for the COMM
+ * record written later in stream order. */
+static const char *proc_name(struct argus_kext *k, uint32_t pid, bool read_now)
 {
-	char path[64], exe[4096];
+	uint32_t idx;
+	char path[64], name[ARGUS_COMM_LEN] = "";
+	FILE *f;
+
+	if (u32_table_get(&k->names_idx, pid, &idx))
+		return k->names[idx - 1];
+	if (!read_now)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (!fgets(name, sizeof(name), f))
+		name[0] = 0;
+	fclose(f);
+	name[strcspn(name, "\n")] = 0;
+	if (!name[0])
+		return NULL;
+	if (k->nnames == k->names_cap) {
+		size_t nc = k->names_cap ? k->names_cap * 2 : 256;
+		char(*nn)[ARGUS_COMM_LEN] = realloc(k->names, nc * sizeof(*nn));
+
+		if (!nn)
+			return NULL;
+		k->names = nn;
+		k->names_cap = nc;
+	}
+	memcpy(k->names[k->nnames], name, sizeof(name));
+	k->nnames++;
+	if (u32_table_put(&k->names_idx, pid, (uint32_t)k->nnames))
+		return NULL;
+	return k->names[k->nnames - 1];
+}
+
+/* First sight of a process: its name and memory layout (once). */
+static int discover_maps(struct argus_kext *k, uint32_t pid, const struct argus_event *ev,
+                         const struct argus_sink *sink)
+{
+	uint32_t f = proc_flags(k, pid);
+
+	if (pid == 0 || (f & PROC_MAPS))
+		return 0;
+	if (u32_table_put(&k->procs, pid, f | PROC_MAPS))
+		return -1;
+	proc_name(k, pid, true);
+	if (ev->flags & ARGUS_F_KTHREAD && ev->pid == pid)
+		return 0; /* kernel threads map nothing */
+	return read_maps(k, pid, ev->ts, sink);
+}
+
+/* The process COMM record, in stream order (before the batch). */
+static int discover_comm(struct argus_kext *k, uint32_t pid, const struct argus_event *ev,
+                         uint64_t batch_ts, const struct argus_sink *sink)
+{
+	uint32_t f = proc_flags(k, pid);
+	const char *name;
+	struct argus_event c;
+
+	if (pid == 0 || (f & PROC_COMM))
+		return 0;
+	if (u32_table_put(&k->procs, pid, f | PROC_COMM))
+		return -1;
+	name = proc_name(k, pid, true);
+	if (!name)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	memcpy(c.comm.comm, name, ARGUS_COMM_LEN);
+	c.ts = batch_ts;
+	c.pid = c.tid = pid;
+	c.cpu = ev->cpu;
+	c.type = ARGUS_EV_COMM;
+	c.comm.is_process = 1;
+	return sink->events && sink->events(sink->arg, &c, 1) < 0 ? -1 : 0;
+}
+
+/* The executable of an exec: /proc while the process lives, else the path
+ * exec was given (kept by the kernel side). */
+static uint32_t exec_path(struct argus_kext *k, uint32_t pid, const struct argus_sink *sink)
+{
+	char path[64], exe[4096], kpath[TRACER_PATH_MAX] = "";
+	int fd = bpf_map__fd(k->skel->maps.exec_paths);
+	uint32_t key = pid;
 	ssize_t n;
 
-	char kpath[TRACER_PATH_MAX] = "";
-	uint32_t key = ev->pid;
-	int fd = bpf_map__fd(k->skel->maps.exec_paths);
-
-	/* the kernel kept the path exec was given; /proc has the resolved one
-	 * while the process lives */
 	if (bpf_map_lookup_and_delete_elem(fd, &key, kpath) != 0 &&
 	    bpf_map_lookup_elem(fd, &key, kpath) == 0)
 		bpf_map_delete_elem(fd, &key);
 	kpath[sizeof(kpath) - 1] = 0;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/exe", ev->pid);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/exe", pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
-		ev->exec.exe_str = intern_str(sink, exe);
-	} else if (kpath[0]) {
-		ev->exec.exe_str = intern_str(sink, kpath);
+		return intern_str(sink, exe);
 	}
-	u32_table_put(&k->procs, ev->pid, 1);
-	return read_maps(k, ev->pid, ev->ts, sink);
+	return kpath[0] ? intern_str(sink, kpath) : 0;
 }
 
-int argus_kext_decode(struct argus_kext *k, struct argus_event *ev, size_t n,
-		      const struct argus_sink *sink)
+/* The new program's layout, name and path; pid reuse after a fork. */
+static int observe(struct argus_kext *k, struct argus_event *e, const struct argus_sink *sink)
 {
 	int rc = 0;
 
-	if (n == 0)
-		return 0;
+	switch (e->type) {
+	case ARGUS_EV_PROC_EXEC: {
+		uint32_t f = proc_flags(k, e->pid);
+
+		if (!e->exec.exe_str)
+			e->exec.exe_str = exec_path(k, e->pid, sink);
+		u32_table_del(&k->names_idx, e->pid); /* exec renamed it */
+		proc_name(k, e->pid, true);
+		u32_table_put(&k->procs, e->pid, f | PROC_MAPS);
+		rc = read_maps(k, e->pid, e->ts, sink);
+		break;
+	}
+	case ARGUS_EV_PROC_FORK:
+		/* a recycled pid is a new process: read it again */
+		u32_table_del(&k->procs, e->fork.child_pid);
+		u32_table_del(&k->names_idx, e->fork.child_pid);
+		break;
+	case ARGUS_EV_SCHED_SWITCH:
+		rc = discover_maps(k, e->sched_switch.next_pid, e, sink);
+		break;
+	case ARGUS_EV_SCHED_WAKEUP:
+	case ARGUS_EV_SCHED_WAKEUP_NEW:
+		rc = discover_maps(k, e->wakeup.wakee_pid, e, sink);
+		break;
+	default:
+		break;
+	}
+	if (discover_maps(k, e->pid, e, sink) < 0)
+		rc = -1;
+	return rc;
+}
+
+static int intern_stacks(struct argus_kext *k, struct argus_event *e, const struct argus_sink *sink)
+{
+	if ((e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE) && e->stack.ustack) {
+		uint32_t depth = 0;
+
+		e->stack.ustack = intern_kernel_stack(k, e->stack.ustack, sink, &depth);
+		e->stack.depth = e->stack.ustack ? depth : 0;
+	}
+	return 0;
+}
+
+int argus_kext_prefetch(struct argus_kext *k, struct argus_event *ev, size_t n,
+                        const struct argus_sink *sink)
+{
+	int rc = 0;
+
+	k->prefetching = true;
+	for (size_t i = 0; i < n; i++) {
+		if (observe(k, &ev[i], sink) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+int argus_kext_decode(struct argus_kext *k, struct argus_event *ev, size_t n,
+                      const struct argus_sink *sink)
+{
+	int rc = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		struct argus_event *e = &ev[i];
 
-		if (discover(k, e->pid, e, ev[0].ts, sink) < 0)
+		if (!k->prefetching && observe(k, e, sink) < 0)
 			rc = -1;
-		switch (e->type) {
-		case ARGUS_EV_STACK:
-		case ARGUS_EV_CPU_SAMPLE:
-			if (e->stack.ustack) {
-				uint32_t depth = e->stack.depth;
+		intern_stacks(k, e, sink);
+		if (discover_comm(k, e->pid, e, ev[0].ts, sink) < 0)
+			rc = -1;
+		if (e->type == ARGUS_EV_PROC_FORK) {
+			/* the child's name is written again for a recycled pid */
+			uint32_t f = proc_flags(k, e->fork.child_pid);
 
-				e->stack.ustack = intern_kernel_stack(k, e->stack.ustack, sink, &depth);
-				e->stack.depth = e->stack.ustack ? depth : 0;
-			}
-			break;
-		case ARGUS_EV_PROC_EXEC:
-			if (on_exec(k, e, sink) < 0)
-				rc = -1;
-			break;
-		case ARGUS_EV_PROC_FORK:
-			/* a recycled pid is a new process: read it again */
-			u32_table_del(&k->procs, e->fork.child_pid);
-			break;
-		case ARGUS_EV_SCHED_SWITCH:
-			if (discover(k, e->sched_switch.next_pid, e, ev[0].ts, sink) < 0)
-				rc = -1;
-			break;
-		case ARGUS_EV_SCHED_WAKEUP:
-		case ARGUS_EV_SCHED_WAKEUP_NEW:
-			if (discover(k, e->wakeup.wakee_pid, e, ev[0].ts, sink) < 0)
-				rc = -1;
-			break;
-		default:
-			break;
+			u32_table_put(&k->procs, e->fork.child_pid, f & ~PROC_COMM);
 		}
 	}
 	return rc;

@@ -21,7 +21,7 @@
 #include "tracer.skel.h"
 
 #define DEFAULT_RING_BYTES (4u << 20)
-#define DEFAULT_SAMPLE_HZ 49
+#define DEFAULT_SAMPLE_HZ  49
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -32,7 +32,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
 {
 	va_list ap;
@@ -66,50 +66,50 @@ static void set_syscalls(struct tracer_bpf *skel)
 		uint16_t nr;
 		uint8_t cls, arg;
 	} table[] = {
-		{0, SC_RECV, SA_COUNT2},     /* read */
-		{1, SC_SEND, SA_COUNT2},     /* write */
-		{7, SC_WAIT, SA_MS2},        /* poll */
-		{19, SC_RECV, SA_NONE},      /* readv */
-		{20, SC_SEND, SA_NONE},      /* writev */
-		{23, SC_WAIT, SA_TV4},       /* select */
-		{24, SC_WAIT, SA_NONE},      /* sched_yield */
-		{34, SC_WAIT, SA_NONE},      /* pause */
-		{35, SC_WAIT, SA_TS0},       /* nanosleep */
-		{42, SC_FDWAIT, SA_NONE},    /* connect */
-		{43, SC_FDWAIT, SA_NONE},    /* accept */
-		{44, SC_SEND, SA_COUNT2},    /* sendto */
-		{45, SC_RECV, SA_COUNT2},    /* recvfrom */
-		{46, SC_SEND, SA_NONE},      /* sendmsg */
-		{47, SC_RECV, SA_NONE},      /* recvmsg */
-		{61, SC_WAIT, SA_PID0},      /* wait4 */
-		{65, SC_WAIT, SA_NONE},      /* semop */
-		{69, SC_WAIT, SA_NONE},      /* msgsnd */
-		{70, SC_WAIT, SA_NONE},      /* msgrcv */
-		{73, SC_FDWAIT, SA_NONE},    /* flock */
-		{74, SC_FDWAIT, SA_NONE},    /* fsync */
-		{75, SC_FDWAIT, SA_NONE},    /* fdatasync */
-		{128, SC_WAIT, SA_NONE},     /* rt_sigtimedwait */
-		{130, SC_WAIT, SA_NONE},     /* rt_sigsuspend */
-		{162, SC_WAIT, SA_NONE},     /* sync */
-		{202, SC_FUTEX, SA_NONE},    /* futex */
-		{220, SC_WAIT, SA_NONE},     /* semtimedop */
-		{230, SC_WAIT, SA_TS2},      /* clock_nanosleep */
-		{232, SC_FDWAIT, SA_MS3},    /* epoll_wait */
-		{242, SC_WAIT, SA_NONE},     /* mq_timedsend */
-		{243, SC_WAIT, SA_NONE},     /* mq_timedreceive */
-		{247, SC_WAIT, SA_PID1},     /* waitid */
-		{270, SC_WAIT, SA_TS4},      /* pselect6 */
-		{271, SC_WAIT, SA_TS2},      /* ppoll */
-		{275, SC_FDWAIT, SA_NONE},   /* splice */
-		{277, SC_FDWAIT, SA_NONE},   /* sync_file_range */
-		{281, SC_FDWAIT, SA_MS3},    /* epoll_pwait */
-		{286, SC_TFDSET, SA_NONE},   /* timerfd_settime */
-		{288, SC_FDWAIT, SA_NONE},   /* accept4 */
-		{299, SC_RECV, SA_NONE},     /* recvmmsg */
-		{306, SC_FDWAIT, SA_NONE},   /* syncfs */
-		{307, SC_SEND, SA_NONE},     /* sendmmsg */
-		{441, SC_FDWAIT, SA_TS3},    /* epoll_pwait2 */
-		{449, SC_WAIT, SA_NONE},     /* futex_waitv */
+	    {0, SC_RECV, SA_COUNT2},   /* read */
+	    {1, SC_SEND, SA_COUNT2},   /* write */
+	    {7, SC_WAIT, SA_MS2},      /* poll */
+	    {19, SC_RECV, SA_NONE},    /* readv */
+	    {20, SC_SEND, SA_NONE},    /* writev */
+	    {23, SC_WAIT, SA_TV4},     /* select */
+	    {24, SC_WAIT, SA_NONE},    /* sched_yield */
+	    {34, SC_WAIT, SA_NONE},    /* pause */
+	    {35, SC_WAIT, SA_TS0},     /* nanosleep */
+	    {42, SC_FDWAIT, SA_NONE},  /* connect */
+	    {43, SC_FDWAIT, SA_NONE},  /* accept */
+	    {44, SC_SEND, SA_COUNT2},  /* sendto */
+	    {45, SC_RECV, SA_COUNT2},  /* recvfrom */
+	    {46, SC_SEND, SA_NONE},    /* sendmsg */
+	    {47, SC_RECV, SA_NONE},    /* recvmsg */
+	    {61, SC_WAIT, SA_PID0},    /* wait4 */
+	    {65, SC_WAIT, SA_NONE},    /* semop */
+	    {69, SC_WAIT, SA_NONE},    /* msgsnd */
+	    {70, SC_WAIT, SA_NONE},    /* msgrcv */
+	    {73, SC_FDWAIT, SA_NONE},  /* flock */
+	    {74, SC_FDWAIT, SA_NONE},  /* fsync */
+	    {75, SC_FDWAIT, SA_NONE},  /* fdatasync */
+	    {128, SC_WAIT, SA_NONE},   /* rt_sigtimedwait */
+	    {130, SC_WAIT, SA_NONE},   /* rt_sigsuspend */
+	    {162, SC_WAIT, SA_NONE},   /* sync */
+	    {202, SC_FUTEX, SA_NONE},  /* futex */
+	    {220, SC_WAIT, SA_NONE},   /* semtimedop */
+	    {230, SC_WAIT, SA_TS2},    /* clock_nanosleep */
+	    {232, SC_FDWAIT, SA_MS3},  /* epoll_wait */
+	    {242, SC_WAIT, SA_NONE},   /* mq_timedsend */
+	    {243, SC_WAIT, SA_NONE},   /* mq_timedreceive */
+	    {247, SC_WAIT, SA_PID1},   /* waitid */
+	    {270, SC_WAIT, SA_TS4},    /* pselect6 */
+	    {271, SC_WAIT, SA_TS2},    /* ppoll */
+	    {275, SC_FDWAIT, SA_NONE}, /* splice */
+	    {277, SC_FDWAIT, SA_NONE}, /* sync_file_range */
+	    {281, SC_FDWAIT, SA_MS3},  /* epoll_pwait */
+	    {286, SC_TFDSET, SA_NONE}, /* timerfd_settime */
+	    {288, SC_FDWAIT, SA_NONE}, /* accept4 */
+	    {299, SC_RECV, SA_NONE},   /* recvmmsg */
+	    {306, SC_FDWAIT, SA_NONE}, /* syncfs */
+	    {307, SC_SEND, SA_NONE},   /* sendmmsg */
+	    {441, SC_FDWAIT, SA_TS3},  /* epoll_pwait2 */
+	    {449, SC_WAIT, SA_NONE},   /* futex_waitv */
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		skel->rodata->sys_class[table[i].nr] = table[i].cls;
@@ -123,7 +123,7 @@ static bool power_of_two(uint32_t v)
 }
 
 static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, char *err,
-		       size_t errlen)
+                       size_t errlen)
 {
 	struct tracer_bpf *skel = k->skel;
 	uint32_t ring = o->ring_bytes ? o->ring_bytes : DEFAULT_RING_BYTES;
@@ -131,7 +131,8 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 
 	if (!power_of_two(ring) || ring < (uint32_t)page)
 		return fail(err, errlen, ARGUS_KEXT_EINVAL,
-			    "ring size %u: must be a power of two of at least %ld bytes", ring, page);
+		            "ring size %u: must be a power of two of at least %ld bytes", ring,
+		            page);
 	skel->rodata->self_tgid = getpid();
 	skel->rodata->filter_pids = o->npids > 0 || o->pid_filter;
 	skel->rodata->follow_children = !o->no_children;
@@ -145,8 +146,8 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 
 		if (n == 0 || n >= ARGUS_COMM_LEN)
 			return fail(err, errlen, ARGUS_KEXT_EINVAL,
-				    "--comm '%s': a process name has 1 to %d characters", o->comm,
-				    ARGUS_COMM_LEN - 1);
+			            "--comm '%s': a process name has 1 to %d characters", o->comm,
+			            ARGUS_COMM_LEN - 1);
 		skel->rodata->filter_comm = true;
 		memcpy((char *)skel->rodata->comm_filter, o->comm, n);
 	}
@@ -156,8 +157,8 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 		/* a cgroup v2 directory's inode number is its cgroup id */
 		if (stat(o->cgroup, &st) != 0 || !S_ISDIR(st.st_mode))
 			return fail(err, errlen, ARGUS_KEXT_EINVAL,
-				    "--cgroup %s: not a cgroup directory (%s)", o->cgroup,
-				    strerror(errno ? errno : ENOTDIR));
+			            "--cgroup %s: not a cgroup directory (%s)", o->cgroup,
+			            strerror(errno ? errno : ENOTDIR));
 		skel->rodata->filter_cgroup = st.st_ino;
 	}
 	set_syscalls(skel);
@@ -177,11 +178,12 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	for (unsigned c = 0; c < k->ncpus; c++)
 		k->ring_fds[c] = k->perf_fds[c] = -1;
 	for (unsigned c = 0; c < k->ncpus; c++) {
-		k->ring_fds[c] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "argus_ring", 0, 0, ring, NULL);
+		k->ring_fds[c] =
+		    bpf_map_create(BPF_MAP_TYPE_RINGBUF, "argus_ring", 0, 0, ring, NULL);
 		if (k->ring_fds[c] < 0)
 			return fail(err, errlen, errno == EPERM ? ARGUS_KEXT_EPRIV : ARGUS_KEXT_EIO,
-				    "cannot create the BPF ring buffer of CPU %u: %s", c,
-				    strerror(errno));
+			            "cannot create the BPF ring buffer of CPU %u: %s", c,
+			            strerror(errno));
 	}
 	if (bpf_map__set_inner_map_fd(skel->maps.rings, k->ring_fds[0]))
 		return fail(err, errlen, ARGUS_KEXT_EIO, "cannot set the ring template");
@@ -194,20 +196,20 @@ static int load_error(int e, char *err, size_t errlen)
 {
 	if (e == EPERM || e == EACCES)
 		return fail(err, errlen, ARGUS_KEXT_EPRIV,
-			    "the kernel refused to load the tracer (%s): run as root, or check "
-			    "kernel.unprivileged_bpf_disabled and lockdown",
-			    strerror(e));
+		            "the kernel refused to load the tracer (%s): run as root, or check "
+		            "kernel.unprivileged_bpf_disabled and lockdown",
+		            strerror(e));
 	if (e == ENOSYS)
 		return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
-			    "this kernel has no BPF (CONFIG_BPF_SYSCALL=y is needed)");
+		            "this kernel has no BPF (CONFIG_BPF_SYSCALL=y is needed)");
 	return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
-		    "the kernel rejected the tracer (%s): a kernel >= 5.15 with BTF, "
-		    "BPF ring buffers and tp_btf is needed (ARGUS_BPF_DEBUG=1 shows why)",
-		    strerror(e));
+	            "the kernel rejected the tracer (%s): a kernel >= 5.15 with BTF, "
+	            "BPF ring buffers and tp_btf is needed (ARGUS_BPF_DEBUG=1 shows why)",
+	            strerror(e));
 }
 
 int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, char *err,
-		    size_t errlen)
+                    size_t errlen)
 {
 	static const struct argus_kext_opts defaults;
 	const struct argus_kext_opts *o = opts ? opts : &defaults;
@@ -218,13 +220,13 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	*kp = NULL;
 	if (!have_privileges())
 		return fail(err, errlen, ARGUS_KEXT_EPRIV,
-			    "tracing needs root or CAP_BPF and CAP_PERFMON: run with sudo, or "
-			    "`setcap cap_bpf,cap_perfmon+ep` the argus binary");
+		            "tracing needs root or CAP_BPF and CAP_PERFMON: run with sudo, or "
+		            "`setcap cap_bpf,cap_perfmon+ep` the argus binary");
 	if (access(btf, R_OK) != 0)
 		return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
-			    "kernel BTF %s is missing (%s): use a kernel built with "
-			    "CONFIG_DEBUG_INFO_BTF=y",
-			    btf, strerror(errno));
+		            "kernel BTF %s is missing (%s): use a kernel built with "
+		            "CONFIG_DEBUG_INFO_BTF=y",
+		            btf, strerror(errno));
 	libbpf_set_print(libbpf_quiet);
 
 	k = calloc(1, sizeof(*k));
@@ -234,7 +236,7 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	k->skel = tracer_bpf__open_opts(&oo);
 	if (!k->skel) {
 		rc = fail(err, errlen, ARGUS_KEXT_ENOSUPPORT, "cannot open the BPF tracer: %s",
-			  strerror(errno));
+		          strerror(errno));
 		goto out;
 	}
 	rc = set_options(k, o, err, errlen);
@@ -249,7 +251,7 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	for (unsigned c = 0; c < k->ncpus; c++) {
 		if (bpf_map_update_elem(bpf_map__fd(k->skel->maps.rings), &c, &k->ring_fds[c], 0)) {
 			rc = fail(err, errlen, ARGUS_KEXT_EIO, "cannot install ring %u: %s", c,
-				  strerror(errno));
+			          strerror(errno));
 			goto out;
 		}
 	}
@@ -270,11 +272,11 @@ out:
 static int perf_open_cpu_clock(unsigned cpu, unsigned hz)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.size = sizeof(attr),
-		.freq = 1,
-		.sample_freq = hz,
+	    .type = PERF_TYPE_SOFTWARE,
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .size = sizeof(attr),
+	    .freq = 1,
+	    .sample_freq = hz,
 	};
 	return syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -291,16 +293,16 @@ int argus_kext_start(struct argus_kext *k, char *err, size_t errlen)
 			if (errno == ENODEV)
 				continue; /* a possible CPU that is offline */
 			return fail(err, errlen,
-				    errno == EACCES || errno == EPERM ? ARGUS_KEXT_EPRIV :
-									ARGUS_KEXT_ENOSUPPORT,
-				    "cannot open the cpu-clock sampler on CPU %u: %s", c,
-				    strerror(errno));
+			            errno == EACCES || errno == EPERM ? ARGUS_KEXT_EPRIV
+			                                              : ARGUS_KEXT_ENOSUPPORT,
+			            "cannot open the cpu-clock sampler on CPU %u: %s", c,
+			            strerror(errno));
 		}
-		k->perf_links[c] = bpf_program__attach_perf_event(k->skel->progs.cpu_sample,
-								  k->perf_fds[c]);
+		k->perf_links[c] =
+		    bpf_program__attach_perf_event(k->skel->progs.cpu_sample, k->perf_fds[c]);
 		if (!k->perf_links[c])
 			return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
-				    "cannot attach the sampler on CPU %u: %s", c, strerror(errno));
+			            "cannot attach the sampler on CPU %u: %s", c, strerror(errno));
 	}
 	return ARGUS_KEXT_OK;
 }
@@ -335,6 +337,8 @@ void argus_kext_close(struct argus_kext *k)
 	u32_table_free(&k->stack_ids);
 	u32_table_free(&k->stack_depths);
 	u32_table_free(&k->procs);
+	u32_table_free(&k->names_idx);
+	free(k->names);
 	u32_table_free(&k->build_ids);
 	free(k);
 }
@@ -390,7 +394,7 @@ uint64_t argus_kext_stack_drops(const struct argus_kext *k)
 }
 
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
-			       uint64_t now_ns)
+                               uint64_t now_ns)
 {
 	size_t n = 0;
 

@@ -24,23 +24,23 @@ struct argus_kext;
 /* Results of argus_kext_open / _start (negative); err says what to do. */
 enum argus_kext_status {
 	ARGUS_KEXT_OK = 0,
-	ARGUS_KEXT_EPRIV = -1,     /* not root / no CAP_BPF + CAP_PERFMON */
+	ARGUS_KEXT_EPRIV = -1,      /* not root / no CAP_BPF + CAP_PERFMON */
 	ARGUS_KEXT_ENOSUPPORT = -2, /* no BTF, BPF disabled, a needed feature missing */
-	ARGUS_KEXT_EINVAL = -3,    /* bad option (cgroup path, comm...) */
+	ARGUS_KEXT_EINVAL = -3,     /* bad option (cgroup path, comm...) */
 	ARGUS_KEXT_ENOMEM = -4,
-	ARGUS_KEXT_EIO = -5,       /* something else failed: err has the detail */
+	ARGUS_KEXT_EIO = -5, /* something else failed: err has the detail */
 };
 
 struct argus_kext_opts {
-	uint32_t ring_bytes;  /* per CPU ring size, power of 2 >= page; 0 = 4 MiB */
-	uint32_t wake_bytes;  /* wake the reader past this fill; 0 = ring_bytes / 4 */
-	const pid_t *pids;    /* trace only these processes (npids > 0) ... */
+	uint32_t ring_bytes; /* per CPU ring size, power of 2 >= page; 0 = 4 MiB */
+	uint32_t wake_bytes; /* wake the reader past this fill; 0 = ring_bytes / 4 */
+	const pid_t *pids;   /* trace only these processes (npids > 0) ... */
 	size_t npids;
-	bool no_children;     /* ... without the children they fork */
-	bool pid_filter;      /* filter by pid even when npids == 0 (add later) */
-	const char *comm;     /* trace only processes with this name, NULL = any */
-	const char *cgroup;   /* trace only this cgroup v2 directory, NULL = any */
-	unsigned sample_hz;   /* cpu-clock samples per second; 0 = 49 */
+	bool no_children;   /* ... without the children they fork */
+	bool pid_filter;    /* filter by pid even when npids == 0 (add later) */
+	const char *comm;   /* trace only processes with this name, NULL = any */
+	const char *cgroup; /* trace only this cgroup v2 directory, NULL = any */
+	unsigned sample_hz; /* cpu-clock samples per second; 0 = 49 */
 	bool no_samples;
 	bool no_irqs;         /* leave out irq / softirq entry and exit */
 	bool no_timers;       /* leave out hrtimer arm / fire / cancel */
@@ -52,7 +52,7 @@ struct argus_kext_opts {
 /* Load the tracer (not yet attached). On failure returns a status, *k is
  * NULL and err holds one line saying what is missing and how to fix it. */
 int argus_kext_open(struct argus_kext **k, const struct argus_kext_opts *opts, char *err,
-		    size_t errlen);
+                    size_t errlen);
 /* Attach: records start flowing. */
 int argus_kext_start(struct argus_kext *k, char *err, size_t errlen);
 /* Detach every program: no new records; the rings stay readable. */
@@ -78,7 +78,7 @@ uint64_t argus_kext_stack_drops(const struct argus_kext *k);
  * (ARGUS_DROP_STACK); ts = now_ns. Returns how many were written to out.
  */
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
-			       uint64_t now_ns);
+                               uint64_t now_ns);
 
 /*
  * Finish records in place, in stream order, before they go to sink:
@@ -89,13 +89,23 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
  * Always pass the same sink. Returns 0, or < 0 when the sink failed.
  */
 int argus_kext_decode(struct argus_kext *k, struct argus_event *ev, size_t n,
-		      const struct argus_sink *sink);
+                      const struct argus_sink *sink);
+
+/*
+ * Optional, for records straight from the rings, before the merge: reads
+ * /proc (maps, build ids, names, executable paths) for new processes and
+ * execs while they still live, instead of ~0.1 s later at decode time.
+ * Writes only table entries to sink, never events. Once used, call it on
+ * every record read; argus_kext_decode() then does the rest.
+ */
+int argus_kext_prefetch(struct argus_kext *k, struct argus_event *ev, size_t n,
+                        const struct argus_sink *sink);
 
 /* Counters for status output. */
 struct argus_kext_stats {
-	uint64_t ring_drops;   /* all CPUs */
+	uint64_t ring_drops; /* all CPUs */
 	uint64_t stack_drops;
-	uint64_t procs_seen;   /* processes whose maps were read */
+	uint64_t procs_seen;       /* processes whose maps were read */
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
 };
 void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *st);

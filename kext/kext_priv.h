@@ -34,10 +34,14 @@ struct argus_kext {
 	bool samples;
 
 	/* decode state */
-	struct u32_table stack_ids;  /* kernel stack id + 1 -> sink stack id */
+	struct u32_table stack_ids;    /* kernel stack id + 1 -> sink stack id */
 	struct u32_table stack_depths; /* kernel stack id + 1 -> frames */
-	struct u32_table procs;      /* tgid -> 1 once maps were read */
-	struct u32_table build_ids;  /* path string id -> 1 once written */
+	struct u32_table procs;        /* tgid -> PROC_* flags (decode.c) */
+	struct u32_table names_idx;    /* tgid -> index + 1 into names */
+	char (*names)[ARGUS_COMM_LEN];
+	size_t nnames, names_cap;
+	bool prefetching;           /* argus_kext_prefetch is in use */
+	struct u32_table build_ids; /* path string id -> 1 once written */
 	uint64_t procs_seen, maps_failed;
 };
 

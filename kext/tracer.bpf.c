@@ -8,8 +8,8 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
-#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
 #include "argus_event.h"
@@ -18,12 +18,12 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* ---- settings, written by kext.c before load ------------------------- */
-const volatile __u32 self_tgid = 0;     /* argus itself: never traced */
+const volatile __u32 self_tgid = 0;      /* argus itself: never traced */
 const volatile bool filter_pids = false; /* only tgids in `pids` */
 const volatile bool follow_children = true;
 const volatile bool filter_comm = false;
 const volatile char comm_filter[ARGUS_COMM_LEN] = {};
-const volatile __u64 filter_cgroup = 0; /* cgroup v2 id, 0 = any */
+const volatile __u64 filter_cgroup = 0;  /* cgroup v2 id, 0 = any */
 const volatile __u64 wake_bytes = 65536; /* wake the reader past this fill */
 const volatile bool trace_irqs = true;
 const volatile bool trace_timers = true;
@@ -77,7 +77,8 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
-/* Per thread: the traced syscall it is in, and where it last blocked. */
+/* Per thread: the traced syscall it is in, and where it last blocked.
+ * Task-local storage: no hash lookups, and it goes away with the thread. */
 struct thread_state {
 	__u64 ts;
 	__u64 obj;
@@ -85,16 +86,17 @@ struct thread_state {
 	__s64 arg0;
 	__s64 arg1;
 	__s32 fd;
-	__u16 nr; /* 0xffff = not in a traced syscall */
+	__u16 nr;
 	__u8 kind;
-	__u8 cls;
-	__u64 wait_key; /* ip ^ sp ^ sp_ret of the last STACK emitted */
+	__u8 cls;      /* SC_NONE = not inside a traced syscall */
+	__u64 wait_ip; /* user ip and sp of the last STACK emitted */
+	__u64 wait_sp;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, TRACER_INFLIGHT_MAX);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct thread_state);
 } threads SEC(".maps");
 
@@ -150,14 +152,14 @@ struct {
 } irq_ctx SEC(".maps");
 
 /* ---- helpers ----------------------------------------------------------- */
-#define PF_KTHREAD_ 0x00200000
-#define S_IFMT_ 00170000
-#define S_IFSOCK_ 0140000
-#define S_IFIFO_ 0010000
-#define AF_UNIX_ 1
-#define AF_INET_ 2
-#define AF_INET6_ 10
-#define IPPROTO_TCP_ 6
+#define PF_KTHREAD_     0x00200000
+#define S_IFMT_         00170000
+#define S_IFSOCK_       0140000
+#define S_IFIFO_        0010000
+#define AF_UNIX_        1
+#define AF_INET_        2
+#define AF_INET6_       10
+#define IPPROTO_TCP_    6
 #define FUTEX_CMD_MASK_ 0x7f /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
 
 static __always_inline __u16 context_flags(void)
@@ -199,7 +201,7 @@ static __always_inline bool in_interrupt_ctx(void)
 /* Whether records about task t are wanted (t NULL = the current task). */
 static __always_inline bool traced(struct task_struct *t)
 {
-	__u32 tgid = BPF_CORE_READ(t, tgid);
+	__u32 tgid = t->tgid;
 
 	if (tgid == 0 || tgid == self_tgid)
 		return false;
@@ -223,8 +225,13 @@ static __always_inline bool traced(struct task_struct *t)
 
 static __always_inline bool is_self(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, tgid) == self_tgid;
+	return t->tgid == self_tgid;
 }
+
+/* Direct (PROBE_MEM) loads through a kernel pointer found by a read: much
+ * cheaper than one bpf_probe_read_kernel call per field. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define KCAST(type, p) ((type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
 
 struct emit {
 	void *ring;
@@ -232,7 +239,10 @@ struct emit {
 };
 
 /* Reserve a record in this CPU's ring; a full ring is counted, never hidden. */
-static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
+/* ts 0 = now; task_ctx: the caller runs in a syscall, never in an interrupt
+ * (saves the nesting lookup on the hottest paths). */
+static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
+                                       bool task_ctx)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
@@ -248,17 +258,22 @@ static __always_inline bool reserve(struct emit *em, __u16 type, struct task_str
 		return false;
 	}
 	__builtin_memset(em->ev, 0, sizeof(struct argus_event));
-	em->ev->ts = bpf_ktime_get_ns();
+	em->ev->ts = ts ? ts : bpf_ktime_get_ns();
 	em->ev->type = type;
 	em->ev->cpu = cpu;
-	em->ev->flags = context_flags();
+	em->ev->flags = task_ctx ? 0 : context_flags();
 	if (t) {
-		em->ev->pid = BPF_CORE_READ(t, tgid);
-		em->ev->tid = BPF_CORE_READ(t, pid);
-		if (BPF_CORE_READ(t, flags) & PF_KTHREAD_)
+		em->ev->pid = t->tgid;
+		em->ev->tid = t->pid;
+		if (t->flags & PF_KTHREAD_)
 			em->ev->flags |= ARGUS_F_KTHREAD;
 	}
 	return true;
+}
+
+static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
+{
+	return reserve_at(em, type, t, 0, false);
 }
 
 /* Submit without waking the reader unless the ring is past its threshold:
@@ -267,9 +282,9 @@ static __always_inline void submit(struct emit *em)
 {
 	__u64 avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
 
-	bpf_ringbuf_submit(em->ev, avail + sizeof(struct argus_event) >= wake_bytes ?
-					   BPF_RB_FORCE_WAKEUP :
-					   BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(em->ev, avail + sizeof(struct argus_event) >= wake_bytes
+	                               ? BPF_RB_FORCE_WAKEUP
+	                               : BPF_RB_NO_WAKEUP);
 }
 
 #define EFAULT_ 14
@@ -304,7 +319,8 @@ static __always_inline bool loopback4(__u32 addr)
 static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
 {
 	struct task_struct *t = cur();
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct files_struct *files = t->files;
+	struct fdtable *fdt = files ? files->fdt : NULL;
 	struct file **fdarr;
 	struct file *f = NULL;
 	unsigned int max;
@@ -315,32 +331,33 @@ static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
 	*peer = 0;
 	if (fd < 0 || !fdt)
 		return ARGUS_OBJ_NONE;
-	max = BPF_CORE_READ(fdt, max_fds);
+	max = fdt->max_fds;
 	if ((unsigned int)fd >= max)
 		return ARGUS_OBJ_NONE;
-	fdarr = BPF_CORE_READ(fdt, fd);
+	fdarr = fdt->fd;
 	bpf_core_read(&f, sizeof(f), &fdarr[fd]);
 	if (!f)
 		return ARGUS_OBJ_NONE;
-	mode = BPF_CORE_READ(f, f_inode, i_mode);
-	priv = BPF_CORE_READ(f, private_data);
+	f = KCAST(struct file, f);
+	mode = f->f_inode->i_mode;
+	priv = f->private_data;
 	if ((mode & S_IFMT_) == S_IFIFO_) {
 		*obj = (__u64)priv; /* struct pipe_inode_info */
 		return ARGUS_OBJ_PIPE;
 	}
 	if ((mode & S_IFMT_) == S_IFSOCK_) {
-		struct socket *sock = priv;
-		struct sock *sk = BPF_CORE_READ(sock, sk);
-		__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+		struct socket *sock = KCAST(struct socket, priv);
+		struct sock *sk = sock->sk;
+		__u16 family = sk->__sk_common.skc_family;
 
 		*obj = (__u64)sk;
 		if (family == AF_UNIX_) {
-			*peer = (__u64)BPF_CORE_READ((struct unix_sock *)sk, peer);
+			*peer = (__u64)KCAST(struct unix_sock, sk)->peer;
 			return ARGUS_OBJ_UNIX;
 		}
-		if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP_)
+		if (sk->sk_protocol != IPPROTO_TCP_)
 			return ARGUS_OBJ_NONE;
-		if (family == AF_INET_ && loopback4(BPF_CORE_READ(sk, __sk_common.skc_daddr)))
+		if (family == AF_INET_ && loopback4(sk->__sk_common.skc_daddr))
 			return ARGUS_OBJ_TCP;
 		if (family == AF_INET6_) {
 			struct in6_addr a = BPF_CORE_READ(sk, __sk_common.skc_v6_daddr);
@@ -466,76 +483,73 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = cur();
-	struct thread_state st = {}, *old;
+	struct thread_state *st;
 	struct emit em;
-	__u8 cls;
-	__u32 tid;
+	__u64 obj = 0, peer = 0;
+	__u8 cls, kind = ARGUS_OBJ_NONE;
+	int fd = -1;
 
 	if (id < 0 || id >= TRACER_NR_MAX)
 		return 0;
 	cls = sys_class[id];
 	if (cls == SC_NONE || !traced(t))
 		return 0;
-
-	st.ts = bpf_ktime_get_ns();
-	st.nr = id;
-	st.cls = cls;
-	st.fd = -1;
 	if (cls == SC_RECV || cls == SC_SEND || cls == SC_FDWAIT || cls == SC_TFDSET) {
-		st.fd = (int)reg_arg(regs, 0);
-		st.kind = fd_object(st.fd, &st.obj, &st.peer);
+		fd = (int)regs->di;
+		kind = fd_object(fd, &obj, &peer);
 		/* reads and writes of files, ttys and non-local sockets: not IPC */
-		if ((cls == SC_RECV || cls == SC_SEND) && (st.kind == ARGUS_OBJ_NONE ||
-							    st.kind == ARGUS_OBJ_FILE))
+		if ((cls == SC_RECV || cls == SC_SEND) &&
+		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
 			return 0;
 	}
+	st = bpf_task_storage_get(&threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		return 0;
+	st->ts = bpf_ktime_get_ns();
+	st->nr = id;
+	st->cls = cls;
+	st->fd = fd;
+	st->obj = obj;
+	st->peer = peer;
+	st->kind = kind;
+	st->arg1 = 0;
 	if (cls == SC_FUTEX) {
-		__u32 op = reg_arg(regs, 1);
+		__u32 op = regs->si;
 
-		st.obj = reg_arg(regs, 0);
-		st.kind = ARGUS_OBJ_FUTEX;
-		st.arg1 = op;
+		st->obj = regs->di;
+		st->kind = ARGUS_OBJ_FUTEX;
+		st->arg1 = op;
 		/* wakes are reported at exit, with the number woken */
-		if (!futex_is_wait(op & FUTEX_CMD_MASK_))
-			goto store;
-		if (!reserve(&em, ARGUS_EV_FUTEX_WAIT, t))
-			goto store;
-		em.ev->futex.uaddr = st.obj;
+		if (!futex_is_wait(op & FUTEX_CMD_MASK_) ||
+		    !reserve_at(&em, ARGUS_EV_FUTEX_WAIT, t, st->ts, true))
+			return 0;
+		em.ev->futex.uaddr = st->obj;
 		em.ev->futex.op = op;
-		em.ev->futex.val = reg_arg(regs, 2);
-		em.ev->futex.timeout_ns = user_timespec_ns(reg_arg(regs, 3));
-		em.ev->futex.uaddr2 = reg_arg(regs, 4);
+		em.ev->futex.val = regs->dx;
+		em.ev->futex.timeout_ns = user_timespec_ns(regs->r10);
+		em.ev->futex.uaddr2 = regs->r8;
 		submit(&em);
-		goto store;
+		return 0;
 	}
-	st.arg0 = derive_arg0(regs, sys_arg[id]);
 	if (cls == SC_TFDSET) {
 		/* new_value (arg 2): struct itimerspec { interval, value } */
-		st.arg1 = user_timespec_ns(reg_arg(regs, 2));         /* interval */
-		st.arg0 = user_timespec_ns(reg_arg(regs, 2) + 16);    /* value */
-		goto store;
+		st->arg1 = user_timespec_ns(regs->dx);
+		st->arg0 = user_timespec_ns(regs->dx + 16);
+		return 0;
 	}
+	st->arg0 = derive_arg0(regs, sys_arg[id]);
 	/* sends rarely block: their exit record carries the duration */
 	if (cls == SC_SEND || (cls == SC_RECV && !recv_enter))
-		goto store;
-	if (reserve(&em, ARGUS_EV_SYS_ENTER, t)) {
-		em.ev->sys_enter.obj = st.obj;
-		em.ev->sys_enter.peer_obj = st.peer;
-		em.ev->sys_enter.arg0 = st.arg0;
-		em.ev->sys_enter.arg1 = st.arg1;
-		em.ev->sys_enter.fd = st.fd;
-		em.ev->sys_enter.nr = st.nr;
-		em.ev->sys_enter.obj_kind = st.kind;
+		return 0;
+	if (reserve_at(&em, ARGUS_EV_SYS_ENTER, t, st->ts, true)) {
+		em.ev->sys_enter.obj = st->obj;
+		em.ev->sys_enter.peer_obj = st->peer;
+		em.ev->sys_enter.arg0 = st->arg0;
+		em.ev->sys_enter.arg1 = st->arg1;
+		em.ev->sys_enter.fd = st->fd;
+		em.ev->sys_enter.nr = st->nr;
+		em.ev->sys_enter.obj_kind = st->kind;
 		submit(&em);
-	}
-store:
-	tid = BPF_CORE_READ(t, pid);
-	old = bpf_map_lookup_elem(&threads, &tid);
-	if (old) {
-		st.wait_key = old->wait_key;
-		*old = st;
-	} else {
-		bpf_map_update_elem(&threads, &tid, &st, BPF_ANY);
 	}
 	return 0;
 }
@@ -544,93 +558,97 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = cur();
-	__u32 tid = BPF_CORE_READ(t, pid);
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st;
 	struct emit em;
 	__u16 type = ARGUS_EV_SYS_EXIT;
-	__u64 now;
+	__u8 cls;
 
-	if (!st || st->nr == 0xffff)
+	long nr = regs->orig_ax;
+
+	/* most syscalls are none of argus's business: one array load */
+	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] == SC_NONE)
 		return 0;
-	now = bpf_ktime_get_ns();
-	if (st->cls == SC_FUTEX) {
-		__u32 op = st->arg1;
-
-		if (futex_is_wake(op & FUTEX_CMD_MASK_)) {
-			if (reserve(&em, ARGUS_EV_FUTEX_WAKE, t)) {
-				em.ev->futex.uaddr = st->obj;
-				em.ev->futex.op = op;
-				em.ev->futex.val = reg_arg(regs, 2);
-				em.ev->futex.ret = ret;
-				em.ev->futex.timeout_ns = -1;
-				em.ev->futex.uaddr2 = reg_arg(regs, 4);
-				submit(&em);
-			}
-			st->nr = 0xffff;
-			return 0;
-		}
-	}
-	if (st->cls == SC_TFDSET && ret == 0 && st->kind == ARGUS_OBJ_TIMERFD) {
-		if (reserve(&em, ARGUS_EV_TIMER_ARM, t)) {
-			__u32 flags = reg_arg(regs, 1);
-
-			em.ev->timer.obj = st->obj;
-			/* TFD_TIMER_ABSTIME = 1: the value is already absolute */
-			em.ev->timer.expires_ns = st->arg0 <= 0 ? 0 :
-						  (flags & 1) ? st->arg0 : st->ts + st->arg0;
-			em.ev->timer.interval_ns = st->arg1 < 0 ? 0 : st->arg1;
-			em.ev->timer.fd = st->fd;
-			em.ev->timer.kind = ARGUS_TIMER_TIMERFD;
+	st = bpf_task_storage_get(&threads, t, 0, 0);
+	if (!st || st->cls == SC_NONE)
+		return 0;
+	cls = st->cls;
+	st->cls = SC_NONE;
+	if (cls == SC_FUTEX && futex_is_wake((__u32)st->arg1 & FUTEX_CMD_MASK_)) {
+		if (reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
+			em.ev->futex.uaddr = st->obj;
+			em.ev->futex.op = st->arg1;
+			em.ev->futex.val = regs->dx;
+			em.ev->futex.ret = ret;
+			em.ev->futex.timeout_ns = -1;
+			em.ev->futex.uaddr2 = regs->r8;
 			submit(&em);
 		}
+		return 0;
 	}
-	if (st->cls == SC_RECV)
+	if (cls == SC_TFDSET && ret == 0 && st->kind == ARGUS_OBJ_TIMERFD &&
+	    reserve_at(&em, ARGUS_EV_TIMER_ARM, t, 0, true)) {
+		/* TFD_TIMER_ABSTIME = 1: the value is already absolute */
+		bool abs = regs->si & 1;
+
+		em.ev->timer.obj = st->obj;
+		em.ev->timer.expires_ns = st->arg0 <= 0 ? 0 : abs ? st->arg0 : st->ts + st->arg0;
+		em.ev->timer.interval_ns = st->arg1 < 0 ? 0 : st->arg1;
+		em.ev->timer.fd = st->fd;
+		em.ev->timer.kind = ARGUS_TIMER_TIMERFD;
+		submit(&em);
+	}
+	if (cls == SC_RECV)
 		type = ARGUS_EV_IPC_RECV;
-	else if (st->cls == SC_SEND)
+	else if (cls == SC_SEND)
 		type = ARGUS_EV_IPC_SEND;
-	if (reserve(&em, type, t)) {
+	if (reserve_at(&em, type, t, 0, true)) {
 		em.ev->sys_exit.obj = st->obj;
 		em.ev->sys_exit.peer_obj = st->peer;
 		em.ev->sys_exit.ret = ret;
-		em.ev->sys_exit.dur_ns = now - st->ts;
+		em.ev->sys_exit.dur_ns = em.ev->ts - st->ts;
 		em.ev->sys_exit.fd = st->fd;
 		em.ev->sys_exit.nr = st->nr;
 		em.ev->sys_exit.obj_kind = st->kind;
 		submit(&em);
 	}
-	st->nr = 0xffff;
 	return 0;
 }
 
 /* ---- scheduling ---------------------------------------------------------- */
 
 /* The stack of a thread that is about to block, unless it blocks where it
- * blocked last time (then the previous STACK record still applies). */
+ * blocked last time (same user ip and stack pointer: then the previous STACK
+ * record still applies, and a ping-pong loop pays for one stack only). */
 static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
 {
-	struct pt_regs *regs;
 	struct thread_state *st;
-	__u64 ip, sp, sp_ret = 0, key, lo, hi;
+	struct pt_regs *regs;
+	__u64 ip, sp, sp_ret = 0, lo, hi;
 	__u64(*words)[TRACER_SCAN_WORDS];
-	__u32 zero = 0, tid;
+	struct mm_struct *mm;
+	__u32 zero = 0;
 	struct emit em;
 	long id;
 
-	if (BPF_CORE_READ(prev, flags) & PF_KTHREAD_)
+	if (prev->flags & PF_KTHREAD_)
 		return;
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs)
 		return;
 	ip = BPF_CORE_READ(regs, ip);
 	sp = BPF_CORE_READ(regs, sp);
+	st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st || (st->wait_ip == ip && st->wait_sp == sp))
+		return;
 	words = bpf_map_lookup_elem(&scan, &zero);
-	if (!words)
+	mm = prev->mm;
+	if (!words || !mm)
 		return;
 	/* Debian's libc keeps no frame pointers: the application function that
 	 * called into libc is found as the first return address on the user
 	 * stack that points into the executable's own code. */
-	lo = BPF_CORE_READ(prev, mm, start_code);
-	hi = BPF_CORE_READ(prev, mm, end_code);
+	lo = mm->start_code;
+	hi = mm->end_code;
 	if (!bpf_probe_read_user(*words, sizeof(*words), (void *)sp)) {
 		sp_ret = (*words)[0];
 		for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
@@ -642,11 +660,6 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
 			}
 		}
 	}
-	key = ip ^ (sp << 7) ^ (sp_ret << 13);
-	tid = BPF_CORE_READ(prev, pid);
-	st = bpf_map_lookup_elem(&threads, &tid);
-	if (st && st->wait_key == key)
-		return;
 	if (!reserve(&em, ARGUS_EV_STACK, prev))
 		return;
 	id = user_stack_id(ctx, em.ev->cpu);
@@ -655,18 +668,13 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
 	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_WAIT;
 	submit(&em);
-	if (st) {
-		st->wait_key = key;
-	} else {
-		struct thread_state fresh = {.nr = 0xffff, .wait_key = key};
-
-		bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
-	}
+	st->wait_ip = ip;
+	st->wait_sp = sp;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+             unsigned int prev_state)
 {
 	struct emit em;
 	bool tprev = traced(prev), tnext = traced(next);
@@ -680,12 +688,12 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		wait_stack(ctx, prev);
 	if (!reserve(&em, ARGUS_EV_SCHED_SWITCH, prev))
 		return 0;
-	em.ev->sched_switch.next_pid = BPF_CORE_READ(next, tgid);
-	em.ev->sched_switch.next_tid = BPF_CORE_READ(next, pid);
+	em.ev->sched_switch.next_pid = next->tgid;
+	em.ev->sched_switch.next_tid = next->pid;
 	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
-	em.ev->sched_switch.prev_prio = BPF_CORE_READ(prev, prio);
-	em.ev->sched_switch.next_prio = BPF_CORE_READ(next, prio);
-	BPF_CORE_READ_STR_INTO(&em.ev->sched_switch.next_comm, next, comm);
+	em.ev->sched_switch.prev_prio = prev->prio;
+	em.ev->sched_switch.next_prio = next->prio;
+	bpf_probe_read_kernel(&em.ev->sched_switch.next_comm, ARGUS_COMM_LEN, next->comm);
 	submit(&em);
 	return 0;
 }
@@ -707,13 +715,13 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 		em.ev->tid = 0;
 		em.ev->flags &= ~ARGUS_F_KTHREAD;
 	}
-	em.ev->wakeup.wakee_pid = BPF_CORE_READ(p, tgid);
-	em.ev->wakeup.wakee_tid = BPF_CORE_READ(p, pid);
+	em.ev->wakeup.wakee_pid = p->tgid;
+	em.ev->wakeup.wakee_tid = p->pid;
 	if (bpf_core_field_exists(p->thread_info.cpu))
-		em.ev->wakeup.target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+		em.ev->wakeup.target_cpu = p->thread_info.cpu;
 	else
-		em.ev->wakeup.target_cpu = BPF_CORE_READ(p, wake_cpu);
-	em.ev->wakeup.wakee_prio = BPF_CORE_READ(p, prio);
+		em.ev->wakeup.target_cpu = p->wake_cpu;
+	em.ev->wakeup.wakee_prio = p->prio;
 	submit(&em);
 	return 0;
 }
@@ -768,7 +776,8 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 	path = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (path) {
 		tgid = BPF_CORE_READ(p, tgid);
-		bpf_probe_read_kernel_str(path->path, sizeof(path->path), BPF_CORE_READ(bprm, filename));
+		bpf_probe_read_kernel_str(path->path, sizeof(path->path),
+		                          BPF_CORE_READ(bprm, filename));
 		bpf_map_update_elem(&exec_paths, &tgid, path, BPF_ANY);
 	}
 	if (!reserve(&em, ARGUS_EV_PROC_EXEC, p))
@@ -782,11 +791,10 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 {
-	__u32 tid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid = p->tgid;
 	bool want = traced(p);
 	struct emit em;
 
-	bpf_map_delete_elem(&threads, &tid);
 	if (want && reserve(&em, group_dead ? ARGUS_EV_PROC_EXIT : ARGUS_EV_THREAD_EXIT, p)) {
 		em.ev->exit.exit_code = BPF_CORE_READ(p, exit_code);
 		submit(&em);

@@ -27,26 +27,26 @@ enum tracer_sys_class {
 /* How arg0 of SYS_ENTER is derived (const volatile sys_arg[nr]). */
 enum tracer_sys_arg {
 	SA_NONE = 0,
-	SA_COUNT2 = 1,     /* arg 2 is a byte count (read, write, recvfrom...) */
-	SA_MS2 = 2,        /* arg 2 is a timeout in ms, < 0 = none (poll) */
-	SA_MS3 = 3,        /* arg 3 is a timeout in ms (epoll_wait) */
-	SA_TS0 = 4,        /* arg 0 points to a timespec (nanosleep) */
-	SA_TS2 = 5,        /* arg 2 points to a timespec (clock_nanosleep, ppoll) */
-	SA_TS3 = 6,        /* arg 3 points to a timespec (epoll_pwait2) */
-	SA_TS4 = 7,        /* arg 4 points to a timespec (pselect6) */
-	SA_TV4 = 8,        /* arg 4 points to a timeval (select) */
-	SA_PID0 = 9,       /* arg 0 is a pid (wait4) */
-	SA_PID1 = 10,      /* arg 1 is an id (waitid) */
+	SA_COUNT2 = 1, /* arg 2 is a byte count (read, write, recvfrom...) */
+	SA_MS2 = 2,    /* arg 2 is a timeout in ms, < 0 = none (poll) */
+	SA_MS3 = 3,    /* arg 3 is a timeout in ms (epoll_wait) */
+	SA_TS0 = 4,    /* arg 0 points to a timespec (nanosleep) */
+	SA_TS2 = 5,    /* arg 2 points to a timespec (clock_nanosleep, ppoll) */
+	SA_TS3 = 6,    /* arg 3 points to a timespec (epoll_pwait2) */
+	SA_TS4 = 7,    /* arg 4 points to a timespec (pselect6) */
+	SA_TV4 = 8,    /* arg 4 points to a timeval (select) */
+	SA_PID0 = 9,   /* arg 0 is a pid (wait4) */
+	SA_PID1 = 10,  /* arg 1 is an id (waitid) */
 };
 
 /* Default sizes. */
 #define TRACER_INFLIGHT_MAX 32768 /* threads inside a traced syscall */
-#define TRACER_TIMERS_MAX 16384   /* armed hrtimers being followed */
-#define TRACER_PIDS_MAX 4096      /* processes of a --pid / command filter */
-#define TRACER_STACKS_MAX 16384   /* distinct user stacks in the stack map */
-#define TRACER_STACK_DEPTH 127    /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
-#define TRACER_SCAN_WORDS 32      /* user stack words scanned for sp_ret */
-#define TRACER_PATH_MAX 256       /* exec paths kept for the decoder */
-#define TRACER_EXECS_MAX 4096     /* exec paths not yet decoded */
+#define TRACER_TIMERS_MAX   16384 /* armed hrtimers being followed */
+#define TRACER_PIDS_MAX     4096  /* processes of a --pid / command filter */
+#define TRACER_STACKS_MAX   16384 /* distinct user stacks in the stack map */
+#define TRACER_STACK_DEPTH  127   /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
+#define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
+#define TRACER_PATH_MAX     256   /* exec paths kept for the decoder */
+#define TRACER_EXECS_MAX    4096  /* exec paths not yet decoded */
 
 #endif /* ARGUS_KEXT_TRACER_H */

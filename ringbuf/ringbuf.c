@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -303,6 +305,68 @@ static size_t shm_read(struct argus_ring *r, struct argus_event *out, size_t max
 		n++;
 	CK_UNCHECKED_END();
 	return n;
+}
+
+/* ---- the daemon's hook socket (client side; docs/daemon.md) ------------ */
+
+int argus_ring_connect(const char *path, struct argus_ring **rp, int *sock_out)
+{
+	*rp = NULL;
+	*sock_out = -1;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	int err;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(s, "hook v=1\n", 9, MSG_NOSIGNAL) != 9)
+		goto fail_errno;
+	char msg[64] = "";
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = msg, .iov_len = sizeof(msg) - 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	ssize_t n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	if (n <= 0) {
+		err = n < 0 ? -errno : -ECONNRESET;
+		goto fail;
+	}
+	int fds[2] = {-1, -1};
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+			memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	unsigned id, cap;
+	if (strncmp(msg, "ok ", 3) || sscanf(msg, "ok %u %u", &id, &cap) != 2 || fds[0] < 0) {
+		err = -ECONNREFUSED; /* "error: ..." from the daemon: full or refused */
+		goto fail_fds;
+	}
+	if ((err = argus_ring_attach_shm(rp, fds[0])))
+		goto fail_fds;
+	if (fds[1] >= 0)
+		argus_ring_set_wake_fd(*rp, fds[1]);
+	argus_ring_set_cpu(*rp, id);
+	close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	*sock_out = s;
+	return 0;
+fail_fds:
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	goto fail;
+fail_errno:
+	err = -errno;
+fail:
+	close(s);
+	return err;
 }
 
 /* ---- common ----------------------------------------------------------- */

@@ -34,6 +34,13 @@ int argus_ring_attach_shm(struct argus_ring **r, int fd);
  * creating side, passed along with the ring fd); dup'ed. Without it the
  * consumer finds records on its periodic drain. */
 int argus_ring_set_wake_fd(struct argus_ring *r, int fd);
+/*
+ * Producer side, from a hooked process: ask the daemon's hook socket (path,
+ * e.g. /run/argus-hooks/hooks.sock) for a ring. *sock_out must stay open as
+ * long as the ring is used: closing it (or exiting) hands the ring back.
+ * -ECONNREFUSED when the daemon has no ring to give.
+ */
+int argus_ring_connect(const char *path, struct argus_ring **r, int *sock_out);
 /* Producer side of a shm ring: false (and a counted drop) when full. */
 int argus_ring_write(struct argus_ring *r, const struct argus_event *ev);
 

@@ -397,6 +397,8 @@ size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool j
 {
 	size_t len = 0;
 	bool first = true;
+	if (cap)
+		buf[0] = '\0';
 	for (const struct client *c = cs->head; c && len < cap; c = c->next) {
 		int n;
 		if (json)

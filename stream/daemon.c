@@ -24,12 +24,10 @@
 
 #include "stream_priv.h"
 
-#define TICK_MS 5
 #define READ_BATCH 4096
 #define MAX_READ_PER_TICK (1u << 16) /* per ring: bounds one tick's latency */
-#define MAX_SINKS 8
-#define NTYPES (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
 
+/* One control connection: a request line in, a reply out, closed. */
 struct ctl_conn {
 	uv_pipe_t pipe;
 	uv_write_t wreq;
@@ -38,33 +36,6 @@ struct ctl_conn {
 	size_t len;
 	char *reply;
 	bool stop_after;
-};
-
-struct argus_daemon {
-	struct argus_daemon_opts o;
-	char run_dir[1024], rec_dir[1024];
-	uv_loop_t loop;
-	uv_timer_t tick, second;
-	uv_signal_t sigint, sigterm;
-	uv_pipe_t ctl, strm;
-	bool ctl_bound, strm_bound, stopping, running;
-
-	struct argus_ring **rings; /* kernel rings first, then hook rings */
-	unsigned nkernel, nrings, max_rings;
-	uint64_t *drops_reported; /* per ring, what DROP records already said */
-	unsigned drop_src;        /* merge source of daemon-made records */
-	struct argus_merge *merge;
-	struct argus_daemon_source src;
-	struct argus_sink sinks[MAX_SINKS];
-	unsigned nsinks;
-	struct argus_sink dsink; /* what decode writes to */
-	struct client_set cs;
-	struct recorder *rec;
-	struct tab strings, stacks;
-	struct argus_event *buf, *out;
-
-	uint64_t start_ns, total, by_type[NTYPES], prev_by_type[NTYPES], rate[NTYPES];
-	uint64_t prev_total, rate_total, max_lag_ns;
 };
 
 uint64_t mono_now_ns(void)
@@ -184,7 +155,7 @@ static void deliver(struct argus_daemon *d, struct argus_event *ev, size_t n)
 
 /* DROP records for shared-memory rings (and kernel rings whose source does
  * not report its own). */
-static void ring_drop_records(struct argus_daemon *d, uint64_t now)
+void daemon_ring_drops(struct argus_daemon *d, uint64_t now)
 {
 	struct argus_event drops[64];
 	size_t nd = 0;
@@ -211,20 +182,29 @@ static void ring_drop_records(struct argus_daemon *d, uint64_t now)
 		argus_merge_push(d->merge, d->drop_src, drops, nd, now);
 }
 
+void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now)
+{
+	size_t got = 0, n;
+	while (got < MAX_READ_PER_TICK && (n = argus_ring_read(d->rings[i], d->buf, READ_BATCH)) > 0) {
+		if (d->ring_owner[i]) {
+			/* a hooked process speaks only for itself */
+			for (size_t k = 0; k < n; k++) {
+				d->buf[k].pid = (uint32_t)d->ring_owner[i];
+				d->buf[k].flags |= ARGUS_F_HOOK;
+			}
+		}
+		argus_merge_push(d->merge, i, d->buf, n, now);
+		got += n;
+	}
+}
+
 static void pump(struct argus_daemon *d, bool final)
 {
 	uint64_t now = mono_now_ns();
-	for (unsigned i = 0; i < d->nrings; i++) {
-		if (!d->rings[i])
-			continue;
-		size_t got = 0, n;
-		while (got < MAX_READ_PER_TICK &&
-		       (n = argus_ring_read(d->rings[i], d->buf, READ_BATCH)) > 0) {
-			argus_merge_push(d->merge, i, d->buf, n, now);
-			got += n;
-		}
-	}
-	ring_drop_records(d, now);
+	for (unsigned i = 0; i < d->nrings; i++)
+		if (d->rings[i])
+			daemon_read_ring(d, i, now);
+	daemon_ring_drops(d, now);
 	size_t n;
 	while ((n = final ? argus_merge_drain(d->merge, d->out, READ_BATCH)
 			  : argus_merge_pop(d->merge, d->out, READ_BATCH, now)) > 0) {
@@ -253,155 +233,9 @@ static void on_second(uv_timer_t *t)
 		rec_flush(d->rec); /* a crash loses at most a second */
 }
 
-/* ---- status -------------------------------------------------------------- */
-
-static uint64_t rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/statm", "re");
-	unsigned long size = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%lu %lu", &size, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-/* A growing string for replies. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (b->p && b->len + (size_t)n < b->cap) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = (b->cap ? b->cap : 1024) * 2 + (size_t)n;
-		char *np = realloc(b->p, cap);
-		if (!np)
-			return;
-		b->p = np;
-		b->cap = cap;
-	}
-}
-
-static char *status_reply(struct argus_daemon *d, bool json)
-{
-	struct sbuf b = {0};
-	struct argus_merge_stats ms;
-	argus_merge_get_stats(d->merge, &ms);
-	struct rec_stats rs = {0};
-	if (d->rec)
-		rec_get_stats(d->rec, &rs);
-	uint64_t now = mono_now_ns();
-	double up = (now - d->start_ns) / 1e9;
-	uint64_t merge_bytes = ms.buffered * sizeof(struct argus_event);
-	uint64_t table_bytes = d->strings.bytes + d->stacks.bytes;
-	uint64_t rss = rss_bytes();
-	char clients[8192];
-	if (json) {
-		sb_printf(&b,
-			  "{\"kind\":\"status\",\"stream_version\":%d,\"pid\":%d,\"uptime_s\":%.3f,"
-			  "\"events\":{\"total\":%" PRIu64 ",\"per_s\":%" PRIu64 ",\"by_type_per_s\":{",
-			  ARGUS_STREAM_VERSION, (int)getpid(), up, d->total, d->rate_total);
-		bool first = true;
-		for (unsigned i = 0; i < NTYPES; i++) {
-			if (!d->by_type[i])
-				continue;
-			const char *name = argus_event_type_name(i);
-			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",", name ? name : "unknown",
-				  d->rate[i]);
-			first = false;
-		}
-		sb_printf(&b,
-			  "}},\"merge\":{\"buffered\":%" PRIu64 ",\"late\":%" PRIu64
-			  ",\"watermark_ns\":%" PRIu64 ",\"max_lag_ns\":%" PRIu64 "},\"rings\":[",
-			  ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns);
-		first = true;
-		for (unsigned i = 0; i < d->nrings; i++) {
-			if (!d->rings[i])
-				continue;
-			uint64_t used, size;
-			argus_ring_fill(d->rings[i], &used, &size);
-			sb_printf(&b,
-				  "%s{\"source\":%u,\"kind\":\"%s\",\"cpu\":%u,\"used_bytes\":%" PRIu64
-				  ",\"size_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"malformed\":%" PRIu64
-				  "}",
-				  first ? "" : ",", i, i < d->nkernel ? "kernel" : "hook",
-				  argus_ring_cpu(d->rings[i]), used, size, argus_ring_drops(d->rings[i]),
-				  argus_ring_malformed(d->rings[i]));
-			first = false;
-		}
-		sb_printf(&b,
-			  "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
-			  ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
-			  ",\"errors\":%" PRIu64 "},",
-			  d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
-			  rs.last_ts - rs.first_ts, rs.errors);
-		sb_printf(&b,
-			  "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
-			  ",\"table_bytes\":%" PRIu64 "},",
-			  rss, merge_bytes, table_bytes);
-		clients_status(&d->cs, clients, sizeof(clients), true);
-		sb_printf(&b, "\"clients\":[%s],\"client_drops\":%" PRIu64 "}\n", clients,
-			  d->cs.drops_total);
-		return b.p;
-	}
-	sb_printf(&b, "argus daemon: pid %d, up %.1f s, sockets in %s\n", (int)getpid(), up,
-		  d->run_dir);
-	sb_printf(&b, "events: %" PRIu64 " total, %" PRIu64 "/s\n", d->total, d->rate_total);
-	for (unsigned i = 0; i < NTYPES; i++)
-		if (d->by_type[i]) {
-			const char *name = argus_event_type_name(i);
-			sb_printf(&b, "  %-20s %10" PRIu64 "/s %14" PRIu64 " total\n",
-				  name ? name : "unknown", d->rate[i], d->by_type[i]);
-		}
-	sb_printf(&b,
-		  "merge: %" PRIu64 " held, %" PRIu64 " late, watermark %" PRIu64
-		  " ns, max delivery lag %.1f ms\n",
-		  ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns / 1e6);
-	sb_printf(&b, "rings: %u kernel, %u hook\n", d->nkernel, d->nrings - d->nkernel);
-	for (unsigned i = 0; i < d->nrings; i++) {
-		if (!d->rings[i])
-			continue;
-		uint64_t used, size;
-		argus_ring_fill(d->rings[i], &used, &size);
-		sb_printf(&b, "  %s %-3u fill %5.1f%% of %" PRIu64 " KiB, drops %" PRIu64 "%s\n",
-			  i < d->nkernel ? "cpu " : "hook", argus_ring_cpu(d->rings[i]),
-			  size ? 100.0 * used / size : 0.0, size / 1024, argus_ring_drops(d->rings[i]),
-			  argus_ring_malformed(d->rings[i]) ? " (malformed records seen)" : "");
-	}
-	if (d->rec)
-		sb_printf(&b,
-			  "recorder: %s, %" PRIu64 " chunks, %.1f MiB, window span %.1f s"
-			  " (keeps %.0f s / %.0f MiB)%s\n",
-			  d->rec_dir, rs.chunks, rs.bytes / 1048576.0,
-			  (rs.last_ts - rs.first_ts) / 1e9, d->o.rec_span_ns / 1e9,
-			  d->o.rec_bytes / 1048576.0, rs.errors ? ", WRITE ERRORS" : "");
-	else
-		sb_printf(&b, "recorder: off\n");
-	sb_printf(&b, "memory: rss %.1f MiB, merge %.1f MiB, tables %.1f KiB\n", rss / 1048576.0,
-		  merge_bytes / 1048576.0, table_bytes / 1024.0);
-	sb_printf(&b, "clients: %u connected, %" PRIu64 " records dropped for slow clients\n",
-		  clients_count(&d->cs), d->cs.drops_total);
-	clients_status(&d->cs, clients, sizeof(clients), false);
-	sb_printf(&b, "%s", clients);
-	return b.p;
-}
-
 /* ---- stop ---------------------------------------------------------------- */
 
-static void close_cb_noop(uv_handle_t *h)
+void daemon_close_cb_noop(uv_handle_t *h)
 {
 	(void)h;
 }
@@ -411,24 +245,25 @@ static void daemon_stop(struct argus_daemon *d)
 	if (d->stopping)
 		return;
 	d->stopping = true;
-	pump(d, true); /* everything still in the rings and the merge */
+	hooks_close(d); /* drains each hook ring into the merge */
+	pump(d, true);  /* everything still in the rings and the merge */
 	if (d->rec) {
 		rec_close(d->rec);
 		d->rec = NULL;
 	}
 	clients_close_all(&d->cs);
-	uv_close((uv_handle_t *)&d->tick, close_cb_noop);
-	uv_close((uv_handle_t *)&d->second, close_cb_noop);
-	uv_close((uv_handle_t *)&d->sigint, close_cb_noop);
-	uv_close((uv_handle_t *)&d->sigterm, close_cb_noop);
+	uv_close((uv_handle_t *)&d->tick, daemon_close_cb_noop);
+	uv_close((uv_handle_t *)&d->second, daemon_close_cb_noop);
+	uv_close((uv_handle_t *)&d->sigint, daemon_close_cb_noop);
+	uv_close((uv_handle_t *)&d->sigterm, daemon_close_cb_noop);
 	char path[1200];
 	if (d->ctl_bound) {
-		uv_close((uv_handle_t *)&d->ctl, close_cb_noop);
+		uv_close((uv_handle_t *)&d->ctl, daemon_close_cb_noop);
 		snprintf(path, sizeof(path), "%s/%s", d->run_dir, CONTROL_SOCK);
 		unlink(path);
 	}
 	if (d->strm_bound) {
-		uv_close((uv_handle_t *)&d->strm, close_cb_noop);
+		uv_close((uv_handle_t *)&d->strm, daemon_close_cb_noop);
 		snprintf(path, sizeof(path), "%s/%s", d->run_dir, STREAM_SOCK);
 		unlink(path);
 	}
@@ -501,9 +336,9 @@ static void ctl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	}
 	*nl = '\0';
 	if (!strcmp(c->req, "status")) {
-		ctl_reply(c, status_reply(d, false));
+		ctl_reply(c, daemon_status(d, false));
 	} else if (!strcmp(c->req, "status json")) {
-		ctl_reply(c, status_reply(d, true));
+		ctl_reply(c, daemon_status(d, true));
 	} else if (!strcmp(c->req, "flush")) {
 		pump(d, false);
 		int rc = d->rec ? rec_flush(d->rec) : 0;
@@ -601,12 +436,12 @@ static int bind_socket(struct argus_daemon *d, uv_pipe_t *p, const char *name, u
 		rc = uv_listen((uv_stream_t *)p, 64, cb);
 	if (rc) {
 		snprintf(err, errlen, "cannot listen on %s: %s", path, uv_strerror(rc));
-		uv_close((uv_handle_t *)p, close_cb_noop);
+		uv_close((uv_handle_t *)p, daemon_close_cb_noop);
 		return rc;
 	}
 	if (chmod(path, 0660) || (d->o.group >= 0 && chown(path, 0, (gid_t)d->o.group))) {
 		snprintf(err, errlen, "cannot set mode of %s: %s", path, strerror(errno));
-		uv_close((uv_handle_t *)p, close_cb_noop);
+		uv_close((uv_handle_t *)p, daemon_close_cb_noop);
 		unlink(path);
 		return -errno;
 	}
@@ -625,6 +460,7 @@ int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o
 	d->o = *o;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", o->run_dir ? o->run_dir : ARGUS_RUN_DIR);
 	snprintf(d->rec_dir, sizeof(d->rec_dir), "%s", o->rec_dir ? o->rec_dir : ARGUS_REC_DIR);
+	snprintf(d->hooks_dir, sizeof(d->hooks_dir), "%s", o->hooks_dir ? o->hooks_dir : ARGUS_HOOKS_DIR);
 	if (!d->o.rec_span_ns)
 		d->o.rec_span_ns = 300ull * 1000000000ull;
 	if (!d->o.rec_bytes)
@@ -637,12 +473,13 @@ int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o
 		d->o.client_queue_bytes = 8ull << 20;
 	if (!d->o.max_hook_rings)
 		d->o.max_hook_rings = 64;
-	d->max_rings = 1024 + d->o.max_hook_rings;
+	d->max_rings = MAX_KERNEL_RINGS + d->o.max_hook_rings;
 	d->rings = calloc(d->max_rings, sizeof(*d->rings));
+	d->ring_owner = calloc(d->max_rings, sizeof(*d->ring_owner));
 	d->drops_reported = calloc(d->max_rings, sizeof(*d->drops_reported));
 	d->buf = malloc(READ_BATCH * sizeof(*d->buf));
 	d->out = malloc(READ_BATCH * sizeof(*d->out));
-	if (!d->rings || !d->drops_reported || !d->buf || !d->out) {
+	if (!d->rings || !d->ring_owner || !d->drops_reported || !d->buf || !d->out) {
 		argus_daemon_free(d);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -659,7 +496,8 @@ int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o
 
 int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r)
 {
-	if (d->running || d->nkernel >= 1024)
+	/* kernel rings come first, before any hook ring and before run */
+	if (d->running || d->nrings > d->nkernel || d->nkernel >= MAX_KERNEL_RINGS)
 		return -EBUSY;
 	d->rings[d->nkernel++] = r;
 	d->nrings = d->nkernel;
@@ -687,21 +525,19 @@ const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id)
 
 int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r)
 {
-	if (d->nrings >= d->max_rings || d->nrings - d->nkernel >= d->o.max_hook_rings)
-		return -ENOSPC;
-	if (!d->running) {
-		d->rings[d->nrings++] = r;
-		return 0;
-	}
-	/* reuse a freed hook slot, else append */
+	/* reuse a freed hook slot (its merge source), else append */
 	for (unsigned i = d->nkernel; i < d->nrings; i++)
 		if (!d->rings[i]) {
 			d->rings[i] = r;
 			d->drops_reported[i] = 0;
-			return 0;
+			d->ring_owner[i] = 0;
+			return (int)i;
 		}
-	d->rings[d->nrings++] = r;
-	return 0;
+	if (d->nrings >= d->max_rings || d->nrings - d->nkernel >= d->o.max_hook_rings)
+		return -ENOSPC;
+	d->ring_owner[d->nrings] = 0;
+	d->rings[d->nrings] = r;
+	return (int)d->nrings++;
 }
 
 int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
@@ -744,6 +580,8 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 	if ((rc = bind_socket(d, &d->strm, STREAM_SOCK, on_stream_conn, err, errlen)))
 		goto fail_rec;
 	d->strm_bound = true;
+	if (d->hooks_dir[0] && (rc = hooks_listen(d, err, errlen)))
+		goto fail_rec;
 	uv_timer_init(&d->loop, &d->tick);
 	uv_timer_init(&d->loop, &d->second);
 	d->tick.data = d->second.data = d;
@@ -763,10 +601,17 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 
 fail_rec:
 	d->stopping = true;
+	if (d->strm_bound) {
+		char path[1200];
+		snprintf(path, sizeof(path), "%s/%s", d->run_dir, STREAM_SOCK);
+		uv_close((uv_handle_t *)&d->strm, daemon_close_cb_noop);
+		unlink(path);
+		d->strm_bound = false;
+	}
 	if (d->ctl_bound) {
 		char path[1200];
 		snprintf(path, sizeof(path), "%s/%s", d->run_dir, CONTROL_SOCK);
-		uv_close((uv_handle_t *)&d->ctl, close_cb_noop);
+		uv_close((uv_handle_t *)&d->ctl, daemon_close_cb_noop);
 		unlink(path);
 		d->ctl_bound = false;
 	}
@@ -788,6 +633,7 @@ void argus_daemon_free(struct argus_daemon *d)
 		for (unsigned i = 0; i < d->nrings; i++)
 			argus_ring_close(d->rings[i]);
 	free(d->rings);
+	free(d->ring_owner);
 	free(d->drops_reported);
 	argus_merge_free(d->merge);
 	tab_free(&d->strings);

@@ -63,6 +63,12 @@ int argus_recorder_dump(const char *dir, uint64_t last_ns, const char *out_path,
 
 	struct argus_trace_meta meta;
 	argus_trace_meta_init(&meta, "argus dump (flight recorder)");
+	/* The trace starts where the span does, not when the dump was made. */
+	if (meta.start_mono_ns > from) {
+		uint64_t back = meta.start_mono_ns - from;
+		meta.start_real_ns = meta.start_real_ns > back ? meta.start_real_ns - back : 0;
+		meta.start_mono_ns = from;
+	}
 	struct argus_trace_writer *w;
 	struct argus_trace_error e;
 	if (argus_trace_writer_open(&w, out_path, &meta, NULL, &e)) {

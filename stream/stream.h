@@ -72,6 +72,7 @@ struct argus_daemon_opts {
 	uint64_t client_queue_bytes;  /* per JSON client; 0 = 8 MiB */
 	long group;                   /* gid that may also use the sockets and files; -1 = root only */
 	unsigned max_hook_rings;      /* shared-memory rings from hooks; 0 = 64 */
+	const char *hooks_dir;        /* hook ring socket; NULL = /run/argus-hooks, "" = off */
 };
 
 #define ARGUS_RUN_DIR "/run/argus"
@@ -84,7 +85,8 @@ int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r);
 void argus_daemon_set_source(struct argus_daemon *d, const struct argus_daemon_source *s);
 /* Consumers (the graph builder, tests): get every merged record in order. */
 int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s);
-/* Add a hook's shared-memory ring (owned from here); also while running. */
+/* Add a hook's shared-memory ring (owned from here); returns its source
+ * id (>= 0) or -ENOSPC. Also while running. */
 int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r);
 /* Text of a string-table id in records the daemon delivered (NULL = none). */
 const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id);

@@ -22,6 +22,8 @@
 #define STREAM_SOCK "stream.sock"
 #define CONTROL_SOCK "control.sock"
 #define HOOKS_SOCK "hooks.sock"
+#define ARGUS_HOOKS_DIR "/run/argus-hooks"
+#define HOOK_RING_RECORDS 16384 /* 1 MiB per hooked thread */
 
 /* ---- tables.c ----------------------------------------------------------- */
 
@@ -106,6 +108,57 @@ size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool j
 unsigned clients_count(const struct client_set *cs);
 /* Try to send what is queued, then close every client. */
 void clients_close_all(struct client_set *cs);
+
+/* ---- daemon.c: the root object ----------------------------------------- */
+
+#define TICK_MS 5
+#define MAX_SINKS 8
+#define NTYPES (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
+#define MAX_KERNEL_RINGS 1024
+
+struct hook_conn;
+
+struct argus_daemon {
+	struct argus_daemon_opts o;
+	char run_dir[1024], rec_dir[1024], hooks_dir[1024];
+	uv_loop_t loop;
+	uv_timer_t tick, second;
+	uv_signal_t sigint, sigterm;
+	uv_pipe_t ctl, strm, hooks;
+	bool ctl_bound, strm_bound, hooks_bound, stopping, running;
+
+	/* kernel rings at [0, nkernel), hook rings after (NULL = free slot) */
+	struct argus_ring **rings;
+	unsigned nkernel, nrings, max_rings;
+	pid_t *ring_owner;        /* hook rings from the socket: the producing process */
+	uint64_t *drops_reported; /* per ring, what DROP records already said */
+	unsigned drop_src;        /* merge source of daemon-made records */
+	struct argus_merge *merge;
+	struct argus_daemon_source src;
+	struct argus_sink sinks[MAX_SINKS];
+	unsigned nsinks;
+	struct argus_sink dsink; /* what decode writes to */
+	struct client_set cs;
+	struct recorder *rec;
+	struct tab strings, stacks;
+	struct argus_event *buf, *out;
+
+	uint64_t start_ns, total, by_type[NTYPES], prev_by_type[NTYPES], rate[NTYPES];
+	uint64_t prev_total, rate_total, max_lag_ns;
+	uint64_t hooks_connected, hooks_refused;
+	struct hook_conn *hook_conns;
+};
+
+/* status.c: the reply to "status" / "status json" (malloc'ed). */
+char *daemon_status(struct argus_daemon *d, bool json);
+/* hooksock.c: the socket in-process hooks get their rings from. */
+int hooks_listen(struct argus_daemon *d, char *err, size_t errlen);
+void hooks_close(struct argus_daemon *d);
+/* daemon.c: read one ring into the merge (all of it when final). */
+void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now);
+void daemon_close_cb_noop(uv_handle_t *h);
+/* daemon.c: DROP records for ring losses not reported yet. */
+void daemon_ring_drops(struct argus_daemon *d, uint64_t now);
 
 /* ---- shared helpers ----------------------------------------------------- */
 

@@ -17,8 +17,8 @@
 
 #define ARGUS_SYNTH_MIN_EVENTS 1000ULL
 #define ARGUS_SYNTH_MAX_EVENTS 50000000ULL
-#define ARGUS_SYNTH_MAX_APPS 16
-#define ARGUS_SYNTH_MAX_CPUS 64
+#define ARGUS_SYNTH_MAX_APPS   16
+#define ARGUS_SYNTH_MAX_CPUS   64
 
 /* Bit of an anomaly kind in argus_synth_opts.anomalies. */
 #define ARGUS_SYNTH_ANOMALY(kind) (1u << (kind))
@@ -31,21 +31,24 @@ struct argus_synth_opts {
 	uint32_t cpus;      /* 1..ARGUS_SYNTH_MAX_CPUS */
 	uint32_t anomalies; /* ARGUS_SYNTH_ANOMALY(kind) bits */
 	double ambiguous;   /* target share of ambiguous wake-up edges, 0..0.9 */
+	uint32_t rate;      /* desktop activity, records per second of trace time
+	                       (2000..500000); background chatter fills the gap */
 	uint64_t start_ns;  /* timestamp of the first record (CLOCK_MONOTONIC) */
 };
 
 struct argus_synth_stats {
-	uint64_t events;             /* records produced */
-	uint64_t first_ts, last_ts;  /* time span covered */
+	uint64_t events;            /* records produced */
+	uint64_t first_ts, last_ts; /* time span covered */
 	uint32_t processes, threads;
-	uint32_t injected;           /* anomalies with a truth record */
-	uint32_t skipped;            /* requested anomalies that did not fit */
-	uint32_t per_kind[8];        /* truth records by enum argus_anomaly_kind */
-	uint64_t wakeups;            /* thread-context wake-ups (edges) */
-	uint64_t wakeups_ambiguous;  /* of which ambiguous (docs/synth.md) */
+	uint32_t injected;          /* anomalies with a truth record */
+	uint32_t skipped;           /* requested anomalies that did not fit */
+	uint32_t per_kind[8];       /* truth records by enum argus_anomaly_kind */
+	uint64_t wakeups;           /* thread-context wake-ups (edges) */
+	uint64_t wakeups_ambiguous; /* of which ambiguous (docs/synth.md) */
 };
 
-/* Defaults: seed 1, 1 M events, 4 apps, 4 CPUs, all anomalies, 0.4. */
+/* Defaults: seed 1, 1 M events, 4 apps, 4 CPUs, all anomalies, 0.4,
+ * 30000 records/s. */
 void argus_synth_opts_default(struct argus_synth_opts *o);
 
 /* Check options; NULL when valid, else a static one-line reason. */
@@ -72,6 +75,6 @@ enum argus_synth_err {
  * batches). stats may be NULL.
  */
 int argus_synth_run(const struct argus_synth_opts *o, const struct argus_sink *sink,
-		    struct argus_synth_stats *stats);
+                    struct argus_synth_stats *stats);
 
 #endif /* ARGUS_SYNTH_H */

@@ -13,10 +13,10 @@
 #include "synth.h"
 
 #define MAX_THREADS 160
-#define MAX_PROCS 64
-#define NCH 8       /* wait channels per thread */
-#define MBOX_CAP 16 /* messages per channel */
-#define EVBUF 4096  /* records per sink call */
+#define MAX_PROCS   128
+#define NCH         8    /* wait channels per thread */
+#define MBOX_CAP    16   /* messages per channel */
+#define EVBUF       4096 /* records per sink call */
 
 /* Channels a thread waits on (bit 1 << CH_*). */
 enum {
@@ -32,8 +32,8 @@ enum {
 #define BIT(ch) (1u << (ch))
 
 /* prev_state of sched_switch */
-#define TASK_RUNNING 0
-#define TASK_INTERRUPTIBLE 1
+#define TASK_RUNNING         0
+#define TASK_INTERRUPTIBLE   1
 #define TASK_UNINTERRUPTIBLE 2
 
 /* x86-64 syscall numbers used */
@@ -51,7 +51,7 @@ enum {
 };
 
 struct msg {
-	uint64_t t;      /* when sent */
+	uint64_t t; /* when sent */
 	uint32_t serial;
 	uint16_t from;   /* thread index of the sender */
 	uint16_t to;     /* final destination (bus routing, input target) */
@@ -79,15 +79,16 @@ struct sthread {
 	char comm[16];
 	uint16_t idx, cpu;
 	uint8_t state, kthread, prio, wake_reason;
-	uint8_t role, app; /* role enum (synth_desktop.c), app index */
+	uint8_t role, app;   /* role enum (synth_desktop.c), app index */
 	uint8_t timer_armed; /* a timed wait is pending: cancel on data */
-	uint16_t proc;     /* process index */
+	uint16_t proc;       /* process index */
 	int pc;
 	step_fn step;
 	uint32_t pending, waitmask, woke_by;
 	uint32_t gen; /* bumps on wake: cancels a pending timeout */
 	uint64_t work_left, seg_start, slice_used, sample_left;
-	uint32_t cur_stack; /* stack id of the current compute */
+	uint32_t cur_stack; /* stack handle of the current compute */
+	uint32_t wait_stack, last_wait_stack; /* STACK at a blocking switch, deduplicated */
 	uint64_t sys_ts;    /* last sys_enter / wait start */
 	uint64_t hrtimer;   /* this thread's sleep hrtimer (kernel address) */
 	struct mbox mb[NCH];
@@ -137,7 +138,7 @@ struct sfile {
 	uint32_t func_str[MAX_FUNCS];
 };
 #define MAX_FILES 48
-#define NLIBS 12
+#define NLIBS     12
 
 struct rng {
 	uint64_t s[4];
@@ -173,7 +174,14 @@ struct sim {
 	uint32_t nfiles;
 
 	uint32_t next_pid;
-	struct desktop *d; /* synth_desktop.c */
+	/* stacks by handle (1..nstacks; 0 = none): the sink's id and frames, so
+	 * what is generated never depends on the ids a sink hands out */
+#define MAX_STACKS 512
+	uint32_t stack_id[MAX_STACKS];
+	uint8_t stack_depth[MAX_STACKS];
+	uint64_t stack_ip[MAX_STACKS], stack_ret[MAX_STACKS];
+	uint32_t nstacks;
+	struct desktop *d;         /* synth_desktop.c */
 };
 
 /* ---- synth_sim.c: PRNG, records, heap, CPUs, waits and wake-ups ---- */
@@ -185,7 +193,7 @@ bool chance(struct sim *s, double p);
 struct argus_event *ev_thr(struct sim *s, struct sthread *t, uint16_t type);
 struct argus_event *ev_cpu(struct sim *s, unsigned cpu, uint16_t flags, uint16_t type);
 struct argus_event *ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid, uint16_t flags,
-			   uint16_t type);
+                           uint16_t type);
 void ev_flush(struct sim *s);
 
 void heap_push(struct sim *s, uint64_t t, uint16_t kind, uint16_t a, uint32_t gen);
@@ -215,10 +223,11 @@ bool mb_pop(struct sthread *t, unsigned ch, struct msg *m);
 int world_init(struct sim *s);
 void world_free(struct sim *s);
 struct sproc *world_proc(struct sim *s, const char *comm, const char *exe, uint32_t parent,
-			 bool kthread);
+                         bool kthread);
 struct sthread *world_thread(struct sim *s, struct sproc *p, const char *comm, unsigned cpu);
 /* Intern a stack from a spec "lib:func|lib:func|..." (innermost first);
- * "exe" names the process binary, '@' in a name is the app prefix. */
+ * "exe" names the process binary, '@' in a name is the app prefix. Returns
+ * a stack handle (s->stack_id[handle] is the sink's id), 0 when full. */
 uint32_t world_stack(struct sim *s, struct sproc *p, const char *spec, const char *prefix);
 uint32_t world_string(struct sim *s, const char *str);
 /* Emit the start-up records (fork, exec, comm, mmap) and the tables. */
@@ -226,6 +235,7 @@ int world_publish(struct sim *s);
 
 /* ---- synth_desktop.c ---- */
 int desktop_init(struct sim *s);
+void desktop_start(struct sim *s);
 void desktop_event(struct sim *s, const struct hitem *h);
 void desktop_free(struct sim *s);
 

@@ -13,8 +13,8 @@
 
 #include "synth_int.h"
 
-#define SLICE_NS 3000000ULL    /* CFS-like slice when others are runnable */
-#define SAMPLE_NS 20408163ULL  /* 49 Hz on-CPU samples */
+#define SLICE_NS    3000000ULL  /* CFS-like slice when others are runnable */
+#define SAMPLE_NS   20408163ULL /* 49 Hz on-CPU samples */
 #define PRIO_NORMAL 120
 
 /* ---- PRNG: xoshiro256**, seeded by splitmix64 ---- */
@@ -88,8 +88,8 @@ void ev_flush(struct sim *s)
 	s->nbuf = 0;
 }
 
-struct argus_event *ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid,
-				  uint16_t flags, uint16_t type)
+struct argus_event *ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid, uint16_t flags,
+                           uint16_t type)
 {
 	if (s->nbuf == EVBUF || s->emitted + s->nbuf >= s->o.events)
 		ev_flush(s);
@@ -223,8 +223,8 @@ static void cpu_switch(struct sim *s, unsigned c, struct sthread *prev, int64_t 
 {
 	struct scpu *cp = &s->cpu[c];
 	struct sthread *next = rq_pop(cp);
-	struct argus_event *e = prev ? ev_thr(s, prev, ARGUS_EV_SCHED_SWITCH)
-				     : ev_cpu(s, c, 0, ARGUS_EV_SCHED_SWITCH);
+	struct argus_event *e =
+	    prev ? ev_thr(s, prev, ARGUS_EV_SCHED_SWITCH) : ev_cpu(s, c, 0, ARGUS_EV_SCHED_SWITCH);
 	e->sched_switch.prev_state = state;
 	e->sched_switch.prev_prio = prev ? prev->prio : PRIO_NORMAL;
 	if (next) {
@@ -263,9 +263,10 @@ void cpu_process(struct sim *s, unsigned c, uint32_t gen)
 		x->slice_used += el;
 		if (x->sample_left <= el) {
 			struct argus_event *e = ev_thr(s, x, ARGUS_EV_CPU_SAMPLE);
-			e->stack.ustack = x->cur_stack;
+			e->stack.ustack = s->stack_id[x->cur_stack];
 			e->stack.kind = ARGUS_STACK_SAMPLE;
-			e->stack.ip = 0x400000ULL + x->cur_stack * 64ULL;
+			e->stack.depth = s->stack_depth[x->cur_stack];
+			e->stack.ip = s->stack_ip[x->cur_stack];
 			x->sample_left = SAMPLE_NS;
 		} else {
 			x->sample_left -= el;
@@ -337,15 +338,28 @@ void block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64
 		return;
 	}
 	if (timeout_ns > 0) {
+		uint64_t expires = s->now + (uint64_t)timeout_ns;
 		struct argus_event *e = ev_thr(s, t, ARGUS_EV_TIMER_ARM);
 		e->timer.obj = t->hrtimer;
-		e->timer.expires_ns = s->now + (uint64_t)timeout_ns;
+		e->timer.expires_ns = expires;
 		e->timer.fd = -1;
 		e->timer.kind = ARGUS_TIMER_HRTIMER;
-		heap_push(s, s->now + (uint64_t)timeout_ns, H_TIMEOUT, t->idx, t->gen);
+		heap_push(s, expires, H_TIMEOUT, t->idx, t->gen);
 		t->timer_armed = 1;
 	}
 	t->state = T_BLOCKED;
+	/* as the tracer: the user stack of a thread that blocks, unless it
+	 * blocks where it blocked last time */
+	if (!t->kthread && t->wait_stack && t->wait_stack != t->last_wait_stack) {
+		struct argus_event *e = ev_thr(s, t, ARGUS_EV_STACK);
+		e->stack.ustack = s->stack_id[t->wait_stack];
+		e->stack.kind = ARGUS_STACK_WAIT;
+		e->stack.depth = s->stack_depth[t->wait_stack];
+		e->stack.ip = s->stack_ip[t->wait_stack];
+		/* the return address into the caller of the libc wrapper */
+		e->stack.sp_ret = s->stack_ret[t->wait_stack];
+		t->last_wait_stack = t->wait_stack;
+	}
 	cpu_switch(s, t->cpu, t, state);
 }
 
@@ -412,9 +426,10 @@ void timeout_fire(struct sim *s, struct sthread *t, uint32_t gen)
 {
 	if (t->gen != gen || t->state != T_BLOCKED)
 		return; /* woken earlier: the timer was cancelled */
+	uint64_t expires = s->now;
 	struct argus_event *e = ev_cpu(s, t->cpu, ARGUS_F_HARDIRQ, ARGUS_EV_TIMER_FIRE);
 	e->timer.obj = t->hrtimer;
-	e->timer.expires_ns = s->now;
+	e->timer.expires_ns = expires;
 	e->timer.fd = -1;
 	e->timer.kind = ARGUS_TIMER_HRTIMER;
 	e = ev_raw(s, t->cpu, 0, 0, ARGUS_F_HARDIRQ, ARGUS_EV_SCHED_WAKEUP);

@@ -14,26 +14,26 @@
 static const struct {
 	const char *key, *path;
 } libs[NLIBS] = {
-	{"libc", "/usr/lib/x86_64-linux-gnu/libc.so.6"},
-	{"glib", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0.7400.6"},
-	{"gobject", "/usr/lib/x86_64-linux-gnu/libgobject-2.0.so.0.7400.6"},
-	{"gio", "/usr/lib/x86_64-linux-gnu/libgio-2.0.so.0.7400.6"},
-	{"gtk", "/usr/lib/x86_64-linux-gnu/libgtk-3.so.0.2406.32"},
-	{"gdk", "/usr/lib/x86_64-linux-gnu/libgdk-3.so.0.2406.32"},
-	{"pango", "/usr/lib/x86_64-linux-gnu/libpango-1.0.so.0.5000.12"},
-	{"fc", "/usr/lib/x86_64-linux-gnu/libfontconfig.so.1.12.0"},
-	{"dbus", "/usr/lib/x86_64-linux-gnu/libdbus-1.so.3.32.4"},
-	{"pulse", "/usr/lib/x86_64-linux-gnu/pulseaudio/libpulsecore-16.1.so"},
-	{"x11", "/usr/lib/x86_64-linux-gnu/libX11.so.6.4.0"},
-	{"gthread", "/usr/lib/x86_64-linux-gnu/libgthread-2.0.so.0.7400.6"},
+    {"libc", "/usr/lib/x86_64-linux-gnu/libc.so.6"},
+    {"glib", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0.7400.6"},
+    {"gobject", "/usr/lib/x86_64-linux-gnu/libgobject-2.0.so.0.7400.6"},
+    {"gio", "/usr/lib/x86_64-linux-gnu/libgio-2.0.so.0.7400.6"},
+    {"gtk", "/usr/lib/x86_64-linux-gnu/libgtk-3.so.0.2406.32"},
+    {"gdk", "/usr/lib/x86_64-linux-gnu/libgdk-3.so.0.2406.32"},
+    {"pango", "/usr/lib/x86_64-linux-gnu/libpango-1.0.so.0.5000.12"},
+    {"fc", "/usr/lib/x86_64-linux-gnu/libfontconfig.so.1.12.0"},
+    {"dbus", "/usr/lib/x86_64-linux-gnu/libdbus-1.so.3.32.4"},
+    {"pulse", "/usr/lib/x86_64-linux-gnu/pulseaudio/libpulsecore-16.1.so"},
+    {"x11", "/usr/lib/x86_64-linux-gnu/libX11.so.6.4.0"},
+    {"gthread", "/usr/lib/x86_64-linux-gnu/libgthread-2.0.so.0.7400.6"},
 };
 
-#define LIB_BASE 0x7f3a00000000ULL
+#define LIB_BASE   0x7f3a00000000ULL
 #define LIB_STRIDE 0x10000000ULL
-#define EXE_BASE 0x555555554000ULL
+#define EXE_BASE   0x555555554000ULL
 #define EXE_STRIDE 0x2000000ULL
-#define FUNC_BASE 0x1000ULL
-#define FUNC_SIZE 0x400ULL
+#define FUNC_BASE  0x1000ULL
+#define FUNC_SIZE  0x400ULL
 
 int world_init(struct sim *s)
 {
@@ -61,7 +61,7 @@ uint32_t world_string(struct sim *s, const char *str)
 }
 
 struct sproc *world_proc(struct sim *s, const char *comm, const char *exe, uint32_t parent,
-			 bool kthread)
+                         bool kthread)
 {
 	if (s->nproc == MAX_PROCS || (exe && s->nfiles == MAX_FILES))
 		return NULL;
@@ -157,14 +157,19 @@ uint32_t world_stack(struct sim *s, struct sproc *p, const char *spec, const cha
 		if (fi != UINT32_MAX) {
 			uint32_t k = file_func(&s->files[fi], name);
 			/* innermost frame: inside the function; callers: a return address */
-			ips[depth++] = base + FUNC_BASE + k * FUNC_SIZE + (depth ? 0x9b : 0x24) +
-				       ((depth * 0x31) & 0xff);
+			uint64_t in = depth ? 0x9b + ((depth * 0x31) & 0xff) : 0x24;
+			ips[depth++] = base + FUNC_BASE + k * FUNC_SIZE + in;
 		}
 		c = *end ? end + 1 : end;
 	}
-	if (!depth || !s->sink->intern_stack)
+	if (!depth || s->nstacks + 1 >= MAX_STACKS)
 		return 0;
-	return s->sink->intern_stack(s->sink->arg, ips, depth);
+	uint32_t h = ++s->nstacks;
+	s->stack_id[h] = s->sink->intern_stack ? s->sink->intern_stack(s->sink->arg, ips, depth) : 0;
+	s->stack_depth[h] = (uint8_t)depth;
+	s->stack_ip[h] = ips[0];
+	s->stack_ret[h] = depth > 1 ? ips[1] : 0;
+	return h;
 }
 
 static uint64_t file_end(const struct sfile *f, uint64_t base)
@@ -173,7 +178,7 @@ static uint64_t file_end(const struct sfile *f, uint64_t base)
 }
 
 static void emit_mmap(struct sim *s, const struct sproc *p, const struct sthread *t,
-		      struct sfile *f, uint64_t base)
+                      struct sfile *f, uint64_t base)
 {
 	struct argus_event *e = ev_thr(s, (struct sthread *)t, ARGUS_EV_MMAP);
 	e->mmap.start = base;
@@ -181,8 +186,12 @@ static void emit_mmap(struct sim *s, const struct sproc *p, const struct sthread
 	e->mmap.path_str = f->path_str;
 	e->mmap.prot = PROT_READ | PROT_EXEC;
 	if (s->sink->map) {
-		struct argus_map m = {.ts = s->now, .pid = p->pid, .path_str = f->path_str,
-				      .start = base, .end = e->mmap.end, .prot = e->mmap.prot};
+		struct argus_map m = {.ts = s->now,
+		                      .pid = p->pid,
+		                      .path_str = f->path_str,
+		                      .start = base,
+		                      .end = e->mmap.end,
+		                      .prot = e->mmap.prot};
 		if (s->sink->map(s->sink->arg, &m) < 0)
 			s->err = ARGUS_SYNTH_ESINK;
 	}
@@ -196,24 +205,32 @@ int world_publish(struct sim *s)
 		for (uint32_t k = 0; k < f->nfuncs; k++) {
 			f->func_str[k] = world_string(s, f->funcs[k]);
 			struct argus_symbol sym = {.path_str = f->path_str,
-						   .name_str = f->func_str[k],
-						   .offset = FUNC_BASE + k * FUNC_SIZE,
-						   .size = FUNC_SIZE};
+			                           .name_str = f->func_str[k],
+			                           .offset = FUNC_BASE + k * FUNC_SIZE,
+			                           .size = FUNC_SIZE};
 			if (s->sink->symbol && s->sink->symbol(s->sink->arg, &sym) < 0)
 				return ARGUS_SYNTH_ESINK;
 		}
+	}
+	/* the parents (systemd, kthreadd) are named so every pid has a name */
+	for (uint32_t pid = 1; pid <= 2; pid++) {
+		struct argus_event *e =
+		    ev_raw(s, 0, pid, pid, pid == 2 ? ARGUS_F_KTHREAD : 0, ARGUS_EV_COMM);
+		snprintf(e->comm.comm, ARGUS_COMM_LEN, "%s", pid == 1 ? "systemd" : "kthreadd");
+		e->comm.is_process = 1;
 	}
 	uint32_t ti = 0;
 	for (uint32_t pi = 0; pi < s->nproc; pi++) {
 		struct sproc *p = &s->proc[pi];
 		struct sthread *main = &s->th[ti];
 		struct argus_event *e =
-			ev_raw(s, 0, p->parent_pid, p->parent_pid,
-				      p->kthread ? ARGUS_F_KTHREAD : 0, ARGUS_EV_PROC_FORK);
+		    ev_raw(s, 0, p->parent_pid, p->parent_pid, p->kthread ? ARGUS_F_KTHREAD : 0,
+		           ARGUS_EV_PROC_FORK);
 		e->fork.child_pid = p->pid;
 		e->fork.child_tid = p->pid;
 		e->fork.clone_flags = 0x1200011; /* SIGCHLD | CLONE_CHILD_SETTID | ... */
-		memcpy(e->fork.comm, p->kthread ? p->comm : "gnome-session-b", ARGUS_COMM_LEN);
+		/* a child starts with its parent's name; exec / comm rename it */
+		snprintf(e->fork.comm, ARGUS_COMM_LEN, "%s", p->kthread ? "kthreadd" : "systemd");
 		if (!p->kthread) {
 			e = ev_thr(s, main, ARGUS_EV_PROC_EXEC);
 			e->exec.exe_str = s->files[p->exe_file].path_str;
@@ -227,7 +244,8 @@ int world_publish(struct sim *s)
 			emit_mmap(s, p, main, &s->files[p->exe_file], p->exe_base);
 			for (uint32_t l = 0; l < NLIBS; l++)
 				if (p->files_used & (1u << l))
-					emit_mmap(s, p, main, &s->files[l], LIB_BASE + l * LIB_STRIDE);
+					emit_mmap(s, p, main, &s->files[l],
+					          LIB_BASE + l * LIB_STRIDE);
 		}
 		for (uint32_t k = 1; k < p->nthreads; k++) {
 			struct sthread *t = &s->th[ti + k];

@@ -45,7 +45,7 @@ static int run_file(const char *path)
 	free(buf);
 	LLVMFuzzerTestOneInput(exact, n);
 	/* and prefixes: truncation everywhere (tests/trace covers every byte) */
-	for (size_t cut = 0; cut < n; cut += n > 4096 ? 61 : 1)
+	for (size_t cut = 0; cut<n; cut += n> 4096 ? 61 : 1)
 		LLVMFuzzerTestOneInput(exact, cut);
 	free(exact);
 	return 0;

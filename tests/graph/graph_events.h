@@ -10,7 +10,7 @@
 #include "argus_event.h"
 #include "graph.h"
 
-#define MS 1000000ull
+#define MS  1000000ull
 #define SEC 1000000000ull
 
 /* x86-64 syscall numbers the sequences use */
@@ -29,7 +29,7 @@ static inline struct argus_event ev_base(uint64_t ts, uint16_t type, uint32_t pi
 
 /* tid leaves the CPU: blocking when state != 0 */
 static inline struct argus_event ev_switch(uint64_t ts, uint32_t pid, uint32_t tid, int64_t state,
-					   uint32_t next_pid, uint32_t next_tid)
+                                           uint32_t next_pid, uint32_t next_tid)
 {
 	struct argus_event e = ev_base(ts, ARGUS_EV_SCHED_SWITCH, pid, tid);
 	e.sched_switch.prev_state = state;
@@ -39,7 +39,7 @@ static inline struct argus_event ev_switch(uint64_t ts, uint32_t pid, uint32_t t
 }
 
 static inline struct argus_event ev_wakeup(uint64_t ts, uint32_t pid, uint32_t tid,
-					   uint32_t wakee_pid, uint32_t wakee_tid, uint16_t flags)
+                                           uint32_t wakee_pid, uint32_t wakee_tid, uint16_t flags)
 {
 	struct argus_event e = ev_base(ts, ARGUS_EV_SCHED_WAKEUP, pid, tid);
 	e.flags = flags;
@@ -57,7 +57,7 @@ static inline struct argus_event ev_sys_enter(uint64_t ts, uint32_t pid, uint32_
 }
 
 static inline struct argus_event ev_sys_exit(uint64_t ts, uint32_t pid, uint32_t tid, uint16_t nr,
-					     int64_t ret)
+                                             int64_t ret)
 {
 	struct argus_event e = ev_base(ts, ARGUS_EV_SYS_EXIT, pid, tid);
 	e.sys_exit.nr = nr;
@@ -67,10 +67,9 @@ static inline struct argus_event ev_sys_exit(uint64_t ts, uint32_t pid, uint32_t
 }
 
 static inline struct argus_event ev_ipc(uint64_t ts, bool send, uint32_t pid, uint32_t tid,
-					uint64_t obj, uint64_t peer, uint8_t kind, int64_t ret)
+                                        uint64_t obj, uint64_t peer, uint8_t kind, int64_t ret)
 {
-	struct argus_event e =
-		ev_base(ts, send ? ARGUS_EV_IPC_SEND : ARGUS_EV_IPC_RECV, pid, tid);
+	struct argus_event e = ev_base(ts, send ? ARGUS_EV_IPC_SEND : ARGUS_EV_IPC_RECV, pid, tid);
 	e.ipc.obj = obj;
 	e.ipc.peer_obj = peer;
 	e.ipc.obj_kind = kind;
@@ -80,7 +79,7 @@ static inline struct argus_event ev_ipc(uint64_t ts, bool send, uint32_t pid, ui
 }
 
 static inline struct argus_event ev_obj(uint64_t ts, uint16_t type, uint32_t pid, uint32_t tid,
-					uint64_t obj)
+                                        uint64_t obj)
 {
 	struct argus_event e = ev_base(ts, type, pid, tid);
 	switch (type) {
@@ -115,7 +114,7 @@ static inline struct argus_event ev_obj(uint64_t ts, uint16_t type, uint32_t pid
 }
 
 static inline struct argus_event ev_futex_wake(uint64_t ts, uint32_t pid, uint32_t tid,
-					       uint64_t uaddr, int64_t woken)
+                                               uint64_t uaddr, int64_t woken)
 {
 	struct argus_event e = ev_base(ts, ARGUS_EV_FUTEX_WAKE, pid, tid);
 	e.futex.uaddr = uaddr;
@@ -125,11 +124,11 @@ static inline struct argus_event ev_futex_wake(uint64_t ts, uint32_t pid, uint32
 }
 
 static inline struct argus_event ev_dbus(uint64_t ts, bool send, uint32_t pid, uint32_t tid,
-					 uint64_t conn, uint32_t type, uint32_t serial,
-					 uint32_t reply_serial, uint32_t member)
+                                         uint64_t conn, uint32_t type, uint32_t serial,
+                                         uint32_t reply_serial, uint32_t member)
 {
 	struct argus_event e =
-		ev_base(ts, send ? ARGUS_EV_DBUS_SEND : ARGUS_EV_DBUS_RECV, pid, tid);
+	    ev_base(ts, send ? ARGUS_EV_DBUS_SEND : ARGUS_EV_DBUS_RECV, pid, tid);
 	e.dbus.conn = conn;
 	e.dbus.msg_type = type;
 	e.dbus.serial = serial;
@@ -146,10 +145,10 @@ static inline struct argus_event ev_comm(uint64_t ts, uint32_t pid, uint32_t tid
 }
 
 static inline struct argus_event ev_irq(uint64_t ts, bool entry, uint16_t cpu, uint32_t pid,
-					uint32_t tid)
+                                        uint32_t tid)
 {
 	struct argus_event e =
-		ev_base(ts, entry ? ARGUS_EV_IRQ_ENTRY : ARGUS_EV_IRQ_EXIT, pid, tid);
+	    ev_base(ts, entry ? ARGUS_EV_IRQ_ENTRY : ARGUS_EV_IRQ_EXIT, pid, tid);
 	e.cpu = cpu;
 	e.flags = ARGUS_F_HARDIRQ;
 	return e;

@@ -96,8 +96,9 @@ TEST(record_command_round_trips_through_a_trace_file)
 	tmp_path(trace, sizeof(trace), "cmd.argus");
 	tmp_path(out, sizeof(out), "out");
 	tmp_path(err, sizeof(err), "err");
-	char *argv[] = {(char *)bin, "record", "-o", trace, "--",
-			"/bin/sh", "-c", "echo hello | cat >/dev/null; sleep 0.05", NULL};
+	char *argv[] = {(char *)bin, "record",  "-o", trace,
+	                "--",        "/bin/sh", "-c", "echo hello | cat >/dev/null; sleep 0.05",
+	                NULL};
 	pid_t argus = start(argv, out, err, -1);
 	ASSERT_EQ(finish(argus), 0);
 
@@ -191,8 +192,9 @@ TEST(stream_json_prints_live_records)
 	require_live();
 	tmp_path(out, sizeof(out), "stream.json");
 	tmp_path(err, sizeof(err), "err");
-	char *argv[] = {(char *)bin, "stream", "--json", "--",
-			"/bin/sh", "-c", "echo hi | cat >/dev/null", NULL};
+	char *argv[] = {
+	    (char *)bin, "stream", "--json", "--", "/bin/sh", "-c", "echo hi | cat >/dev/null",
+	    NULL};
 	ASSERT_EQ(finish(start(argv, out, err, -1)), 0);
 	char *text = slurp(out);
 	ASSERT(text);
@@ -247,6 +249,6 @@ TEST(usage_errors_exit_2)
 }
 
 TEST_MAIN(TEST_ENTRY(record_command_round_trips_through_a_trace_file),
-	  TEST_ENTRY(sigint_ends_a_recording_with_a_complete_file),
-	  TEST_ENTRY(stream_json_prints_live_records),
-	  TEST_ENTRY(unprivileged_record_says_what_is_missing), TEST_ENTRY(usage_errors_exit_2))
+          TEST_ENTRY(sigint_ends_a_recording_with_a_complete_file),
+          TEST_ENTRY(stream_json_prints_live_records),
+          TEST_ENTRY(unprivileged_record_says_what_is_missing), TEST_ENTRY(usage_errors_exit_2))

@@ -21,7 +21,7 @@
 #include "test.h"
 
 struct fixture {
-	char base[64], run[96], rec[96];
+	char base[64], run[96], rec[96], hooks[96];
 	struct argus_daemon *d;
 	struct argus_ring *prod; /* the test's producer side */
 	int ring_fd;
@@ -77,7 +77,9 @@ static inline void fx_start(struct fixture *f, struct argus_daemon_opts *o, unsi
 	chmod(f->base, 0755); /* others may look in: our own modes must keep them out */
 	snprintf(f->run, sizeof(f->run), "%s/run", f->base);
 	snprintf(f->rec, sizeof(f->rec), "%s/rec", f->base);
+	snprintf(f->hooks, sizeof(f->hooks), "%s/hooks", f->base);
 	o->run_dir = f->run;
+	o->hooks_dir = f->hooks;
 	if (!o->rec_dir)
 		o->rec_dir = f->rec;
 	o->group = -1;

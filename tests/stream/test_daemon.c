@@ -208,6 +208,67 @@ TEST(stop_flushes_everything_to_the_recorder)
 	fx_cleanup(&f);
 }
 
+TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
+{
+	struct fixture f;
+	struct argus_daemon_opts o = {.rec_dir = ""};
+	fx_start(&f, &o, 64, NULL);
+	int a = fx_connect(f.run, STREAM_SOCK);
+	ASSERT(a >= 0);
+	char req[128], line[2048];
+	int n = snprintf(req, sizeof(req), "stream v=1 types=futex_wake pids=%d\n", (int)getpid());
+	ASSERT_EQ(write(a, req, (size_t)n), n);
+	ASSERT(fx_line(a, line, sizeof(line), 3000)); /* hello */
+	char sock[160];
+	snprintf(sock, sizeof(sock), "%s/%s", f.hooks, HOOKS_SOCK);
+	struct stat st;
+	ASSERT_EQ(stat(sock, &st), 0);
+	ASSERT_EQ(st.st_mode & 0777, 0666); /* traced applications are not root */
+	struct argus_ring *r;
+	int s;
+	ASSERT_EQ(argus_ring_connect(sock, &r, &s), 0);
+	ASSERT_EQ(argus_ring_cpu(r), 1); /* slot 0 is the fixture's ring */
+	uint64_t t = fx_now() - 1000000000ull;
+	for (unsigned i = 0; i < 50; i++) {
+		/* claims to be another process: the daemon knows better */
+		struct argus_event e = fx_ev(t + i, ARGUS_EV_FUTEX_WAKE, 4000000);
+		ASSERT_EQ(argus_ring_write(r, &e), 1);
+	}
+	for (int i = 0; i < 50; i++) {
+		ASSERT_MSG(fx_line(a, line, sizeof(line), 3000), "got %d of 50 hook records", i);
+		ASSERT_CONTAINS(line, "\"flags\":[\"hook\"]");
+	}
+	ASSERT(fx_wait_status(&f, "\"kind\":\"hook\""));
+	argus_ring_close(r);
+	close(s); /* the process is done: its ring goes back */
+	bool gone = false;
+	for (int i = 0; i < 300 && !gone; i++, usleep(10000)) {
+		char stj[65536];
+		ASSERT_EQ(fx_status(&f, stj, sizeof(stj)), 0);
+		gone = !strstr(stj, "\"source\":1,");
+	}
+	ASSERT_MSG(gone, "the hook ring was not freed after its process left");
+	close(a);
+	fx_stop(&f);
+	fx_cleanup(&f);
+}
+
+TEST(hook_socket_refuses_a_bad_hello)
+{
+	struct fixture f;
+	struct argus_daemon_opts o = {.rec_dir = ""};
+	fx_start(&f, &o, 64, NULL);
+	int h = fx_connect(f.hooks, HOOKS_SOCK);
+	ASSERT(h >= 0);
+	ASSERT_EQ(write(h, "gimme\n", 6), 6);
+	char line[256];
+	ASSERT(fx_line(h, line, sizeof(line), 3000));
+	ASSERT_CONTAINS(line, "error: expected 'hook v=1'");
+	close(h);
+	fx_stop(&f);
+	fx_cleanup(&f);
+}
+
 /* Run fn as user nobody in a child; returns its exit status. */
 static int as_nobody(int (*fn)(const struct fixture *), const struct fixture *f)
 {
@@ -304,5 +365,7 @@ TEST_MAIN(TEST_ENTRY(records_reach_sink_in_order_and_status_counts),
 	  TEST_ENTRY(stream_clients_get_ndjson_with_their_filters),
 	  TEST_ENTRY(bad_stream_request_is_refused_with_a_reason),
 	  TEST_ENTRY(slow_client_never_slows_ingest_and_is_told_of_drops),
-	  TEST_ENTRY(stop_flushes_everything_to_the_recorder), TEST_ENTRY(another_user_is_refused),
+	  TEST_ENTRY(stop_flushes_everything_to_the_recorder),
+	  TEST_ENTRY(hook_rings_come_from_the_socket_and_speak_for_their_process),
+	  TEST_ENTRY(hook_socket_refuses_a_bad_hello), TEST_ENTRY(another_user_is_refused),
 	  TEST_ENTRY(peer_check_refuses_other_users))

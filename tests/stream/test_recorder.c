@@ -145,8 +145,8 @@ TEST(kill_9_loses_only_the_unfinished_chunk)
 	pid_t child = fork();
 	if (child == 0) {
 		struct argus_daemon *d;
-		struct argus_daemon_opts o = {.run_dir = run, .rec_dir = rec, .group = -1,
-					      .chunk_span_ns = 100 * MS};
+		struct argus_daemon_opts o = {.run_dir = run, .rec_dir = rec, .hooks_dir = "",
+					      .group = -1, .chunk_span_ns = 100 * MS};
 		char err[256];
 		if (argus_daemon_new(&d, &o, err, sizeof(err)) || argus_daemon_add_hook_ring(d, cons))
 			_exit(2);

@@ -8,7 +8,7 @@
 #include "trace_format.h"
 #include "trace_sample.h"
 
-#define NEV 600
+#define NEV   600
 #define CHUNK 64
 
 /* Block headers of a file, found by walking it (the test trusts sizes). */
@@ -218,7 +218,8 @@ TEST(range_read_skips_chunks)
 
 TEST(truncated_at_every_offset)
 {
-	struct blob b = sample();
+	struct blob b; /* smaller than the others: every byte is a cut point */
+	ASSERT(sample_write(&b, 200, 32) == 0);
 	struct walked w;
 	walk(&b, &w);
 	for (size_t cut = 0; cut < b.n; cut++) {
@@ -288,6 +289,91 @@ TEST(killed_writer_keeps_flushed_events)
 	free(b.p);
 }
 
+/* The real thing: a writer process dies by SIGKILL mid-chunk. */
+TEST(sigkill_loses_only_the_unfinished_chunk)
+{
+	int fd = memfd_create("sigkill", 0);
+	ASSERT(fd >= 0);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct argus_trace_meta meta;
+		sample_meta(&meta);
+		struct argus_trace_writer_opts opts = {.chunk_events = CHUNK};
+		struct argus_trace_writer *w;
+		if (argus_trace_writer_fdopen(&w, fd, "sigkill", &meta, &opts, NULL))
+			_exit(1);
+		sample_fill(w, 4 * CHUNK + 10); /* no flush, no close */
+		raise(SIGKILL);
+		_exit(1);
+	}
+	int status;
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	struct blob b;
+	ASSERT(blob_from_fd(&b, fd) == 0);
+	close(fd);
+	struct argus_trace_reader *r = open_blob(&b);
+	struct readout o;
+	read_all(r, &o);
+	ASSERT_EQ(o.faults, 0);
+	ASSERT_EQ(o.n, 4 * CHUNK);
+	check_events(&o, 0, o.n);
+	ASSERT(argus_trace_string(r, 1) != NULL);
+	free(o.ev);
+	argus_trace_close(r);
+	free(b.p);
+}
+
+/* A damaged stream on stdin: the same faults, the rest of the events. */
+TEST(stdin_stream_with_a_corrupt_chunk)
+{
+	struct blob b = sample();
+	struct walked w;
+	walk(&b, &w);
+	int k = nth_block(&w, TF_EVENTS, 3);
+	b.p[w.off[k] + sizeof(struct tf_block) + 7] ^= 0x01;
+	b.n -= 10; /* and cut inside the trailer */
+	int p[2];
+	ASSERT(pipe(p) == 0);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		size_t done = 0;
+		while (done < b.n) {
+			ssize_t n = write(p[1], b.p + done, b.n - done);
+			if (n <= 0)
+				_exit(1);
+			done += (size_t)n;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	int saved = dup(0);
+	ASSERT(dup2(p[0], 0) == 0);
+	close(p[0]);
+	struct argus_trace_reader *r;
+	struct argus_trace_error err;
+	ASSERT(argus_trace_open(&r, "-", &err) == 0);
+	struct readout o;
+	read_all(r, &o);
+	ASSERT_EQ(o.faults, 2);
+	ASSERT_U64_EQ(o.fault_off[0], w.off[k]);
+	ASSERT_CONTAINS(o.first_msg, "(stdin): offset ");
+	ASSERT_CONTAINS(o.first_msg, "event chunk checksum mismatch");
+	ASSERT_U64_EQ(o.fault_off[1], w.off[w.n - 1]); /* the cut trailer */
+	ASSERT_EQ(o.n, NEV - CHUNK);
+	ASSERT_EQ(o.h.chunks_bad, 1);
+	argus_trace_close(r);
+	free(o.ev);
+	free(b.p);
+	dup2(saved, 0);
+	close(saved);
+	int status;
+	ASSERT(waitpid(pid, &status, 0) == pid);
+}
+
 TEST(bad_magic)
 {
 	struct blob b = sample();
@@ -342,7 +428,7 @@ TEST(flipped_byte_in_a_chunk_loses_only_that_chunk)
 	ASSERT_U64_EQ(o.fault_off[0], w.off[k]);
 	char want[64];
 	snprintf(want, sizeof(want), "t.argus: offset %llu: event chunk checksum",
-		 (unsigned long long)w.off[k]);
+	         (unsigned long long)w.off[k]);
 	ASSERT_CONTAINS(o.first_msg, want);
 	ASSERT_EQ(o.n, NEV - CHUNK);
 	ASSERT_EQ(o.h.chunks_bad, 1);
@@ -443,6 +529,34 @@ TEST(bad_index_falls_back_to_a_scan)
 	free(b.p);
 }
 
+/* An index with intact checksums that lies about a block. */
+TEST(index_that_disagrees_with_its_blocks_is_refused)
+{
+	struct blob b = sample();
+	struct walked w;
+	walk(&b, &w);
+	size_t ix = w.n - 2;
+	uint8_t *p = b.p + w.off[ix] + sizeof(struct tf_block);
+	struct tf_index_ent e;
+	memcpy(&e, p + 3 * sizeof(e), sizeof(e));
+	e.max_ts += 1;
+	memcpy(p + 3 * sizeof(e), &e, sizeof(e));
+	struct tf_block h = w.h[ix];
+	h.data_crc = tf_crc32(p, h.stored_size);
+	tf_block_seal(&h);
+	memcpy(b.p + w.off[ix], &h, sizeof(h));
+	struct argus_trace_reader *r = open_blob(&b);
+	struct readout o;
+	read_all(r, &o);
+	ASSERT(!o.h.indexed);
+	ASSERT_EQ(o.faults, 1);
+	ASSERT_CONTAINS(o.first_msg, "bad index: entry 3: entry disagrees with its block");
+	ASSERT_EQ(o.n, NEV);
+	argus_trace_close(r);
+	free(o.ev);
+	free(b.p);
+}
+
 TEST(missing_trailer_is_a_scan_without_fault)
 {
 	struct blob b = sample();
@@ -506,7 +620,8 @@ TEST(open_reports_missing_file)
 	struct argus_trace_reader *r;
 	struct argus_trace_error err;
 	ASSERT_EQ(argus_trace_open(&r, "/nonexistent/x.argus", &err), ARGUS_TRACE_EIO);
-	ASSERT_STR_EQ(err.msg, "/nonexistent/x.argus: offset 0: cannot open: No such file or directory");
+	ASSERT_STR_EQ(err.msg,
+	              "/nonexistent/x.argus: offset 0: cannot open: No such file or directory");
 }
 
 TEST(writer_refuses_bad_arguments)
@@ -516,7 +631,7 @@ TEST(writer_refuses_bad_arguments)
 	struct argus_trace_writer_opts opts = {.chunk_events = TF_MAX_CHUNK_EVENTS + 1};
 	ASSERT_EQ(argus_trace_writer_fdopen(&w, 1, "x", NULL, &opts, &err), ARGUS_TRACE_EINVAL);
 	ASSERT_EQ(argus_trace_writer_open(&w, "/nonexistent/dir/x.argus", NULL, NULL, &err),
-		  ARGUS_TRACE_EIO);
+	          ARGUS_TRACE_EIO);
 	ASSERT_CONTAINS(err.msg, "cannot create");
 }
 
@@ -534,14 +649,17 @@ TEST(write_error_is_reported)
 }
 
 TEST_MAIN(TEST_ENTRY(round_trip_every_type_and_table),
-	  TEST_ENTRY(tables_precede_the_chunks_that_use_them), TEST_ENTRY(same_input_same_bytes),
-	  TEST_ENTRY(range_read_skips_chunks), TEST_ENTRY(truncated_at_every_offset),
-	  TEST_ENTRY(killed_writer_keeps_flushed_events), TEST_ENTRY(bad_magic),
-	  TEST_ENTRY(newer_version), TEST_ENTRY(corrupt_header_checksum),
-	  TEST_ENTRY(flipped_byte_in_a_chunk_loses_only_that_chunk),
-	  TEST_ENTRY(damaged_block_header_is_skipped_in_a_scan),
-	  TEST_ENTRY(absurd_size_in_a_valid_header_is_refused),
-	  TEST_ENTRY(corrupt_table_block_keeps_events), TEST_ENTRY(bad_index_falls_back_to_a_scan),
-	  TEST_ENTRY(missing_trailer_is_a_scan_without_fault),
-	  TEST_ENTRY(pipe_write_and_stdin_read), TEST_ENTRY(open_reports_missing_file),
-	  TEST_ENTRY(writer_refuses_bad_arguments), TEST_ENTRY(write_error_is_reported))
+          TEST_ENTRY(tables_precede_the_chunks_that_use_them), TEST_ENTRY(same_input_same_bytes),
+          TEST_ENTRY(range_read_skips_chunks), TEST_ENTRY(truncated_at_every_offset),
+          TEST_ENTRY(killed_writer_keeps_flushed_events),
+          TEST_ENTRY(sigkill_loses_only_the_unfinished_chunk),
+          TEST_ENTRY(stdin_stream_with_a_corrupt_chunk), TEST_ENTRY(bad_magic),
+          TEST_ENTRY(newer_version), TEST_ENTRY(corrupt_header_checksum),
+          TEST_ENTRY(flipped_byte_in_a_chunk_loses_only_that_chunk),
+          TEST_ENTRY(damaged_block_header_is_skipped_in_a_scan),
+          TEST_ENTRY(absurd_size_in_a_valid_header_is_refused),
+          TEST_ENTRY(corrupt_table_block_keeps_events), TEST_ENTRY(bad_index_falls_back_to_a_scan),
+          TEST_ENTRY(index_that_disagrees_with_its_blocks_is_refused),
+          TEST_ENTRY(missing_trailer_is_a_scan_without_fault),
+          TEST_ENTRY(pipe_write_and_stdin_read), TEST_ENTRY(open_reports_missing_file),
+          TEST_ENTRY(writer_refuses_bad_arguments), TEST_ENTRY(write_error_is_reported))

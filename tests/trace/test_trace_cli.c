@@ -10,7 +10,7 @@
 #include "trace_format.h"
 #include "trace_sample.h"
 
-#define NEV 600
+#define NEV   600
 #define CHUNK 64
 
 extern char **environ;
@@ -184,7 +184,7 @@ TEST(info_missing_file_is_an_io_error)
 	struct run r = RUN("info", "/nonexistent/t.argus");
 	ASSERT_EQ(r.status, ARGUS_EXIT_IO);
 	ASSERT_STR_EQ(r.err, "argus info: /nonexistent/t.argus: offset 0: cannot open: No such "
-			     "file or directory\n");
+	                     "file or directory\n");
 	run_free(&r);
 }
 
@@ -211,7 +211,7 @@ TEST(info_corrupt_chunk_reports_and_exits_badinput)
 	ASSERT_EQ(r.status, ARGUS_EXIT_BADINPUT);
 	char want[256];
 	snprintf(want, sizeof(want), "argus info: %s: offset %llu: event chunk checksum mismatch\n",
-		 path, (unsigned long long)bad_chunk);
+	         path, (unsigned long long)bad_chunk);
 	ASSERT_STR_EQ(r.err, want);
 	ASSERT_CONTAINS(r.out, "events:     536 in 9 chunks");
 	ASSERT_CONTAINS(r.out, "faults:     1 (bad chunks 1, events lost 64");
@@ -270,12 +270,14 @@ TEST(cat_text_is_one_line_per_event)
 TEST(cat_relative_range)
 {
 	/* start 1000 ns; event i at 1000 + 1000 i: +100us..+200us is events 100..200 */
-	struct run r = RUN("cat", "--from", "+100us", "--to", "+200us", trace_file("ok.argus", NULL));
+	struct run r =
+	    RUN("cat", "--from", "+100us", "--to", "+200us", trace_file("ok.argus", NULL));
 	ASSERT_EQ(r.status, ARGUS_EXIT_OK);
 	ASSERT_EQ(lines(r.out), 101);
 	ASSERT(!strncmp(r.out, "101000 ", 7));
 	run_free(&r);
-	r = RUN("cat", "--json", "--from", "101000", "--to", "101000", trace_file("ok.argus", NULL));
+	r = RUN("cat", "--json", "--from", "101000", "--to", "101000",
+	        trace_file("ok.argus", NULL));
 	ASSERT_EQ(lines(r.out), 1);
 	run_free(&r);
 }
@@ -296,15 +298,15 @@ TEST(cat_usage_errors)
 		const char *args[4];
 		const char *err;
 	} cases[] = {
-		{{"--from", "junk"}, "argus cat: --from: 'junk' is not a time"},
-		{{"--to", "+-1s"}, "argus cat: --to: '+-1s' is not a time"},
-		{{"--pid", "abc"}, "argus cat: --pid: 'abc' is not a process id"},
-		{{"--pid", "99999999999"}, "argus cat: --pid: '99999999999' is not a process id"},
-		{{"--from", "+2s", "--to", "+1s"}, "argus cat: --from +2s is after --to +1s"},
-		{{"--bogus"}, "argus cat: unknown option '--bogus'"},
+	    {{"--from", "junk"}, "argus cat: --from: 'junk' is not a time"},
+	    {{"--to", "+-1s"}, "argus cat: --to: '+-1s' is not a time"},
+	    {{"--pid", "abc"}, "argus cat: --pid: 'abc' is not a process id"},
+	    {{"--pid", "99999999999"}, "argus cat: --pid: '99999999999' is not a process id"},
+	    {{"--from", "+2s", "--to", "+1s"}, "argus cat: --from +2s is after --to +1s"},
+	    {{"--bogus"}, "argus cat: unknown option '--bogus'"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *a[6] = {"cat"};
+		const char *a[8] = {"cat"};
 		size_t n = 1;
 		for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
 			a[n++] = cases[i].args[k];
@@ -355,9 +357,9 @@ TEST(cat_reads_a_pipe_on_stdin)
 }
 
 TEST_MAIN(TEST_ENTRY(info_summarizes_a_trace), TEST_ENTRY(info_missing_file_is_an_io_error),
-	  TEST_ENTRY(info_usage_errors), TEST_ENTRY(info_corrupt_chunk_reports_and_exits_badinput),
-	  TEST_ENTRY(info_newer_version_exits_version), TEST_ENTRY(info_bad_magic_exits_badinput),
-	  TEST_ENTRY(help_for_each_command), TEST_ENTRY(cat_json_prints_every_event),
-	  TEST_ENTRY(cat_text_is_one_line_per_event), TEST_ENTRY(cat_relative_range),
-	  TEST_ENTRY(cat_pid_filter), TEST_ENTRY(cat_usage_errors),
-	  TEST_ENTRY(cat_corrupt_chunk_prints_the_rest), TEST_ENTRY(cat_reads_a_pipe_on_stdin))
+          TEST_ENTRY(info_usage_errors), TEST_ENTRY(info_corrupt_chunk_reports_and_exits_badinput),
+          TEST_ENTRY(info_newer_version_exits_version), TEST_ENTRY(info_bad_magic_exits_badinput),
+          TEST_ENTRY(help_for_each_command), TEST_ENTRY(cat_json_prints_every_event),
+          TEST_ENTRY(cat_text_is_one_line_per_event), TEST_ENTRY(cat_relative_range),
+          TEST_ENTRY(cat_pid_filter), TEST_ENTRY(cat_usage_errors),
+          TEST_ENTRY(cat_corrupt_chunk_prints_the_rest), TEST_ENTRY(cat_reads_a_pipe_on_stdin))

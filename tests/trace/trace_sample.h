@@ -58,9 +58,9 @@ static inline void sample_event(size_t i, struct argus_event *e)
 	if (e->type == ARGUS_EV_COMM || e->type == ARGUS_EV_PROC_EXEC ||
 	    e->type == ARGUS_EV_PROC_FORK) {
 		memset(e->raw, 0, sizeof(e->raw));
-		char *comm = e->type == ARGUS_EV_COMM   ? e->comm.comm
-			     : e->type == ARGUS_EV_PROC_EXEC ? e->exec.comm
-							       : e->fork.comm;
+		char *comm = e->type == ARGUS_EV_COMM        ? e->comm.comm
+		             : e->type == ARGUS_EV_PROC_EXEC ? e->exec.comm
+		                                             : e->fork.comm;
 		memcpy(comm, "worker-", 7);
 		comm[7] = (char)('a' + i % 3);
 		if (e->type == ARGUS_EV_COMM)
@@ -76,7 +76,7 @@ static inline void sample_event(size_t i, struct argus_event *e)
 }
 
 #define SAMPLE_STRINGS 12
-#define SAMPLE_STACKS 5
+#define SAMPLE_STACKS  5
 
 static inline void sample_string(unsigned k, char *buf, size_t cap)
 {
