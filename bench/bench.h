@@ -12,6 +12,8 @@ int argus_bench_io(int argc, char **argv);
 int argus_bench_stream(int argc, char **argv);
 /* Ingest into the graph window: events/s, bytes per event held. */
 int argus_bench_ingest(int argc, char **argv);
+/* Tracing overhead on a workload: untraced vs argus vs perf record (kext/). */
+int argus_bench_overhead(int argc, char **argv);
 
 /* Tracing overhead on a command: untraced vs argus record vs perf record. */
 int argus_bench_overhead(int argc, char **argv);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "event.h"
@@ -173,6 +174,10 @@ int cmd_cat(int argc, char **argv)
 		return ARGUS_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
+	if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
+		cli_error("cat", "standard input is a terminal, not a trace (pipe one in)");
+		return ARGUS_EXIT_USAGE;
+	}
 	/* times relative to the trace start need its header: check the syntax first */
 	uint64_t from = 0, to = UINT64_MAX;
 	if (from_s && !cli_parse_time(from_s, 0, &from)) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "event.h"
@@ -311,6 +312,10 @@ int cmd_info(int argc, char **argv)
 		return ARGUS_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
+	if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
+		cli_error("info", "standard input is a terminal, not a trace (pipe one in)");
+		return ARGUS_EXIT_USAGE;
+	}
 	struct argus_trace_reader *r;
 	struct argus_trace_error err;
 	int rc = argus_trace_open(&r, path, &err);

@@ -416,7 +416,7 @@ static void record_usage(FILE *f)
 	fprintf(f,
 	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	        "                    [--ready-fd FD] [-- CMD ARGS...]\n\n"
+	        "                    [--no-recv-enter] [--ready-fd FD] [-- CMD ARGS...]\n\n"
 	        "Trace the machine (default), some processes and their children, or CMD and its\n"
 	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
 	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");

@@ -1,7 +1,9 @@
-/* argus graph FILE: build the annotated trace graph of a trace file offline
- * (the same ingest the daemon runs live), print the paper's Table 5 figures
- * and the window, and export the graph (docs/graph.md). */
+/* argus replay FILE: feed a trace file through the pipeline the daemon runs
+ * live (the annotated trace graph), offline; --graph prints the paper's
+ * Table 5 figures and the window; --dot / --json export the graph
+ * (docs/graph.md). */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +12,16 @@
 #include "event.h"
 #include "graph.h"
 
-static const char graph_usage[] =
-    "usage: argus graph [--window DUR] [--cap SIZE] [--dot OUT] [--json OUT] FILE\n"
+static const char replay_usage[] =
+    "usage: argus replay [--graph] [--window DUR] [--cap SIZE] [--dot OUT] [--json OUT] FILE\n"
     "\n"
-    "Build the annotated trace graph of an .argus trace, as the daemon builds it\n"
-    "live: segments (vertices), strong / weak / boosted edges, over a sliding\n"
-    "window (default 5m, memory cap 1G). Prints one \"name value\" per line: events,\n"
-    "vertices, edges total / strong / weak / boosted, edges by kind, adjacent weak\n"
+    "Replay an .argus trace through the pipeline the daemon runs live: the annotated\n"
+    "trace graph, segments (vertices) and strong / weak / boosted edges over a\n"
+    "sliding window (default 5m, memory cap 1G). Prints a one-line summary; --graph\n"
+    "prints one \"name value\" per line instead: events, vertices, edges total /\n"
+    "strong / weak / boosted (the paper's Table 5), edges by kind, adjacent weak\n"
     "edges left out by each rule, splits by rule, and the window held at the end.\n"
-    "--dot and --json export the window (\"-\" = standard output).\n"
+    "--dot and --json export the window at the end (\"-\" = standard output).\n"
     "\n"
     "exit status: 0 ok, 2 usage, 5 the file had faults (what was intact was used),\n"
     "6 cannot open, read or write, 7 written by a newer argus, 9 out of memory.\n";
@@ -45,48 +48,88 @@ static void feed_stack(struct argus_graph *g, struct argus_trace_reader *r, uint
 		argus_graph_add_stack(g, id, s.ips, s.depth);
 }
 
+/* A streamed file carries its tables between chunks, so a stack may be
+ * written after the records that name it: read the file once through for
+ * its complete tables (not possible on standard input: NULL). Faults are
+ * reported by the main pass. */
+static struct argus_trace_reader *open_tables(const char *path)
+{
+	struct argus_trace_reader *t;
+	struct argus_trace_error err;
+	if (!strcmp(path, "-") || argus_trace_open(&t, path, &err))
+		return NULL;
+	const struct argus_event *e;
+	int rc;
+	while ((rc = argus_trace_next(t, &e, &err)) != 0)
+		if (rc == ARGUS_TRACE_ENOMEM)
+			break;
+	return t;
+}
+
 static int export(const struct argus_graph_view *v, const char *path, bool json)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	if (!f) {
-		cli_error("graph", "%s: cannot write", path);
+		cli_error("replay", "%s: cannot write", path);
 		return ARGUS_EXIT_IO;
 	}
 	int rc = json ? argus_graph_export_json(v, f) : argus_graph_export_dot(v, f);
 	if (f != stdout && fclose(f))
 		rc = -1;
 	if (rc) {
-		cli_error("graph", "%s: write failed", path);
+		cli_error("replay", "%s: write failed", path);
 		return ARGUS_EXIT_IO;
 	}
 	return ARGUS_EXIT_OK;
 }
 
-int cmd_graph(int argc, char **argv)
+static void summary(const char *path, const struct argus_graph_stats *st, bool figures)
 {
-	static const struct option opts[] = {
-	    {"window", required_argument, NULL, 'w'}, {"cap", required_argument, NULL, 'c'},
-	    {"dot", required_argument, NULL, 'd'},    {"json", required_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},         {0}};
+	if (figures) {
+		printf("file %s\n", path);
+		argus_graph_print_stats(st, stdout);
+		return;
+	}
+	printf("%s: %" PRIu64 " events, %" PRIu64 " vertices, %" PRIu64 " edges (%" PRIu64
+	       " strong, %" PRIu64 " weak, %" PRIu64 " boosted); window %.1f s, %" PRIu64
+	       " events held%s\n",
+	       path, st->events, st->vertices, st->edges, st->strong, st->weak, st->boosted,
+	       st->window_held_ns / 1e9, st->events_held,
+	       st->window_shortened ? " (shortened by the memory cap)" : "");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {{"graph", no_argument, NULL, 'g'},
+	                                     {"window", required_argument, NULL, 'w'},
+	                                     {"cap", required_argument, NULL, 'c'},
+	                                     {"dot", required_argument, NULL, 'd'},
+	                                     {"json", required_argument, NULL, 'j'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
 	struct argus_graph_opts go;
 	argus_graph_opts_default(&go);
 	const char *dot = NULL, *json = NULL;
+	bool figures = false;
 	optind = 1;
 	opterr = 0;
 	for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
 		switch (c) {
 		case 'h':
-			fputs(graph_usage, stdout);
+			fputs(replay_usage, stdout);
 			return ARGUS_EXIT_OK;
+		case 'g':
+			figures = true;
+			break;
 		case 'w':
 			if (!cli_parse_duration(optarg, &go.window_ns) || !go.window_ns) {
-				cli_error("graph", "bad --window '%s'", optarg);
+				cli_error("replay", "bad --window '%s'", optarg);
 				return ARGUS_EXIT_USAGE;
 			}
 			break;
 		case 'c':
 			if (!cli_parse_size(optarg, &go.mem_cap) || !go.mem_cap) {
-				cli_error("graph", "bad --cap '%s'", optarg);
+				cli_error("replay", "bad --cap '%s'", optarg);
 				return ARGUS_EXIT_USAGE;
 			}
 			break;
@@ -97,14 +140,14 @@ int cmd_graph(int argc, char **argv)
 			json = optarg;
 			break;
 		default:
-			cli_error("graph",
-			          "unknown option or missing value '%s' (see argus graph --help)",
+			cli_error("replay",
+			          "unknown option or missing value '%s' (see argus replay --help)",
 			          argv[optind - 1]);
 			return ARGUS_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1) {
-		cli_error("graph", "%s (see argus graph --help)",
+		cli_error("replay", "%s (see argus replay --help)",
 		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
 		return ARGUS_EXIT_USAGE;
 	}
@@ -113,28 +156,29 @@ int cmd_graph(int argc, char **argv)
 	struct argus_trace_error err;
 	int rc = argus_trace_open(&r, path, &err);
 	if (rc) {
-		cli_error("graph", "%s", err.msg);
+		cli_error("replay", "%s", err.msg);
 		return open_exit(rc);
 	}
 	struct argus_graph *g;
 	if (argus_graph_new(&g, &go)) {
 		argus_trace_close(r);
-		cli_error("graph", "out of memory");
+		cli_error("replay", "out of memory");
 		return ARGUS_EXIT_INTERNAL;
 	}
+	struct argus_trace_reader *tables = open_tables(path);
 	int status = ARGUS_EXIT_OK;
 	const struct argus_event *e;
 	while ((rc = argus_trace_next(r, &e, &err)) != 0) {
 		if (rc < 0) {
-			cli_error("graph", "%s", err.msg);
+			cli_error("replay", "%s", err.msg);
 			status =
 			    rc == ARGUS_TRACE_ENOMEM ? ARGUS_EXIT_INTERNAL : ARGUS_EXIT_BADINPUT;
 			continue;
 		}
 		if (e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE)
-			feed_stack(g, r, e->stack.ustack);
+			feed_stack(g, tables ? tables : r, e->stack.ustack);
 		if (argus_graph_ingest(g, e, 1)) {
-			cli_error("graph", "out of memory");
+			cli_error("replay", "out of memory");
 			status = ARGUS_EXIT_INTERNAL;
 			break;
 		}
@@ -142,8 +186,7 @@ int cmd_graph(int argc, char **argv)
 	argus_graph_flush(g);
 	struct argus_graph_stats st;
 	argus_graph_get_stats(g, &st);
-	printf("file %s\n", path);
-	argus_graph_print_stats(&st, stdout);
+	summary(path, &st, figures);
 	struct argus_graph_view v;
 	argus_graph_view_begin(g, &v);
 	if (dot && (rc = export(&v, dot, false)) != ARGUS_EXIT_OK)
@@ -152,6 +195,8 @@ int cmd_graph(int argc, char **argv)
 		status = rc;
 	argus_graph_view_end(&v);
 	argus_graph_free(g);
+	if (tables)
+		argus_trace_close(tables);
 	argus_trace_close(r);
 	return status;
 }

@@ -210,7 +210,8 @@ struct argus_trace_reader;
 
 /* Open and validate the header and tables. On a damaged file the reader
  * still opens when the header is intact; faults are then reported through
- * argus_trace_next / argus_trace_faults. "-" reads standard input. */
+ * argus_trace_next (and counted in argus_trace_get_health). "-" reads
+ * standard input. */
 int argus_trace_open(struct argus_trace_reader **r, const char *path,
 		     struct argus_trace_error *err);
 int argus_trace_open_mem(struct argus_trace_reader **r, const void *data, size_t size,

@@ -711,16 +711,21 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: checksum mismatch");
 		return false;
 	}
+	/* The index is intact (checksum): it may still lead to a damaged block
+	 * header; that block is reported when reached, the rest stays indexed. */
 	uint64_t expect = TF_HEADER_SIZE, events = 0;
+	bool unsure = false; /* the previous header is damaged: its end is unknown */
 	for (uint32_t i = 0; i < ib.count; i++) {
 		struct tf_index_ent e;
 		memcpy(&e, p + (size_t)i * sizeof(e), sizeof(e));
 		struct tf_block bh;
 		const char *fault = NULL;
-		if (e.offset != expect)
+		bool damaged = false;
+		if ((unsure ? e.offset < expect : e.offset != expect) ||
+		    e.offset > ioff - sizeof(bh))
 			fault = "entries do not tile the file";
 		else if (read_header(r, e.offset, &bh, &why, &have))
-			fault = "entry points to a damaged block";
+			damaged = true;
 		else if (bh.kind != e.kind || bh.count != e.count || bh.min_ts != e.min_ts ||
 		         bh.max_ts != e.max_ts)
 			fault = "entry disagrees with its block";
@@ -736,15 +741,16 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 			return false;
 		}
 		*b = (struct blockref){e.offset, e.min_ts, e.max_ts, e.count, e.kind};
-		expect = e.offset + sizeof(bh) + bh.stored_size;
-		if (bh.kind == TF_EVENTS)
-			events += bh.count;
+		unsure = damaged;
+		expect = e.offset + sizeof(bh) + (damaged ? 0 : bh.stored_size);
+		if (e.kind == TF_EVENTS)
+			events += e.count;
 	}
-	if (expect != ioff || events != t.events) {
+	if ((unsure ? expect > ioff : expect != ioff) || events != t.events) {
 		blocks->n = 0;
 		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
-		          expect != ioff ? "entries do not reach the index"
-		                         : "event count differs");
+		          events == t.events ? "entries do not reach the index"
+		                             : "event count differs");
 		return false;
 	}
 	return true;
@@ -789,6 +795,8 @@ static int prepare_mem(struct argus_trace_reader *r)
 			size_t have;
 			if (!read_header(r, b[i].off, &bh, &why, &have))
 				load_table(r, b[i].off, &bh);
+			else /* only through the index: a scan lists intact headers */
+				add_fault(r, ARGUS_TRACE_ECORRUPT, b[i].off, "%s", why);
 		} else if (b[i].kind == TF_EVENTS) {
 			struct blockref *c = vec_push(&r->chunks, sizeof(*c));
 			if (!c) {

@@ -239,6 +239,30 @@ static bool peer_in(const uint64_t *set, uint8_t n, uint64_t x)
 	return false;
 }
 
+/* A send recorded after the receive that consumed it: IPC records are
+ * stamped at syscall exit, and the receiver can return first. The send's
+ * call began before the receive ended, so the edge is not backwards. */
+static bool ipc_late_send(struct argus_graph *g, struct gthread *t, uint64_t key, argus_vid src)
+{
+	struct gref *w = gmap_get(&g->ipc_wait, key);
+	if (!w)
+		return false;
+	argus_vid rv = w->src[0];
+	uint64_t rts = w->ts[0];
+	gmap_del(&g->ipc_wait, key);
+	struct gvertex *r = gw_vertex(g, rv);
+	if (!r || rv == src || !t->in_sys || t->sys_ts > rts)
+		return false;
+	struct gref *tr = gmap_get(&g->threads, (uint64_t)r->tid + 1);
+	struct gthread *rt = tr ? tr->thread : NULL;
+	if (rt && rt->wake_pending && rt->wake_src == src && rt->cur == rv) {
+		rt->wake_pending = false;
+		g->st.wakeups_merged++;
+	}
+	gr_add_rule_edge(g, rv, src, ARGUS_EDGE_IPC, t->sys_ts);
+	return true;
+}
+
 static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_event *ev,
                    uint64_t ts)
 {
@@ -276,7 +300,10 @@ static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_
 	if (p->ret <= 0)
 		return;
 	if (send) {
-		struct gref *r = gmap_put(g, &g->ipc, p->peer_obj ? p->peer_obj : p->obj);
+		uint64_t key = p->peer_obj ? p->peer_obj : p->obj;
+		if (ipc_late_send(g, t, key, src))
+			return;
+		struct gref *r = gmap_put(g, &g->ipc, key);
 		if (!r)
 			return;
 		if (r->n && r->src[r->n - 1] == src)
@@ -296,8 +323,16 @@ static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_
 			atomic_fetch_or_explicit(&v->flags, ARGUS_VF_UI, memory_order_relaxed);
 	}
 	struct gref *r = gmap_get(&g->ipc, p->obj);
-	if (!r)
+	if (!r || !r->n) {
+		/* the sender's record may still come: it is stamped at its exit */
+		struct gref *w = gmap_put(g, &g->ipc_wait, p->obj);
+		if (w) {
+			w->src[0] = t->cur;
+			w->ts[0] = ts;
+			w->n = 1;
+		}
 		return;
+	}
 	for (uint32_t i = 0; i < r->n; i++)
 		gr_add_comm_edge(g, t, r->src[i], ARGUS_EDGE_IPC, r->ts[i]);
 	r->n = 0;

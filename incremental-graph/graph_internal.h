@@ -179,6 +179,7 @@ struct argus_graph {
 	/* writer state */
 	struct gmap threads; /* key tid + 1 -> thread */
 	struct gmap ipc, async, timer, flag, cond, sem, dbus, reply;
+	struct gmap ipc_wait; /* receives no send explained yet: key -> receiver */
 	struct gcpu *cpus;
 	size_t ncpus;
 	struct gstack *stacks; /* sorted by nothing: open addressing by id */

@@ -142,7 +142,12 @@ struct {
 struct irq_depth {
 	__u32 hard;
 	__u32 soft;
+	__u64 since; /* when the outermost level was entered */
 };
+
+/* No handler runs this long: a count older than this lost its exit (an
+ * entry seen while attaching) and is reset rather than taint every record. */
+#define IRQ_STALE_NS 20000000ull
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -162,14 +167,19 @@ struct {
 #define IPPROTO_TCP_    6
 #define FUTEX_CMD_MASK_ 0x7f /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
 
-static __always_inline __u16 context_flags(void)
+static __always_inline __u16 context_flags(__u64 now)
 {
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
 	__u16 f = 0;
 
-	if (!d)
+	if (!d || !(d->hard | d->soft))
 		return 0;
+	if (now - d->since > IRQ_STALE_NS) {
+		d->hard = 0;
+		d->soft = 0;
+		return 0;
+	}
 	if (d->hard)
 		f |= ARGUS_F_HARDIRQ;
 	if (d->soft)
@@ -187,15 +197,18 @@ static __always_inline void irq_nest(bool hard, int delta)
 	if (!d)
 		return;
 	v = hard ? &d->hard : &d->soft;
-	if (delta > 0)
+	if (delta > 0) {
+		if (!(d->hard | d->soft))
+			d->since = bpf_ktime_get_ns();
 		*v += 1;
+	}
 	else if (*v > 0) /* attached mid-handler: its entry was never seen */
 		*v -= 1;
 }
 
 static __always_inline bool in_interrupt_ctx(void)
 {
-	return context_flags() != 0;
+	return context_flags(bpf_ktime_get_ns()) != 0;
 }
 
 /* Whether records about task t are wanted (t NULL = the current task). */
@@ -261,7 +274,7 @@ static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_
 	em->ev->ts = ts ? ts : bpf_ktime_get_ns();
 	em->ev->type = type;
 	em->ev->cpu = cpu;
-	em->ev->flags = task_ctx ? 0 : context_flags();
+	em->ev->flags = task_ctx ? 0 : context_flags(em->ev->ts);
 	if (t) {
 		em->ev->pid = t->tgid;
 		em->ev->tid = t->pid;

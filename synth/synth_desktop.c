@@ -58,8 +58,9 @@ struct desktop {
 	uint32_t circ_app, focus;
 	uint32_t serial, job;
 	/* the plan */
-	uint32_t order[8], nk, next, inflight;
-	uint64_t due[8];
+	uint32_t order[8], nk; /* enabled kinds, in kind order */
+	uint32_t total, next;  /* anomalies planned (rounds of nk), the next one */
+	uint32_t inflight;
 	bool render_anom, render_in_sync;
 	uint32_t decoy_req;
 	struct pend pend;
@@ -1275,9 +1276,9 @@ static void shell_step(struct sim *s, struct sthread *t)
 			poll_exit(s, t, NR_POLL, 1);
 			timerfd_read(s, t);
 			/* below the requested activity: emit sooner */
-			double rate =
-			    (double)(s->emitted + s->nbuf) * 1e9 / (double)(s->now - s->t0 + 1);
-			bool behind = rate < (double)s->o.rate;
+			/* integers only: the same decisions on every machine and compiler */
+			bool behind = (s->emitted + s->nbuf) * 1000000000ULL <
+			              (uint64_t)s->o.rate * (s->now - s->t0 + 1);
 			timerfd_arm(s, t,
 			            behind ? rnd(s, 100000, 500000) : rnd(s, 4000000, 30000000), 0);
 			if (behind) {
@@ -1390,16 +1391,19 @@ static const uint8_t scen_of[8] = {
 static void plan_tick(struct sim *s)
 {
 	struct desktop *d = s->d;
-	if (d->inflight || d->next >= d->nk)
+	if (d->inflight || d->next >= d->total)
 		return;
+	/* anomaly i is due at 12 % + 80 % * i / total of the record budget */
 	uint64_t out = s->emitted + s->nbuf;
-	if (out < d->due[d->next])
+	uint64_t due = s->o.events * (120ULL * d->total + 800ULL * d->next) / (1000ULL * d->total);
+	if (out < due)
 		return;
-	uint32_t k = d->order[d->next];
-	/* will the episode (about 3-6 s of desktop) fit in what is left? */
-	double rate = (double)out / (double)(s->now - s->t0 + 1);
-	double need = rate * 6.5e9 * 1.25 + 2000;
-	if ((double)out + need > (double)s->o.events) {
+	uint32_t k = d->order[d->next % d->nk];
+	/* will the episode fit in what is left? (at the rate so far; the decoy
+	 * idle wait is the longest: up to 1.5 s to begin, 6 s long) */
+	uint64_t ms = k == ARGUS_ANOMALY_DECOY_IDLE ? 9000 : 5000;
+	uint64_t need = out * ms / ((s->now - s->t0) / 1000000 + 1) + 2000;
+	if (out + need > s->o.events) {
 		s->st.skipped++;
 		d->next++;
 		return;
@@ -1424,6 +1428,7 @@ static void plan_tick(struct sim *s)
 	d->pend.need = 2; /* the UI part and the root-cause part */
 	d->inflight = k;
 	d->next++;
+	a->done[sc] = 0; /* the next anomaly of this kind gets fresh baselines */
 	input_irq(s, a, sc, ARGUS_UI_KEY, true);
 }
 
@@ -1861,12 +1866,13 @@ int desktop_init(struct sim *s)
 	d->power_str = world_string(s, "org.gnome.SettingsDaemon.Power");
 	d->src_str = world_string(s, "GdkFrameClockIdle");
 
-	/* the plan: anomalies in kind order, spread over the event budget */
+	/* the plan: anomalies in kind order, spread over the record budget; a
+	 * long trace repeats the round (one round per 12 s of desktop per kind) */
 	for (uint32_t k = 1; k <= 7; k++)
 		if (s->o.anomalies & ARGUS_SYNTH_ANOMALY(k))
 			d->order[d->nk++] = k;
-	for (uint32_t i = 0; i < d->nk; i++)
-		d->due[i] = (uint64_t)((double)s->o.events * (0.12 + 0.8 * i / d->nk));
+	uint64_t rounds = d->nk ? s->o.events / (d->nk * 12ULL * s->o.rate) : 0;
+	d->total = d->nk * (uint32_t)(rounds < 1 ? 1 : rounds > 64 ? 64 : rounds);
 	d->focus = 0;
 	return 0;
 }

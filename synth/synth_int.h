@@ -87,10 +87,10 @@ struct sthread {
 	uint32_t pending, waitmask, woke_by;
 	uint32_t gen; /* bumps on wake: cancels a pending timeout */
 	uint64_t work_left, seg_start, slice_used, sample_left;
-	uint32_t cur_stack; /* stack handle of the current compute */
+	uint32_t cur_stack;                   /* stack handle of the current compute */
 	uint32_t wait_stack, last_wait_stack; /* STACK at a blocking switch, deduplicated */
-	uint64_t sys_ts;    /* last sys_enter / wait start */
-	uint64_t hrtimer;   /* this thread's sleep hrtimer (kernel address) */
+	uint64_t sys_ts;                      /* last sys_enter / wait start */
+	uint64_t hrtimer;                     /* this thread's sleep hrtimer (kernel address) */
 	struct mbox mb[NCH];
 	/* scratch of the behaviour (scenario in progress) */
 	struct msg cur;
@@ -134,7 +134,7 @@ struct sfile {
 	char path[64];
 	uint32_t path_str;
 	uint32_t nfuncs;
-	char funcs[MAX_FUNCS][56];
+	char funcs[MAX_FUNCS][64];
 	uint32_t func_str[MAX_FUNCS];
 };
 #define MAX_FILES 48
@@ -181,7 +181,7 @@ struct sim {
 	uint8_t stack_depth[MAX_STACKS];
 	uint64_t stack_ip[MAX_STACKS], stack_ret[MAX_STACKS];
 	uint32_t nstacks;
-	struct desktop *d;         /* synth_desktop.c */
+	struct desktop *d; /* synth_desktop.c */
 };
 
 /* ---- synth_sim.c: PRNG, records, heap, CPUs, waits and wake-ups ---- */

@@ -165,7 +165,8 @@ uint32_t world_stack(struct sim *s, struct sproc *p, const char *spec, const cha
 	if (!depth || s->nstacks + 1 >= MAX_STACKS)
 		return 0;
 	uint32_t h = ++s->nstacks;
-	s->stack_id[h] = s->sink->intern_stack ? s->sink->intern_stack(s->sink->arg, ips, depth) : 0;
+	s->stack_id[h] =
+	    s->sink->intern_stack ? s->sink->intern_stack(s->sink->arg, ips, depth) : 0;
 	s->stack_depth[h] = (uint8_t)depth;
 	s->stack_ip[h] = ips[0];
 	s->stack_ret[h] = depth > 1 ? ips[1] : 0;

@@ -89,8 +89,8 @@ extern struct test_state test_state_;
 	int main(int argc, char **argv)                                                      \
 	{                                                                                    \
 		static const struct test_case cases[] = {__VA_ARGS__};                       \
-		int ran = 0;                                                                 \
-		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {             \
+		volatile int ran = 0; /* volatile: setjmp below */                           \
+		for (volatile size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {    \
 			if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)                 \
 				continue;                                                    \
 			test_state_.current = cases[i].name;                                 \

@@ -1,5 +1,5 @@
 /*
- * test_graph_cli.c - `argus graph FILE`: the offline path (trace file ->
+ * test_graph_cli.c - `argus replay --graph FILE`: the offline path (trace file ->
  * the same ingest), its figures, its exports, and a damaged file.
  */
 #include <stdlib.h>
@@ -50,14 +50,15 @@ static int run_argus(const char *args, char *buf, size_t cap)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-TEST(graph_command_figures_and_exports)
+TEST(replay_graph_figures_and_exports)
 {
 	ASSERT(mkdtemp(dir));
 	char path[256], args[1024];
 	snprintf(path, sizeof(path), "%s/t.argus", dir);
 	write_trace(path);
 	static char out[16384];
-	snprintf(args, sizeof(args), "graph --json %s/g.json --dot %s/g.dot %s", dir, dir, path);
+	snprintf(args, sizeof(args), "replay --graph --json %s/g.json --dot %s/g.dot %s", dir, dir,
+	         path);
 	ASSERT_EQ(run_argus(args, out, sizeof(out)), 0);
 	ASSERT_CONTAINS(out, "events 8\n");
 	ASSERT_CONTAINS(out, "edges_ipc 2\n");
@@ -74,7 +75,7 @@ TEST(graph_command_figures_and_exports)
 	ASSERT_EQ(system(args), 0);
 }
 
-TEST(graph_command_damaged_file)
+TEST(replay_damaged_file)
 {
 	char tmpl[] = "/tmp/argus-graph-bad-XXXXXX";
 	int fd = mkstemp(tmpl);
@@ -83,12 +84,12 @@ TEST(graph_command_damaged_file)
 	close(fd);
 	static char out[4096];
 	char args[512];
-	snprintf(args, sizeof(args), "graph %s", tmpl);
+	snprintf(args, sizeof(args), "replay --graph %s", tmpl);
 	int rc = run_argus(args, out, sizeof(out));
 	unlink(tmpl);
 	ASSERT_EQ(rc, 5);
-	ASSERT_CONTAINS(out, "argus graph: ");
+	ASSERT_CONTAINS(out, "argus replay: ");
 	ASSERT_CONTAINS(out, tmpl);
 }
 
-TEST_MAIN(TEST_ENTRY(graph_command_figures_and_exports), TEST_ENTRY(graph_command_damaged_file))
+TEST_MAIN(TEST_ENTRY(replay_graph_figures_and_exports), TEST_ENTRY(replay_damaged_file))

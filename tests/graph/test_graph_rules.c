@@ -810,6 +810,36 @@ TEST(timer_idle_poll_timeout_no_edge)
 	done(&f);
 }
 
+/* IPC records are stamped at syscall exit: the receiver may return before
+ * the sender does. The send still explains the receive (and the wake-up). */
+TEST(edge_ipc_send_stamped_after_recv)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 20, 21, T_READ),
+		ev_switch(2 * MS, 20, 21, 1, 0, 0),
+		ev_sys_enter(3 * MS, 10, 11, T_WRITE),
+		ev_wakeup(4 * MS, 10, 11, 20, 21, 0),
+		ev_ipc(5 * MS, false, 20, 21, 0x33, 0, ARGUS_OBJ_PIPE, 8),
+		ev_ipc(6 * MS, true, 10, 11, 0x33, 0, ARGUS_OBJ_PIPE, 8),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid r = seg(&f, 21, 1), w = seg(&f, 11, 0);
+	struct argus_edge_info e[4];
+	int s = 0;
+	ASSERT_EQ(edge(&f, r, w, ARGUS_EDGE_IPC, &s), 1);
+	ASSERT_EQ(s, ARGUS_STRONG);
+	ASSERT_EQ(kind_count(&f, r, ARGUS_EDGE_WAKEUP), 0);
+	size_t n = argus_graph_in_edges(&f.v, r, e, 4);
+	for (size_t i = 0; i < n && i < 4; i++)
+		if (e[i].kind == ARGUS_EDGE_IPC)
+			ASSERT_U64_EQ(e[i].ts,
+			              3 * MS); /* the send's call began before the receive */
+	done(&f);
+}
+
 TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(split_batch_daemon), TEST_ENTRY(adjacent_left_out_known_batching),
           TEST_ENTRY(split_piggyback_send_recv), TEST_ENTRY(irq_splice_no_edge),
@@ -825,4 +855,4 @@ TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(ui_input_marks_vertex), TEST_ENTRY(split_loop_iteration),
           TEST_ENTRY(split_thread_exit), TEST_ENTRY(cond_wait_timed_out_no_edge),
           TEST_ENTRY(late_event_clamped), TEST_ENTRY(source_drops_counted),
-          TEST_ENTRY(timer_idle_poll_timeout_no_edge))
+          TEST_ENTRY(timer_idle_poll_timeout_no_edge), TEST_ENTRY(edge_ipc_send_stamped_after_recv))

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -527,6 +528,48 @@ TEST(argus_never_traces_itself)
 	collector_free(&c);
 }
 
+/* ---- --comm: only processes of that name ------------------------------------ */
+static void named_io(void *arg)
+{
+	int p[2];
+	char b = 0;
+
+	prctl(PR_SET_NAME, (const char *)arg);
+	if (pipe(p))
+		_exit(1);
+	for (int i = 0; i < 20; i++)
+		if (write(p[1], &b, 1) != 1 || read(p[0], &b, 1) != 1)
+			_exit(1);
+}
+
+TEST(comm_filter_keeps_only_that_name)
+{
+	struct argus_kext_opts o = {.comm = "kext-wanted", .no_samples = true, .no_irqs = true};
+	struct collector c;
+
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child want = spawn_gated(named_io, "kext-wanted");
+	struct gated_child other = spawn_gated(named_io, "kext-other");
+	ASSERT(write(want.go_fd, "g", 1) == 1 && write(other.go_fd, "g", 1) == 1);
+	close(want.go_fd);
+	close(other.go_fd);
+	ASSERT_EQ(wait_child(&c, want.pid), 0);
+	ASSERT_EQ(wait_child(&c, other.pid), 0);
+	collector_finish(&c);
+
+	size_t wanted = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		ASSERT_MSG(e->pid != (uint32_t)other.pid, "record type %u of the other name", e->type);
+		if (e->pid == (uint32_t)want.pid && e->type == ARGUS_EV_IPC_SEND)
+			wanted++;
+	}
+	ASSERT_EQ(wanted, 20);
+	collector_free(&c);
+}
+
 /* ---- errors: one clear line and a distinct status --------------------------- */
 TEST(missing_btf_is_nosupport)
 {
@@ -567,4 +610,5 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
-          TEST_ENTRY(missing_btf_is_nosupport), TEST_ENTRY(unprivileged_is_epriv))
+          TEST_ENTRY(comm_filter_keeps_only_that_name), TEST_ENTRY(missing_btf_is_nosupport),
+          TEST_ENTRY(unprivileged_is_epriv))

@@ -63,7 +63,7 @@ struct ck {
 	size_t nsw, capsw;
 	struct ck_rec *rec;
 	size_t nrec, caprec;
-	struct argus_truth truth[32];
+	struct argus_truth truth[128];
 	size_t ntruth;
 	uint32_t next_id;
 };
@@ -290,7 +290,7 @@ static int ck_truth(void *arg, const struct argus_truth *t)
 {
 	struct ck *c = arg;
 	ck_mix(c, t, sizeof(*t));
-	if (c->ntruth < 32)
+	if (c->ntruth < 128)
 		c->truth[c->ntruth++] = *t;
 	return 0;
 }

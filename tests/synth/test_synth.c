@@ -189,13 +189,9 @@ static uint32_t mark_in(const struct ck *c, uint32_t tid, uint16_t type, uint64_
 	return what;
 }
 
-TEST(every_anomaly_has_true_ground_truth)
+/* Each truth record is true to the stream; returns the set of kinds seen. */
+static unsigned check_truths(const struct ck *c)
 {
-	struct argus_synth_stats st;
-	struct ck *c = run(5, 1500000, 0.4, ARGUS_SYNTH_ANOMALIES_ALL, true, &st);
-	ASSERT_MSG(c->errors == 0, "%s", c->first_error);
-	ASSERT_EQ(st.injected, 7);
-	ASSERT_EQ(c->ntruth, 7);
 	unsigned seen = 0;
 	for (size_t i = 0; i < c->ntruth; i++) {
 		const struct argus_truth *t = &c->truth[i];
@@ -259,7 +255,39 @@ TEST(every_anomaly_has_true_ground_truth)
 		ASSERT_MSG(base >= 3, "kind %u: only %u normal runs before the anomaly", t->kind,
 		           base);
 	}
-	ASSERT_EQ(seen, ARGUS_SYNTH_ANOMALIES_ALL);
+	return seen;
+}
+
+TEST(every_anomaly_has_true_ground_truth)
+{
+	struct argus_synth_stats st;
+	struct ck *c = run(5, 1500000, 0.4, ARGUS_SYNTH_ANOMALIES_ALL, true, &st);
+	ASSERT_MSG(c->errors == 0, "%s", c->first_error);
+	ASSERT_EQ(st.injected, 7);
+	ASSERT_EQ(c->ntruth, 7);
+	ASSERT_EQ(check_truths(c), ARGUS_SYNTH_ANOMALIES_ALL);
+	ck_free(c);
+}
+
+TEST(long_traces_repeat_the_anomalies)
+{
+	/* one round of every kind per 12 s of desktop per kind, each with fresh
+	 * baselines before it */
+	struct argus_synth_opts o;
+	argus_synth_opts_default(&o);
+	o.seed = 6;
+	o.events = 3000000;
+	o.rate = 10000;
+	struct ck *c = ck_new(true);
+	struct argus_sink s = ck_sink(c);
+	struct argus_synth_stats st;
+	ASSERT_EQ(argus_synth_run(&o, &s, &st), 0);
+	ASSERT_MSG(c->errors == 0, "%s", c->first_error);
+	ASSERT_EQ(c->ntruth, st.injected);
+	ASSERT_MSG(st.injected >= 18, "only %u anomalies in 3 rounds", st.injected);
+	for (unsigned k = 1; k <= 7; k++)
+		ASSERT(st.per_kind[k] >= 2);
+	ASSERT_EQ(check_truths(c), ARGUS_SYNTH_ANOMALIES_ALL);
 	ck_free(c);
 }
 
@@ -410,8 +438,16 @@ TEST(round_trip_through_trace_file)
 	ASSERT_MSG(argus_trace_open(&r, path, &err) == 0, "%s", err.msg);
 	const struct argus_event *ev;
 	uint64_t n = 0, h = 0xcbf29ce484222325ULL;
+	static struct {
+		uint32_t pid, ustack;
+	} st_seen[3000];
+	size_t nseen = 0;
 	int rc;
 	while ((rc = argus_trace_next(r, &ev, &err)) == 1) {
+		if ((ev->type == ARGUS_EV_STACK || ev->type == ARGUS_EV_CPU_SAMPLE) &&
+		    nseen < 3000 && ev->stack.ustack)
+			st_seen[nseen++].pid = ev->pid,
+			st_seen[nseen - 1].ustack = ev->stack.ustack;
 		/* header words only: table ids differ between sinks */
 		const uint64_t *wd = (const uint64_t *)ev;
 		for (int i = 0; i < 3; i++)
@@ -433,8 +469,34 @@ TEST(round_trip_through_trace_file)
 	ASSERT_STR_EQ(argus_anomaly_kind_name(tr[0].kind), "long_running");
 	const char *fn = argus_trace_string(r, tr[0].root_func_str);
 	ASSERT(fn && strstr(fn, "_search_match_line"));
+	/* every stack resolves: frames inside a mapping of its process, on a symbol */
 	const struct argus_symbol *syms;
-	ASSERT(argus_trace_symbols(r, &syms) > 50);
+	size_t nsyms = argus_trace_symbols(r, &syms);
+	ASSERT(nsyms > 50);
+	const struct argus_map *maps;
+	size_t nmaps = argus_trace_maps(r, &maps);
+	ASSERT(nseen > 1000);
+	for (size_t i = 0; i < nseen; i++) {
+		struct argus_stack stk;
+		ASSERT(argus_trace_stack(r, st_seen[i].ustack, &stk));
+		ASSERT(stk.depth >= 3);
+		for (uint32_t f = 0; f < stk.depth; f++) {
+			const struct argus_map *m = NULL;
+			for (size_t k = 0; k < nmaps; k++)
+				if (maps[k].pid == st_seen[i].pid && stk.ips[f] >= maps[k].start &&
+				    stk.ips[f] < maps[k].end)
+					m = &maps[k];
+			ASSERT_MSG(m, "frame %u of stack %u (pid %u) is in no mapping", f,
+			           st_seen[i].ustack, st_seen[i].pid);
+			uint64_t off = stk.ips[f] - m->start + m->pgoff;
+			bool named = false;
+			for (size_t k = 0; k < nsyms && !named; k++)
+				named = syms[k].path_str == m->path_str && off >= syms[k].offset &&
+				        off < syms[k].offset + syms[k].size;
+			ASSERT_MSG(named, "frame %u of stack %u has no symbol", f,
+			           st_seen[i].ustack);
+		}
+	}
 	argus_trace_close(r);
 	unlink(path);
 	ck_free(c);
@@ -443,7 +505,7 @@ TEST(round_trip_through_trace_file)
 TEST_MAIN(TEST_ENTRY(options_are_validated), TEST_ENTRY(anomaly_list_parses),
           TEST_ENTRY(same_seed_same_bytes_other_seed_differs), TEST_ENTRY(exact_event_counts),
           TEST_ENTRY(stream_is_consistent), TEST_ENTRY(every_anomaly_has_true_ground_truth),
-          TEST_ENTRY(extreme_shapes_stay_consistent), TEST_ENTRY(no_anomalies_no_truth),
-          TEST_ENTRY(small_budget_skips_anomalies_and_says_so),
+          TEST_ENTRY(long_traces_repeat_the_anomalies), TEST_ENTRY(extreme_shapes_stay_consistent),
+          TEST_ENTRY(no_anomalies_no_truth), TEST_ENTRY(small_budget_skips_anomalies_and_says_so),
           TEST_ENTRY(ambiguous_share_follows_the_option), TEST_ENTRY(generation_speed),
           TEST_ENTRY(sink_failure_is_reported), TEST_ENTRY(round_trip_through_trace_file))

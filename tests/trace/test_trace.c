@@ -529,6 +529,29 @@ TEST(bad_index_falls_back_to_a_scan)
 	free(b.p);
 }
 
+/* With an intact index, a damaged chunk header costs that chunk only. */
+TEST(damaged_block_header_in_an_indexed_file)
+{
+	struct blob b = sample();
+	struct walked w;
+	walk(&b, &w);
+	int k = nth_block(&w, TF_EVENTS, 4);
+	b.p[w.off[k] + 8] ^= 0x01; /* stored_size */
+	struct argus_trace_reader *r = open_blob(&b);
+	struct readout o;
+	read_all(r, &o);
+	ASSERT(o.h.indexed);
+	ASSERT_EQ(o.faults, 1);
+	ASSERT_U64_EQ(o.fault_off[0], w.off[k]);
+	ASSERT_CONTAINS(o.first_msg, "block header checksum mismatch");
+	ASSERT_EQ(o.n, NEV - CHUNK);
+	ASSERT_EQ(o.h.chunks_bad, 1);
+	ASSERT_EQ(o.h.events_lost, CHUNK);
+	argus_trace_close(r);
+	free(o.ev);
+	free(b.p);
+}
+
 /* An index with intact checksums that lies about a block. */
 TEST(index_that_disagrees_with_its_blocks_is_refused)
 {
@@ -659,6 +682,7 @@ TEST_MAIN(TEST_ENTRY(round_trip_every_type_and_table),
           TEST_ENTRY(damaged_block_header_is_skipped_in_a_scan),
           TEST_ENTRY(absurd_size_in_a_valid_header_is_refused),
           TEST_ENTRY(corrupt_table_block_keeps_events), TEST_ENTRY(bad_index_falls_back_to_a_scan),
+          TEST_ENTRY(damaged_block_header_in_an_indexed_file),
           TEST_ENTRY(index_that_disagrees_with_its_blocks_is_refused),
           TEST_ENTRY(missing_trailer_is_a_scan_without_fault),
           TEST_ENTRY(pipe_write_and_stdin_read), TEST_ENTRY(open_reports_missing_file),
