@@ -45,8 +45,8 @@ static uint64_t next_rand(uint64_t *s)
 static void make_record(struct argus_event *e, uint64_t ts, unsigned cpu, uint64_t *rs)
 {
 	static const uint16_t types[] = {
-		ARGUS_EV_SCHED_SWITCH, ARGUS_EV_SCHED_WAKEUP, ARGUS_EV_SYS_ENTER,
-		ARGUS_EV_SYS_EXIT,     ARGUS_EV_FUTEX_WAIT,   ARGUS_EV_IPC_SEND,
+	    ARGUS_EV_SCHED_SWITCH, ARGUS_EV_SCHED_WAKEUP, ARGUS_EV_SYS_ENTER,
+	    ARGUS_EV_SYS_EXIT,     ARGUS_EV_FUTEX_WAIT,   ARGUS_EV_IPC_SEND,
 	};
 	uint64_t r = next_rand(rs);
 	memset(e, 0, sizeof(*e));
@@ -125,7 +125,7 @@ struct run_result {
  * 2 ms of delivery lag, under a 10 ms max delay.
  */
 static int run(const struct bench_opts *o, struct argus_event **in, size_t per, bool json,
-	       struct run_result *res)
+               struct run_result *res)
 {
 	struct argus_merge *m;
 	if (argus_merge_new(&m, o->sources, 10000000ull))
@@ -151,7 +151,8 @@ static int run(const struct bench_opts *o, struct argus_event **in, size_t per, 
 			released += k;
 			if (json)
 				for (size_t i = 0; i < k; i++)
-					jbytes += argus_event_to_json(&out[i], NULL, jbuf, 1024) + 1;
+					jbytes +=
+					    argus_event_to_json(&out[i], NULL, jbuf, 1024) + 1;
 			else
 				sink += out[k - 1].ts;
 		}
@@ -179,8 +180,8 @@ static int run(const struct bench_opts *o, struct argus_event **in, size_t per, 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench stream [--events N] [--sources N] [--batch N] [--no-pin]\n"
-		   "  events/s through the merge alone and merge + JSON encoding, one core\n"
-		   "  defaults: --events 20000000 --sources 8 --batch 256\n");
+	           "  events/s through the merge alone and merge + JSON encoding, one core\n"
+	           "  defaults: --events 20000000 --sources 8 --batch 256\n");
 }
 
 int argus_bench_stream(int argc, char **argv)
@@ -195,10 +196,11 @@ int argus_bench_stream(int argc, char **argv)
 		} else if (!strcmp(a, "--no-pin")) {
 			o.pin = false;
 		} else if (i + 1 < argc && (!strcmp(a, "--events") || !strcmp(a, "--sources") ||
-					    !strcmp(a, "--batch"))) {
+		                            !strcmp(a, "--batch"))) {
 			unsigned long long v = strtoull(argv[++i], &end, 10);
 			if (*end || !v || v > (1ull << 32)) {
-				fprintf(stderr, "argus bench stream: bad value '%s' for %s\n", argv[i], a);
+				fprintf(stderr, "argus bench stream: bad value '%s' for %s\n",
+				        argv[i], a);
 				return 2;
 			}
 			if (!strcmp(a, "--events"))
@@ -238,7 +240,8 @@ int argus_bench_stream(int argc, char **argv)
 		rc = 1;
 	} else {
 		double mr = merge.events / (merge.ns / 1e9), jr = json.events / (json.ns / 1e9);
-		printf("stream merge:        %" PRIu64 " events, %u sources, %.3f s, %.2f M events/s"
+		printf("stream merge:        %" PRIu64
+		       " events, %u sources, %.3f s, %.2f M events/s"
 		       " (target >= 5), late %" PRIu64 "\n",
 		       merge.events, o.sources, merge.ns / 1e9, mr / 1e6, merge.late);
 		printf("stream merge + JSON: %" PRIu64 " events, %.3f s, %.2f M events/s"

@@ -17,8 +17,10 @@ int cmd_dump(int argc, char **argv)
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: argus dump [--last DURATION] -o FILE [--recorder DIR] [--run-dir DIR]\n"
-			       "  write the flight recorder's last DURATION (default 5m) as a trace file\n");
+			printf("usage: argus dump [--last DURATION] -o FILE [--recorder DIR] "
+			       "[--run-dir DIR]\n"
+			       "  write the flight recorder's last DURATION (default 5m) as a "
+			       "trace file\n");
 			return ARGUS_EXIT_OK;
 		} else if (!v) {
 			cli_error("dump", "unknown or incomplete option '%s' (see --help)", a);
@@ -56,13 +58,15 @@ int cmd_dump(int argc, char **argv)
 		return rc == -ENOENT && strstr(err, "empty") ? ARGUS_EXIT_FAIL : ARGUS_EXIT_IO;
 	}
 	fprintf(stderr,
-		"argus dump: %" PRIu64 " events, %.3f s (ts %" PRIu64 " .. %" PRIu64
-		") from %" PRIu64 " chunks to %s\n",
-		st.events, (st.to_ns - st.from_ns) / 1e9, st.from_ns, st.to_ns, st.chunks_read, out);
+	        "argus dump: %" PRIu64 " events, %.3f s (ts %" PRIu64 " .. %" PRIu64
+	        ") from %" PRIu64 " chunks to %s\n",
+	        st.events, (st.to_ns - st.from_ns) / 1e9, st.from_ns, st.to_ns, st.chunks_read,
+	        out);
 	if (st.chunks_bad || st.faults) {
-		cli_error("dump", "%" PRIu64 " chunk files unreadable, %" PRIu64
-				  " faults: what was intact was written",
-			  st.chunks_bad, st.faults);
+		cli_error("dump",
+		          "%" PRIu64 " chunk files unreadable, %" PRIu64
+		          " faults: what was intact was written",
+		          st.chunks_bad, st.faults);
 		return ARGUS_EXIT_BADINPUT;
 	}
 	return ARGUS_EXIT_OK;

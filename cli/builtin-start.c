@@ -17,23 +17,24 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: argus start [options]\n"
-		"  run the argus daemon in the foreground (systemd: stream/argus.service)\n"
-		"  --run-dir DIR       sockets (default " ARGUS_RUN_DIR ")\n"
-		"  --recorder DIR      flight recorder (default " ARGUS_REC_DIR ")\n"
-		"  --no-recorder       no flight recorder\n"
-		"  --hooks-dir DIR     socket hooked applications get rings from\n"
-		"                      (default /run/argus-hooks; \"\" = none)\n"
-		"  --keep DURATION     recorder span (default 5m)\n"
-		"  --keep-bytes SIZE   recorder size bound (default 2G); the lesser wins\n"
-		"  --chunk DURATION    event time per recorder chunk file (default 10s)\n"
-		"  --group NAME        this group may also use the sockets and read the recorder\n"
-		"  --max-delay DUR     how long a quiet CPU may hold the stream back (default 50ms)\n"
-		"  --client-queue SIZE per JSON client queue (default 8M)\n"
-		"  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
-		"  --no-kernel         no eBPF tracer (hook rings only)\n"
-		"  --no-samples, --no-irqs  leave those records out\n");
+	fprintf(
+	    f,
+	    "usage: argus start [options]\n"
+	    "  run the argus daemon in the foreground (systemd: stream/argus.service)\n"
+	    "  --run-dir DIR       sockets (default " ARGUS_RUN_DIR ")\n"
+	    "  --recorder DIR      flight recorder (default " ARGUS_REC_DIR ")\n"
+	    "  --no-recorder       no flight recorder\n"
+	    "  --hooks-dir DIR     socket hooked applications get rings from\n"
+	    "                      (default /run/argus-hooks; \"\" = none)\n"
+	    "  --keep DURATION     recorder span (default 5m)\n"
+	    "  --keep-bytes SIZE   recorder size bound (default 2G); the lesser wins\n"
+	    "  --chunk DURATION    event time per recorder chunk file (default 10s)\n"
+	    "  --group NAME        this group may also use the sockets and read the recorder\n"
+	    "  --max-delay DUR     how long a quiet CPU may hold the stream back (default 50ms)\n"
+	    "  --client-queue SIZE per JSON client queue (default 8M)\n"
+	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
+	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
+	    "  --no-samples, --no-irqs  leave those records out\n");
 }
 
 /* kext/ behind the daemon's source interface */
@@ -97,7 +98,7 @@ int cmd_start(int argc, char **argv)
 			}
 			o.group = (long)g->gr_gid, i++;
 		} else if (!strcmp(a, "--keep") || !strcmp(a, "--chunk") ||
-			   !strcmp(a, "--max-delay")) {
+		           !strcmp(a, "--max-delay")) {
 			if (!cli_parse_duration(v, &x) || !x) {
 				cli_error("start", "%s: bad duration '%s'", a, v);
 				return ARGUS_EXIT_USAGE;
@@ -110,7 +111,7 @@ int cmd_start(int argc, char **argv)
 				o.max_delay_ns = x;
 			i++;
 		} else if (!strcmp(a, "--keep-bytes") || !strcmp(a, "--client-queue") ||
-			   !strcmp(a, "--ring-size")) {
+		           !strcmp(a, "--ring-size")) {
 			if (!cli_parse_size(v, &x) || !x) {
 				cli_error("start", "%s: bad size '%s'", a, v);
 				return ARGUS_EXIT_USAGE;
@@ -132,7 +133,7 @@ int cmd_start(int argc, char **argv)
 	}
 	if (geteuid() != 0) {
 		cli_error("start", "the daemon runs as root (it loads eBPF programs and owns %s)",
-			  o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
+		          o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
 		return ARGUS_EXIT_PRIV;
 	}
 	char err[512];
@@ -154,21 +155,21 @@ int cmd_start(int argc, char **argv)
 		}
 		for (unsigned c = 0; c < argus_kext_ncpus(k); c++) {
 			struct argus_ring *r;
-			int e = argus_ring_open_bpf(&r, argus_kext_ring_fd(k, c), c, argus_kext_ring_drops,
-						    k);
+			int e = argus_ring_open_bpf(&r, argus_kext_ring_fd(k, c), c,
+			                            argus_kext_ring_drops, k);
 			if (e || argus_daemon_add_ring(d, r)) {
-				cli_error("start", "cannot read the ring of CPU %u: %s", c, strerror(-e));
+				cli_error("start", "cannot read the ring of CPU %u: %s", c,
+				          strerror(-e));
 				rc = ARGUS_EXIT_INTERNAL;
 				goto out;
 			}
 		}
-		struct argus_daemon_source src = {.decode = kext_decode,
-						  .drop_records = kext_drops,
-						  .arg = k};
+		struct argus_daemon_source src = {
+		    .decode = kext_decode, .drop_records = kext_drops, .arg = k};
 		argus_daemon_set_source(d, &src);
 	}
 	fprintf(stderr, "argus start: daemon running (pid %d), sockets in %s\n", (int)getpid(),
-		o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
+	        o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
 	if (argus_daemon_run(d, err, sizeof(err))) {
 		cli_error("start", "%s", err);
 		rc = ARGUS_EXIT_IO;

@@ -15,11 +15,12 @@ static int daemon_error(const char *cmd, const char *run_dir, int rc)
 {
 	const char *dir = run_dir ? run_dir : ARGUS_RUN_DIR;
 	if (rc == -EACCES || rc == -EPERM) {
-		cli_error(cmd, "not allowed to talk to the daemon in %s (root or its group only)", dir);
+		cli_error(cmd, "not allowed to talk to the daemon in %s (root or its group only)",
+		          dir);
 		return ARGUS_EXIT_PRIV;
 	}
 	cli_error(cmd, "no daemon answers in %s (%s); start one with `argus start`", dir,
-		  strerror(-rc));
+	          strerror(-rc));
 	return ARGUS_EXIT_DAEMON;
 }
 
@@ -29,9 +30,10 @@ int cmd_status(int argc, char **argv)
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: argus status [--json] [--run-dir DIR]\n"
-			       "  events/s by type, drops per CPU, ring fill, recorder span, memory,\n"
-			       "  clients of the running daemon; --json: one JSON object\n");
+			printf(
+			    "usage: argus status [--json] [--run-dir DIR]\n"
+			    "  events/s by type, drops per CPU, ring fill, recorder span, memory,\n"
+			    "  clients of the running daemon; --json: one JSON object\n");
 			return ARGUS_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;

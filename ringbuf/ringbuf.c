@@ -45,26 +45,26 @@ void AnnotateIgnoreReadsBegin(const char *f, int l);
 void AnnotateIgnoreReadsEnd(const char *f, int l);
 void AnnotateIgnoreWritesBegin(const char *f, int l);
 void AnnotateIgnoreWritesEnd(const char *f, int l);
-#define CK_UNCHECKED_BEGIN()                                                                 \
-	do {                                                                                 \
-		AnnotateIgnoreReadsBegin(__FILE__, __LINE__);                                \
-		AnnotateIgnoreWritesBegin(__FILE__, __LINE__);                               \
+#define CK_UNCHECKED_BEGIN()                                                                       \
+	do {                                                                                       \
+		AnnotateIgnoreReadsBegin(__FILE__, __LINE__);                                      \
+		AnnotateIgnoreWritesBegin(__FILE__, __LINE__);                                     \
 	} while (0)
-#define CK_UNCHECKED_END()                                                                   \
-	do {                                                                                 \
-		AnnotateIgnoreWritesEnd(__FILE__, __LINE__);                                 \
-		AnnotateIgnoreReadsEnd(__FILE__, __LINE__);                                  \
+#define CK_UNCHECKED_END()                                                                         \
+	do {                                                                                       \
+		AnnotateIgnoreWritesEnd(__FILE__, __LINE__);                                       \
+		AnnotateIgnoreReadsEnd(__FILE__, __LINE__);                                        \
 	} while (0)
 #else
 #define CK_UNCHECKED_BEGIN() ((void)0)
-#define CK_UNCHECKED_END() ((void)0)
+#define CK_UNCHECKED_END()   ((void)0)
 #endif
 
 CK_RING_PROTOTYPE(argus_event, argus_event)
 
-#define SHM_MAGIC 0x474e495253555241ull /* "ARGUSRNG" */
-#define SHM_VERSION 1
-#define SHM_HDR_SIZE 4096
+#define SHM_MAGIC        0x474e495253555241ull /* "ARGUSRNG" */
+#define SHM_VERSION      1
+#define SHM_HDR_SIZE     4096
 #define SHM_MAX_CAPACITY (1u << 24)
 
 /* The header at the start of a shared-memory ring. */
@@ -119,8 +119,8 @@ static int bpf_record(void *ctx, void *data, size_t size)
 	return r->out_n == r->out_max ? -ENOSPC : 0;
 }
 
-int argus_ring_open_bpf(struct argus_ring **rp, int map_fd, unsigned cpu,
-			argus_ring_drops_fn drops, void *drops_arg)
+int argus_ring_open_bpf(struct argus_ring **rp, int map_fd, unsigned cpu, argus_ring_drops_fn drops,
+                        void *drops_arg)
 {
 	*rp = NULL;
 	struct bpf_map_info info = {0};
@@ -330,8 +330,10 @@ int argus_ring_connect(const char *path, struct argus_ring **rp, int *sock_out)
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = msg, .iov_len = sizeof(msg) - 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf)};
+	struct msghdr mh = {.msg_iov = &iov,
+	                    .msg_iovlen = 1,
+	                    .msg_control = u.buf,
+	                    .msg_controllen = sizeof(u.buf)};
 	ssize_t n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
 	if (n <= 0) {
 		err = n < 0 ? -errno : -ECONNRESET;

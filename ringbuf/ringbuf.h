@@ -21,8 +21,8 @@ struct argus_ring;
 typedef uint64_t (*argus_ring_drops_fn)(void *arg, unsigned cpu);
 
 /* Wrap the BPF_MAP_TYPE_RINGBUF map fd that CPU `cpu` writes. */
-int argus_ring_open_bpf(struct argus_ring **r, int map_fd, unsigned cpu,
-			argus_ring_drops_fn drops, void *drops_arg);
+int argus_ring_open_bpf(struct argus_ring **r, int map_fd, unsigned cpu, argus_ring_drops_fn drops,
+                        void *drops_arg);
 
 /*
  * Shared-memory ring for hooks. The consumer (daemon) creates it;

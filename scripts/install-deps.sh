@@ -13,7 +13,7 @@ packages=(
 	# live tests and the demo: a real X server, session bus, notification
 	# daemon and GTK3 apps
 	xvfb x11-utils xdotool dbus dbus-x11 dunst libnotify-bin libgtk-3-dev
-	procps psmisc linux-perf elfutils gdb
+	procps psmisc linux-perf elfutils gdb python3 python3-jsonschema
 )
 
 missing=()

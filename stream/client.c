@@ -20,8 +20,8 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_PRIV = 3, EXIT_IO = 6, EXIT_DAEMON = 8 
 static int connect_to(const char *run_dir, const char *name)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", run_dir ? run_dir : ARGUS_RUN_DIR,
-			 name);
+	int n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s",
+	                 run_dir ? run_dir : ARGUS_RUN_DIR, name);
 	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -86,10 +86,10 @@ int argus_daemon_request(const char *run_dir, const char *req, int out_fd)
 static void stream_usage(FILE *f)
 {
 	fprintf(f, "usage: argus stream [--types T1,T2] [--pid PID]... [--run-dir DIR]\n"
-		   "  print the daemon's event stream as NDJSON (docs/json-stream.md)\n"
-		   "  --types   only these event types (names as in docs/events.md)\n"
-		   "  --pid     only records of this process (repeat for more)\n"
-		   "  --run-dir where the daemon's sockets are (default " ARGUS_RUN_DIR ")\n");
+	           "  print the daemon's event stream as NDJSON (docs/json-stream.md)\n"
+	           "  --types   only these event types (names as in docs/events.md)\n"
+	           "  --pid     only records of this process (repeat for more)\n"
+	           "  --run-dir where the daemon's sockets are (default " ARGUS_RUN_DIR ")\n");
 }
 
 int argus_stream_client_run(int argc, char **argv)
@@ -115,12 +115,17 @@ int argus_stream_client_run(int argc, char **argv)
 			char copy[512];
 			snprintf(copy, sizeof(copy), "%s", v);
 			char *save = NULL;
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			for (char *t = strtok_r(copy, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
 				if (argus_event_type_from_name(t) < 0) {
-					fprintf(stderr, "argus stream: unknown event type '%s' in --types\n", t);
+					fprintf(
+					    stderr,
+					    "argus stream: unknown event type '%s' in --types\n",
+					    t);
 					return EXIT_USAGE;
 				}
-				int n = snprintf(types + tl, sizeof(types) - tl, "%s%s", tl ? "," : "", t);
+				int n = snprintf(types + tl, sizeof(types) - tl, "%s%s",
+				                 tl ? "," : "", t);
 				if (n < 0 || (size_t)n >= sizeof(types) - tl) {
 					fprintf(stderr, "argus stream: --types list too long\n");
 					return EXIT_USAGE;
@@ -150,17 +155,20 @@ int argus_stream_client_run(int argc, char **argv)
 	if (fd < 0) {
 		const char *dir = run_dir ? run_dir : ARGUS_RUN_DIR;
 		if (fd == -EACCES || fd == -EPERM) {
-			fprintf(stderr, "argus stream: not allowed to connect to the daemon in %s "
-					"(root or the argus group only)\n", dir);
+			fprintf(stderr,
+			        "argus stream: not allowed to connect to the daemon in %s "
+			        "(root or the argus group only)\n",
+			        dir);
 			return EXIT_PRIV;
 		}
-		fprintf(stderr, "argus stream: no daemon at %s (%s); start one with `argus start`\n",
-			dir, strerror(-fd));
+		fprintf(stderr,
+		        "argus stream: no daemon at %s (%s); start one with `argus start`\n", dir,
+		        strerror(-fd));
 		return EXIT_DAEMON;
 	}
 	char req[2200];
 	int n = snprintf(req, sizeof(req), "stream v=%d%s%s%s%s\n", ARGUS_STREAM_VERSION,
-			 tl ? " types=" : "", types, pl ? " pids=" : "", pids);
+	                 tl ? " types=" : "", types, pl ? " pids=" : "", pids);
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout ends us cleanly below */
 	if (write_all(fd, req, (size_t)n)) {
 		fprintf(stderr, "argus stream: the daemon closed the connection\n");
@@ -176,13 +184,15 @@ int argus_stream_client_run(int argc, char **argv)
 			continue;
 		if (r <= 0) {
 			if (first) {
-				fprintf(stderr, "argus stream: the daemon refused the connection\n");
+				fprintf(stderr,
+				        "argus stream: the daemon refused the connection\n");
 				rc = EXIT_DAEMON;
 			}
 			break;
 		}
 		if (first && !strncmp(buf, "{\"kind\":\"error\"", 15)) {
-			fprintf(stderr, "argus stream: the daemon refused the request: %.*s", (int)r, buf);
+			fprintf(stderr, "argus stream: the daemon refused the request: %.*s",
+			        (int)r, buf);
 			rc = EXIT_DAEMON;
 			break;
 		}

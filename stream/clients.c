@@ -18,10 +18,10 @@
 
 #include "stream_priv.h"
 
-#define QBLOCK (64 * 1024)
+#define QBLOCK         (64 * 1024)
 #define LINE_MAX_BYTES 2048
-#define REQ_MAX 1024
-#define MAX_PIDS 64
+#define REQ_MAX        1024
+#define MAX_PIDS       64
 
 struct qblock {
 	struct qblock *next;
@@ -155,7 +155,7 @@ static void kick(struct client *c)
 
 /* One NDJSON line: {"kind":"event", + the record's object minus its "{". */
 static size_t encode_line(const struct argus_event *ev, const struct argus_json_ctx *ctx,
-			  char line[LINE_MAX_BYTES])
+                          char line[LINE_MAX_BYTES])
 {
 	static const char prefix[] = "{\"kind\":\"event\",";
 	const size_t plen = sizeof(prefix) - 1;
@@ -258,8 +258,9 @@ static bool parse_request(struct client *c, char *line, char *why, size_t whylen
 		char *s2 = NULL;
 		if (!strcmp(tok, "v")) {
 			if (strtoul(val, NULL, 10) != ARGUS_STREAM_VERSION) {
-				snprintf(why, whylen, "stream version %.16s not supported (this daemon: %d)",
-					 val, ARGUS_STREAM_VERSION);
+				snprintf(why, whylen,
+				         "stream version %.16s not supported (this daemon: %d)",
+				         val, ARGUS_STREAM_VERSION);
 				return false;
 			}
 		} else if (!strcmp(tok, "types")) {
@@ -279,8 +280,9 @@ static bool parse_request(struct client *c, char *line, char *why, size_t whylen
 				char *end;
 				unsigned long p = strtoul(t, &end, 10);
 				if (*end || !*t || p > UINT32_MAX || c->npids == MAX_PIDS) {
-					snprintf(why, whylen, "bad pid list at '%.32s' (at most %d pids)", t,
-						 MAX_PIDS);
+					snprintf(why, whylen,
+					         "bad pid list at '%.32s' (at most %d pids)", t,
+					         MAX_PIDS);
 					return false;
 				}
 				c->pids[c->npids++] = (uint32_t)p;
@@ -333,7 +335,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	char why[160];
 	if (!parse_request(c, c->req, why, sizeof(why))) {
 		char line[256];
-		int n = snprintf(line, sizeof(line), "{\"kind\":\"error\",\"message\":\"%s\"}\n", why);
+		int n =
+		    snprintf(line, sizeof(line), "{\"kind\":\"error\",\"message\":\"%s\"}\n", why);
 		queue_line(c, line, (size_t)n);
 		kick(c);
 		uv_read_stop(s);
@@ -346,9 +349,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	}
 	char hello[256];
 	int n = snprintf(hello, sizeof(hello),
-			 "{\"kind\":\"hello\",\"stream_version\":%d,\"schema\":%d,\"client\":%u,"
-			 "\"queue_bytes\":%zu}\n",
-			 ARGUS_STREAM_VERSION, ARGUS_SCHEMA_VERSION, c->id, c->max_blocks * QBLOCK);
+	                 "{\"kind\":\"hello\",\"stream_version\":%d,\"schema\":%d,\"client\":%u,"
+	                 "\"queue_bytes\":%zu}\n",
+	                 ARGUS_STREAM_VERSION, ARGUS_SCHEMA_VERSION, c->id, c->max_blocks * QBLOCK);
 	queue_line(c, hello, (size_t)n);
 	c->streaming = true;
 	kick(c);
@@ -403,16 +406,16 @@ size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool j
 		int n;
 		if (json)
 			n = snprintf(buf + len, cap - len,
-				     "%s{\"id\":%u,\"pid\":%d,\"sent\":%" PRIu64 ",\"queued_bytes\":%" PRIu64
-				     ",\"drops\":%" PRIu64 "}",
-				     first ? "" : ",", c->id, (int)c->peer_pid, c->sent, c->queued,
-				     c->drops_total);
+			             "%s{\"id\":%u,\"pid\":%d,\"sent\":%" PRIu64
+			             ",\"queued_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 "}",
+			             first ? "" : ",", c->id, (int)c->peer_pid, c->sent, c->queued,
+			             c->drops_total);
 		else
 			n = snprintf(buf + len, cap - len,
-				     "  client %u: pid %d, sent %" PRIu64 ", queued %" PRIu64
-				     " bytes, dropped %" PRIu64 "%s\n",
-				     c->id, (int)c->peer_pid, c->sent, c->queued, c->drops_total,
-				     c->streaming ? "" : " (handshake)");
+			             "  client %u: pid %d, sent %" PRIu64 ", queued %" PRIu64
+			             " bytes, dropped %" PRIu64 "%s\n",
+			             c->id, (int)c->peer_pid, c->sent, c->queued, c->drops_total,
+			             c->streaming ? "" : " (handshake)");
 		if (n < 0)
 			break;
 		len += (size_t)n;
@@ -430,7 +433,8 @@ void clients_close_all(struct client_set *cs)
 		/* Last chance to send what is queued without blocking. */
 		if (!c->writing)
 			for (struct qblock *b = c->head; b; b = b->next) {
-				uv_buf_t ub = uv_buf_init(b->data + b->sent, (unsigned)(b->len - b->sent));
+				uv_buf_t ub =
+				    uv_buf_init(b->data + b->sent, (unsigned)(b->len - b->sent));
 				int w = uv_try_write((uv_stream_t *)&c->pipe, &ub, 1);
 				if (w < 0 || (size_t)w < b->len - b->sent)
 					break;

@@ -24,7 +24,7 @@
 
 #include "stream_priv.h"
 
-#define READ_BATCH 4096
+#define READ_BATCH        4096
 #define MAX_READ_PER_TICK (1u << 16) /* per ring: bounds one tick's latency */
 
 /* One control connection: a request line in, a reply out, closed. */
@@ -185,12 +185,20 @@ void daemon_ring_drops(struct argus_daemon *d, uint64_t now)
 void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now)
 {
 	size_t got = 0, n;
-	while (got < MAX_READ_PER_TICK && (n = argus_ring_read(d->rings[i], d->buf, READ_BATCH)) > 0) {
+	while (got < MAX_READ_PER_TICK &&
+	       (n = argus_ring_read(d->rings[i], d->buf, READ_BATCH)) > 0) {
 		if (d->ring_owner[i]) {
 			/* a hooked process speaks only for itself */
 			for (size_t k = 0; k < n; k++) {
 				d->buf[k].pid = (uint32_t)d->ring_owner[i];
 				d->buf[k].flags |= ARGUS_F_HOOK;
+				/* a record from the future would sit in the merge
+				 * forever (a second of slack for records
+				 * written since `now` was read) */
+				if (d->buf[k].ts > now + 1000000000ull) {
+					d->buf[k].ts = now;
+					d->buf[k].flags |= ARGUS_F_TRUNC;
+				}
 			}
 		}
 		argus_merge_push(d->merge, i, d->buf, n, now);
@@ -207,7 +215,7 @@ static void pump(struct argus_daemon *d, bool final)
 	daemon_ring_drops(d, now);
 	size_t n;
 	while ((n = final ? argus_merge_drain(d->merge, d->out, READ_BATCH)
-			  : argus_merge_pop(d->merge, d->out, READ_BATCH, now)) > 0) {
+	                  : argus_merge_pop(d->merge, d->out, READ_BATCH, now)) > 0) {
 		uint64_t lag = now > d->out[n - 1].ts ? now - d->out[n - 1].ts : 0;
 		if (lag > d->max_lag_ns)
 			d->max_lag_ns = lag;
@@ -348,8 +356,8 @@ static void ctl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		ctl_reply(c, strdup("ok: stopping\n"));
 	} else {
 		char msg[320];
-		snprintf(msg, sizeof(msg), "error: unknown request '%.200s' (status, stop, flush)\n",
-			 c->req);
+		snprintf(msg, sizeof(msg),
+		         "error: unknown request '%.200s' (status, stop, flush)\n", c->req);
 		ctl_reply(c, strdup(msg));
 	}
 }
@@ -410,7 +418,7 @@ static void on_stream_conn(uv_stream_t *server, int status)
 
 /* A stale socket file is removed; a live daemon is an error. */
 static int bind_socket(struct argus_daemon *d, uv_pipe_t *p, const char *name, uv_connection_cb cb,
-		       char *err, size_t errlen)
+                       char *err, size_t errlen)
 {
 	char path[1200];
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, name);
@@ -449,7 +457,7 @@ static int bind_socket(struct argus_daemon *d, uv_pipe_t *p, const char *name, u
 }
 
 int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o, char *err,
-		     size_t errlen)
+                     size_t errlen)
 {
 	*dp = NULL;
 	struct argus_daemon *d = calloc(1, sizeof(*d));
@@ -460,7 +468,8 @@ int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o
 	d->o = *o;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", o->run_dir ? o->run_dir : ARGUS_RUN_DIR);
 	snprintf(d->rec_dir, sizeof(d->rec_dir), "%s", o->rec_dir ? o->rec_dir : ARGUS_REC_DIR);
-	snprintf(d->hooks_dir, sizeof(d->hooks_dir), "%s", o->hooks_dir ? o->hooks_dir : ARGUS_HOOKS_DIR);
+	snprintf(d->hooks_dir, sizeof(d->hooks_dir), "%s",
+	         o->hooks_dir ? o->hooks_dir : ARGUS_HOOKS_DIR);
 	if (!d->o.rec_span_ns)
 		d->o.rec_span_ns = 300ull * 1000000000ull;
 	if (!d->o.rec_bytes)
@@ -485,11 +494,11 @@ int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o
 		return -ENOMEM;
 	}
 	d->dsink = (struct argus_sink){.events = dsink_events,
-				       .intern_string = dsink_string,
-				       .intern_stack = dsink_stack,
-				       .map = dsink_map,
-				       .build_id = dsink_build_id,
-				       .arg = d};
+	                               .intern_string = dsink_string,
+	                               .intern_stack = dsink_stack,
+	                               .map = dsink_map,
+	                               .build_id = dsink_build_id,
+	                               .arg = d};
 	*dp = d;
 	return 0;
 }
@@ -523,6 +532,16 @@ const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id)
 	return e ? e->data : NULL;
 }
 
+bool argus_daemon_stack(const struct argus_daemon *d, uint32_t id, struct argus_stack *out)
+{
+	const struct tab_entry *e = tab_get(&d->stacks, id);
+	if (!e)
+		return false;
+	*out = (struct argus_stack){
+	    .id = id, .depth = e->depth, .ips = (const uint64_t *)(const void *)e->data};
+	return true;
+}
+
 int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r)
 {
 	/* reuse a freed hook slot (its merge source), else append */
@@ -548,8 +567,10 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create %s: %s", d->run_dir, strerror(errno));
 		return -errno;
 	}
-	if (chmod(d->run_dir, 0750) || (d->o.group >= 0 && chown(d->run_dir, 0, (gid_t)d->o.group))) {
-		snprintf(err, errlen, "cannot set owner / mode of %s: %s", d->run_dir, strerror(errno));
+	if (chmod(d->run_dir, 0750) ||
+	    (d->o.group >= 0 && chown(d->run_dir, 0, (gid_t)d->o.group))) {
+		snprintf(err, errlen, "cannot set owner / mode of %s: %s", d->run_dir,
+		         strerror(errno));
 		return -errno;
 	}
 	/* Sources: kernel rings, one daemon source (DROP records), hook rings. */
@@ -567,10 +588,10 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 	d->cs.strings = &d->strings;
 	if (d->rec_dir[0]) {
 		struct rec_opts ro = {.dir = d->rec_dir,
-				      .span_ns = d->o.rec_span_ns,
-				      .max_bytes = d->o.rec_bytes,
-				      .chunk_span_ns = d->o.chunk_span_ns,
-				      .gid = d->o.group};
+		                      .span_ns = d->o.rec_span_ns,
+		                      .max_bytes = d->o.rec_bytes,
+		                      .chunk_span_ns = d->o.chunk_span_ns,
+		                      .gid = d->o.group};
 		if ((rc = rec_open(&d->rec, &ro, &d->strings, &d->stacks, err, errlen)))
 			goto fail_loop;
 	}

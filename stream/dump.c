@@ -32,7 +32,7 @@ static uint64_t open_chunk_last(const char *path, struct argus_dump_stats *st)
 }
 
 int argus_recorder_dump(const char *dir, uint64_t last_ns, const char *out_path,
-			struct argus_dump_stats *st, char *err, size_t errlen)
+                        struct argus_dump_stats *st, char *err, size_t errlen)
 {
 	memset(st, 0, sizeof(*st));
 	struct rec_chunk *ch;

@@ -189,8 +189,8 @@ static bool insert_sorted(struct src_queue *q, const struct argus_event *ev)
 	return i == 0;
 }
 
-int argus_merge_push(struct argus_merge *m, unsigned srcid, const struct argus_event *ev,
-		     size_t n, uint64_t now_ns)
+int argus_merge_push(struct argus_merge *m, unsigned srcid, const struct argus_event *ev, size_t n,
+                     uint64_t now_ns)
 {
 	(void)now_ns;
 	if (srcid >= m->nsrc)
@@ -232,7 +232,7 @@ void argus_merge_quiet(struct argus_merge *m, unsigned srcid, uint64_t now_ns)
 
 /* What an empty source is known to have passed at now. */
 static inline uint64_t empty_bound(const struct argus_merge *m, const struct src_queue *q,
-				   uint64_t now_ns)
+                                   uint64_t now_ns)
 {
 	uint64_t quiet = now_ns > m->max_delay ? now_ns - m->max_delay : 0;
 	return q->passed > quiet ? q->passed : quiet;
@@ -252,7 +252,7 @@ static size_t pop_late(struct argus_merge *m, struct argus_event *out, size_t ma
 }
 
 static size_t pop_ordered(struct argus_merge *m, struct argus_event *out, size_t max,
-			  uint64_t now_ns, bool all)
+                          uint64_t now_ns, bool all)
 {
 	uint64_t wm = UINT64_MAX;
 	if (!all)
@@ -290,8 +290,7 @@ static size_t pop_ordered(struct argus_merge *m, struct argus_event *out, size_t
 	return n;
 }
 
-size_t argus_merge_pop(struct argus_merge *m, struct argus_event *out, size_t max,
-		       uint64_t now_ns)
+size_t argus_merge_pop(struct argus_merge *m, struct argus_event *out, size_t max, uint64_t now_ns)
 {
 	size_t n = pop_late(m, out, max);
 	return n + pop_ordered(m, out + n, max - n, now_ns, false);

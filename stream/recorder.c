@@ -61,13 +61,13 @@ int rec_list(const char *dir, struct rec_chunk **out, size_t *n)
 	while ((de = readdir(d))) {
 		struct rec_chunk c = {0};
 		int used = 0;
-		if (sscanf(de->d_name, "%" SCNu64 "-%" SCNu64 "-%" SCNu64 ".argus%n", &c.seq, &c.first,
-			   &c.last, &used) == 3 &&
+		if (sscanf(de->d_name, "%" SCNu64 "-%" SCNu64 "-%" SCNu64 ".argus%n", &c.seq,
+		           &c.first, &c.last, &used) == 3 &&
 		    de->d_name[used] == '\0') {
 			c.open = false;
-		} else if (used = 0, sscanf(de->d_name, "%" SCNu64 "-%" SCNu64 ".open.argus%n", &c.seq,
-					    &c.first, &used) == 2 &&
-			   used && de->d_name[used] == '\0') {
+		} else if (used = 0, sscanf(de->d_name, "%" SCNu64 "-%" SCNu64 ".open.argus%n",
+		                            &c.seq, &c.first, &used) == 2 &&
+		                         used && de->d_name[used] == '\0') {
 			c.open = true;
 		} else {
 			continue; /* not ours */
@@ -159,10 +159,10 @@ static int close_chunk(struct recorder *r)
 	fsync(r->wfd);
 	close(r->wfd);
 	r->wfd = -1;
-	struct rec_chunk c = {.seq = r->seq, .first = r->cur_first, .last = r->cur_last,
-			      .bytes = bytes};
-	snprintf(c.name, sizeof(c.name), "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".argus", c.seq, c.first,
-		 c.last);
+	struct rec_chunk c = {
+	    .seq = r->seq, .first = r->cur_first, .last = r->cur_last, .bytes = bytes};
+	snprintf(c.name, sizeof(c.name), "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".argus", c.seq,
+	         c.first, c.last);
 	char from[4200], to[4200];
 	snprintf(from, sizeof(from), "%s/%s", r->dir, r->cur_name);
 	snprintf(to, sizeof(to), "%s/%s", r->dir, c.name);
@@ -180,7 +180,7 @@ static int close_chunk(struct recorder *r)
 static int open_chunk(struct recorder *r, uint64_t first_ts)
 {
 	snprintf(r->cur_name, sizeof(r->cur_name), "%" PRIu64 "-%" PRIu64 ".open.argus", r->seq,
-		 first_ts);
+	         first_ts);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/%s", r->dir, r->cur_name);
 	r->wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
@@ -207,7 +207,8 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 	}
 	for (uint32_t id = 1; id <= r->stacks->n; id++) {
 		const struct tab_entry *e = tab_get(r->stacks, id);
-		if (argus_trace_intern_stack(r->w, (const uint64_t *)(void *)e->data, e->depth) != id)
+		if (argus_trace_intern_stack(r->w, (const uint64_t *)(void *)e->data, e->depth) !=
+		    id)
 			r->st.errors++;
 	}
 	for (size_t i = 0; i < r->nmaps; i++)
@@ -218,7 +219,7 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 }
 
 int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *strings,
-	     const struct tab *stacks, char *err, size_t errlen)
+             const struct tab *stacks, char *err, size_t errlen)
 {
 	*rp = NULL;
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -235,7 +236,7 @@ int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *s
 	}
 	if (mkdir(o->dir, 0750) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create recorder directory %s: %s", o->dir,
-			 strerror(errno));
+		         strerror(errno));
 		goto fail;
 	}
 	/* Only root and the group may read the recording. */
@@ -247,7 +248,7 @@ int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *s
 	size_t nold;
 	if (rec_list(o->dir, &old, &nold)) {
 		snprintf(err, errlen, "cannot read recorder directory %s: %s", o->dir,
-			 strerror(errno));
+		         strerror(errno));
 		goto fail;
 	}
 	/* Chunks of an earlier run stay (and age out): continue numbering. */

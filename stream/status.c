@@ -70,94 +70,97 @@ char *daemon_status(struct argus_daemon *d, bool json)
 	char clients[8192];
 	if (json) {
 		sb_printf(&b,
-			  "{\"kind\":\"status\",\"stream_version\":%d,\"pid\":%d,\"uptime_s\":%.3f,"
-			  "\"events\":{\"total\":%" PRIu64 ",\"per_s\":%" PRIu64 ",\"by_type_per_s\":{",
-			  ARGUS_STREAM_VERSION, (int)getpid(), up, d->total, d->rate_total);
+		          "{\"kind\":\"status\",\"stream_version\":%d,\"pid\":%d,\"uptime_s\":%.3f,"
+		          "\"events\":{\"total\":%" PRIu64 ",\"per_s\":%" PRIu64
+		          ",\"by_type_per_s\":{",
+		          ARGUS_STREAM_VERSION, (int)getpid(), up, d->total, d->rate_total);
 		bool first = true;
 		for (unsigned i = 0; i < NTYPES; i++) {
 			if (!d->by_type[i])
 				continue;
 			const char *name = argus_event_type_name(i);
-			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",", name ? name : "unknown",
-				  d->rate[i]);
+			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			          name ? name : "unknown", d->rate[i]);
 			first = false;
 		}
 		sb_printf(&b,
-			  "}},\"merge\":{\"buffered\":%" PRIu64 ",\"late\":%" PRIu64
-			  ",\"watermark_ns\":%" PRIu64 ",\"max_lag_ns\":%" PRIu64 "},\"rings\":[",
-			  ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns);
+		          "}},\"merge\":{\"buffered\":%" PRIu64 ",\"late\":%" PRIu64
+		          ",\"watermark_ns\":%" PRIu64 ",\"max_lag_ns\":%" PRIu64 "},\"rings\":[",
+		          ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns);
 		first = true;
 		for (unsigned i = 0; i < d->nrings; i++) {
 			if (!d->rings[i])
 				continue;
 			uint64_t used, size;
 			argus_ring_fill(d->rings[i], &used, &size);
-			sb_printf(&b,
-				  "%s{\"source\":%u,\"kind\":\"%s\",\"cpu\":%u,\"used_bytes\":%" PRIu64
-				  ",\"size_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"malformed\":%" PRIu64
-				  "}",
-				  first ? "" : ",", i, i < d->nkernel ? "kernel" : "hook",
-				  argus_ring_cpu(d->rings[i]), used, size, argus_ring_drops(d->rings[i]),
-				  argus_ring_malformed(d->rings[i]));
+			sb_printf(
+			    &b,
+			    "%s{\"source\":%u,\"kind\":\"%s\",\"cpu\":%u,\"used_bytes\":%" PRIu64
+			    ",\"size_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
+			    ",\"malformed\":%" PRIu64 "}",
+			    first ? "" : ",", i, i < d->nkernel ? "kernel" : "hook",
+			    argus_ring_cpu(d->rings[i]), used, size, argus_ring_drops(d->rings[i]),
+			    argus_ring_malformed(d->rings[i]));
 			first = false;
 		}
 		sb_printf(&b,
-			  "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
-			  ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
-			  ",\"errors\":%" PRIu64 "},",
-			  d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
-			  rs.last_ts - rs.first_ts, rs.errors);
+		          "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
+		          ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
+		          ",\"errors\":%" PRIu64 "},",
+		          d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
+		          rs.last_ts - rs.first_ts, rs.errors);
 		sb_printf(&b,
-			  "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
-			  ",\"table_bytes\":%" PRIu64 "},",
-			  rss, merge_bytes, table_bytes);
+		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
+		          ",\"table_bytes\":%" PRIu64 "},",
+		          rss, merge_bytes, table_bytes);
 		clients_status(&d->cs, clients, sizeof(clients), true);
 		sb_printf(&b, "\"clients\":[%s],\"client_drops\":%" PRIu64 "}\n", clients,
-			  d->cs.drops_total);
+		          d->cs.drops_total);
 		return b.p;
 	}
 	sb_printf(&b, "argus daemon: pid %d, up %.1f s, sockets in %s\n", (int)getpid(), up,
-		  d->run_dir);
+	          d->run_dir);
 	sb_printf(&b, "events: %" PRIu64 " total, %" PRIu64 "/s\n", d->total, d->rate_total);
 	for (unsigned i = 0; i < NTYPES; i++)
 		if (d->by_type[i]) {
 			const char *name = argus_event_type_name(i);
 			sb_printf(&b, "  %-20s %10" PRIu64 "/s %14" PRIu64 " total\n",
-				  name ? name : "unknown", d->rate[i], d->by_type[i]);
+			          name ? name : "unknown", d->rate[i], d->by_type[i]);
 		}
 	sb_printf(&b,
-		  "merge: %" PRIu64 " held, %" PRIu64 " late, watermark %" PRIu64
-		  " ns, max delivery lag %.1f ms\n",
-		  ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns / 1e6);
+	          "merge: %" PRIu64 " held, %" PRIu64 " late, watermark %" PRIu64
+	          " ns, max delivery lag %.1f ms\n",
+	          ms.buffered, ms.late, ms.watermark_ns, d->max_lag_ns / 1e6);
 	unsigned nhook = 0;
 	for (unsigned i = d->nkernel; i < d->nrings; i++)
 		nhook += d->rings[i] != NULL;
-	sb_printf(&b, "rings: %u kernel, %u hook (%" PRIu64 " hook connections, %" PRIu64
-		  " refused)\n",
-		  d->nkernel, nhook, d->hooks_connected, d->hooks_refused);
+	sb_printf(&b,
+	          "rings: %u kernel, %u hook (%" PRIu64 " hook connections, %" PRIu64 " refused)\n",
+	          d->nkernel, nhook, d->hooks_connected, d->hooks_refused);
 	for (unsigned i = 0; i < d->nrings; i++) {
 		if (!d->rings[i])
 			continue;
 		uint64_t used, size;
 		argus_ring_fill(d->rings[i], &used, &size);
 		sb_printf(&b, "  %s %-3u fill %5.1f%% of %" PRIu64 " KiB, drops %" PRIu64 "%s\n",
-			  i < d->nkernel ? "cpu " : "hook", argus_ring_cpu(d->rings[i]),
-			  size ? 100.0 * used / size : 0.0, size / 1024, argus_ring_drops(d->rings[i]),
-			  argus_ring_malformed(d->rings[i]) ? " (malformed records seen)" : "");
+		          i < d->nkernel ? "cpu " : "hook", argus_ring_cpu(d->rings[i]),
+		          size ? 100.0 * used / size : 0.0, size / 1024,
+		          argus_ring_drops(d->rings[i]),
+		          argus_ring_malformed(d->rings[i]) ? " (malformed records seen)" : "");
 	}
 	if (d->rec)
 		sb_printf(&b,
-			  "recorder: %s, %" PRIu64 " chunks, %.1f MiB, window span %.1f s"
-			  " (keeps %.0f s / %.0f MiB)%s\n",
-			  d->rec_dir, rs.chunks, rs.bytes / 1048576.0,
-			  (rs.last_ts - rs.first_ts) / 1e9, d->o.rec_span_ns / 1e9,
-			  d->o.rec_bytes / 1048576.0, rs.errors ? ", WRITE ERRORS" : "");
+		          "recorder: %s, %" PRIu64 " chunks, %.1f MiB, window span %.1f s"
+		          " (keeps %.0f s / %.0f MiB)%s\n",
+		          d->rec_dir, rs.chunks, rs.bytes / 1048576.0,
+		          (rs.last_ts - rs.first_ts) / 1e9, d->o.rec_span_ns / 1e9,
+		          d->o.rec_bytes / 1048576.0, rs.errors ? ", WRITE ERRORS" : "");
 	else
 		sb_printf(&b, "recorder: off\n");
 	sb_printf(&b, "memory: rss %.1f MiB, merge %.1f MiB, tables %.1f KiB\n", rss / 1048576.0,
-		  merge_bytes / 1048576.0, table_bytes / 1024.0);
+	          merge_bytes / 1048576.0, table_bytes / 1024.0);
 	sb_printf(&b, "clients: %u connected, %" PRIu64 " records dropped for slow clients\n",
-		  clients_count(&d->cs), d->cs.drops_total);
+	          clients_count(&d->cs), d->cs.drops_total);
 	clients_status(&d->cs, clients, sizeof(clients), false);
 	sb_printf(&b, "%s", clients);
 	return b.p;

@@ -34,14 +34,13 @@ void argus_merge_free(struct argus_merge *m);
 void argus_merge_set_max_buffered(struct argus_merge *m, uint64_t max_records);
 
 /* Add records of source src; now_ns = CLOCK_MONOTONIC at arrival. */
-int argus_merge_push(struct argus_merge *m, unsigned src, const struct argus_event *ev,
-		     size_t n, uint64_t now_ns);
+int argus_merge_push(struct argus_merge *m, unsigned src, const struct argus_event *ev, size_t n,
+                     uint64_t now_ns);
 /* Declare src drained as of now_ns (it has nothing older than now - delay). */
 void argus_merge_quiet(struct argus_merge *m, unsigned src, uint64_t now_ns);
 
 /* Release up to max records in timestamp order; returns the count. */
-size_t argus_merge_pop(struct argus_merge *m, struct argus_event *out, size_t max,
-		       uint64_t now_ns);
+size_t argus_merge_pop(struct argus_merge *m, struct argus_event *out, size_t max, uint64_t now_ns);
 /* Release everything held (end of input), in order. */
 size_t argus_merge_drain(struct argus_merge *m, struct argus_event *out, size_t max);
 
@@ -63,23 +62,23 @@ struct argus_daemon_source {
 };
 
 struct argus_daemon_opts {
-	const char *run_dir;          /* sockets; NULL = /run/argus */
-	const char *rec_dir;          /* flight recorder; NULL = /var/lib/argus/recorder, "" = off */
-	uint64_t rec_span_ns;         /* 0 = 5 min */
-	uint64_t rec_bytes;           /* 0 = 2 GiB */
-	uint64_t chunk_span_ns;       /* 0 = 10 s */
-	uint64_t max_delay_ns;        /* merge watermark delay; 0 = 50 ms */
-	uint64_t client_queue_bytes;  /* per JSON client; 0 = 8 MiB */
-	long group;                   /* gid that may also use the sockets and files; -1 = root only */
-	unsigned max_hook_rings;      /* shared-memory rings from hooks; 0 = 64 */
-	const char *hooks_dir;        /* hook ring socket; NULL = /run/argus-hooks, "" = off */
+	const char *run_dir;         /* sockets; NULL = /run/argus */
+	const char *rec_dir;         /* flight recorder; NULL = /var/lib/argus/recorder, "" = off */
+	uint64_t rec_span_ns;        /* 0 = 5 min */
+	uint64_t rec_bytes;          /* 0 = 2 GiB */
+	uint64_t chunk_span_ns;      /* 0 = 10 s */
+	uint64_t max_delay_ns;       /* merge watermark delay; 0 = 50 ms */
+	uint64_t client_queue_bytes; /* per JSON client; 0 = 8 MiB */
+	long group;              /* gid that may also use the sockets and files; -1 = root only */
+	unsigned max_hook_rings; /* shared-memory rings from hooks; 0 = 64 */
+	const char *hooks_dir;   /* hook ring socket; NULL = /run/argus-hooks, "" = off */
 };
 
 #define ARGUS_RUN_DIR "/run/argus"
 #define ARGUS_REC_DIR "/var/lib/argus/recorder"
 
 int argus_daemon_new(struct argus_daemon **d, const struct argus_daemon_opts *o, char *err,
-		     size_t errlen);
+                     size_t errlen);
 /* Add a kernel ring (owned by the daemon from here) before run. */
 int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r);
 void argus_daemon_set_source(struct argus_daemon *d, const struct argus_daemon_source *s);
@@ -90,6 +89,8 @@ int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s);
 int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r);
 /* Text of a string-table id in records the daemon delivered (NULL = none). */
 const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id);
+/* A stack-table id of those records (valid while the daemon lives). */
+bool argus_daemon_stack(const struct argus_daemon *d, uint32_t id, struct argus_stack *out);
 /* Bind the sockets, open the recorder and serve until `argus stop`,
  * SIGINT or SIGTERM; flushes everything on the way out. 0 = clean exit. */
 int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen);
@@ -105,7 +106,7 @@ struct argus_dump_stats {
 /* Write the last last_ns of the recording in dir as one self-contained
  * trace at out_path. The unfinished chunk is read up to its last flush. */
 int argus_recorder_dump(const char *dir, uint64_t last_ns, const char *out_path,
-			struct argus_dump_stats *st, char *err, size_t errlen);
+                        struct argus_dump_stats *st, char *err, size_t errlen);
 
 /* ---- clients of the daemon -------------------------------------------- */
 

@@ -19,10 +19,10 @@
  * shape changes incompatibly; records inside follow ARGUS_SCHEMA_VERSION. */
 #define ARGUS_STREAM_VERSION 1
 
-#define STREAM_SOCK "stream.sock"
-#define CONTROL_SOCK "control.sock"
-#define HOOKS_SOCK "hooks.sock"
-#define ARGUS_HOOKS_DIR "/run/argus-hooks"
+#define STREAM_SOCK       "stream.sock"
+#define CONTROL_SOCK      "control.sock"
+#define HOOKS_SOCK        "hooks.sock"
+#define ARGUS_HOOKS_DIR   "/run/argus-hooks"
 #define HOOK_RING_RECORDS 16384 /* 1 MiB per hooked thread */
 
 /* ---- tables.c ----------------------------------------------------------- */
@@ -66,7 +66,7 @@ struct rec_stats {
 };
 
 int rec_open(struct recorder **r, const struct rec_opts *o, const struct tab *strings,
-	     const struct tab *stacks, char *err, size_t errlen);
+             const struct tab *stacks, char *err, size_t errlen);
 int rec_events(struct recorder *r, const struct argus_event *ev, size_t n);
 void rec_string(struct recorder *r, uint32_t id); /* new table entries */
 void rec_stack(struct recorder *r, uint32_t id);
@@ -111,9 +111,9 @@ void clients_close_all(struct client_set *cs);
 
 /* ---- daemon.c: the root object ----------------------------------------- */
 
-#define TICK_MS 5
-#define MAX_SINKS 8
-#define NTYPES (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
+#define TICK_MS          5
+#define MAX_SINKS        8
+#define NTYPES           (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
 #define MAX_KERNEL_RINGS 1024
 
 struct hook_conn;

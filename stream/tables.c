@@ -49,7 +49,8 @@ static uint32_t tab_intern(struct tab *t, const void *data, size_t len, uint32_t
 	size_t pos = h & (t->index_cap - 1);
 	while (t->index[pos]) {
 		struct tab_entry *e = &t->ent[t->index[pos] - 1];
-		if (e->hash == h && e->len == len && e->depth == depth && !memcmp(e->data, data, len))
+		if (e->hash == h && e->len == len && e->depth == depth &&
+		    !memcmp(e->data, data, len))
 			return t->index[pos];
 		pos = (pos + 1) & (t->index_cap - 1);
 	}

@@ -2,7 +2,7 @@
  * synth.c - the public entry of `argus synth`: options, the anomaly list,
  * and the run loop that drives the simulation to the requested record count.
  */
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,34 +94,45 @@ int argus_synth_run(const struct argus_synth_opts *o, const struct argus_sink *s
 	s->o = *o;
 	s->sink = sink;
 	s->ncpu = o->cpus;
+	for (unsigned c = 0; c < s->ncpu; c++)
+		snprintf(s->cpu[c].idle_comm, sizeof(s->cpu[c].idle_comm), "swapper/%u", c);
 	s->now = s->t0 = o->start_ns;
-	rng_seed(&s->rng, o->seed);
+	sy_rng_seed(&s->rng, o->seed);
 
-	int err = world_init(s);
+	int err = sy_world_init(s);
 	if (!err)
-		err = desktop_init(s);
+		err = sy_desktop_init(s);
 	if (!err)
-		err = world_publish(s);
+		err = sy_world_publish(s);
 	if (!err) {
-		desktop_start(s);
+		sy_desktop_start(s);
 		struct hitem h;
-		while (!s->done && s->emitted + s->nbuf < s->o.events && heap_pop(s, &h)) {
+		while (!s->done && s->emitted + s->nbuf < s->o.events) {
+			/* the earliest of the CPUs' next looks and the heap's top */
+			int c = sy_cpu_next(s);
+			if (c >= 0 &&
+			    (!s->nheap || s->cpu[c].at < s->heap[0].t ||
+			     (s->cpu[c].at == s->heap[0].t && s->cpu[c].seq < s->heap[0].seq))) {
+				if (s->cpu[c].at > s->now)
+					s->now = s->cpu[c].at;
+				sy_cpu_process(s, (unsigned)c);
+				continue;
+			}
+			if (!sy_heap_pop(s, &h))
+				break;
 			if (h.t > s->now)
 				s->now = h.t;
 			switch (h.kind) {
-			case H_CPU:
-				cpu_process(s, h.a, h.gen);
-				break;
 			case H_TIMEOUT:
-				timeout_fire(s, &s->th[h.a], h.gen);
+				sy_timeout_fire(s, &s->th[h.a], h.gen);
 				break;
 			default:
-				desktop_event(s, &h);
+				sy_desktop_event(s, &h);
 				break;
 			}
 		}
 		if (!s->done)
-			ev_flush(s);
+			sy_ev_flush(s);
 		err = s->err;
 	}
 	if (stats) {
@@ -130,8 +141,8 @@ int argus_synth_run(const struct argus_synth_opts *o, const struct argus_sink *s
 		s->st.threads = s->nth;
 		*stats = s->st;
 	}
-	desktop_free(s);
-	world_free(s);
+	sy_desktop_free(s);
+	sy_world_free(s);
 	free(s->heap);
 	free(s);
 	return err;

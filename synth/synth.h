@@ -31,8 +31,8 @@ struct argus_synth_opts {
 	uint32_t cpus;      /* 1..ARGUS_SYNTH_MAX_CPUS */
 	uint32_t anomalies; /* ARGUS_SYNTH_ANOMALY(kind) bits */
 	double ambiguous;   /* target share of ambiguous wake-up edges, 0..0.9 */
-	uint32_t rate;      /* desktop activity, records per second of trace time
-	                       (2000..500000); background chatter fills the gap */
+	uint32_t rate;      /* at least this many records per second of trace time
+	                       (2000..500000): bus traffic fills the gap */
 	uint64_t start_ns;  /* timestamp of the first record (CLOCK_MONOTONIC) */
 };
 

@@ -1,7 +1,8 @@
 /*
  * synth_int.h - internals of the synthetic desktop: the simulation core
  * (synth_sim.c), the world it simulates (synth_world.c: processes, binaries,
- * symbols, stacks) and the behaviour of each thread (synth_desktop.c).
+ * symbols, stacks); the desktop itself (synth_desktop.h and its files) sits
+ * on top of these.
  */
 #ifndef ARGUS_SYNTH_INT_H
 #define ARGUS_SYNTH_INT_H
@@ -104,11 +105,15 @@ struct scpu {
 	struct sthread *cur;
 	struct sthread *rq[MAX_THREADS];
 	uint32_t head, n;
-	uint32_t gen;
+	/* the one pending look at this CPU (not in the heap: it is re-armed
+	 * far more often than it fires) */
+	bool armed;
+	uint64_t at, seq;
+	char idle_comm[24]; /* "swapper/N", the idle task of sched_switch */
 };
 
-/* heap item kinds */
-enum { H_CPU, H_TIMEOUT, H_DISK, H_USER, H_TICK, H_BG, H_TIMERFD, H_PLAN };
+/* heap item kinds (CPUs are scheduled beside the heap: struct scpu) */
+enum { H_TIMEOUT = 1, H_DISK, H_USER, H_TICK, H_BG, H_TIMERFD, H_PLAN };
 
 struct hitem {
 	uint64_t t;
@@ -185,59 +190,61 @@ struct sim {
 };
 
 /* ---- synth_sim.c: PRNG, records, heap, CPUs, waits and wake-ups ---- */
-uint64_t rng_next(struct rng *r);
-void rng_seed(struct rng *r, uint64_t seed);
-uint64_t rnd(struct sim *s, uint64_t lo, uint64_t hi); /* uniform [lo, hi] */
-bool chance(struct sim *s, double p);
+uint64_t sy_rng_next(struct rng *r);
+void sy_rng_seed(struct rng *r, uint64_t seed);
+uint64_t sy_rnd(struct sim *s, uint64_t lo, uint64_t hi); /* uniform [lo, hi] */
+bool sy_chance(struct sim *s, double p);
 
-struct argus_event *ev_thr(struct sim *s, struct sthread *t, uint16_t type);
-struct argus_event *ev_cpu(struct sim *s, unsigned cpu, uint16_t flags, uint16_t type);
-struct argus_event *ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid, uint16_t flags,
-                           uint16_t type);
-void ev_flush(struct sim *s);
+struct argus_event *sy_ev_thr(struct sim *s, struct sthread *t, uint16_t type);
+struct argus_event *sy_ev_cpu(struct sim *s, unsigned cpu, uint16_t flags, uint16_t type);
+struct argus_event *sy_ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid,
+                              uint16_t flags, uint16_t type);
+void sy_ev_flush(struct sim *s);
 
-void heap_push(struct sim *s, uint64_t t, uint16_t kind, uint16_t a, uint32_t gen);
-bool heap_pop(struct sim *s, struct hitem *out);
+void sy_heap_push(struct sim *s, uint64_t t, uint16_t kind, uint16_t a, uint32_t gen);
+bool sy_heap_pop(struct sim *s, struct hitem *out);
 
-void cpu_arm(struct sim *s, unsigned c);
-void cpu_process(struct sim *s, unsigned c, uint32_t gen);
-void thread_start(struct sim *s, struct sthread *t);
+void sy_cpu_arm(struct sim *s, unsigned c);
+void sy_cpu_process(struct sim *s, unsigned c);
+/* The CPU with the earliest pending look, or -1 (ties: earliest armed). */
+int sy_cpu_next(const struct sim *s);
+void sy_thread_start(struct sim *s, struct sthread *t);
 
 /* Inside a step: each step ends with exactly one of compute/block/yield/cont. */
-void compute(struct sim *s, struct sthread *t, uint64_t ns, uint32_t stack);
-void block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64_t timeout_ns);
-void yield_cpu(struct sim *s, struct sthread *t);
-void cont(struct sim *s, struct sthread *t);
+void sy_compute(struct sim *s, struct sthread *t, uint64_t ns, uint32_t stack);
+void sy_block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64_t timeout_ns);
+void sy_yield_cpu(struct sim *s, struct sthread *t);
+void sy_cont(struct sim *s, struct sthread *t);
 
 /* Wake t on channel ch from thread w (NULL: interrupt context on cpu with
  * flags). amb says whether this wake-up is ambiguous (stats). Returns true
  * when a sched_wakeup was recorded. */
-bool wake(struct sim *s, struct sthread *w, struct sthread *t, unsigned ch, bool amb);
-bool wake_irq(struct sim *s, unsigned cpu, uint16_t flags, struct sthread *t, unsigned ch);
-void timeout_fire(struct sim *s, struct sthread *t, uint32_t gen);
+bool sy_wake(struct sim *s, struct sthread *w, struct sthread *t, unsigned ch, bool amb);
+bool sy_wake_irq(struct sim *s, unsigned cpu, uint16_t flags, struct sthread *t, unsigned ch);
+void sy_timeout_fire(struct sim *s, struct sthread *t, uint32_t gen);
 
-bool mb_push(struct sthread *t, unsigned ch, const struct msg *m);
-bool mb_pop(struct sthread *t, unsigned ch, struct msg *m);
+bool sy_mb_push(struct sthread *t, unsigned ch, const struct msg *m);
+bool sy_mb_pop(struct sthread *t, unsigned ch, struct msg *m);
 
 /* ---- synth_world.c: processes, binaries, symbols, stacks ---- */
-int world_init(struct sim *s);
-void world_free(struct sim *s);
-struct sproc *world_proc(struct sim *s, const char *comm, const char *exe, uint32_t parent,
-                         bool kthread);
-struct sthread *world_thread(struct sim *s, struct sproc *p, const char *comm, unsigned cpu);
+int sy_world_init(struct sim *s);
+void sy_world_free(struct sim *s);
+struct sproc *sy_world_proc(struct sim *s, const char *comm, const char *exe, uint32_t parent,
+                            bool kthread);
+struct sthread *sy_world_thread(struct sim *s, struct sproc *p, const char *comm, unsigned cpu);
 /* Intern a stack from a spec "lib:func|lib:func|..." (innermost first);
  * "exe" names the process binary, '@' in a name is the app prefix. Returns
  * a stack handle (s->stack_id[handle] is the sink's id), 0 when full. */
-uint32_t world_stack(struct sim *s, struct sproc *p, const char *spec, const char *prefix);
-uint32_t world_string(struct sim *s, const char *str);
+uint32_t sy_world_stack(struct sim *s, struct sproc *p, const char *spec, const char *prefix);
+uint32_t sy_world_string(struct sim *s, const char *str);
 /* Emit the start-up records (fork, exec, comm, mmap) and the tables. */
-int world_publish(struct sim *s);
+int sy_world_publish(struct sim *s);
 
-/* ---- synth_desktop.c ---- */
-int desktop_init(struct sim *s);
-void desktop_start(struct sim *s);
-void desktop_event(struct sim *s, const struct hitem *h);
-void desktop_free(struct sim *s);
+/* ---- synth_desktop.c: the desktop on top of the core ---- */
+int sy_desktop_init(struct sim *s);
+void sy_desktop_start(struct sim *s);
+void sy_desktop_event(struct sim *s, const struct hitem *h);
+void sy_desktop_free(struct sim *s);
 
 /* kernel-ish object addresses: stable, distinct per kind */
 static inline uint64_t obj_sock(uint32_t pid_self, uint32_t pid_peer)

@@ -27,7 +27,7 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void rng_seed(struct rng *r, uint64_t seed)
+void sy_rng_seed(struct rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
 		r->s[i] = splitmix64(&seed);
@@ -38,7 +38,7 @@ static inline uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t rng_next(struct rng *r)
+uint64_t sy_rng_next(struct rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -52,21 +52,21 @@ uint64_t rng_next(struct rng *r)
 	return result;
 }
 
-uint64_t rnd(struct sim *s, uint64_t lo, uint64_t hi)
+uint64_t sy_rnd(struct sim *s, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
 		return lo;
-	return lo + rng_next(&s->rng) % (hi - lo + 1);
+	return lo + sy_rng_next(&s->rng) % (hi - lo + 1);
 }
 
-bool chance(struct sim *s, double p)
+bool sy_chance(struct sim *s, double p)
 {
-	return (double)(rng_next(&s->rng) >> 11) * 0x1.0p-53 < p;
+	return (double)(sy_rng_next(&s->rng) >> 11) * 0x1.0p-53 < p;
 }
 
 /* ---- records ---- */
 
-void ev_flush(struct sim *s)
+void sy_ev_flush(struct sim *s)
 {
 	size_t n = s->nbuf;
 	if (s->emitted + n >= s->o.events) {
@@ -88,11 +88,11 @@ void ev_flush(struct sim *s)
 	s->nbuf = 0;
 }
 
-struct argus_event *ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid, uint16_t flags,
-                           uint16_t type)
+struct argus_event *sy_ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t tid,
+                              uint16_t flags, uint16_t type)
 {
 	if (s->nbuf == EVBUF || s->emitted + s->nbuf >= s->o.events)
-		ev_flush(s);
+		sy_ev_flush(s);
 	struct argus_event *e = s->done ? &s->scratch : &s->buf[s->nbuf++];
 	memset(e, 0, sizeof(*e));
 	e->ts = s->now;
@@ -106,18 +106,18 @@ struct argus_event *ev_raw(struct sim *s, unsigned cpu, uint32_t pid, uint32_t t
 	return e;
 }
 
-struct argus_event *ev_thr(struct sim *s, struct sthread *t, uint16_t type)
+struct argus_event *sy_ev_thr(struct sim *s, struct sthread *t, uint16_t type)
 {
-	return ev_raw(s, t->cpu, t->pid, t->tid, t->kthread ? ARGUS_F_KTHREAD : 0, type);
+	return sy_ev_raw(s, t->cpu, t->pid, t->tid, t->kthread ? ARGUS_F_KTHREAD : 0, type);
 }
 
 /* A record in interrupt context on cpu: the header names whoever runs there. */
-struct argus_event *ev_cpu(struct sim *s, unsigned cpu, uint16_t flags, uint16_t type)
+struct argus_event *sy_ev_cpu(struct sim *s, unsigned cpu, uint16_t flags, uint16_t type)
 {
 	struct sthread *cur = s->cpu[cpu].cur;
 	if (cur && cur->kthread)
 		flags |= ARGUS_F_KTHREAD;
-	return ev_raw(s, cpu, cur ? cur->pid : 0, cur ? cur->tid : 0, flags, type);
+	return sy_ev_raw(s, cpu, cur ? cur->pid : 0, cur ? cur->tid : 0, flags, type);
 }
 
 /* ---- heap ---- */
@@ -127,7 +127,7 @@ static bool item_less(const struct hitem *a, const struct hitem *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-void heap_push(struct sim *s, uint64_t t, uint16_t kind, uint16_t a, uint32_t gen)
+void sy_heap_push(struct sim *s, uint64_t t, uint16_t kind, uint16_t a, uint32_t gen)
 {
 	if (s->nheap == s->capheap) {
 		size_t cap = s->capheap ? s->capheap * 2 : 256;
@@ -152,7 +152,7 @@ void heap_push(struct sim *s, uint64_t t, uint16_t kind, uint16_t a, uint32_t ge
 	s->heap[i] = it;
 }
 
-bool heap_pop(struct sim *s, struct hitem *out)
+bool sy_heap_pop(struct sim *s, struct hitem *out)
 {
 	if (!s->nheap)
 		return false;
@@ -195,16 +195,38 @@ static struct sthread *rq_pop(struct scpu *cp)
 	return t;
 }
 
+static void cpu_at(struct sim *s, unsigned c, uint64_t t, bool earliest)
+{
+	struct scpu *cp = &s->cpu[c];
+	if (earliest && cp->armed && cp->at <= t)
+		return;
+	cp->armed = true;
+	cp->at = t;
+	cp->seq = s->hseq++;
+}
+
+int sy_cpu_next(const struct sim *s)
+{
+	int best = -1;
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		const struct scpu *cp = &s->cpu[c];
+		if (cp->armed && (best < 0 || cp->at < s->cpu[best].at ||
+		                  (cp->at == s->cpu[best].at && cp->seq < s->cpu[best].seq)))
+			best = (int)c;
+	}
+	return best;
+}
+
 /* Schedule the next look at cpu c: end of the running compute, the next
  * sample, or the end of the slice when others wait. */
-void cpu_arm(struct sim *s, unsigned c)
+void sy_cpu_arm(struct sim *s, unsigned c)
 {
 	struct scpu *cp = &s->cpu[c];
 	struct sthread *x = cp->cur;
-	cp->gen++;
+	cp->armed = false;
 	if (!x) {
 		if (cp->n)
-			heap_push(s, s->now + 2000, H_CPU, (uint16_t)c, cp->gen);
+			cpu_at(s, c, s->now + 2000, false);
 		return;
 	}
 	uint64_t d = x->work_left;
@@ -216,15 +238,15 @@ void cpu_arm(struct sim *s, unsigned c)
 			d = left;
 	}
 	uint64_t t = x->seg_start + d;
-	heap_push(s, t > s->now ? t : s->now, H_CPU, (uint16_t)c, cp->gen);
+	cpu_at(s, c, t > s->now ? t : s->now, false);
 }
 
 static void cpu_switch(struct sim *s, unsigned c, struct sthread *prev, int64_t state)
 {
 	struct scpu *cp = &s->cpu[c];
 	struct sthread *next = rq_pop(cp);
-	struct argus_event *e =
-	    prev ? ev_thr(s, prev, ARGUS_EV_SCHED_SWITCH) : ev_cpu(s, c, 0, ARGUS_EV_SCHED_SWITCH);
+	struct argus_event *e = prev ? sy_ev_thr(s, prev, ARGUS_EV_SCHED_SWITCH)
+	                             : sy_ev_cpu(s, c, 0, ARGUS_EV_SCHED_SWITCH);
 	e->sched_switch.prev_state = state;
 	e->sched_switch.prev_prio = prev ? prev->prio : PRIO_NORMAL;
 	if (next) {
@@ -234,7 +256,7 @@ static void cpu_switch(struct sim *s, unsigned c, struct sthread *prev, int64_t 
 		memcpy(e->sched_switch.next_comm, next->comm, ARGUS_COMM_LEN);
 	} else {
 		e->sched_switch.next_prio = PRIO_NORMAL;
-		snprintf(e->sched_switch.next_comm, ARGUS_COMM_LEN, "swapper/%u", c);
+		memcpy(e->sched_switch.next_comm, cp->idle_comm, ARGUS_COMM_LEN);
 	}
 	cp->cur = next;
 	if (next) {
@@ -242,15 +264,14 @@ static void cpu_switch(struct sim *s, unsigned c, struct sthread *prev, int64_t 
 		next->seg_start = s->now;
 		next->slice_used = 0;
 	}
-	cpu_arm(s, c);
+	sy_cpu_arm(s, c);
 }
 
-void cpu_process(struct sim *s, unsigned c, uint32_t gen)
+void sy_cpu_process(struct sim *s, unsigned c)
 {
 	struct scpu *cp = &s->cpu[c];
-	if (gen != cp->gen)
-		return; /* superseded */
 	struct sthread *x = cp->cur;
+	cp->armed = false;
 	if (!x) {
 		if (cp->n)
 			cpu_switch(s, c, NULL, TASK_RUNNING);
@@ -262,7 +283,7 @@ void cpu_process(struct sim *s, unsigned c, uint32_t gen)
 		x->work_left -= el < x->work_left ? el : x->work_left;
 		x->slice_used += el;
 		if (x->sample_left <= el) {
-			struct argus_event *e = ev_thr(s, x, ARGUS_EV_CPU_SAMPLE);
+			struct argus_event *e = sy_ev_thr(s, x, ARGUS_EV_CPU_SAMPLE);
 			e->stack.ustack = s->stack_id[x->cur_stack];
 			e->stack.kind = ARGUS_STACK_SAMPLE;
 			e->stack.depth = s->stack_depth[x->cur_stack];
@@ -276,7 +297,7 @@ void cpu_process(struct sim *s, unsigned c, uint32_t gen)
 		if (x->timer_armed) {
 			/* woken by data: the sleeper cancels its timeout */
 			if (x->wake_reason == W_DATA) {
-				struct argus_event *e = ev_thr(s, x, ARGUS_EV_TIMER_CANCEL);
+				struct argus_event *e = sy_ev_thr(s, x, ARGUS_EV_TIMER_CANCEL);
 				e->timer.obj = x->hrtimer;
 				e->timer.fd = -1;
 			}
@@ -293,65 +314,65 @@ void cpu_process(struct sim *s, unsigned c, uint32_t gen)
 		cpu_switch(s, c, x, TASK_RUNNING);
 		return;
 	}
-	cpu_arm(s, c);
+	sy_cpu_arm(s, c);
 }
 
-void thread_start(struct sim *s, struct sthread *t)
+void sy_thread_start(struct sim *s, struct sthread *t)
 {
 	struct scpu *cp = &s->cpu[t->cpu];
 	t->state = T_RUNNABLE;
 	t->sample_left = SAMPLE_NS;
 	rq_push(cp, t);
-	heap_push(s, s->now + 1000, H_CPU, t->cpu, cp->gen);
+	cpu_at(s, t->cpu, s->now + 1000, true);
 }
 
 /* ---- what a step does last ---- */
 
-void compute(struct sim *s, struct sthread *t, uint64_t ns, uint32_t stack)
+void sy_compute(struct sim *s, struct sthread *t, uint64_t ns, uint32_t stack)
 {
 	t->work_left = ns ? ns : 1;
 	t->cur_stack = stack;
 	t->seg_start = s->now;
-	cpu_arm(s, t->cpu);
+	sy_cpu_arm(s, t->cpu);
 }
 
-void cont(struct sim *s, struct sthread *t)
+void sy_cont(struct sim *s, struct sthread *t)
 {
 	t->work_left = 0;
-	cpu_arm(s, t->cpu);
+	sy_cpu_arm(s, t->cpu);
 }
 
-void block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64_t timeout_ns)
+void sy_block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64_t timeout_ns)
 {
 	t->waitmask = mask;
 	if (t->pending & mask) {
 		/* data already there: the call returns at once */
 		t->woke_by = (uint32_t)__builtin_ctz(t->pending & mask);
 		t->wake_reason = W_DATA;
-		cont(s, t);
+		sy_cont(s, t);
 		return;
 	}
 	if (timeout_ns == 0) {
 		t->woke_by = NCH;
 		t->wake_reason = W_TIMEOUT;
-		cont(s, t);
+		sy_cont(s, t);
 		return;
 	}
 	if (timeout_ns > 0) {
 		uint64_t expires = s->now + (uint64_t)timeout_ns;
-		struct argus_event *e = ev_thr(s, t, ARGUS_EV_TIMER_ARM);
+		struct argus_event *e = sy_ev_thr(s, t, ARGUS_EV_TIMER_ARM);
 		e->timer.obj = t->hrtimer;
 		e->timer.expires_ns = expires;
 		e->timer.fd = -1;
 		e->timer.kind = ARGUS_TIMER_HRTIMER;
-		heap_push(s, expires, H_TIMEOUT, t->idx, t->gen);
+		sy_heap_push(s, expires, H_TIMEOUT, t->idx, t->gen);
 		t->timer_armed = 1;
 	}
 	t->state = T_BLOCKED;
 	/* as the tracer: the user stack of a thread that blocks, unless it
 	 * blocks where it blocked last time */
 	if (!t->kthread && t->wait_stack && t->wait_stack != t->last_wait_stack) {
-		struct argus_event *e = ev_thr(s, t, ARGUS_EV_STACK);
+		struct argus_event *e = sy_ev_thr(s, t, ARGUS_EV_STACK);
 		e->stack.ustack = s->stack_id[t->wait_stack];
 		e->stack.kind = ARGUS_STACK_WAIT;
 		e->stack.depth = s->stack_depth[t->wait_stack];
@@ -363,12 +384,12 @@ void block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64
 	cpu_switch(s, t->cpu, t, state);
 }
 
-void yield_cpu(struct sim *s, struct sthread *t)
+void sy_yield_cpu(struct sim *s, struct sthread *t)
 {
 	struct scpu *cp = &s->cpu[t->cpu];
 	t->work_left = 0;
 	if (!cp->n) {
-		cont(s, t);
+		sy_cont(s, t);
 		return;
 	}
 	t->state = T_RUNNABLE;
@@ -386,9 +407,9 @@ static void make_runnable(struct sim *s, struct sthread *t, uint32_t ch, uint8_t
 	t->work_left = 0;
 	rq_push(cp, t);
 	if (!cp->cur)
-		heap_push(s, s->now + rnd(s, 2000, 12000), H_CPU, t->cpu, cp->gen);
+		cpu_at(s, t->cpu, s->now + sy_rnd(s, 2000, 12000), true);
 	else if (cp->cur != s->stepping)
-		cpu_arm(s, t->cpu);
+		sy_cpu_arm(s, t->cpu);
 }
 
 static void fill_wakeup(struct argus_event *e, const struct sthread *t)
@@ -399,47 +420,47 @@ static void fill_wakeup(struct argus_event *e, const struct sthread *t)
 	e->wakeup.wakee_prio = t->prio;
 }
 
-bool wake(struct sim *s, struct sthread *w, struct sthread *t, unsigned ch, bool amb)
+bool sy_wake(struct sim *s, struct sthread *w, struct sthread *t, unsigned ch, bool amb)
 {
 	t->pending |= BIT(ch);
 	if (t->state != T_BLOCKED || !(t->waitmask & BIT(ch)))
 		return false;
-	fill_wakeup(ev_thr(s, w, ARGUS_EV_SCHED_WAKEUP), t);
+	fill_wakeup(sy_ev_thr(s, w, ARGUS_EV_SCHED_WAKEUP), t);
 	s->st.wakeups++;
 	s->st.wakeups_ambiguous += amb;
 	make_runnable(s, t, ch, W_DATA);
 	return true;
 }
 
-bool wake_irq(struct sim *s, unsigned cpu, uint16_t flags, struct sthread *t, unsigned ch)
+bool sy_wake_irq(struct sim *s, unsigned cpu, uint16_t flags, struct sthread *t, unsigned ch)
 {
 	t->pending |= BIT(ch);
 	if (t->state != T_BLOCKED || !(t->waitmask & BIT(ch)))
 		return false;
-	struct argus_event *e = ev_raw(s, cpu, 0, 0, flags, ARGUS_EV_SCHED_WAKEUP);
+	struct argus_event *e = sy_ev_raw(s, cpu, 0, 0, flags, ARGUS_EV_SCHED_WAKEUP);
 	fill_wakeup(e, t);
 	make_runnable(s, t, ch, W_DATA);
 	return true;
 }
 
-void timeout_fire(struct sim *s, struct sthread *t, uint32_t gen)
+void sy_timeout_fire(struct sim *s, struct sthread *t, uint32_t gen)
 {
 	if (t->gen != gen || t->state != T_BLOCKED)
 		return; /* woken earlier: the timer was cancelled */
 	uint64_t expires = s->now;
-	struct argus_event *e = ev_cpu(s, t->cpu, ARGUS_F_HARDIRQ, ARGUS_EV_TIMER_FIRE);
+	struct argus_event *e = sy_ev_cpu(s, t->cpu, ARGUS_F_HARDIRQ, ARGUS_EV_TIMER_FIRE);
 	e->timer.obj = t->hrtimer;
 	e->timer.expires_ns = expires;
 	e->timer.fd = -1;
 	e->timer.kind = ARGUS_TIMER_HRTIMER;
-	e = ev_raw(s, t->cpu, 0, 0, ARGUS_F_HARDIRQ, ARGUS_EV_SCHED_WAKEUP);
+	e = sy_ev_raw(s, t->cpu, 0, 0, ARGUS_F_HARDIRQ, ARGUS_EV_SCHED_WAKEUP);
 	fill_wakeup(e, t);
 	make_runnable(s, t, NCH, W_TIMEOUT);
 }
 
 /* ---- mailboxes ---- */
 
-bool mb_push(struct sthread *t, unsigned ch, const struct msg *m)
+bool sy_mb_push(struct sthread *t, unsigned ch, const struct msg *m)
 {
 	struct mbox *b = &t->mb[ch];
 	if (b->n == MBOX_CAP)
@@ -448,7 +469,7 @@ bool mb_push(struct sthread *t, unsigned ch, const struct msg *m)
 	return true;
 }
 
-bool mb_pop(struct sthread *t, unsigned ch, struct msg *m)
+bool sy_mb_pop(struct sthread *t, unsigned ch, struct msg *m)
 {
 	struct mbox *b = &t->mb[ch];
 	if (!b->n) {

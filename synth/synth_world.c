@@ -35,7 +35,7 @@ static const struct {
 #define FUNC_BASE  0x1000ULL
 #define FUNC_SIZE  0x400ULL
 
-int world_init(struct sim *s)
+int sy_world_init(struct sim *s)
 {
 	s->files = calloc(MAX_FILES, sizeof(*s->files));
 	s->th = calloc(MAX_THREADS, sizeof(*s->th));
@@ -47,21 +47,21 @@ int world_init(struct sim *s)
 	return 0;
 }
 
-void world_free(struct sim *s)
+void sy_world_free(struct sim *s)
 {
 	free(s->files);
 	free(s->th);
 }
 
-uint32_t world_string(struct sim *s, const char *str)
+uint32_t sy_world_string(struct sim *s, const char *str)
 {
 	if (!s->sink->intern_string)
 		return 0;
 	return s->sink->intern_string(s->sink->arg, str, strlen(str));
 }
 
-struct sproc *world_proc(struct sim *s, const char *comm, const char *exe, uint32_t parent,
-                         bool kthread)
+struct sproc *sy_world_proc(struct sim *s, const char *comm, const char *exe, uint32_t parent,
+                            bool kthread)
 {
 	if (s->nproc == MAX_PROCS || (exe && s->nfiles == MAX_FILES))
 		return NULL;
@@ -82,7 +82,7 @@ struct sproc *world_proc(struct sim *s, const char *comm, const char *exe, uint3
 	return p;
 }
 
-struct sthread *world_thread(struct sim *s, struct sproc *p, const char *comm, unsigned cpu)
+struct sthread *sy_world_thread(struct sim *s, struct sproc *p, const char *comm, unsigned cpu)
 {
 	if (s->nth == MAX_THREADS)
 		return NULL;
@@ -114,7 +114,7 @@ static uint32_t file_func(struct sfile *f, const char *name)
 	return f->nfuncs++;
 }
 
-uint32_t world_stack(struct sim *s, struct sproc *p, const char *spec, const char *prefix)
+uint32_t sy_world_stack(struct sim *s, struct sproc *p, const char *spec, const char *prefix)
 {
 	uint64_t ips[32];
 	uint32_t depth = 0;
@@ -181,7 +181,7 @@ static uint64_t file_end(const struct sfile *f, uint64_t base)
 static void emit_mmap(struct sim *s, const struct sproc *p, const struct sthread *t,
                       struct sfile *f, uint64_t base)
 {
-	struct argus_event *e = ev_thr(s, (struct sthread *)t, ARGUS_EV_MMAP);
+	struct argus_event *e = sy_ev_thr(s, (struct sthread *)t, ARGUS_EV_MMAP);
 	e->mmap.start = base;
 	e->mmap.end = file_end(f, base);
 	e->mmap.path_str = f->path_str;
@@ -198,13 +198,13 @@ static void emit_mmap(struct sim *s, const struct sproc *p, const struct sthread
 	}
 }
 
-int world_publish(struct sim *s)
+int sy_world_publish(struct sim *s)
 {
 	for (uint32_t i = 0; i < s->nfiles; i++) {
 		struct sfile *f = &s->files[i];
-		f->path_str = world_string(s, f->path);
+		f->path_str = sy_world_string(s, f->path);
 		for (uint32_t k = 0; k < f->nfuncs; k++) {
-			f->func_str[k] = world_string(s, f->funcs[k]);
+			f->func_str[k] = sy_world_string(s, f->funcs[k]);
 			struct argus_symbol sym = {.path_str = f->path_str,
 			                           .name_str = f->func_str[k],
 			                           .offset = FUNC_BASE + k * FUNC_SIZE,
@@ -216,7 +216,7 @@ int world_publish(struct sim *s)
 	/* the parents (systemd, kthreadd) are named so every pid has a name */
 	for (uint32_t pid = 1; pid <= 2; pid++) {
 		struct argus_event *e =
-		    ev_raw(s, 0, pid, pid, pid == 2 ? ARGUS_F_KTHREAD : 0, ARGUS_EV_COMM);
+		    sy_ev_raw(s, 0, pid, pid, pid == 2 ? ARGUS_F_KTHREAD : 0, ARGUS_EV_COMM);
 		snprintf(e->comm.comm, ARGUS_COMM_LEN, "%s", pid == 1 ? "systemd" : "kthreadd");
 		e->comm.is_process = 1;
 	}
@@ -225,20 +225,20 @@ int world_publish(struct sim *s)
 		struct sproc *p = &s->proc[pi];
 		struct sthread *main = &s->th[ti];
 		struct argus_event *e =
-		    ev_raw(s, 0, p->parent_pid, p->parent_pid, p->kthread ? ARGUS_F_KTHREAD : 0,
-		           ARGUS_EV_PROC_FORK);
+		    sy_ev_raw(s, 0, p->parent_pid, p->parent_pid, p->kthread ? ARGUS_F_KTHREAD : 0,
+		              ARGUS_EV_PROC_FORK);
 		e->fork.child_pid = p->pid;
 		e->fork.child_tid = p->pid;
 		e->fork.clone_flags = 0x1200011; /* SIGCHLD | CLONE_CHILD_SETTID | ... */
 		/* a child starts with its parent's name; exec / comm rename it */
 		snprintf(e->fork.comm, ARGUS_COMM_LEN, "%s", p->kthread ? "kthreadd" : "systemd");
 		if (!p->kthread) {
-			e = ev_thr(s, main, ARGUS_EV_PROC_EXEC);
+			e = sy_ev_thr(s, main, ARGUS_EV_PROC_EXEC);
 			e->exec.exe_str = s->files[p->exe_file].path_str;
 			e->exec.old_tid = p->pid;
 			memcpy(e->exec.comm, p->comm, ARGUS_COMM_LEN);
 		}
-		e = ev_thr(s, main, ARGUS_EV_COMM);
+		e = sy_ev_thr(s, main, ARGUS_EV_COMM);
 		memcpy(e->comm.comm, p->comm, ARGUS_COMM_LEN);
 		e->comm.is_process = 1;
 		if (!p->kthread) {
@@ -250,12 +250,12 @@ int world_publish(struct sim *s)
 		}
 		for (uint32_t k = 1; k < p->nthreads; k++) {
 			struct sthread *t = &s->th[ti + k];
-			e = ev_thr(s, main, ARGUS_EV_THREAD_NEW);
+			e = sy_ev_thr(s, main, ARGUS_EV_THREAD_NEW);
 			e->fork.child_pid = p->pid;
 			e->fork.child_tid = t->tid;
 			e->fork.clone_flags = 0x3d0f00; /* CLONE_VM | CLONE_THREAD | ... */
 			memcpy(e->fork.comm, p->comm, ARGUS_COMM_LEN);
-			e = ev_thr(s, t, ARGUS_EV_COMM);
+			e = sy_ev_thr(s, t, ARGUS_EV_COMM);
 			memcpy(e->comm.comm, t->comm, ARGUS_COMM_LEN);
 		}
 		ti += p->nthreads;

@@ -16,35 +16,36 @@
 
 #define RB_SIZE (64 * 1024)
 
-#define INSN(c, d, s, o, i) ((struct bpf_insn){.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i)})
+#define INSN(c, d, s, o, i)                                                                        \
+	((struct bpf_insn){.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i)})
 
 /* r6 = ctx; bpf_skb_load_bytes(ctx, 0, fp-64, size);
  * bpf_ringbuf_output(map, fp-64, size, 0); return 0 */
 static int load_prog(int map_fd, int size)
 {
 	struct bpf_insn p[] = {
-		INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
-		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -64),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, size),
-		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_skb_load_bytes),
-		INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 7, 0),
-		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map_fd),
-		INSN(0, 0, 0, 0, 0),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
-		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, size),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0),
-		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ringbuf_output),
-		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
-		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
+	    INSN(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -64),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, size),
+	    INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_skb_load_bytes),
+	    INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 7, 0),
+	    INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map_fd),
+	    INSN(0, 0, 0, 0, 0),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+	    INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, size),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0),
+	    INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ringbuf_output),
+	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+	    INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
 	char log[4096] = "";
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
 	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "argus_rb_test", "GPL", p,
-			       sizeof(p) / sizeof(p[0]), &o);
+	                       sizeof(p) / sizeof(p[0]), &o);
 	if (fd < 0)
 		fprintf(stderr, "verifier: %s\n", log);
 	return fd;
@@ -96,7 +97,8 @@ TEST(kernel_records_read_in_order)
 	ASSERT_EQ(argus_ring_open_bpf(&r, f.map, 3, NULL, NULL), 0);
 	ASSERT_EQ(argus_ring_cpu(r), 3);
 	for (uint32_t i = 0; i < 100; i++) {
-		struct argus_event ev = {.ts = 500 + i, .tid = i, .type = ARGUS_EV_FUTEX_WAIT, .cpu = 3};
+		struct argus_event ev = {
+		    .ts = 500 + i, .tid = i, .type = ARGUS_EV_FUTEX_WAIT, .cpu = 3};
 		ev.futex.uaddr = 0xabc000 + i;
 		ASSERT_EQ(emit(f.prog64, &ev, sizeof(ev)), 0);
 	}
@@ -197,6 +199,7 @@ TEST(open_refuses_a_map_that_is_not_a_ring)
 }
 
 TEST_MAIN(TEST_ENTRY(kernel_records_read_in_order), TEST_ENTRY(read_is_bounded_and_keeps_the_rest),
-	  TEST_ENTRY(malformed_records_counted_and_skipped), TEST_ENTRY(wait_fd_turns_readable_on_data),
-	  TEST_ENTRY(drops_come_from_the_kernel_side_counter),
-	  TEST_ENTRY(open_refuses_a_map_that_is_not_a_ring))
+          TEST_ENTRY(malformed_records_counted_and_skipped),
+          TEST_ENTRY(wait_fd_turns_readable_on_data),
+          TEST_ENTRY(drops_come_from_the_kernel_side_counter),
+          TEST_ENTRY(open_refuses_a_map_that_is_not_a_ring))

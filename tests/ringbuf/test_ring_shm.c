@@ -129,6 +129,6 @@ TEST(attach_refuses_a_shrunk_header)
 }
 
 TEST_MAIN(TEST_ENTRY(records_come_out_in_order_across_mappings),
-	  TEST_ENTRY(full_ring_drops_at_producer_and_counts),
-	  TEST_ENTRY(write_to_empty_ring_wakes_reader), TEST_ENTRY(capacity_must_be_power_of_two),
-	  TEST_ENTRY(attach_refuses_a_foreign_file), TEST_ENTRY(attach_refuses_a_shrunk_header))
+          TEST_ENTRY(full_ring_drops_at_producer_and_counts),
+          TEST_ENTRY(write_to_empty_ring_wakes_reader), TEST_ENTRY(capacity_must_be_power_of_two),
+          TEST_ENTRY(attach_refuses_a_foreign_file), TEST_ENTRY(attach_refuses_a_shrunk_header))

@@ -24,7 +24,8 @@ static void *producer(void *arg)
 		return NULL;
 	argus_ring_set_wake_fd(r, p->wake);
 	for (uint64_t i = 0; i < N; i++) {
-		struct argus_event ev = {.ts = i + 1, .tid = (uint32_t)i, .type = ARGUS_EV_SYS_ENTER};
+		struct argus_event ev = {
+		    .ts = i + 1, .tid = (uint32_t)i, .type = ARGUS_EV_SYS_ENTER};
 		ev.sys_enter.arg0 = (int64_t)(i * 7);
 		p->accepted += (uint64_t)argus_ring_write(r, &ev);
 	}
@@ -48,7 +49,8 @@ TEST(producer_thread_vs_consumer_thread)
 		int done = atomic_load(&p.done);
 		size_t n = argus_ring_read(c, buf, 256);
 		for (size_t i = 0; i < n; i++) {
-			if (buf[i].ts <= last || buf[i].sys_enter.arg0 != (int64_t)((buf[i].ts - 1) * 7))
+			if (buf[i].ts <= last ||
+			    buf[i].sys_enter.arg0 != (int64_t)((buf[i].ts - 1) * 7))
 				bad++;
 			last = buf[i].ts;
 		}

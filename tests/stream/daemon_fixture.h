@@ -69,7 +69,7 @@ static inline bool fx_wait_status(struct fixture *f, const char *needle)
 }
 
 static inline void fx_start(struct fixture *f, struct argus_daemon_opts *o, unsigned ring_cap,
-			    const struct argus_sink *sink)
+                            const struct argus_sink *sink)
 {
 	memset(f, 0, sizeof(*f));
 	strcpy(f->base, "/tmp/argus-test-XXXXXX");
@@ -130,7 +130,9 @@ static inline struct argus_event fx_ev(uint64_t ts, uint16_t type, uint32_t pid)
 static inline int fx_connect(const char *run, const char *name)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", run, name);
+	int len = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", run, name);
+	if (len < 0 || (size_t)len >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

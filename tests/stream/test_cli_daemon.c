@@ -54,8 +54,8 @@ static pid_t start_daemon(const struct cli *c)
 	if (p == 0) {
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 2);
-		execl(c->bin, c->bin, "start", "--no-kernel", "--run-dir", c->run, "--recorder", c->rec,
-		      "--hooks-dir", c->hooks, (char *)NULL);
+		execl(c->bin, c->bin, "start", "--no-kernel", "--run-dir", c->run, "--recorder",
+		      c->rec, "--hooks-dir", c->hooks, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++, usleep(10000))
@@ -114,7 +114,7 @@ TEST(dump_of_an_empty_recorder_and_bad_flags)
 	cli_setup(&c);
 	char out[4096], args[512];
 	snprintf(args, sizeof(args), "dump --recorder %s --run-dir %s -o %s/x.argus", c.base, c.run,
-		 c.base);
+	         c.base);
 	ASSERT_EQ(run(&c, out, sizeof(out), args), 1);
 	ASSERT_CONTAINS(out, "is empty");
 	ASSERT_EQ(run(&c, out, sizeof(out), "dump --last nonsense -o /dev/null"), 2);
@@ -125,4 +125,4 @@ TEST(dump_of_an_empty_recorder_and_bad_flags)
 }
 
 TEST_MAIN(TEST_ENTRY(start_status_stop), TEST_ENTRY(sigterm_flushes_and_exits_cleanly),
-	  TEST_ENTRY(dump_of_an_empty_recorder_and_bad_flags))
+          TEST_ENTRY(dump_of_an_empty_recorder_and_bad_flags))

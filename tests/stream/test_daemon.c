@@ -24,8 +24,7 @@ static int count_events(void *arg, const struct argus_event *ev, size_t n)
 	return 0;
 }
 
-static void write_events(struct fixture *f, uint64_t base, unsigned n, uint16_t type,
-			 uint32_t pid)
+static void write_events(struct fixture *f, uint64_t base, unsigned n, uint16_t type, uint32_t pid)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct argus_event e = fx_ev(base + i * 1000ull, type, pid);
@@ -238,6 +237,12 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 		ASSERT_MSG(fx_line(a, line, sizeof(line), 3000), "got %d of 50 hook records", i);
 		ASSERT_CONTAINS(line, "\"flags\":[\"hook\"]");
 	}
+	/* a record from an hour in the future is pulled back to now, marked */
+	struct argus_event fut = fx_ev(fx_now() + 3600000000000ull, ARGUS_EV_FUTEX_WAKE, 1);
+	ASSERT_EQ(argus_ring_write(r, &fut), 1);
+	ASSERT(fx_line(a, line, sizeof(line), 3000));
+	ASSERT_CONTAINS(line, "\"flags\":[\"hook\",\"trunc\"]");
+	ASSERT(strtoull(strstr(line, "\"ts\":") + 5, NULL, 10) <= fx_now());
 	ASSERT(fx_wait_status(&f, "\"kind\":\"hook\""));
 	argus_ring_close(r);
 	close(s); /* the process is done: its ring goes back */
@@ -265,6 +270,58 @@ TEST(hook_socket_refuses_a_bad_hello)
 	ASSERT(fx_line(h, line, sizeof(line), 3000));
 	ASSERT_CONTAINS(line, "error: expected 'hook v=1'");
 	close(h);
+	fx_stop(&f);
+	fx_cleanup(&f);
+}
+
+/* Every event type, through the daemon to a client, against the published
+ * JSON Schema (python3 with jsonschema validates). */
+TEST(stream_lines_match_the_json_schema)
+{
+	const char *src = getenv("ARGUS_SRC");
+	if (!src)
+		SKIP("ARGUS_SRC (the source tree, for docs/json-stream.schema.json) is not set");
+	if (system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") != 0)
+		SKIP("python3 with the jsonschema module is not installed");
+	struct fixture f;
+	struct argus_daemon_opts o = {.rec_dir = ""};
+	fx_start(&f, &o, 1024, NULL);
+	int a = fx_connect(f.run, STREAM_SOCK);
+	ASSERT(a >= 0);
+	ASSERT_EQ(write(a, "stream v=1\n", 11), 11);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/lines.ndjson", f.base);
+	FILE *out = fopen(path, "w");
+	ASSERT(out);
+	char line[4096];
+	ASSERT(fx_line(a, line, sizeof(line), 3000));
+	fputs(line, out);
+	uint64_t t = fx_now() - 1000000000ull;
+	unsigned n = 0;
+	for (unsigned ty = 0; ty < ARGUS_EV_TYPE_MAX + 2; ty++) {
+		struct argus_event e = fx_ev(t + ty, (uint16_t)ty, 100 + ty);
+		for (unsigned k = 0; k < sizeof(e.raw); k++)
+			e.raw[k] = (uint8_t)(ty * 31 + k * 7); /* junk payloads must still encode */
+		e.flags = (uint16_t)(ty & 0x7f);
+		ASSERT_EQ(argus_ring_write(f.prod, &e), 1);
+		n++;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		ASSERT_MSG(fx_line(a, line, sizeof(line), 3000), "got %u of %u lines", i, n);
+		fputs(line, out);
+	}
+	fclose(out);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+	         "/usr/bin/python3 -c 'import json,sys,jsonschema;"
+	         "v=jsonschema.Draft202012Validator(json.load(open(sys.argv[1])));"
+	         "bad=[(l[:200],e.message[:200]) for l in open(sys.argv[2]) for e in "
+	         "v.iter_errors(json.loads(l))];"
+	         "print(*bad[:3],sep=chr(10));sys.exit(1 if bad else 0)' "
+	         "'%s/docs/json-stream.schema.json' '%s'",
+	         src, path);
+	ASSERT_MSG(system(cmd) == 0, "stream lines do not match docs/json-stream.schema.json");
+	close(a);
 	fx_stop(&f);
 	fx_cleanup(&f);
 }
@@ -361,11 +418,12 @@ TEST(peer_check_refuses_other_users)
 }
 
 TEST_MAIN(TEST_ENTRY(records_reach_sink_in_order_and_status_counts),
-	  TEST_ENTRY(unknown_control_request_gets_an_error_line),
-	  TEST_ENTRY(stream_clients_get_ndjson_with_their_filters),
-	  TEST_ENTRY(bad_stream_request_is_refused_with_a_reason),
-	  TEST_ENTRY(slow_client_never_slows_ingest_and_is_told_of_drops),
-	  TEST_ENTRY(stop_flushes_everything_to_the_recorder),
-	  TEST_ENTRY(hook_rings_come_from_the_socket_and_speak_for_their_process),
-	  TEST_ENTRY(hook_socket_refuses_a_bad_hello), TEST_ENTRY(another_user_is_refused),
-	  TEST_ENTRY(peer_check_refuses_other_users))
+          TEST_ENTRY(unknown_control_request_gets_an_error_line),
+          TEST_ENTRY(stream_clients_get_ndjson_with_their_filters),
+          TEST_ENTRY(bad_stream_request_is_refused_with_a_reason),
+          TEST_ENTRY(slow_client_never_slows_ingest_and_is_told_of_drops),
+          TEST_ENTRY(stop_flushes_everything_to_the_recorder),
+          TEST_ENTRY(hook_rings_come_from_the_socket_and_speak_for_their_process),
+          TEST_ENTRY(hook_socket_refuses_a_bad_hello),
+          TEST_ENTRY(stream_lines_match_the_json_schema), TEST_ENTRY(another_user_is_refused),
+          TEST_ENTRY(peer_check_refuses_other_users))

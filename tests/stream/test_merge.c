@@ -53,7 +53,8 @@ TEST(order_under_skewed_per_cpu_delivery)
 			while (pos[s] < PER && evs[s][pos[s]].ts + lag <= now)
 				pos[s]++;
 			if (pos[s] > start && (s % 3 != 0 || rand() % 4 == 0 || pos[s] == PER))
-				ASSERT_EQ(argus_merge_push(m, s, &evs[s][start], pos[s] - start, now), 0);
+				ASSERT_EQ(
+				    argus_merge_push(m, s, &evs[s][start], pos[s] - start, now), 0);
 			else
 				pos[s] = start; /* burst later */
 			left |= pos[s] < PER;
@@ -216,10 +217,10 @@ TEST(bad_source_refused)
 }
 
 TEST_MAIN(TEST_ENTRY(order_under_skewed_per_cpu_delivery),
-	  TEST_ENTRY(busy_source_waits_for_a_lagging_one),
-	  TEST_ENTRY(quiet_source_does_not_stall_the_watermark),
-	  TEST_ENTRY(quiet_declaration_advances_a_source),
-	  TEST_ENTRY(late_records_flagged_counted_delivered),
-	  TEST_ENTRY(small_disorder_within_a_source_is_repaired),
-	  TEST_ENTRY(drain_releases_everything_in_order),
-	  TEST_ENTRY(memory_cap_releases_without_waiting), TEST_ENTRY(bad_source_refused))
+          TEST_ENTRY(busy_source_waits_for_a_lagging_one),
+          TEST_ENTRY(quiet_source_does_not_stall_the_watermark),
+          TEST_ENTRY(quiet_declaration_advances_a_source),
+          TEST_ENTRY(late_records_flagged_counted_delivered),
+          TEST_ENTRY(small_disorder_within_a_source_is_repaired),
+          TEST_ENTRY(drain_releases_everything_in_order),
+          TEST_ENTRY(memory_cap_releases_without_waiting), TEST_ENTRY(bad_source_refused))

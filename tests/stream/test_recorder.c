@@ -8,7 +8,7 @@
 #include "stream_priv.h"
 
 #define SEC 1000000000ull
-#define MS 1000000ull
+#define MS  1000000ull
 
 static uint64_t count_file(const char *path, uint64_t *first, uint64_t *last, uint64_t *faults)
 {
@@ -54,14 +54,18 @@ static void record(const char *dir, uint64_t max_bytes)
 {
 	struct tab strings = {0}, stacks = {0};
 	struct recorder *r;
-	struct rec_opts o = {.dir = dir, .span_ns = 10 * SEC, .max_bytes = max_bytes,
-			     .chunk_span_ns = 1 * SEC, .gid = -1};
+	struct rec_opts o = {.dir = dir,
+	                     .span_ns = 10 * SEC,
+	                     .max_bytes = max_bytes,
+	                     .chunk_span_ns = 1 * SEC,
+	                     .gid = -1};
 	char err[256];
 	ASSERT_EQ(rec_open(&r, &o, &strings, &stacks, err, sizeof(err)), 0);
 	static struct argus_event batch[1000];
 	for (uint64_t t = 1 * SEC; t <= 100 * SEC; t += 1000 * MS) {
 		for (unsigned i = 0; i < 1000; i++) {
-			batch[i] = (struct argus_event){.ts = t + i * MS, .type = ARGUS_EV_SCHED_SWITCH};
+			batch[i] =
+			    (struct argus_event){.ts = t + i * MS, .type = ARGUS_EV_SCHED_SWITCH};
 			batch[i].sched_switch.next_pid = i; /* something to compress */
 		}
 		ASSERT_EQ(rec_events(r, batch, t == 100 * SEC ? 1 : 1000), 0);
@@ -132,6 +136,68 @@ TEST(dump_of_an_empty_recorder_says_so)
 	rmtree(dir);
 }
 
+/* Table ids in every chunk are the daemon's ids: strings and stacks interned
+ * before a chunk opens and while it is open both resolve. */
+TEST(chunks_carry_the_daemons_table_ids)
+{
+	char dir[64];
+	mktmp(dir);
+	struct tab strings = {0}, stacks = {0};
+	ASSERT_EQ(tab_string(&strings, "/usr/bin/gedit", 14), 1);
+	ASSERT_EQ(tab_string(&strings, "/usr/lib/libgtk-3.so", 20), 2);
+	ASSERT_EQ(tab_string(&strings, "/usr/bin/gedit", 14), 1); /* deduplicated */
+	uint64_t ips[3] = {0x401000, 0x402000, 0x403000};
+	ASSERT_EQ(tab_stack(&stacks, ips, 3), 1);
+	struct recorder *r;
+	struct rec_opts o = {.dir = dir,
+	                     .span_ns = 100 * SEC,
+	                     .max_bytes = 1ull << 30,
+	                     .chunk_span_ns = 1 * SEC,
+	                     .gid = -1};
+	char err[256];
+	ASSERT_EQ(rec_open(&r, &o, &strings, &stacks, err, sizeof(err)), 0);
+	struct argus_event e = {.ts = 1 * SEC, .type = ARGUS_EV_PROC_EXEC};
+	e.exec.exe_str = 1;
+	ASSERT_EQ(rec_events(r, &e, 1), 0);
+	/* interned while the chunk is open */
+	ASSERT_EQ(tab_string(&strings, "gedit-worker", 12), 3);
+	rec_string(r, 3);
+	ASSERT_EQ(tab_stack(&stacks, ips, 2), 2);
+	rec_stack(r, 2);
+	e.ts = 3 * SEC; /* next chunk: everything replayed */
+	ASSERT_EQ(rec_events(r, &e, 1), 0);
+	struct rec_stats st;
+	rec_get_stats(r, &st);
+	ASSERT_U64_EQ(st.errors, 0);
+	rec_close(r);
+	struct rec_chunk *ch;
+	size_t n;
+	ASSERT_EQ(rec_list(dir, &ch, &n), 0);
+	ASSERT_EQ(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		char path[300];
+		snprintf(path, sizeof(path), "%s/%s", dir, ch[i].name);
+		struct argus_trace_reader *tr;
+		struct argus_trace_error te;
+		ASSERT_EQ(argus_trace_open(&tr, path, &te), 0);
+		const struct argus_event *ev;
+		while (argus_trace_next(tr, &ev, &te) > 0)
+			;
+		ASSERT_STR_EQ(argus_trace_string(tr, 1), "/usr/bin/gedit");
+		ASSERT_STR_EQ(argus_trace_string(tr, 2), "/usr/lib/libgtk-3.so");
+		ASSERT_STR_EQ(argus_trace_string(tr, 3), "gedit-worker");
+		struct argus_stack sk;
+		ASSERT(argus_trace_stack(tr, 2, &sk));
+		ASSERT_EQ(sk.depth, 2);
+		ASSERT_U64_EQ(sk.ips[1], 0x402000);
+		argus_trace_close(tr);
+	}
+	free(ch);
+	tab_free(&strings);
+	tab_free(&stacks);
+	rmtree(dir);
+}
+
 TEST(kill_9_loses_only_the_unfinished_chunk)
 {
 	char base[64], run[96], rec[96];
@@ -145,10 +211,14 @@ TEST(kill_9_loses_only_the_unfinished_chunk)
 	pid_t child = fork();
 	if (child == 0) {
 		struct argus_daemon *d;
-		struct argus_daemon_opts o = {.run_dir = run, .rec_dir = rec, .hooks_dir = "",
-					      .group = -1, .chunk_span_ns = 100 * MS};
+		struct argus_daemon_opts o = {.run_dir = run,
+		                              .rec_dir = rec,
+		                              .hooks_dir = "",
+		                              .group = -1,
+		                              .chunk_span_ns = 100 * MS};
 		char err[256];
-		if (argus_daemon_new(&d, &o, err, sizeof(err)) || argus_daemon_add_hook_ring(d, cons))
+		if (argus_daemon_new(&d, &o, err, sizeof(err)) ||
+		    argus_daemon_add_hook_ring(d, cons))
 			_exit(2);
 		_exit(argus_daemon_run(d, err, sizeof(err)) ? 3 : 0);
 	}
@@ -182,7 +252,7 @@ TEST(kill_9_loses_only_the_unfinished_chunk)
 		uint64_t k = count_file(path, NULL, NULL, &faults);
 		if (!ch[i].open) /* closed chunks read back whole */
 			ASSERT_MSG(faults == 0 && k > 0, "chunk %s: %" PRIu64 " faults", ch[i].name,
-				   faults);
+			           faults);
 		total += k;
 	}
 	free(ch);
@@ -199,5 +269,7 @@ TEST(kill_9_loses_only_the_unfinished_chunk)
 }
 
 TEST_MAIN(TEST_ENTRY(wrap_around_keeps_exactly_the_last_span),
-	  TEST_ENTRY(byte_bound_holds_whichever_is_less), TEST_ENTRY(dump_of_an_empty_recorder_says_so),
-	  TEST_ENTRY(kill_9_loses_only_the_unfinished_chunk))
+          TEST_ENTRY(byte_bound_holds_whichever_is_less),
+          TEST_ENTRY(dump_of_an_empty_recorder_says_so),
+          TEST_ENTRY(chunks_carry_the_daemons_table_ids),
+          TEST_ENTRY(kill_9_loses_only_the_unfinished_chunk))

@@ -43,13 +43,15 @@ struct ck {
 	char first_error[256];
 	/* scheduling */
 	int64_t cpu_cur[ARGUS_SYNTH_MAX_CPUS]; /* tid running, -1 unknown */
-	uint16_t *on_cpu;                      /* tid -> cpu + 1, 0 = off CPU */
+	uint8_t *tstate;  /* tid -> 0 unknown, 1 running, 2 blocked, 3 runnable */
+	uint16_t *on_cpu; /* tid -> cpu + 1, 0 = off CPU */
 	bool *named;
 	/* pairing */
 	uint64_t (*ipc_key)[2];
 	int64_t *ipc_cnt;
 	uint64_t *futex_waited;
-	uint64_t ipc_unpaired, futex_unpaired;
+	uint64_t ipc_unpaired, futex_unpaired, async_unpaired, timer_unarmed;
+	int16_t *dispatch_depth; /* tid -> open dispatch_begin */
 	/* ambiguity */
 	uint16_t *last_type;
 	uint64_t *last_futex;
@@ -171,13 +173,20 @@ static void ck_one(struct ck *c, const struct argus_event *e)
 		if (e->sched_switch.prev_state < 0 || e->sched_switch.prev_state > 2)
 			ck_fail(c, "bad prev_state %llu at %llu",
 			        (uint64_t)e->sched_switch.prev_state, e->ts);
-		if (tid)
+		if (tid) {
 			c->on_cpu[tid] = 0;
+			c->tstate[tid] = e->sched_switch.prev_state ? 2 : 3;
+		}
 		if (next && c->on_cpu[next])
 			ck_fail(c, "tid %llu switched in while on cpu %llu", next,
 			        c->on_cpu[next] - 1);
-		if (next)
+		if (next && c->tstate[next] == 2)
+			ck_fail(c, "tid %llu switched in while blocked, not woken (ts %llu)", next,
+			        e->ts);
+		if (next) {
 			c->on_cpu[next] = (uint16_t)(cpu + 1);
+			c->tstate[next] = 1;
+		}
 		c->cpu_cur[cpu] = next;
 		if (c->store) {
 			c->sw = ck_grow(c->sw, &c->capsw, c->nsw, sizeof(*c->sw));
@@ -186,6 +195,15 @@ static void ck_one(struct ck *c, const struct argus_event *e)
 		}
 		break;
 	}
+	case ARGUS_EV_SCHED_WAKEUP: {
+		uint32_t we = e->wakeup.wakee_tid & (CK_TIDS - 1);
+		if (c->tstate[we] == 1 || c->tstate[we] == 3)
+			ck_fail(c, "wake-up of tid %llu that is not blocked (ts %llu)", we, e->ts);
+		c->tstate[we] = 3;
+		if (e->wakeup.target_cpu >= ARGUS_SYNTH_MAX_CPUS)
+			ck_fail(c, "wake-up to cpu %llu (ts %llu)", e->wakeup.target_cpu, e->ts);
+	}
+		/* fall through: the waker's context is checked as any record's */
 	default:
 		if (irq) {
 			if (c->cpu_cur[cpu] >= 0 &&
@@ -202,10 +220,31 @@ static void ck_one(struct ck *c, const struct argus_event *e)
 		}
 		break;
 	}
+	if (e->type == ARGUS_EV_TIMER_FIRE && !c->ipc_cnt[ck_slot(c, e->timer.obj, 0x7171)]) {
+		c->timer_unarmed++;
+		ck_fail(c, "timer %llx fires unarmed (ts %llu)", e->timer.obj, e->ts);
+	}
 	if (irq || !e->tid)
 		return;
 
-	/* pairing */
+	/* pairing: async runs after their post, dispatches nest, timers fire
+	 * after they were armed (keys tagged apart from sockets by a high word) */
+	if (e->type == ARGUS_EV_ASYNC_POST) {
+		c->ipc_cnt[ck_slot(c, e->async.obj, 0xa5a5)]++;
+	} else if (e->type == ARGUS_EV_ASYNC_RUN_BEGIN) {
+		if (c->ipc_cnt[ck_slot(c, e->async.obj, 0xa5a5)]-- <= 0) {
+			c->async_unpaired++;
+			ck_fail(c, "async run of %llx never posted (ts %llu)", e->async.obj, e->ts);
+		}
+	} else if (e->type == ARGUS_EV_DISPATCH_BEGIN) {
+		c->dispatch_depth[tid]++;
+	} else if (e->type == ARGUS_EV_DISPATCH_END) {
+		if (--c->dispatch_depth[tid] < 0)
+			ck_fail(c, "dispatch_end without a begin in tid %llu (ts %llu)", tid,
+			        e->ts);
+	} else if (e->type == ARGUS_EV_TIMER_ARM) {
+		c->ipc_cnt[ck_slot(c, e->timer.obj, 0x7171)] = 1;
+	}
 	if (e->type == ARGUS_EV_IPC_SEND) {
 		c->ipc_cnt[ck_slot(c, e->ipc.obj, e->ipc.peer_obj)]++;
 	} else if (e->type == ARGUS_EV_IPC_RECV && e->ipc.obj_kind != ARGUS_OBJ_TIMERFD) {
@@ -303,6 +342,8 @@ static struct ck *ck_new(bool store)
 	for (int i = 0; i < ARGUS_SYNTH_MAX_CPUS; i++)
 		c->cpu_cur[i] = -1;
 	c->on_cpu = calloc(CK_TIDS, sizeof(*c->on_cpu));
+	c->tstate = calloc(CK_TIDS, sizeof(*c->tstate));
+	c->dispatch_depth = calloc(CK_TIDS, sizeof(*c->dispatch_depth));
 	c->named = calloc(CK_TIDS, sizeof(*c->named));
 	c->ipc_key = calloc(CK_MAP, sizeof(*c->ipc_key));
 	c->ipc_cnt = calloc(CK_MAP, sizeof(*c->ipc_cnt));
@@ -318,6 +359,8 @@ static struct ck *ck_new(bool store)
 static void ck_free(struct ck *c)
 {
 	free(c->on_cpu);
+	free(c->tstate);
+	free(c->dispatch_depth);
 	free(c->named);
 	free(c->ipc_key);
 	free(c->ipc_cnt);

@@ -92,12 +92,19 @@ TEST(exact_event_counts)
 TEST(stream_is_consistent)
 {
 	/* global order, one CPU per thread, switches from the running thread,
-	 * every receive after its send, every futex wake-up after a wait */
+	 * wake-ups of blocked threads only, every receive after its send, every
+	 * futex wake-up after a wait, async runs after posts, timers fire armed,
+	 * dispatches nest */
 	struct argus_synth_stats st;
 	struct ck *c = run(11, 600000, 0.4, ARGUS_SYNTH_ANOMALIES_ALL, false, &st);
 	ASSERT_MSG(c->errors == 0, "%" PRIu64 " faults, first: %s", c->errors, c->first_error);
 	ASSERT_U64_EQ(c->ipc_unpaired, 0);
 	ASSERT_U64_EQ(c->futex_unpaired, 0);
+	ASSERT_U64_EQ(c->async_unpaired, 0);
+	ASSERT_U64_EQ(c->timer_unarmed, 0);
+	for (uint32_t tid = 0; tid < CK_TIDS; tid++)
+		ASSERT_MSG(c->dispatch_depth[tid] <= 1, "tid %u: %d dispatches open", tid,
+		           c->dispatch_depth[tid]);
 	/* everything the model promises is there */
 	static const uint16_t must[] = {
 	    ARGUS_EV_PROC_FORK,

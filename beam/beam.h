@@ -1,0 +1,216 @@
+/*
+ * beam.h - libargus-beam: diagnosis of a stall on the annotated trace graph.
+ *
+ * argus_beam_search() is Algorithm 1 of the Argus paper (000, section 6.1):
+ * beam search backwards from a vertex over incoming edges, penalty a*E+b per
+ * edge. argus_critical_path() is the baseline (follow the latest waker).
+ * argus_diagnose() (diagnose.c) runs the whole diagnosis of one stall:
+ * anomaly vertex, Algorithm 2 (subgraph comparison, the culprit of the
+ * culprit) for LongWait and yield loops, the costly function for
+ * LongRunning. docs/diagnosis.md describes it, docs/report.md its output.
+ */
+#ifndef ARGUS_BEAM_H
+#define ARGUS_BEAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "graph.h"
+#include "trigger.h"
+
+/* Every tunable of the diagnosis, with its one default in
+ * argus_beam_params_default() (beam.c). */
+struct argus_beam_params {
+	uint32_t width;      /* beam width: paths kept and returned (5) */
+	uint32_t lookback;   /* steps between prunings (5) */
+	int32_t a, b;        /* penalty per edge: a * strength + b (3, 2) */
+	uint32_t max_depth;  /* edges in a path at most (64) */
+	uint32_t max_states; /* live states at most between prunings (4096) */
+	bool no_weak_edges;  /* baseline: follow strong edges only */
+	/* subgraph comparison */
+	double sim_len;      /* similar: signatures differ in length by <= 20 % */
+	double sim_dist;     /* similar: edit distance <= 0.4 x length */
+	uint32_t max_similar;  /* earlier vertices of the thread examined (4096) */
+	uint32_t max_recurse;  /* culprit-of-the-culprit depth (8) */
+	uint64_t long_wait_ns; /* a wait this long in the stall is "blocked" (500 ms) */
+};
+void argus_beam_params_default(struct argus_beam_params *p);
+
+/* What the search reads: a vertex and its incoming edges. The graph view
+ * provides one (argus_beam_graph_of_view); tests build their own. */
+struct argus_beam_graph {
+	bool (*vertex)(void *arg, argus_vid id, struct argus_vertex_info *out);
+	size_t (*in_edges)(void *arg, argus_vid id, struct argus_edge_info *out, size_t cap);
+	void *arg;
+};
+struct argus_beam_graph argus_beam_graph_of_view(const struct argus_graph_view *v);
+
+#define ARGUS_PATH_MAX 65 /* max_depth + 1 vertices */
+
+/* A causal path, v[0] = the start vertex, v[i] reached from v[i-1] over
+ * edge[i-1] (an incoming edge of v[i-1] whose source is v[i]). */
+struct argus_path {
+	uint32_t n; /* vertices */
+	int32_t penalty;
+	bool ended; /* reached a UI vertex or one with no incoming edge */
+	argus_vid v[ARGUS_PATH_MAX];
+	struct argus_edge_info edge[ARGUS_PATH_MAX - 1];
+};
+
+struct argus_beam_stats {
+	uint64_t steps, expanded, pruned, capped, visited_skips;
+};
+
+/* Algorithm 1. Writes up to cap paths sorted by increasing penalty; returns
+ * how many (<= width), or -1 when out of memory. */
+int argus_beam_search(const struct argus_beam_graph *g, argus_vid start,
+		      const struct argus_beam_params *p, struct argus_path *out, size_t cap,
+		      struct argus_beam_stats *st);
+
+/* Critical path: from start, repeatedly the incoming edge with the latest
+ * source time (strong first on ties), to a UI vertex or no incoming edge.
+ * Returns 1 (one path). */
+int argus_critical_path(const struct argus_beam_graph *g, argus_vid start,
+			const struct argus_beam_params *p, struct argus_path *out);
+
+/* ---- diagnosis of one stall ---- */
+
+enum argus_algo {
+	ARGUS_ALGO_BEAM = 0,          /* Algorithms 1 + 2 */
+	ARGUS_ALGO_CRITICAL_PATH = 1, /* baseline: latest waker back */
+};
+const char *argus_algo_name(unsigned algo);
+
+/* Why a vertex was named as the root cause. */
+enum argus_root_reason {
+	ARGUS_ROOT_NONE = 0,
+	ARGUS_ROOT_BUSY = 1,          /* the UI thread computed (LongRunning) */
+	ARGUS_ROOT_BLOCKED = 2,       /* blocked itself, nothing further to blame */
+	ARGUS_ROOT_MISSING_WAKE = 3,  /* ran as in normal runs but did not wake the waiter */
+	ARGUS_ROOT_DEADLOCK = 4,      /* blocked on the stalled thread itself */
+	ARGUS_ROOT_PATH_END = 5,      /* end of the causal path (baselines) */
+};
+const char *argus_root_reason_name(unsigned r);
+
+/* Symbols: resolves an instruction address of a process to a function name
+ * (and file:line when known). NULL = addresses only. */
+struct argus_symbolizer {
+	bool (*resolve)(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
+			char *srcline, size_t scap);
+	/* Frames of a stack id (innermost first); false when unknown. */
+	bool (*stack)(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth);
+	void *arg;
+};
+
+/* On-CPU samples the diagnosis keeps per thread (for LongRunning's costly
+ * function): feed every CPU_SAMPLE record through argus_samples_feed. */
+struct argus_samples;
+int argus_samples_new(struct argus_samples **s);
+void argus_samples_free(struct argus_samples *s);
+void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n);
+
+#define ARGUS_DIAG_CANDIDATES 5
+
+struct argus_culprit {
+	argus_vid vid;
+	struct argus_vertex_info v;
+	uint8_t reason; /* enum argus_root_reason */
+	int32_t penalty; /* of the path that named it (lower = more likely) */
+	uint32_t depth;  /* culprit-of-the-culprit level (0 = directly) */
+	char func[128];  /* innermost application function, "" when unknown */
+	char srcline[128];
+};
+
+struct argus_diagnosis {
+	struct argus_stall stall;
+	uint8_t algo;
+	bool no_weak_edges;
+	argus_vid anomaly;
+	struct argus_vertex_info anomaly_v;
+	argus_vid baseline; /* Algorithm 2's baseline vertex, 0 = none */
+	struct argus_culprit root; /* vid 0 = none found */
+	uint32_t ncandidates;
+	struct argus_culprit candidates[ARGUS_DIAG_CANDIDATES]; /* ranked, [0] = root */
+	struct argus_path path; /* the causal path: anomaly back to the root / UI input */
+	struct argus_vertex_info path_v[ARGUS_PATH_MAX]; /* its vertices */
+	bool has_normal_path;
+	struct argus_path normal_path; /* baseline's path in a normal run */
+	struct argus_vertex_info normal_v[ARGUS_PATH_MAX];
+	char costly_func[128];  /* LongRunning: top frame of the samples' common sequence */
+	uint32_t samples;       /* samples in the anomaly segment */
+	uint64_t diagnose_ns;   /* time the diagnosis took */
+	uint64_t vertices_indexed;
+	char summary[256]; /* "<root cause in one line>" */
+};
+
+/* Diagnose one stall on a view of the graph. samples and sym may be NULL.
+ * comm(pid) names processes (may be NULL). Returns 0, -1 out of memory. */
+int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
+		   const struct argus_beam_params *p, enum argus_algo algo,
+		   const struct argus_samples *samples, const struct argus_symbolizer *sym,
+		   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+		   struct argus_diagnosis *out);
+
+/* ---- reports (report.c; docs/report.md) ---- */
+
+struct argus_report_ctx {
+	const char *(*comm)(void *arg, uint32_t pid);
+	void *arg;
+	uint64_t t0; /* times are printed relative to this (trace start) */
+};
+void argus_report_text(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
+		       FILE *out);
+/* One JSON object (docs/report.schema.json), no trailing newline. */
+void argus_report_json(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
+		       FILE *out);
+/* Chrome trace / Perfetto JSON of the diagnoses' causal paths with flow
+ * arrows: a complete {"traceEvents":[...]} document. */
+void argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
+			   const struct argus_report_ctx *c, FILE *out);
+/* "<app> stalled N.N s: <root cause>" - the notification body. */
+void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
+
+/* The desktop notification, summary "pinwheel root cause found", on the
+ * session bus (DBUS_SESSION_BUS_ADDRESS). Returns 0, or -1 with a reason. */
+int argus_notify(const char *body, const char *report_path, char *err, size_t ecap);
+
+/* ---- offline: a trace file through graph + trigger + diagnosis ---- */
+
+struct argus_trace_reader;
+
+/* Symbols from a trace's own tables (maps, symbols, stacks): resolves the
+ * frames of application code (not shared libraries). */
+struct argus_tsym;
+int argus_tsym_new(struct argus_tsym **s, const struct argus_trace_reader *r);
+void argus_tsym_free(struct argus_tsym *s);
+struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
+
+struct argus_offline_opts {
+	struct argus_trigger_opts trigger;
+	struct argus_beam_params beam;
+	struct argus_graph_opts graph;
+	enum argus_algo algo;
+};
+void argus_offline_opts_default(struct argus_offline_opts *o);
+
+struct argus_offline {
+	struct argus_diagnosis *d; /* one per stall, in firing order */
+	size_t n;
+	struct argus_trigger_stats trigger;
+	uint64_t events, faults;
+	uint64_t t0; /* first event time */
+	char comms[64][ARGUS_COMM_LEN]; /* names of the processes diagnosed */
+	uint32_t comm_pids[64];
+	uint32_t ncomms;
+	struct argus_trace_error err; /* the last fault */
+};
+/* Replay the file; returns 0, a negative ARGUS_TRACE_E* when it cannot be
+ * opened (err set), or 1 when it had faults (what was intact was used). */
+int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
+			struct argus_offline *res);
+void argus_offline_free(struct argus_offline *res);
+const char *argus_offline_comm(void *res, uint32_t pid);
+
+#endif /* ARGUS_BEAM_H */

@@ -1,0 +1,628 @@
+/*
+ * diagnose.c - one stall -> one diagnosis (docs/diagnosis.md).
+ *
+ * LongRunning: the anomaly vertex is the root; the causal path back to the
+ * UI input (Algorithm 1) and the costly function (the longest common
+ * sequence of the segment's sampled stacks).
+ * LongWait and yield loops: Algorithm 2. A baseline (an earlier, similar
+ * vertex of the same thread that behaved differently), the normal causal
+ * path that ended its wait (Algorithm 1 from the vertex it woke into, or the
+ * baseline itself for a flag loop), and in the stall, the thread on that
+ * path that did not do its part; recursively for a culprit that is itself
+ * blocked (the culprit of the culprit). Candidates rank by path penalty.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "beam.h"
+#include "idmap.h"
+
+/* ---- on-CPU samples per thread ---- */
+
+#define SAMPLES_PER_THREAD 512
+
+struct sample {
+	uint64_t ts;
+	uint32_t stack;
+};
+
+struct sring {
+	uint32_t tid, head, n;
+	struct sample s[SAMPLES_PER_THREAD];
+};
+
+struct argus_samples {
+	struct idmap ix;
+	struct sring *r;
+	uint32_t n, cap;
+};
+
+int argus_samples_new(struct argus_samples **s)
+{
+	*s = calloc(1, sizeof(**s));
+	return *s ? 0 : -1;
+}
+
+void argus_samples_free(struct argus_samples *s)
+{
+	if (!s)
+		return;
+	idmap_free(&s->ix);
+	free(s->r);
+	free(s);
+}
+
+void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type != ARGUS_EV_CPU_SAMPLE || !ev[i].stack.ustack)
+			continue;
+		uint32_t *ix = idmap_get(&s->ix, ev[i].tid);
+		if (!ix) {
+			if (s->n == s->cap) {
+				uint32_t nc = s->cap ? s->cap * 2 : 16;
+				struct sring *nr = realloc(s->r, nc * sizeof(*nr));
+				if (!nr)
+					continue; /* no memory: this sample is not kept */
+				s->r = nr;
+				s->cap = nc;
+			}
+			if (!idmap_put(&s->ix, ev[i].tid, s->n))
+				continue;
+			memset(&s->r[s->n], 0, sizeof(s->r[0]));
+			s->r[s->n].tid = ev[i].tid;
+			ix = idmap_get(&s->ix, ev[i].tid);
+			s->n++;
+		}
+		struct sring *r = &s->r[*ix];
+		r->s[r->head] = (struct sample){ev[i].ts, ev[i].stack.ustack};
+		r->head = (r->head + 1) % SAMPLES_PER_THREAD;
+		if (r->n < SAMPLES_PER_THREAD)
+			r->n++;
+	}
+}
+
+/* ---- names ---- */
+
+const char *argus_algo_name(unsigned algo)
+{
+	return algo == ARGUS_ALGO_CRITICAL_PATH ? "critical-path" : "beam";
+}
+
+const char *argus_root_reason_name(unsigned r)
+{
+	static const char *const names[] = {"none", "busy", "blocked", "missing_wakeup",
+					    "deadlock", "path_end"};
+	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "unknown";
+}
+
+/* ---- the per-thread index of the window ---- */
+
+struct tv {
+	uint32_t tid;
+	uint64_t start;
+	argus_vid vid;
+};
+
+struct ctx {
+	const struct argus_graph_view *view;
+	struct argus_beam_graph g;
+	const struct argus_beam_params *p;
+	const struct argus_symbolizer *sym;
+	const struct argus_samples *samples;
+	const struct argus_stall *stall;
+	enum argus_algo algo;
+	struct tv *tv;
+	size_t ntv;
+	struct argus_culprit cand[32];
+	uint32_t ncand;
+	argus_vid baseline;
+	struct argus_path normal_path;
+	bool has_normal;
+};
+
+static int cmp_tv(const void *a, const void *b)
+{
+	const struct tv *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->vid < y->vid ? -1 : x->vid > y->vid;
+}
+
+static int build_index(struct ctx *c)
+{
+	size_t cap = 4096;
+	c->tv = malloc(cap * sizeof(*c->tv));
+	if (!c->tv)
+		return -1;
+	for (argus_vid id = argus_graph_next_vertex(c->view, 0); id;
+	     id = argus_graph_next_vertex(c->view, id)) {
+		struct argus_vertex_info v;
+		if (!argus_graph_vertex(c->view, id, &v))
+			continue;
+		if (c->ntv == cap) {
+			struct tv *n = realloc(c->tv, cap * 2 * sizeof(*n));
+			if (!n)
+				return -1;
+			c->tv = n;
+			cap *= 2;
+		}
+		c->tv[c->ntv++] = (struct tv){v.tid, v.start, id};
+	}
+	qsort(c->tv, c->ntv, sizeof(*c->tv), cmp_tv);
+	return 0;
+}
+
+/* [lo, hi) of a thread's vertices in the index. */
+static void thread_range(const struct ctx *c, uint32_t tid, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = c->ntv;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (c->tv[m].tid < tid)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = c->ntv;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (c->tv[m].tid <= tid)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+static ssize_t index_of(const struct ctx *c, const struct argus_vertex_info *v)
+{
+	size_t lo, hi;
+	thread_range(c, v->tid, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		if (c->tv[i].vid == v->id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The thread's vertex after v (the one its wait woke into), 0 = none. */
+static argus_vid successor(const struct ctx *c, const struct argus_vertex_info *v)
+{
+	ssize_t i = index_of(c, v);
+	if (i < 0 || (size_t)i + 1 >= c->ntv || c->tv[i + 1].tid != v->tid)
+		return 0;
+	return c->tv[i + 1].vid;
+}
+
+/* ---- similarity (event-type signature + parameter hashes) ---- */
+
+static uint32_t edit_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb)
+{
+	uint32_t row[ARGUS_SIG_MAX + 1];
+	for (uint32_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (uint32_t i = 1; i <= na; i++) {
+		uint32_t diag = row[0];
+		row[0] = i;
+		for (uint32_t j = 1; j <= nb; j++) {
+			uint32_t up = row[j];
+			uint32_t best = diag + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[nb];
+}
+
+static bool similar(const struct ctx *c, const struct argus_vertex_info *x,
+		    const struct argus_vertex_info *y)
+{
+	if (x->pid != y->pid)
+		return false;
+	uint32_t nx = x->nsig < ARGUS_SIG_MAX ? x->nsig : ARGUS_SIG_MAX;
+	uint32_t ny = y->nsig < ARGUS_SIG_MAX ? y->nsig : ARGUS_SIG_MAX;
+	if (!nx || !ny)
+		return nx == ny && x->sig_hash == y->sig_hash;
+	uint32_t mx = nx > ny ? nx : ny;
+	uint32_t diff = nx > ny ? nx - ny : ny - nx;
+	if (diff > c->p->sim_len * mx)
+		return false;
+	return edit_distance(x->sig, nx, y->sig, ny) <= c->p->sim_dist * mx;
+}
+
+/* How long the vertex's ending wait lasted (so far, when still blocked). */
+static uint64_t wait_len(const struct ctx *c, const struct argus_vertex_info *v, uint64_t now)
+{
+	if (!(v->flags & ARGUS_VF_WAITED))
+		return 0;
+	if (v->wait_ns)
+		return v->wait_ns;
+	return successor(c, v) || now <= v->end ? 0 : now - v->end;
+}
+
+/* ---- symbols ---- */
+
+static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_wait)
+{
+	uint32_t ids[2] = {prefer_wait ? cu->v.stack_last : cu->v.stack_first,
+			   prefer_wait ? cu->v.stack_first : cu->v.stack_last};
+	if (!c->sym || !c->sym->stack || !c->sym->resolve)
+		return;
+	for (int k = 0; k < 2 && !cu->func[0]; k++) {
+		const uint64_t *ips;
+		uint32_t depth;
+		if (!ids[k] || !c->sym->stack(c->sym->arg, ids[k], &ips, &depth))
+			continue;
+		/* the innermost application frame: the first one the
+		 * symbolizer names outside shared libraries */
+		for (uint32_t i = 0; i < depth; i++) {
+			char f[128], s[128];
+			if (c->sym->resolve(c->sym->arg, cu->v.pid, ips[i], f, sizeof(f), s,
+					    sizeof(s))) {
+				snprintf(cu->func, sizeof(cu->func), "%s", f);
+				snprintf(cu->srcline, sizeof(cu->srcline), "%s", s);
+				break;
+			}
+		}
+	}
+}
+
+/* LongRunning: the longest common sequence (outermost first) of the stacks
+ * sampled in [from, to]; its innermost application frame is the costly
+ * function. */
+static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
+			    uint64_t to, char *out, size_t cap, uint32_t *nsamples)
+{
+	uint64_t common[ARGUS_STACK_MAX_DEPTH + 1];
+	uint32_t ncommon = 0, n = 0;
+	*nsamples = 0;
+	if (!c->samples || !c->sym || !c->sym->stack)
+		return;
+	uint32_t *ix = idmap_get(&c->samples->ix, tid);
+	if (!ix)
+		return;
+	const struct sring *r = &c->samples->r[*ix];
+	for (uint32_t k = 0; k < r->n; k++) {
+		const struct sample *s = &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) %
+						SAMPLES_PER_THREAD];
+		const uint64_t *ips;
+		uint32_t depth;
+		if (s->ts < from || s->ts > to ||
+		    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
+			continue;
+		if (depth > ARGUS_STACK_MAX_DEPTH)
+			depth = ARGUS_STACK_MAX_DEPTH;
+		if (!n++) {
+			for (uint32_t i = 0; i < depth; i++)
+				common[i] = ips[depth - 1 - i];
+			ncommon = depth;
+			continue;
+		}
+		uint32_t m = 0;
+		while (m < ncommon && m < depth && common[m] == ips[depth - 1 - m])
+			m++;
+		ncommon = m;
+	}
+	*nsamples = n;
+	for (uint32_t i = ncommon; i-- > 0;) {
+		char f[128], sl[128];
+		if (c->sym->resolve(c->sym->arg, pid, common[i], f, sizeof(f), sl, sizeof(sl))) {
+			snprintf(out, cap, "%s", f);
+			return;
+		}
+	}
+}
+
+/* ---- Algorithm 2 ---- */
+
+static void add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t reason,
+			  int32_t penalty, uint32_t depth)
+{
+	for (uint32_t i = 0; i < c->ncand; i++)
+		if (c->cand[i].vid == v->id) {
+			if (penalty < c->cand[i].penalty)
+				c->cand[i].penalty = penalty;
+			return;
+		}
+	if (c->ncand == sizeof(c->cand) / sizeof(c->cand[0]))
+		return;
+	struct argus_culprit *cu = &c->cand[c->ncand++];
+	memset(cu, 0, sizeof(*cu));
+	cu->vid = v->id;
+	cu->v = *v;
+	cu->reason = reason;
+	cu->penalty = penalty;
+	cu->depth = depth;
+}
+
+/* FindSimilarVertices + GetBaseLine: the latest earlier vertex of the
+ * thread, similar to a, that behaved differently (its wait ended quickly,
+ * or its segment was short for a spinning one). */
+static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
+			  struct argus_vertex_info *out)
+{
+	ssize_t ai = index_of(c, a);
+	if (ai < 0)
+		return false;
+	size_t lo, hi;
+	thread_range(c, a->tid, &lo, &hi);
+	uint32_t seen = 0;
+	for (ssize_t i = ai - 1; i >= (ssize_t)lo && seen < c->p->max_similar; i--, seen++) {
+		struct argus_vertex_info v;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v) || !similar(c, a, &v))
+			continue;
+		if (spinning) {
+			if (v.end - v.start < c->p->long_wait_ns)
+				return *out = v, true;
+			continue;
+		}
+		if ((v.flags & ARGUS_VF_WAITED) && v.wait_kind == a->wait_kind && v.wait_ns &&
+		    v.wait_ns < c->p->long_wait_ns)
+			return *out = v, true;
+	}
+	return false;
+}
+
+static bool in_chain(const uint32_t *chain, uint32_t n, uint32_t tid)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (chain[i] == tid)
+			return true;
+	return false;
+}
+
+/* In [from, now]: the vertex of v's thread that did not do its part, and
+ * whether it is blocked (to recurse on). */
+static bool suspect_in_thread(const struct ctx *c, const struct argus_vertex_info *v,
+			      uint64_t from, uint64_t now, struct argus_vertex_info *out,
+			      bool *blocked)
+{
+	size_t lo, hi;
+	thread_range(c, v->tid, &lo, &hi);
+	bool normal_long = v->wait_ns >= c->p->long_wait_ns;
+	bool have_block = false;
+	struct argus_vertex_info blk = {0};
+	for (size_t i = lo; i < hi; i++) {
+		struct argus_vertex_info x;
+		if (c->tv[i].start > now || !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+			continue;
+		uint64_t w = wait_len(c, &x, now);
+		if (x.end + w < from)
+			continue;
+		bool long_wait = w >= c->p->long_wait_ns;
+		bool differs = long_wait && !(normal_long && x.wait_nr == v->wait_nr);
+		if (similar(c, &x, v)) {
+			*out = x;
+			*blocked = differs;
+			return true;
+		}
+		if (differs && !have_block) {
+			blk = x;
+			have_block = true;
+		}
+	}
+	if (have_block) {
+		*out = blk;
+		*blocked = true;
+	}
+	return have_block;
+}
+
+static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
+		   uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth, bool spinning)
+{
+	struct argus_vertex_info base;
+	if (!find_baseline(c, a, spinning, &base))
+		return 0;
+	argus_vid target = spinning ? base.id : successor(c, &base);
+	if (!target)
+		return 0;
+	struct argus_path paths[8];
+	int np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
+	if (np < 0)
+		return -1;
+	if (depth == 0) {
+		c->baseline = base.id;
+		if (np > 0) {
+			c->normal_path = paths[0];
+			c->has_normal = true;
+		}
+	}
+	int found = 0;
+	for (int k = 0; k < np; k++) {
+		int32_t pen = pen0;
+		for (uint32_t i = 1; i < paths[k].n; i++) {
+			pen += c->p->a * paths[k].edge[i - 1].strength + c->p->b;
+			struct argus_vertex_info v;
+			if (!argus_graph_vertex(c->view, paths[k].v[i], &v))
+				break;
+			/* the normal path beyond a thread of the chain is what
+			 * led to the request, not to its answer */
+			if (in_chain(chain, nchain, v.tid))
+				break;
+			struct argus_vertex_info s;
+			bool blocked;
+			if (!suspect_in_thread(c, &v, from, now, &s, &blocked))
+				continue;
+			found++;
+			if (!blocked) {
+				add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE, pen, depth);
+				break;
+			}
+			/* the culprit of the culprit */
+			int sub = 0;
+			if (depth + 1 < c->p->max_recurse && nchain < 32) {
+				chain[nchain] = s.tid;
+				sub = compare(c, &s, s.start, now, chain, nchain + 1, pen, depth + 1,
+					      false);
+				if (sub < 0)
+					return -1;
+			}
+			if (!sub)
+				add_candidate(c, &s, ARGUS_ROOT_BLOCKED, pen, depth);
+			break;
+		}
+	}
+	return found;
+}
+
+/* ---- the anomaly vertex ---- */
+
+static bool anomaly_vertex(const struct ctx *c, struct argus_vertex_info *out)
+{
+	size_t lo, hi;
+	thread_range(c, c->stall->tid, &lo, &hi);
+	for (size_t i = hi; i-- > lo;) {
+		if (c->tv[i].start > c->stall->detected)
+			continue;
+		return argus_graph_vertex(c->view, c->tv[i].vid, out);
+	}
+	return false;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct argus_culprit *x = a, *y = b;
+	if (x->penalty != y->penalty)
+		return x->penalty < y->penalty ? -1 : 1;
+	if (x->depth != y->depth) /* deeper = the culprit of the culprit */
+		return x->depth > y->depth ? -1 : 1;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
+		   const struct argus_beam_params *p, enum argus_algo algo,
+		   const struct argus_samples *samples, const struct argus_symbolizer *sym,
+		   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+		   struct argus_diagnosis *d)
+{
+	uint64_t t0 = mono_ns();
+	struct ctx c = {.view = view, .p = p, .sym = sym, .samples = samples, .stall = stall,
+			.algo = algo};
+	c.g = argus_beam_graph_of_view(view);
+	memset(d, 0, sizeof(*d));
+	d->stall = *stall;
+	d->algo = (uint8_t)algo;
+	d->no_weak_edges = p->no_weak_edges;
+	if (build_index(&c) < 0) {
+		free(c.tv);
+		return -1;
+	}
+	d->vertices_indexed = c.ntv;
+	struct argus_vertex_info a;
+	if (!anomaly_vertex(&c, &a)) {
+		snprintf(d->summary, sizeof(d->summary), "no segment of the UI thread in the window");
+		goto done;
+	}
+	d->anomaly = a.id;
+	d->anomaly_v = a;
+	uint64_t now = stall->detected;
+
+	if (algo == ARGUS_ALGO_CRITICAL_PATH) {
+		argus_critical_path(&c.g, a.id, p, &d->path);
+		struct argus_vertex_info end;
+		if (argus_graph_vertex(view, d->path.v[d->path.n - 1], &end))
+			add_candidate(&c, &end, stall->cls == ARGUS_STALL_LONG_RUNNING && d->path.n == 1
+						     ? ARGUS_ROOT_BUSY
+						     : ARGUS_ROOT_PATH_END,
+				      d->path.penalty, 0);
+	} else {
+		struct argus_path paths[ARGUS_DIAG_CANDIDATES];
+		int np = argus_beam_search(&c.g, a.id, p, paths, ARGUS_DIAG_CANDIDATES, NULL);
+		if (np < 0) {
+			free(c.tv);
+			return -1;
+		}
+		if (np > 0)
+			d->path = paths[0];
+		if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
+			add_candidate(&c, &a, ARGUS_ROOT_BUSY, 0, 0);
+		} else {
+			uint32_t chain[32] = {a.tid};
+			int r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
+					stall->cls == ARGUS_STALL_YIELD_LOOP);
+			if (r < 0) {
+				free(c.tv);
+				return -1;
+			}
+			if (!c.ncand) /* nothing to compare with: the wait itself */
+				add_candidate(&c, &a, stall->cls == ARGUS_STALL_YIELD_LOOP
+							      ? ARGUS_ROOT_BUSY
+							      : ARGUS_ROOT_BLOCKED,
+					      0, 0);
+		}
+	}
+	qsort(c.cand, c.ncand, sizeof(c.cand[0]), cmp_cand);
+	for (uint32_t i = 0; i < c.ncand && i < ARGUS_DIAG_CANDIDATES; i++) {
+		struct argus_culprit *cu = &c.cand[i];
+		bool waited = cu->reason == ARGUS_ROOT_BLOCKED || cu->reason == ARGUS_ROOT_DEADLOCK;
+		uint32_t ns = 0;
+		if (!waited) {
+			uint64_t to = cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
+			costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, cu->func,
+					sizeof(cu->func), &ns);
+		}
+		name_vertex(&c, cu, waited);
+		d->candidates[d->ncandidates++] = *cu;
+	}
+	d->baseline = c.baseline;
+	if (c.has_normal) {
+		d->normal_path = c.normal_path;
+		d->has_normal_path = true;
+	}
+	for (uint32_t k = 0; k < d->path.n; k++)
+		argus_graph_vertex(view, d->path.v[k], &d->path_v[k]);
+	for (uint32_t k = 0; d->has_normal_path && k < d->normal_path.n; k++)
+		argus_graph_vertex(view, d->normal_path.v[k], &d->normal_v[k]);
+	if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
+		uint64_t to = now;
+		costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func, sizeof(d->costly_func),
+				&d->samples);
+	}
+	if (d->ncandidates) {
+		d->root = d->candidates[0];
+		const struct argus_culprit *r = &d->root;
+		const char *who = comm ? comm(comm_arg, r->v.pid) : "";
+		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : "?");
+		switch (r->reason) {
+		case ARGUS_ROOT_BUSY:
+			snprintf(d->summary, sizeof(d->summary), "%s %u/%u busy on CPU in %s",
+				 who, r->v.pid, r->v.tid, d->costly_func[0] ? d->costly_func : fn);
+			break;
+		case ARGUS_ROOT_BLOCKED:
+		case ARGUS_ROOT_DEADLOCK: {
+			const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
+			snprintf(d->summary, sizeof(d->summary), "%s %u/%u blocked in %s (%s)", who,
+				 r->v.pid, r->v.tid, fn, sc ? sc : "wait");
+			break;
+		}
+		case ARGUS_ROOT_MISSING_WAKE:
+			snprintf(d->summary, sizeof(d->summary),
+				 "%s %u/%u ran %s but did not wake the UI thread", who, r->v.pid,
+				 r->v.tid, fn);
+			break;
+		default:
+			snprintf(d->summary, sizeof(d->summary), "%s %u/%u in %s (end of causal path)",
+				 who, r->v.pid, r->v.tid, fn);
+		}
+	}
+done:
+	free(c.tv);
+	d->diagnose_ns = mono_ns() - t0;
+	return 0;
+}
