@@ -23,7 +23,7 @@ void argus_beam_params_default(struct argus_beam_params *p)
 	p->no_weak_edges = false;
 	p->sim_len = 0.2;
 	p->sim_dist = 0.4;
-	p->max_similar = 4096;
+	p->max_similar = 65536;
 	p->max_recurse = 8;
 	p->long_wait_ns = 500000000ULL;
 }
@@ -200,10 +200,26 @@ int argus_beam_search(const struct argus_beam_graph *g, argus_vid start,
 				width--;
 				continue;
 			}
+			/* the visited set: a vertex joins one path only, so no
+			 * path loops and no work repeats; a state whose every
+			 * source is taken ends here */
+			size_t fresh = 0;
+			for (size_t k = 0; k < ne; k++) {
+				if (idmap_get(&s.visited, in[k].src))
+					st.visited_skips++;
+				else
+					in[fresh++] = in[k];
+			}
+			if (!fresh) {
+				res[nres].node = si;
+				res[nres].ended = true;
+				nres++;
+				width--;
+				continue;
+			}
+			ne = fresh;
 			st.expanded++;
 			for (size_t k = 0; k < ne; k++) {
-				/* the visited set: a vertex joins one path only,
-				 * so no path loops and no work repeats */
 				if (idmap_get(&s.visited, in[k].src)) {
 					st.visited_skips++;
 					continue;

@@ -32,7 +32,7 @@ struct argus_beam_params {
 	/* subgraph comparison */
 	double sim_len;      /* similar: signatures differ in length by <= 20 % */
 	double sim_dist;     /* similar: edit distance <= 0.4 x length */
-	uint32_t max_similar;  /* earlier vertices of the thread examined (4096) */
+	uint32_t max_similar;  /* earlier vertices of the thread examined (65536) */
 	uint32_t max_recurse;  /* culprit-of-the-culprit depth (8) */
 	uint64_t long_wait_ns; /* a wait this long in the stall is "blocked" (500 ms) */
 };

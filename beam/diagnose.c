@@ -357,7 +357,11 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 	uint32_t seen = 0;
 	for (ssize_t i = ai - 1; i >= (ssize_t)lo && seen < c->p->max_similar; i--, seen++) {
 		struct argus_vertex_info v;
-		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v) || !similar(c, a, &v))
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
+			continue;
+		if (getenv("ARGUS_DIAG_DEBUG"))
+			fprintf(stderr, "base? tid %u %.6f sim %d waited %d kind %u/%u wait_ns %lu nsig %u/%u\n", v.tid, v.start/1e9, similar(c, a, &v), !!(v.flags & ARGUS_VF_WAITED), v.wait_kind, a->wait_kind, (unsigned long)v.wait_ns, v.nsig, a->nsig);
+		if (!similar(c, a, &v))
 			continue;
 		if (spinning) {
 			if (v.end - v.start < c->p->long_wait_ns)
@@ -379,41 +383,73 @@ static bool in_chain(const uint32_t *chain, uint32_t n, uint32_t tid)
 	return false;
 }
 
-/* In [from, now]: the vertex of v's thread that did not do its part, and
- * whether it is blocked (to recurse on). */
-static bool suspect_in_thread(const struct ctx *c, const struct argus_vertex_info *v,
-			      uint64_t from, uint64_t now, struct argus_vertex_info *out,
-			      bool *blocked)
+/* In [from, now]: a vertex of v's thread blocked long where v (its normal
+ * counterpart) was not, or in another wait: it did not do its part because
+ * it waited itself. */
+static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,
+			 uint64_t now, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
 	thread_range(c, v->tid, &lo, &hi);
-	bool normal_long = v->wait_ns >= c->p->long_wait_ns;
-	bool have_block = false;
-	struct argus_vertex_info blk = {0};
 	for (size_t i = lo; i < hi; i++) {
 		struct argus_vertex_info x;
 		if (c->tv[i].start > now || !argus_graph_vertex(c->view, c->tv[i].vid, &x))
 			continue;
 		uint64_t w = wait_len(c, &x, now);
-		if (x.end + w < from)
+		if (!w || x.end > now)
 			continue;
-		bool long_wait = w >= c->p->long_wait_ns;
-		bool differs = long_wait && !(normal_long && x.wait_nr == v->wait_nr);
+		/* blocked this long inside [from, now] */
+		uint64_t b0 = x.end > from ? x.end : from, b1 = x.end + w < now ? x.end + w : now;
+		if (b1 <= b0 || b1 - b0 < c->p->long_wait_ns)
+			continue;
+		/* in the same call it normally waits in: idle as usual */
+		if ((v->flags & ARGUS_VF_WAITED) && x.wait_nr == v->wait_nr)
+			continue;
+		*out = x;
+		return true;
+	}
+	return false;
+}
+
+/* In [from, now]: a vertex of v's thread similar to v - it ran as it does
+ * normally, yet the waiter was not woken (a missing wake-up). */
+static bool find_similar(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,
+			 uint64_t now, struct argus_vertex_info *out)
+{
+	size_t lo, hi;
+	thread_range(c, v->tid, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		struct argus_vertex_info x;
+		if (c->tv[i].start > now || c->tv[i].start < from ||
+		    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+			continue;
 		if (similar(c, &x, v)) {
 			*out = x;
-			*blocked = differs;
 			return true;
 		}
-		if (differs && !have_block) {
-			blk = x;
-			have_block = true;
+	}
+	return false;
+}
+
+/* Algorithm 2's VertexInThread: no vertex of the thread in the stall is
+ * similar to its normal one; the one that did the most work stands for it. */
+static bool busiest_in_span(const struct ctx *c, uint32_t tid, uint64_t from, uint64_t now,
+			    struct argus_vertex_info *out)
+{
+	size_t lo, hi;
+	bool found = false;
+	thread_range(c, tid, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		struct argus_vertex_info x;
+		if (c->tv[i].start > now || c->tv[i].start < from ||
+		    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+			continue;
+		if (!found || x.oncpu_ns > out->oncpu_ns) {
+			*out = x;
+			found = true;
 		}
 	}
-	if (have_block) {
-		*out = blk;
-		*blocked = true;
-	}
-	return have_block;
+	return found;
 }
 
 static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
@@ -429,6 +465,33 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 	int np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
 	if (np < 0)
 		return -1;
+	if (getenv("ARGUS_DIAG_DEBUG"))
+		for (int k = 0; k < np; k++) {
+			fprintf(stderr, "depth %u anomaly tid %u base %.6f path %d:", depth, a->tid, base.start / 1e9, k);
+			for (uint32_t i = 0; i < paths[k].n; i++) {
+				struct argus_vertex_info v;
+				argus_graph_vertex(c->view, paths[k].v[i], &v);
+				fprintf(stderr, " %u@%.6f", v.tid, v.start / 1e9);
+			}
+			fputc('\n', stderr);
+			struct argus_edge_info in[16];
+			size_t ne = argus_graph_in_edges(c->view, target, in, 16);
+			for (size_t q = 0; q < ne && q < 16; q++) {
+				struct argus_vertex_info sv;
+				bool ok = argus_graph_vertex(c->view, in[q].src, &sv);
+				fprintf(stderr, "   in: kind %u str %d src %lx ok %d tid %u\n", in[q].kind, in[q].strength, (unsigned long)in[q].src, ok, sv.tid);
+			}
+		}
+	/* a spinning loop waits for its flag: the paths through the flag's
+	 * writer, when the baseline has one */
+	if (spinning) {
+		int k = 0;
+		for (int i = 0; i < np; i++)
+			if (paths[i].n > 1 && paths[i].edge[0].kind == ARGUS_EDGE_FLAG)
+				paths[k++] = paths[i];
+		if (k)
+			np = k;
+	}
 	if (depth == 0) {
 		c->baseline = base.id;
 		if (np > 0) {
@@ -438,37 +501,47 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 	}
 	int found = 0;
 	for (int k = 0; k < np; k++) {
-		int32_t pen = pen0;
-		for (uint32_t i = 1; i < paths[k].n; i++) {
-			pen += c->p->a * paths[k].edge[i - 1].strength + c->p->b;
-			struct argus_vertex_info v;
-			if (!argus_graph_vertex(c->view, paths[k].v[i], &v))
-				break;
-			/* the normal path beyond a thread of the chain is what
-			 * led to the request, not to its answer */
-			if (in_chain(chain, nchain, v.tid))
-				break;
-			struct argus_vertex_info s;
-			bool blocked;
-			if (!suspect_in_thread(c, &v, from, now, &s, &blocked))
-				continue;
-			found++;
-			if (!blocked) {
-				add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE, pen, depth);
+		/* pass 1: a thread of the normal path that is blocked itself
+		 * (recurse on it); pass 2: one that ran but did not wake */
+		for (int pass = 1; pass <= 2; pass++) {
+			int32_t pen = pen0;
+			bool hit = false;
+			for (uint32_t i = 1; i < paths[k].n && !hit; i++) {
+				pen += c->p->a * paths[k].edge[i - 1].strength + c->p->b;
+				struct argus_vertex_info v, s;
+				if (!argus_graph_vertex(c->view, paths[k].v[i], &v))
+					break;
+				/* beyond a thread of the chain the normal path is what
+				 * led to the request, not to its answer */
+				if (in_chain(chain, nchain, v.tid))
+					break;
+				if (pass == 2) {
+					if (find_similar(c, &v, from, now, &s) ||
+					    busiest_in_span(c, v.tid, from, now, &s)) {
+						add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE, pen, depth);
+						hit = true;
+					}
+					continue;
+				}
+				if (!find_blocked(c, &v, from, now, &s))
+					continue;
+				hit = true;
+				/* the culprit of the culprit */
+				int sub = 0;
+				if (depth + 1 < c->p->max_recurse && nchain < 32) {
+					chain[nchain] = s.tid;
+					sub = compare(c, &s, s.start, now, chain, nchain + 1, pen,
+						      depth + 1, false);
+					if (sub < 0)
+						return -1;
+				}
+				if (!sub)
+					add_candidate(c, &s, ARGUS_ROOT_BLOCKED, pen, depth);
+			}
+			if (hit) {
+				found++;
 				break;
 			}
-			/* the culprit of the culprit */
-			int sub = 0;
-			if (depth + 1 < c->p->max_recurse && nchain < 32) {
-				chain[nchain] = s.tid;
-				sub = compare(c, &s, s.start, now, chain, nchain + 1, pen, depth + 1,
-					      false);
-				if (sub < 0)
-					return -1;
-			}
-			if (!sub)
-				add_candidate(c, &s, ARGUS_ROOT_BLOCKED, pen, depth);
-			break;
 		}
 	}
 	return found;
@@ -476,16 +549,32 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 
 /* ---- the anomaly vertex ---- */
 
+/* The UI thread's segment overlapping the stall: for a LongWait the one
+ * whose wait lasted longest (its wait covered the stall or timed out), else
+ * the current one. */
 static bool anomaly_vertex(const struct ctx *c, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
+	bool found = false;
+	uint64_t best = 0;
 	thread_range(c, c->stall->tid, &lo, &hi);
 	for (size_t i = hi; i-- > lo;) {
-		if (c->tv[i].start > c->stall->detected)
+		struct argus_vertex_info v;
+		if (c->tv[i].start > c->stall->detected ||
+		    !argus_graph_vertex(c->view, c->tv[i].vid, &v))
 			continue;
-		return argus_graph_vertex(c->view, c->tv[i].vid, out);
+		if (c->stall->cls != ARGUS_STALL_LONG_WAIT)
+			return *out = v, true;
+		uint64_t w = wait_len(c, &v, c->stall->detected);
+		if (!found || w > best) {
+			*out = v;
+			best = w;
+			found = true;
+		}
+		if (v.end + w < c->stall->since)
+			break;
 	}
-	return false;
+	return found;
 }
 
 static int cmp_cand(const void *a, const void *b)

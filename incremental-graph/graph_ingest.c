@@ -201,7 +201,7 @@ static void on_wakeup(struct argus_graph *g, const struct argus_event *ev, struc
 	w->wake_ts = ts;
 	w->wake_kind = k->in_sys && k->sys_nr == NR_FUTEX ? ARGUS_EDGE_FUTEX : ARGUS_EDGE_WAKEUP;
 	w->wake_strength = ARGUS_WEAK;
-	if (k->in_sys && k->nwakees < MAX_WAKEES)
+	if (k->nwakees < MAX_WAKEES)
 		k->wakees[k->nwakees++] = w->tid;
 }
 
@@ -534,6 +534,12 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 		t->kworker = true;
 	if (t->wake_pending && !completes_wait(type))
 		gr_wake_publish(g, t);
+	/* The wake-ups a thread makes belong to the call it is in. A futex wake
+	 * is reported only at its exit (no entry record), so its wakees are
+	 * those made since the thread's previous own event; a mutex_handoff
+	 * hook record may follow it and relabel them. */
+	if (!t->in_sys && type != ARGUS_EV_FUTEX_WAKE && type != ARGUS_EV_MUTEX_HANDOFF)
+		t->nwakees = 0;
 
 	switch (type) {
 	case ARGUS_EV_PROC_FORK:

@@ -80,7 +80,7 @@ struct sthread {
 	char comm[16];
 	uint16_t idx, cpu;
 	uint8_t state, kthread, prio, wake_reason;
-	uint8_t role, app;   /* role enum (synth_desktop.c), app index */
+	uint8_t app;         /* index of its app (GUI app threads) */
 	uint8_t timer_armed; /* a timed wait is pending: cancel on data */
 	uint16_t proc;       /* process index */
 	int pc;
@@ -210,7 +210,8 @@ void sy_cpu_process(struct sim *s, unsigned c);
 int sy_cpu_next(const struct sim *s);
 void sy_thread_start(struct sim *s, struct sthread *t);
 
-/* Inside a step: each step ends with exactly one of compute/block/yield/cont. */
+/* Inside a step: each step ends with exactly one of sy_compute, sy_block,
+ * sy_yield_cpu or sy_cont. */
 void sy_compute(struct sim *s, struct sthread *t, uint64_t ns, uint32_t stack);
 void sy_block(struct sim *s, struct sthread *t, int64_t state, uint32_t mask, int64_t timeout_ns);
 void sy_yield_cpu(struct sim *s, struct sthread *t);

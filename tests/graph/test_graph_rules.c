@@ -574,6 +574,36 @@ TEST(futex_unknown_weak)
 	done(&f);
 }
 
+/* The kernel reports a futex wake only at its exit, with no entry record:
+ * the wake-ups the waker made just before belong to that call. */
+TEST(futex_wake_without_entry_record)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 10, 11, T_FUTEX),
+		ev_switch(2 * MS, 10, 11, 1, 0, 0),
+		ev_sys_enter(2 * MS + 1, 10, 13, T_FUTEX),
+		ev_switch(2 * MS + 2, 10, 13, 1, 0, 0),
+		ev_obj(3 * MS, ARGUS_EV_COND_SIGNAL, 10, 12, 0xC),
+		ev_wakeup(4 * MS, 10, 12, 10, 11, 0),
+		ev_futex_wake(5 * MS, 10, 12, 0xF, 1),
+		ev_sys_exit(6 * MS, 10, 11, T_FUTEX, 0),
+		ev_wakeup(7 * MS, 10, 12, 10, 13, 0),
+		ev_wakeup(7 * MS + 1, 10, 12, 10, 13, 0),
+		ev_futex_wake(8 * MS, 10, 12, 0xE, 2),
+		ev_sys_exit(9 * MS, 10, 13, T_FUTEX, 0),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	int s = 0;
+	ASSERT_EQ(edge(&f, seg(&f, 11, 1), seg(&f, 12, 0), ARGUS_EDGE_SIGNAL, &s), 1);
+	ASSERT_EQ(s, ARGUS_STRONG);
+	ASSERT_EQ(edge(&f, seg(&f, 13, 1), seg(&f, 12, 0), ARGUS_EDGE_BROADCAST, &s), 1);
+	ASSERT_EQ(s, ARGUS_WEAK);
+	done(&f);
+}
+
 /* A wake-up with no communication: weak. */
 TEST(wakeup_no_communication_weak)
 {
@@ -848,7 +878,8 @@ TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(edge_timer_arm_fire), TEST_ENTRY(edge_timer_unarmed_no_edge),
           TEST_ENTRY(edge_flag_write_read), TEST_ENTRY(futex_cond_signal_strong),
           TEST_ENTRY(futex_mutex_handoff_weak), TEST_ENTRY(futex_broadcast_weak),
-          TEST_ENTRY(futex_unknown_weak), TEST_ENTRY(wakeup_no_communication_weak),
+          TEST_ENTRY(futex_unknown_weak), TEST_ENTRY(futex_wake_without_entry_record),
+          TEST_ENTRY(wakeup_no_communication_weak),
           TEST_ENTRY(adjacent_weak_shared_common_symbol),
           TEST_ENTRY(adjacent_boosted_shared_rare_symbol),
           TEST_ENTRY(adjacent_left_out_no_shared_symbol), TEST_ENTRY(adjacent_left_out_idle_wait),

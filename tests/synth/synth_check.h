@@ -203,7 +203,8 @@ static void ck_one(struct ck *c, const struct argus_event *e)
 		if (e->wakeup.target_cpu >= ARGUS_SYNTH_MAX_CPUS)
 			ck_fail(c, "wake-up to cpu %llu (ts %llu)", e->wakeup.target_cpu, e->ts);
 	}
-		/* fall through: the waker's context is checked as any record's */
+		/* the waker's context is checked as any record's */
+		/* fall through */
 	default:
 		if (irq) {
 			if (c->cpu_cur[cpu] >= 0 &&

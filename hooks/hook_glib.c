@@ -1,0 +1,441 @@
+/*
+ * hook_glib.c - GLib main loop, async posts, GLib's own sync primitives,
+ * GTK event dispatch and GDBus messages, by inline hooks.
+ *
+ * Inline hooks (not symbol interposition) because most of these calls are
+ * made inside GLib itself (g_idle_add -> g_source_attach, the main loop ->
+ * g_main_context_dispatch -> a source's dispatch function), where a
+ * preloaded symbol is never consulted. Functions are found with dlsym in the
+ * libraries the program already loaded; a library loaded later with dlopen
+ * is not hooked (docs/hooks.md). The libraries are not linked: their types
+ * come from the headers, their functions through these pointers.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <gio/gio.h>
+
+#include "hooks_internal.h"
+
+/* Source dispatch functions hooked so far: each distinct
+ * GSourceFuncs.dispatch gets one inline hook, found again by address. */
+#define MAX_DISPATCH 64
+struct dispatch_hook {
+	void *fn;   /* the dispatch function */
+	void *orig; /* its trampoline; NULL while being installed or failed */
+};
+
+/* Recent g_main_context_invoke posts: their idle run is kind invoke. */
+#define INVOKE_RECENT 64
+
+struct glib_hooks {
+	const GSourceFuncs *idle_funcs, *timeout_funcs;
+	GMainContext *(*context_default)(void);
+	guint32 (*msg_serial)(GDBusMessage *);
+	guint32 (*msg_reply_serial)(GDBusMessage *);
+	GDBusMessageType (*msg_type)(GDBusMessage *);
+
+	void (*ctx_dispatch)(GMainContext *);
+	guint (*source_attach)(GSource *, GMainContext *);
+	void (*invoke_full)(GMainContext *, gint, GSourceFunc, gpointer, GDestroyNotify);
+	void (*cond_signal)(GCond *);
+	void (*cond_broadcast)(GCond *);
+	void (*cond_wait)(GCond *, GMutex *);
+	gboolean (*cond_wait_until)(GCond *, GMutex *, gint64);
+	void (*mutex_unlock)(GMutex *);
+	void (*gtk_do_event)(void *);
+	gboolean (*dbus_send)(GDBusConnection *, GDBusMessage *, GDBusSendMessageFlags,
+			      volatile guint32 *, GError **);
+	void (*dbus_send_reply)(GDBusConnection *, GDBusMessage *, GDBusSendMessageFlags, gint,
+				volatile guint32 *, GCancellable *, GAsyncReadyCallback, gpointer);
+	GDBusMessage *(*dbus_send_reply_sync)(GDBusConnection *, GDBusMessage *,
+					      GDBusSendMessageFlags, gint, volatile guint32 *,
+					      GCancellable *, GError **);
+	GDBusMessage *(*dbus_from_blob)(guchar *, gsize, GDBusCapabilityFlags, GError **);
+
+	struct dispatch_hook dispatch[MAX_DISPATCH];
+	atomic_flag dispatch_lock;
+	_Atomic(uintptr_t) invoke_recent[INVOKE_RECENT];
+	atomic_uint invoke_next;
+};
+
+/* Part of the library's root state (see hooks_internal.h). */
+static struct glib_hooks G = {.dispatch_lock = ATOMIC_FLAG_INIT};
+
+/* Per thread: loop nesting, inside g_main_context_invoke, D-Bus send depth. */
+static __thread unsigned loop_depth __attribute__((tls_model("initial-exec")));
+static __thread int in_invoke __attribute__((tls_model("initial-exec")));
+static __thread int in_dbus_send __attribute__((tls_model("initial-exec")));
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void emit_loop(unsigned type, GMainContext *ctx, GSource *src, void *cb)
+{
+	struct argus_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint16_t)type;
+	ev.loop.context = (uintptr_t)ctx;
+	ev.loop.source = (uintptr_t)src;
+	ev.loop.callback = (uintptr_t)cb;
+	ev.loop.depth = loop_depth;
+	hooks_emit(&ev);
+}
+
+static void emit_async(unsigned type, unsigned kind, GSource *src, void *cb, void *target,
+		       uint64_t delay_ns)
+{
+	struct argus_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint16_t)type;
+	ev.async.obj = (uintptr_t)src;
+	ev.async.callback = (uintptr_t)cb;
+	ev.async.target = (uintptr_t)target;
+	ev.async.delay_ns = delay_ns;
+	ev.async.kind = kind;
+	hooks_emit(&ev);
+}
+
+/* ---- main loop ---------------------------------------------------------- */
+
+/* One iteration's dispatch phase: the segment boundary the graph needs (the
+ * poll before it is a blocking wait the kernel side already splits at). */
+static void hook_ctx_dispatch(GMainContext *ctx)
+{
+	if (!hooks_active()) {
+		G.ctx_dispatch(ctx);
+		return;
+	}
+	loop_depth++;
+	emit_loop(ARGUS_EV_LOOP_ITER_BEGIN, ctx, NULL, NULL);
+	G.ctx_dispatch(ctx);
+	emit_loop(ARGUS_EV_LOOP_ITER_END, ctx, NULL, NULL);
+	loop_depth--;
+}
+
+static bool was_invoked(GSource *s)
+{
+	for (unsigned i = 0; i < INVOKE_RECENT; i++)
+		if (atomic_load_explicit(&G.invoke_recent[i], memory_order_relaxed) == (uintptr_t)s)
+			return true;
+	return false;
+}
+
+/* The async kind of a source whose dispatch runs a posted callback;
+ * -1 for sources woken by something else (fds, display events). */
+static int async_kind(GSource *s)
+{
+	if (s->source_funcs == G.idle_funcs)
+		return was_invoked(s) ? ARGUS_ASYNC_INVOKE : ARGUS_ASYNC_IDLE;
+	if (s->source_funcs == G.timeout_funcs)
+		return ARGUS_ASYNC_TIMEOUT;
+	return -1;
+}
+
+/* Every hooked dispatch function lands here; the original is found by the
+ * address the source's funcs table names. */
+static gboolean hook_source_dispatch(GSource *s, GSourceFunc cb, gpointer data)
+{
+	void *fn = (void *)s->source_funcs->dispatch;
+	gboolean (*orig)(GSource *, GSourceFunc, gpointer) = NULL;
+	for (unsigned i = 0; i < MAX_DISPATCH; i++)
+		if (__atomic_load_n(&G.dispatch[i].fn, __ATOMIC_ACQUIRE) == fn) {
+			orig = __atomic_load_n(&G.dispatch[i].orig, __ATOMIC_ACQUIRE);
+			break;
+		}
+	if (!orig) /* cannot happen: the hook is installed after its entry */
+		return G_SOURCE_REMOVE;
+	if (!hooks_active())
+		return orig(s, cb, data);
+	int kind = async_kind(s);
+	emit_loop(ARGUS_EV_DISPATCH_BEGIN, s->context, s, fn);
+	if (kind >= 0)
+		emit_async(ARGUS_EV_ASYNC_RUN_BEGIN, (unsigned)kind, s, NULL, s->context, 0);
+	gboolean r = orig(s, cb, data);
+	if (kind >= 0)
+		emit_async(ARGUS_EV_ASYNC_RUN_END, (unsigned)kind, s, NULL, s->context, 0);
+	emit_loop(ARGUS_EV_DISPATCH_END, s->context, s, fn);
+	return r;
+}
+
+static void ensure_dispatch_hooked(void *fn)
+{
+	if (!fn)
+		return;
+	for (unsigned i = 0; i < MAX_DISPATCH; i++) {
+		void *f = __atomic_load_n(&G.dispatch[i].fn, __ATOMIC_ACQUIRE);
+		if (f == fn)
+			return;
+		if (!f)
+			break;
+	}
+	while (atomic_flag_test_and_set_explicit(&G.dispatch_lock, memory_order_acquire))
+		;
+	unsigned i = 0;
+	while (i < MAX_DISPATCH && G.dispatch[i].fn && G.dispatch[i].fn != fn)
+		i++;
+	if (i < MAX_DISPATCH && !G.dispatch[i].fn) {
+		/* Publish the entry first: the hook may run as soon as it is written,
+		 * and hooks_inline sets orig before it patches the function. */
+		__atomic_store_n(&G.dispatch[i].fn, fn, __ATOMIC_RELEASE);
+		int rc = hooks_inline(fn, (void *)hook_source_dispatch, &G.dispatch[i].orig);
+		if (rc)
+			fprintf(stderr, "argus-hooks: cannot hook source dispatch %p: %s\n", fn,
+				strerror(-rc));
+	}
+	atomic_flag_clear_explicit(&G.dispatch_lock, memory_order_release);
+}
+
+static guint hook_source_attach(GSource *s, GMainContext *ctx)
+{
+	if (hooks_active() && s && s->source_funcs) {
+		ensure_dispatch_hooked((void *)s->source_funcs->dispatch);
+		int kind = async_kind(s);
+		if (in_invoke && s->source_funcs == G.idle_funcs) {
+			unsigned k = atomic_fetch_add(&G.invoke_next, 1) % INVOKE_RECENT;
+			atomic_store(&G.invoke_recent[k], (uintptr_t)s);
+			kind = ARGUS_ASYNC_INVOKE;
+		}
+		if (kind >= 0) {
+			uint64_t delay = 0;
+			if (kind == ARGUS_ASYNC_TIMEOUT) {
+				/* GTimeoutSource: GSource, then guint interval, gboolean seconds */
+				const guint *iv = (const guint *)(s + 1);
+				delay = (uint64_t)iv[0] * (iv[1] ? 1000000000ull : 1000000ull);
+			}
+			/* Before the attach: once attached it may run at once elsewhere. */
+			emit_async(ARGUS_EV_ASYNC_POST, (unsigned)kind, s, NULL,
+				   ctx ? ctx : G.context_default(), delay);
+		}
+	}
+	return G.source_attach(s, ctx);
+}
+
+static void hook_invoke_full(GMainContext *ctx, gint prio, GSourceFunc fn, gpointer data,
+			     GDestroyNotify notify)
+{
+	in_invoke++;
+	G.invoke_full(ctx, prio, fn, data, notify);
+	in_invoke--;
+}
+
+/* ---- GLib's GCond / GMutex --------------------------------------------- */
+
+static void hook_cond_signal(GCond *c)
+{
+	if (hooks_active())
+		hooks_sync_emit(ARGUS_EV_COND_SIGNAL, c, NULL, 0);
+	G.cond_signal(c);
+}
+
+static void hook_cond_broadcast(GCond *c)
+{
+	if (hooks_active())
+		hooks_sync_emit(ARGUS_EV_COND_BROADCAST, c, NULL, 0);
+	G.cond_broadcast(c);
+}
+
+static void hook_cond_wait(GCond *c, GMutex *m)
+{
+	if (!hooks_active()) {
+		G.cond_wait(c, m);
+		return;
+	}
+	hooks_sync_emit(ARGUS_EV_COND_WAIT, c, m, 0);
+	G.cond_wait(c, m);
+	hooks_sync_emit(ARGUS_EV_COND_WAKE, c, m, 0);
+}
+
+static gboolean hook_cond_wait_until(GCond *c, GMutex *m, gint64 end)
+{
+	if (!hooks_active())
+		return G.cond_wait_until(c, m, end);
+	hooks_sync_emit(ARGUS_EV_COND_WAIT, c, m, 0);
+	gboolean r = G.cond_wait_until(c, m, end);
+	hooks_sync_emit(ARGUS_EV_COND_WAKE, c, m, r ? 0 : ETIMEDOUT);
+	return r;
+}
+
+/* GLib's futex mutex word: 0 free, 1 held, 2 held with waiters. */
+static void hook_mutex_unlock(GMutex *m)
+{
+	if (hooks_active() && __atomic_load_n((const int *)m, __ATOMIC_RELAXED) > 1)
+		hooks_sync_emit(ARGUS_EV_MUTEX_HANDOFF, m, NULL, 0);
+	G.mutex_unlock(m);
+}
+
+/* ---- GTK event dispatch -> UI input ------------------------------------- */
+
+/* The start of every GdkEvent (GdkEventAny); GDK is not included so the
+ * library needs no GTK headers. */
+struct gdk_event_any {
+	int type;
+	void *window;
+};
+
+static unsigned ui_kind(int gdk_type)
+{
+	switch (gdk_type) {
+	case 8: /* GDK_KEY_PRESS */
+	case 9: /* GDK_KEY_RELEASE */
+		return ARGUS_UI_KEY;
+	case 4: /* GDK_BUTTON_PRESS, 2BUTTON, 3BUTTON, RELEASE */
+	case 5:
+	case 6:
+	case 7:
+	case 31: /* GDK_SCROLL */
+		return ARGUS_UI_BUTTON;
+	case 3: /* GDK_MOTION_NOTIFY */
+		return ARGUS_UI_MOTION;
+	case 2: /* GDK_EXPOSE */
+		return ARGUS_UI_EXPOSE;
+	case 14: /* GDK_MAP */
+		return ARGUS_UI_MAP;
+	default:
+		return ARGUS_UI_OTHER;
+	}
+}
+
+static void hook_gtk_do_event(void *event)
+{
+	if (hooks_active() && event) {
+		const struct gdk_event_any *e = event;
+		struct argus_event ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.type = ARGUS_EV_UI_INPUT;
+		ev.ui.kind = ui_kind(e->type);
+		ev.ui.obj = (uintptr_t)e->window;
+		hooks_emit(&ev);
+	}
+	G.gtk_do_event(event);
+}
+
+/* ---- GDBus -------------------------------------------------------------- */
+
+static void emit_dbus(unsigned type, uint64_t ts, GDBusConnection *conn, GDBusMessage *m)
+{
+	struct argus_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = ts;
+	ev.type = (uint16_t)type;
+	ev.dbus.conn = (uintptr_t)conn;
+	ev.dbus.serial = G.msg_serial(m);
+	ev.dbus.reply_serial = G.msg_reply_serial(m);
+	ev.dbus.msg_type = (uint32_t)G.msg_type(m);
+	hooks_emit(&ev);
+}
+
+/* Sends are reported when they return (the serial is assigned inside) but
+ * stamped with the time they were called. Nested sends (a sync send made
+ * of an async one) are reported once. */
+static gboolean hook_dbus_send(GDBusConnection *c, GDBusMessage *m, GDBusSendMessageFlags f,
+			       volatile guint32 *serial, GError **err)
+{
+	if (!hooks_active() || in_dbus_send)
+		return G.dbus_send(c, m, f, serial, err);
+	uint64_t ts = now_ns();
+	in_dbus_send++;
+	gboolean r = G.dbus_send(c, m, f, serial, err);
+	in_dbus_send--;
+	if (r)
+		emit_dbus(ARGUS_EV_DBUS_SEND, ts, c, m);
+	return r;
+}
+
+static void hook_dbus_send_reply(GDBusConnection *c, GDBusMessage *m, GDBusSendMessageFlags f,
+				 gint timeout, volatile guint32 *serial, GCancellable *can,
+				 GAsyncReadyCallback cb, gpointer data)
+{
+	if (!hooks_active() || in_dbus_send) {
+		G.dbus_send_reply(c, m, f, timeout, serial, can, cb, data);
+		return;
+	}
+	uint64_t ts = now_ns();
+	in_dbus_send++;
+	G.dbus_send_reply(c, m, f, timeout, serial, can, cb, data);
+	in_dbus_send--;
+	if (G.msg_serial(m))
+		emit_dbus(ARGUS_EV_DBUS_SEND, ts, c, m);
+}
+
+static GDBusMessage *hook_dbus_send_reply_sync(GDBusConnection *c, GDBusMessage *m,
+					       GDBusSendMessageFlags f, gint timeout,
+					       volatile guint32 *serial, GCancellable *can,
+					       GError **err)
+{
+	if (!hooks_active() || in_dbus_send)
+		return G.dbus_send_reply_sync(c, m, f, timeout, serial, can, err);
+	uint64_t ts = now_ns();
+	in_dbus_send++;
+	/* Reported before waiting for the reply would be better for time order,
+	 * but the serial is only known inside; ts is the call time. */
+	GDBusMessage *r = G.dbus_send_reply_sync(c, m, f, timeout, serial, can, err);
+	in_dbus_send--;
+	if (G.msg_serial(m))
+		emit_dbus(ARGUS_EV_DBUS_SEND, ts, c, m);
+	return r;
+}
+
+/* Every incoming message is parsed here by GDBus's worker thread. */
+static GDBusMessage *hook_dbus_from_blob(guchar *blob, gsize len, GDBusCapabilityFlags caps,
+					 GError **err)
+{
+	GDBusMessage *m = G.dbus_from_blob(blob, len, caps, err);
+	if (m && hooks_active())
+		emit_dbus(ARGUS_EV_DBUS_RECV, 0, NULL, m);
+	return m;
+}
+
+/* ---- installation -------------------------------------------------------- */
+
+static void *sym(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+static void hook(const char *name, void *replacement, void *orig_slot)
+{
+	void *fn = sym(name);
+	if (!fn)
+		return;
+	int rc = hooks_inline(fn, replacement, (void **)orig_slot);
+	if (rc)
+		fprintf(stderr, "argus-hooks: cannot hook %s: %s\n", name, strerror(-rc));
+}
+
+void hooks_glib_init(void)
+{
+	G.idle_funcs = sym("g_idle_funcs");
+	G.timeout_funcs = sym("g_timeout_funcs");
+	*(void **)&G.context_default = sym("g_main_context_default");
+	if (G.context_default && G.idle_funcs) {
+		hook("g_main_context_dispatch", (void *)hook_ctx_dispatch, &G.ctx_dispatch);
+		hook("g_source_attach", (void *)hook_source_attach, &G.source_attach);
+		hook("g_main_context_invoke_full", (void *)hook_invoke_full, &G.invoke_full);
+		hook("g_cond_signal", (void *)hook_cond_signal, &G.cond_signal);
+		hook("g_cond_broadcast", (void *)hook_cond_broadcast, &G.cond_broadcast);
+		hook("g_cond_wait", (void *)hook_cond_wait, &G.cond_wait);
+		hook("g_cond_wait_until", (void *)hook_cond_wait_until, &G.cond_wait_until);
+		hook("g_mutex_unlock", (void *)hook_mutex_unlock, &G.mutex_unlock);
+	}
+	hook("gtk_main_do_event", (void *)hook_gtk_do_event, &G.gtk_do_event);
+	*(void **)&G.msg_serial = sym("g_dbus_message_get_serial");
+	*(void **)&G.msg_reply_serial = sym("g_dbus_message_get_reply_serial");
+	*(void **)&G.msg_type = sym("g_dbus_message_get_message_type");
+	if (G.msg_serial && G.msg_reply_serial && G.msg_type) {
+		hook("g_dbus_connection_send_message", (void *)hook_dbus_send, &G.dbus_send);
+		hook("g_dbus_connection_send_message_with_reply", (void *)hook_dbus_send_reply,
+		     &G.dbus_send_reply);
+		hook("g_dbus_connection_send_message_with_reply_sync",
+		     (void *)hook_dbus_send_reply_sync, &G.dbus_send_reply_sync);
+		hook("g_dbus_message_new_from_blob", (void *)hook_dbus_from_blob,
+		     &G.dbus_from_blob);
+	}
+}
