@@ -119,6 +119,8 @@ static int cmp_states(const void *a, const void *b, void *arg)
 
 static void sort_states(struct search *s, int32_t *st, size_t n)
 {
+	if (n < 2)
+		return;
 	qsort_r(st, n, sizeof(*st), cmp_states, s->nodes);
 }
 

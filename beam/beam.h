@@ -187,6 +187,15 @@ int argus_tsym_new(struct argus_tsym **s, const struct argus_trace_reader *r);
 void argus_tsym_free(struct argus_tsym *s);
 struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
 
+/* Symbols of live processes: ELF symbol tables and DWARF file:line through
+ * elfutils (build-id aware: separate debug info is found by build id), one
+ * session per process, cached. Stack ids resolve through stacks (may be
+ * NULL). resolve() names application frames (not shared libraries). */
+struct argus_elfsym;
+int argus_elfsym_new(struct argus_elfsym **s, const struct argus_symbolizer *stacks);
+void argus_elfsym_free(struct argus_elfsym *s);
+struct argus_symbolizer argus_elfsym_symbolizer(struct argus_elfsym *s);
+
 struct argus_offline_opts {
 	struct argus_trigger_opts trigger;
 	struct argus_beam_params beam;
@@ -211,6 +220,19 @@ struct argus_offline {
 int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
 			struct argus_offline *res);
 void argus_offline_free(struct argus_offline *res);
+
+/* A diagnosis run against one ground-truth record (synthetic traces): a UI
+ * anomaly is right when a stall fired on its UI thread in its span and the
+ * top-1 root cause is the truth's thread in a segment overlapping the
+ * truth's span; a decoy is right when nothing fired on its thread. */
+enum argus_truth_result {
+	ARGUS_TRUTH_RIGHT = 0,
+	ARGUS_TRUTH_WRONG = 1,       /* fired, another root cause at top-1 */
+	ARGUS_TRUTH_NO_STALL = 2,    /* nothing fired for a UI anomaly */
+	ARGUS_TRUTH_DECOY_FIRED = 3, /* a stall on a decoy's thread */
+};
+int argus_truth_check(const struct argus_offline *res, const struct argus_truth *t,
+		      const struct argus_diagnosis **hit);
 const char *argus_offline_comm(void *res, uint32_t pid);
 
 #endif /* ARGUS_BEAM_H */

@@ -100,7 +100,7 @@ const char *argus_root_reason_name(unsigned r)
 /* ---- the per-thread index of the window ---- */
 
 struct tv {
-	uint32_t tid;
+	uint32_t tid, pid;
 	uint64_t start;
 	argus_vid vid;
 };
@@ -150,7 +150,7 @@ static int build_index(struct ctx *c)
 			c->tv = n;
 			cap *= 2;
 		}
-		c->tv[c->ntv++] = (struct tv){v.tid, v.start, id};
+		c->tv[c->ntv++] = (struct tv){v.tid, v.pid, v.start, id};
 	}
 	qsort(c->tv, c->ntv, sizeof(*c->tv), cmp_tv);
 	return 0;
@@ -346,9 +346,56 @@ static void add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint
 /* FindSimilarVertices + GetBaseLine: the latest earlier vertex of the
  * thread, similar to a, that behaved differently (its wait ended quickly,
  * or its segment was short for a spinning one). */
-static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
-			  struct argus_vertex_info *out)
+/* Edge kinds that carry a request (not a timer or a bare wake-up). */
+static bool is_request(unsigned kind)
 {
+	return kind == ARGUS_EDGE_IPC || kind == ARGUS_EDGE_DBUS || kind == ARGUS_EDGE_ASYNC ||
+	       kind == ARGUS_EDGE_SIGNAL || kind == ARGUS_EDGE_FLAG;
+}
+
+/* Processes the vertex sent a request to that was already received (a
+ * strong edge from it into a vertex of another process in [a, now]). */
+static uint32_t asked_pids(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+			   uint32_t *pids, uint32_t cap)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < c->ntv && n < cap; i++) {
+		if (c->tv[i].start < a->start || c->tv[i].start > now || c->tv[i].tid == a->tid)
+			continue;
+		struct argus_edge_info in[16];
+		size_t ne = argus_graph_in_edges(c->view, c->tv[i].vid, in, 16);
+		for (size_t k = 0; k < ne && k < 16; k++)
+			if (in[k].src == a->id && is_request(in[k].kind)) {
+				pids[n++] = c->tv[i].pid;
+				break;
+			}
+	}
+	return n;
+}
+
+/* Whether the vertex b woke into was woken by one of pids (strong edge). */
+static bool answered_by(const struct ctx *c, argus_vid woke, const uint32_t *pids, uint32_t n)
+{
+	struct argus_edge_info in[16];
+	size_t ne = argus_graph_in_edges(c->view, woke, in, 16);
+	for (size_t k = 0; k < ne && k < 16; k++) {
+		struct argus_vertex_info src;
+		if (in[k].strength != ARGUS_STRONG || !argus_graph_vertex(c->view, in[k].src, &src))
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (src.pid == pids[i])
+				return true;
+	}
+	return false;
+}
+
+static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
+			  uint64_t now, struct argus_vertex_info *out)
+{
+	/* the paper compares the peers of connection events: a baseline of a
+	 * wait answers the same peers the stalled vertex asked */
+	uint32_t pids[8];
+	uint32_t npids = spinning ? 0 : asked_pids(c, a, now, pids, 8);
 	ssize_t ai = index_of(c, a);
 	if (ai < 0)
 		return false;
@@ -359,8 +406,6 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 		struct argus_vertex_info v;
 		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
 			continue;
-		if (getenv("ARGUS_DIAG_DEBUG"))
-			fprintf(stderr, "base? tid %u %.6f sim %d waited %d kind %u/%u wait_ns %lu nsig %u/%u\n", v.tid, v.start/1e9, similar(c, a, &v), !!(v.flags & ARGUS_VF_WAITED), v.wait_kind, a->wait_kind, (unsigned long)v.wait_ns, v.nsig, a->nsig);
 		if (!similar(c, a, &v))
 			continue;
 		if (spinning) {
@@ -369,7 +414,8 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 			continue;
 		}
 		if ((v.flags & ARGUS_VF_WAITED) && v.wait_kind == a->wait_kind && v.wait_ns &&
-		    v.wait_ns < c->p->long_wait_ns)
+		    v.wait_ns < c->p->long_wait_ns &&
+		    (!npids || answered_by(c, successor(c, &v), pids, npids)))
 			return *out = v, true;
 	}
 	return false;
@@ -431,20 +477,56 @@ static bool find_similar(const struct ctx *c, const struct argus_vertex_info *v,
 	return false;
 }
 
-/* Algorithm 2's VertexInThread: no vertex of the thread in the stall is
- * similar to its normal one; the one that did the most work stands for it. */
-static bool busiest_in_span(const struct ctx *c, uint32_t tid, uint64_t from, uint64_t now,
-			    struct argus_vertex_info *out)
+/* More on-CPU time, or (equal, e.g. not yet accounted) a longer span. */
+static bool more_work(const struct argus_vertex_info *x, const struct argus_vertex_info *y)
+{
+	if (x->oncpu_ns != y->oncpu_ns)
+		return x->oncpu_ns > y->oncpu_ns;
+	return x->end - x->start > y->end - y->start;
+}
+
+/* The vertex of process pid in [from, now] that received the stalled
+ * vertex's request (a strong edge from it): a pool hands a job to whichever
+ * worker is free, so the thread of the normal run may not be the one. */
+static bool asked_vertex(const struct ctx *c, uint32_t pid, argus_vid asked_by, uint64_t from,
+			 uint64_t now, struct argus_vertex_info *out)
+{
+	bool found = false;
+	for (size_t i = 0; i < c->ntv; i++) {
+		if (c->tv[i].pid != pid || c->tv[i].start < from || c->tv[i].start > now)
+			continue;
+		struct argus_edge_info in[16];
+		struct argus_vertex_info x;
+		size_t n = argus_graph_in_edges(c->view, c->tv[i].vid, in, 16);
+		for (size_t k = 0; k < n && k < 16; k++) {
+			if (in[k].src != asked_by || !is_request(in[k].kind) ||
+			    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+				continue;
+			/* several (a wake-up, then the job it runs): the one
+			 * that worked most */
+			if (!found || more_work(&x, out))
+				*out = x;
+			found = true;
+			break;
+		}
+	}
+	return found;
+}
+
+/* Algorithm 2's VertexInThread, when no vertex of the thread in the stall
+ * is similar to its normal one: the one that did the most work. */
+static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info *v,
+			     uint64_t from, uint64_t now, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
 	bool found = false;
-	thread_range(c, tid, &lo, &hi);
+	thread_range(c, v->tid, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		struct argus_vertex_info x;
 		if (c->tv[i].start > now || c->tv[i].start < from ||
 		    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
 			continue;
-		if (!found || x.oncpu_ns > out->oncpu_ns) {
+		if (!found || more_work(&x, out)) {
 			*out = x;
 			found = true;
 		}
@@ -452,11 +534,16 @@ static bool busiest_in_span(const struct ctx *c, uint32_t tid, uint64_t from, ui
 	return found;
 }
 
+/* Algorithm 2 on anomaly vertex a over [from, now]; chain = the threads
+ * already blamed on the way (a's first). Adds candidates; returns how many
+ * culprits it found, -1 out of memory. *loops_back: a normal path of a's
+ * answer leads back to the stalled thread (it waits on it: a deadlock). */
 static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
-		   uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth, bool spinning)
+		   uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth, bool spinning,
+		   bool *loops_back)
 {
 	struct argus_vertex_info base;
-	if (!find_baseline(c, a, spinning, &base))
+	if (!find_baseline(c, a, spinning, now, &base))
 		return 0;
 	argus_vid target = spinning ? base.id : successor(c, &base);
 	if (!target)
@@ -465,23 +552,6 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 	int np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
 	if (np < 0)
 		return -1;
-	if (getenv("ARGUS_DIAG_DEBUG"))
-		for (int k = 0; k < np; k++) {
-			fprintf(stderr, "depth %u anomaly tid %u base %.6f path %d:", depth, a->tid, base.start / 1e9, k);
-			for (uint32_t i = 0; i < paths[k].n; i++) {
-				struct argus_vertex_info v;
-				argus_graph_vertex(c->view, paths[k].v[i], &v);
-				fprintf(stderr, " %u@%.6f", v.tid, v.start / 1e9);
-			}
-			fputc('\n', stderr);
-			struct argus_edge_info in[16];
-			size_t ne = argus_graph_in_edges(c->view, target, in, 16);
-			for (size_t q = 0; q < ne && q < 16; q++) {
-				struct argus_vertex_info sv;
-				bool ok = argus_graph_vertex(c->view, in[q].src, &sv);
-				fprintf(stderr, "   in: kind %u str %d src %lx ok %d tid %u\n", in[q].kind, in[q].strength, (unsigned long)in[q].src, ok, sv.tid);
-			}
-		}
 	/* a spinning loop waits for its flag: the paths through the flag's
 	 * writer, when the baseline has one */
 	if (spinning) {
@@ -513,11 +583,15 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 					break;
 				/* beyond a thread of the chain the normal path is what
 				 * led to the request, not to its answer */
-				if (in_chain(chain, nchain, v.tid))
+				if (in_chain(chain, nchain, v.tid)) {
+					if (depth > 0 && v.tid == chain[0] && loops_back)
+						*loops_back = true;
 					break;
+				}
 				if (pass == 2) {
-					if (find_similar(c, &v, from, now, &s) ||
-					    busiest_in_span(c, v.tid, from, now, &s)) {
+					if (asked_vertex(c, v.pid, a->id, from, now, &s) ||
+					    find_similar(c, &v, from, now, &s) ||
+					    vertex_in_thread(c, &v, from, now, &s)) {
 						add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE, pen, depth);
 						hit = true;
 					}
@@ -528,15 +602,17 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 				hit = true;
 				/* the culprit of the culprit */
 				int sub = 0;
+				bool loop = false;
 				if (depth + 1 < c->p->max_recurse && nchain < 32) {
 					chain[nchain] = s.tid;
 					sub = compare(c, &s, s.start, now, chain, nchain + 1, pen,
-						      depth + 1, false);
+						      depth + 1, false, &loop);
 					if (sub < 0)
 						return -1;
 				}
 				if (!sub)
-					add_candidate(c, &s, ARGUS_ROOT_BLOCKED, pen, depth);
+					add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED,
+						      pen, depth);
 			}
 			if (hit) {
 				found++;
@@ -644,7 +720,7 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		} else {
 			uint32_t chain[32] = {a.tid};
 			int r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
-					stall->cls == ARGUS_STALL_YIELD_LOOP);
+					stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
 			if (r < 0) {
 				free(c.tv);
 				return -1;
@@ -687,27 +763,31 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		d->root = d->candidates[0];
 		const struct argus_culprit *r = &d->root;
 		const char *who = comm ? comm(comm_arg, r->v.pid) : "";
-		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : "?");
+		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : NULL);
+		char in[160] = "";
+		if (fn)
+			snprintf(in, sizeof(in), " in %s", fn);
+		const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
 		switch (r->reason) {
 		case ARGUS_ROOT_BUSY:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u busy on CPU in %s",
-				 who, r->v.pid, r->v.tid, d->costly_func[0] ? d->costly_func : fn);
+			snprintf(d->summary, sizeof(d->summary), "%s %u/%u busy on CPU%s", who,
+				 r->v.pid, r->v.tid, in);
 			break;
 		case ARGUS_ROOT_BLOCKED:
-		case ARGUS_ROOT_DEADLOCK: {
-			const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u blocked in %s (%s)", who,
-				 r->v.pid, r->v.tid, fn, sc ? sc : "wait");
+		case ARGUS_ROOT_DEADLOCK:
+			snprintf(d->summary, sizeof(d->summary), "%s %u/%u blocked%s (%s)%s", who,
+				 r->v.pid, r->v.tid, in, sc ? sc : "wait",
+				 r->reason == ARGUS_ROOT_DEADLOCK ? " waiting on the stalled app itself"
+								  : "");
 			break;
-		}
 		case ARGUS_ROOT_MISSING_WAKE:
 			snprintf(d->summary, sizeof(d->summary),
-				 "%s %u/%u ran %s but did not wake the UI thread", who, r->v.pid,
-				 r->v.tid, fn);
+				 "%s %u/%u ran%s but did not wake the waiting thread", who, r->v.pid,
+				 r->v.tid, fn ? in + 3 : " its part");
 			break;
 		default:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u in %s (end of causal path)",
-				 who, r->v.pid, r->v.tid, fn);
+			snprintf(d->summary, sizeof(d->summary), "%s %u/%u%s (end of the causal path)",
+				 who, r->v.pid, r->v.tid, in);
 		}
 	}
 done:

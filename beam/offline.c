@@ -148,6 +148,37 @@ struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s)
 	return y;
 }
 
+/* A trace of this boot whose processes may still run: what the trace's
+ * own tables do not name, the live processes' ELF / DWARF may. */
+struct chain {
+	struct argus_symbolizer first, live;
+	bool has_live;
+};
+
+static bool chain_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
+			  char *srcline, size_t scap)
+{
+	struct chain *c = arg;
+	if (c->first.resolve(c->first.arg, pid, ip, func, fcap, srcline, scap))
+		return true;
+	return c->has_live && c->live.resolve(c->live.arg, pid, ip, func, fcap, srcline, scap);
+}
+
+static bool chain_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth)
+{
+	struct chain *c = arg;
+	return c->first.stack(c->first.arg, id, ips, depth);
+}
+
+static bool same_boot(const struct argus_trace_reader *r)
+{
+	struct argus_trace_meta here;
+	const struct argus_trace_meta *m = argus_trace_get_meta(r);
+	argus_trace_meta_init(&here, "argus");
+	return m && !(m->flags & ARGUS_TRACE_F_SYNTH) &&
+	       !memcmp(here.boot_id, m->boot_id, sizeof(here.boot_id));
+}
+
 /* ---- the offline pipeline ---- */
 
 void argus_offline_opts_default(struct argus_offline_opts *o)
@@ -227,6 +258,7 @@ int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
 	struct argus_graph *g = NULL;
 	struct argus_samples *smp = NULL;
 	struct argus_tsym *sym = NULL;
+	struct argus_elfsym *elf = NULL;
 	struct run run = {.res = res};
 	memset(res, 0, sizeof(*res));
 	int rc = argus_trace_open(&r, path, &res->err);
@@ -240,7 +272,12 @@ int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
 		rc = ARGUS_TRACE_ENOMEM;
 		goto out;
 	}
-	struct argus_symbolizer sy = argus_tsym_symbolizer(sym);
+	struct chain ch = {.first = argus_tsym_symbolizer(sym)};
+	if (same_boot(r) && argus_elfsym_new(&elf, &ch.first) == 0) {
+		ch.live = argus_elfsym_symbolizer(elf);
+		ch.has_live = true;
+	}
+	struct argus_symbolizer sy = {chain_resolve, chain_stack, &ch};
 	const struct argus_event *e;
 	size_t dcap = 0;
 	rc = 0;
@@ -306,6 +343,7 @@ out:
 	if (run.trig)
 		argus_trigger_get_stats(run.trig, &res->trigger);
 	argus_trigger_free(run.trig);
+	argus_elfsym_free(elf);
 	argus_tsym_free(sym);
 	argus_samples_free(smp);
 	argus_graph_free(g);
@@ -320,4 +358,38 @@ void argus_offline_free(struct argus_offline *res)
 	free(res->d);
 	res->d = NULL;
 	res->n = 0;
+}
+
+/* The named segment (with its wait) overlaps the truth's root-cause span. */
+static bool names_root(const struct argus_diagnosis *d, const struct argus_truth *t)
+{
+	if (!d->ncandidates || d->root.v.tid != t->root_tid)
+		return false;
+	const struct argus_vertex_info *v = &d->root.v;
+	uint64_t end = v->end + v->wait_ns;
+	if ((v->flags & ARGUS_VF_WAITED) && !v->wait_ns && d->stall.detected > end)
+		end = d->stall.detected;
+	return v->start <= t->root_end && end >= t->root_start;
+}
+
+int argus_truth_check(const struct argus_offline *res, const struct argus_truth *t,
+		      const struct argus_diagnosis **hit)
+{
+	*hit = NULL;
+	for (size_t k = 0; k < res->n; k++) {
+		const struct argus_diagnosis *d = &res->d[k];
+		if (!t->ui_tid) {
+			if (d->stall.tid == t->root_tid) {
+				*hit = d;
+				return ARGUS_TRUTH_DECOY_FIRED;
+			}
+			continue;
+		}
+		if (d->stall.tid == t->ui_tid && d->stall.since <= t->stall_end &&
+		    d->stall.detected >= t->stall_start) {
+			*hit = d;
+			return names_root(d, t) ? ARGUS_TRUTH_RIGHT : ARGUS_TRUTH_WRONG;
+		}
+	}
+	return t->ui_tid ? ARGUS_TRUTH_NO_STALL : ARGUS_TRUTH_RIGHT;
 }

@@ -29,19 +29,6 @@ static const char diagnose_usage[] =
     "(what was intact was used), 6 cannot open, read or write, 7 written by a newer\n"
     "argus, 9 out of memory.\n";
 
-/* Whether diagnosis d names truth t's root cause: same thread, and the
- * named segment (with its wait) overlaps the truth's root-cause span. */
-static bool names_root(const struct argus_diagnosis *d, const struct argus_truth *t)
-{
-	if (!d->ncandidates || d->root.v.tid != t->root_tid)
-		return false;
-	const struct argus_vertex_info *v = &d->root.v;
-	uint64_t end = v->end + v->wait_ns;
-	if ((v->flags & ARGUS_VF_WAITED) && !v->wait_ns && d->stall.detected > end)
-		end = d->stall.detected;
-	return v->start <= t->root_end && end >= t->root_start;
-}
-
 static int truth_check(const char *path, const struct argus_offline *res)
 {
 	struct argus_trace_reader *r;
@@ -57,36 +44,25 @@ static int truth_check(const char *path, const struct argus_offline *res)
 	for (size_t i = 0; i < n; i++) {
 		const char *kind = argus_anomaly_kind_name(t[i].kind);
 		const char *fn = argus_trace_string(r, t[i].root_func_str);
-		const struct argus_diagnosis *hit = NULL;
-		size_t fired = 0;
-		for (size_t k = 0; k < res->n; k++) {
-			const struct argus_diagnosis *d = &res->d[k];
-			if (!t[i].ui_tid) {
-				/* a decoy: nothing may fire on its thread in its span */
-				if (d->stall.tid == t[i].root_tid)
-					fired++;
-				continue;
-			}
-			if (d->stall.tid == t[i].ui_tid && d->stall.since <= t[i].stall_end &&
-			    d->stall.detected >= t[i].stall_start && !hit)
-				hit = &res->d[k];
-		}
+		const struct argus_diagnosis *hit;
+		int v = argus_truth_check(res, &t[i], &hit);
 		if (!t[i].ui_tid) {
 			printf("truth %-16s decoy %u: %s\n", kind, t[i].root_tid,
-			       fired ? "FIRED (wrong)" : "no stall (right)");
-			misses += fired > 0;
+			       v == ARGUS_TRUTH_DECOY_FIRED ? "FIRED (wrong)" : "no stall (right)");
+			misses += v != ARGUS_TRUTH_RIGHT;
 			continue;
 		}
-		bool ok = hit && names_root(hit, &t[i]);
 		printf("truth %-16s ui %u root %u %s: %s", kind, t[i].ui_tid, t[i].root_tid,
 		       fn ? fn : "?",
-		       !hit ? "NO STALL FIRED" : ok ? "top-1 right" : "top-1 WRONG");
+		       v == ARGUS_TRUTH_NO_STALL ? "NO STALL FIRED"
+		       : v == ARGUS_TRUTH_RIGHT  ? "top-1 right"
+						 : "top-1 WRONG");
 		if (hit)
 			printf(" (argus: %u/%u %s, %s)", hit->root.v.pid, hit->root.v.tid,
 			       hit->root.func[0] ? hit->root.func : "?",
 			       argus_root_reason_name(hit->root.reason));
 		putchar('\n');
-		misses += !ok;
+		misses += v != ARGUS_TRUTH_RIGHT;
 	}
 	argus_trace_close(r);
 	return misses ? ARGUS_EXIT_FAIL : ARGUS_EXIT_OK;

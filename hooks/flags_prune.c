@@ -53,13 +53,13 @@ static uint64_t load_value(const struct watch *w)
 	return v; /* little-endian: the low bytes hold the value */
 }
 
-/* siginfo of a perf sigtrap: the event's sig_data sits after si_addr and
- * si_addr_lsb (the kernel's _sigfault._perf._data, offset 32 on 64-bit),
- * which glibc's siginfo_t does not name. */
+/* siginfo of a perf sigtrap: the event's sig_data is the kernel's
+ * _sigfault._perf._data, in the union right after si_addr (offset 24 on
+ * 64-bit), which glibc's siginfo_t does not name. */
 static unsigned long perf_sig_data(const siginfo_t *si)
 {
 	unsigned long d;
-	memcpy(&d, (const char *)si + 32, sizeof(d));
+	memcpy(&d, (const char *)si + 24, sizeof(d));
 	return d;
 }
 

@@ -94,29 +94,29 @@ void u32_table_free(struct u32_table *t)
 }
 
 /* ---- stacks ------------------------------------------------------------- */
-static uint32_t intern_kernel_stack(struct argus_kext *k, uint32_t kid1,
-                                    const struct argus_sink *sink, uint32_t *depth_out)
+/*
+ * The kernel side interns stacks with BPF_F_REUSE_STACKID: a bucket that a
+ * different stack hashes to is overwritten, so the map never fills up in an
+ * always-on session. A record is therefore resolved soon after it was
+ * written (argus_kext_prefetch) and checked: the innermost frame must be the
+ * record's user ip, else its stack was replaced and counts as lost.
+ */
+static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_event *e,
+				    const struct argus_sink *sink, uint32_t *depth_out)
 {
 	uint64_t ips[TRACER_STACK_DEPTH];
-	uint32_t kid = kid1 - 1, id, depth = 0;
+	uint32_t kid = e->stack.ustack - 1, depth = 0;
 
-	if (u32_table_get(&k->stack_ids, kid1, &id)) {
-		u32_table_get(&k->stack_depths, kid1, depth_out);
-		return id;
-	}
 	memset(ips, 0, sizeof(ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips))
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips) ||
+	    (e->stack.ip && ips[0] != e->stack.ip)) {
+		k->stacks_replaced++;
 		return 0;
+	}
 	while (depth < TRACER_STACK_DEPTH && ips[depth])
 		depth++;
 	*depth_out = depth;
-	if (!sink->intern_stack)
-		return 0;
-	id = sink->intern_stack(sink->arg, ips, depth);
-	/* stack-map entries never change (no BPF_F_REUSE_STACKID): cache */
-	if (id && !u32_table_put(&k->stack_ids, kid1, id))
-		u32_table_put(&k->stack_depths, kid1, depth);
-	return id;
+	return sink->intern_stack ? sink->intern_stack(sink->arg, ips, depth) : 0;
 }
 
 /* ---- processes: executable mappings and build ids ------------------------- */
@@ -373,7 +373,7 @@ static int intern_stacks(struct argus_kext *k, struct argus_event *e, const stru
 	if ((e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE) && e->stack.ustack) {
 		uint32_t depth = 0;
 
-		e->stack.ustack = intern_kernel_stack(k, e->stack.ustack, sink, &depth);
+		e->stack.ustack = intern_kernel_stack(k, e, sink, &depth);
 		e->stack.depth = e->stack.ustack ? depth : 0;
 	}
 	return 0;
@@ -388,6 +388,7 @@ int argus_kext_prefetch(struct argus_kext *k, struct argus_event *ev, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (observe(k, &ev[i], sink) < 0)
 			rc = -1;
+		intern_stacks(k, &ev[i], sink);
 	}
 	return rc;
 }
@@ -400,9 +401,11 @@ int argus_kext_decode(struct argus_kext *k, struct argus_event *ev, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct argus_event *e = &ev[i];
 
-		if (!k->prefetching && observe(k, e, sink) < 0)
-			rc = -1;
-		intern_stacks(k, e, sink);
+		if (!k->prefetching) {
+			if (observe(k, e, sink) < 0)
+				rc = -1;
+			intern_stacks(k, e, sink);
+		}
 		if (discover_comm(k, e->pid, e, ev[0].ts, sink) < 0)
 			rc = -1;
 		if (e->type == ARGUS_EV_PROC_FORK) {

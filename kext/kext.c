@@ -336,8 +336,6 @@ void argus_kext_close(struct argus_kext *k)
 	free(k->perf_fds);
 	free(k->ring_fds);
 	free(k->drops_reported);
-	u32_table_free(&k->stack_ids);
-	u32_table_free(&k->stack_depths);
 	u32_table_free(&k->procs);
 	u32_table_free(&k->names_idx);
 	free(k->names);
@@ -392,6 +390,7 @@ uint64_t argus_kext_stack_drops(const struct argus_kext *k)
 
 	for (unsigned c = 0; c < k->ncpus; c++)
 		sum += counter(bpf_map__fd(k->skel->maps.stacks_lost), c);
+	sum += k->stacks_replaced;
 	return sum;
 }
 

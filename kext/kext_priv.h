@@ -34,8 +34,6 @@ struct argus_kext {
 	bool samples;
 
 	/* decode state */
-	struct u32_table stack_ids;    /* kernel stack id + 1 -> sink stack id */
-	struct u32_table stack_depths; /* kernel stack id + 1 -> frames */
 	struct u32_table procs;        /* tgid -> PROC_* flags (decode.c) */
 	struct u32_table names_idx;    /* tgid -> index + 1 into names */
 	char (*names)[ARGUS_COMM_LEN];
@@ -43,6 +41,7 @@ struct argus_kext {
 	bool prefetching;           /* argus_kext_prefetch is in use */
 	struct u32_table build_ids; /* path string id -> 1 once written */
 	uint64_t procs_seen, maps_failed;
+	uint64_t stacks_replaced; /* stack-map entries overwritten before decode */
 };
 
 #endif /* ARGUS_KEXT_PRIV_H */

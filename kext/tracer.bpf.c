@@ -303,11 +303,12 @@ static __always_inline void submit(struct emit *em)
 #define EFAULT_ 14
 
 /* Intern the current task's user stack in the stack map; -1 when there is
- * none (-EFAULT: no user frames) and, counted, when the map cannot keep it
- * (full, or a hash collision: -EEXIST). */
+ * none (-EFAULT: no user frames) and, counted, when the map cannot keep it.
+ * A colliding stack replaces the old one (the map never fills up); the
+ * decoder checks each stack it reads against the record's user ip. */
 static __always_inline long user_stack_id(void *ctx, __u32 cpu)
 {
-	long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_REUSE_STACKID);
 
 	if (id < 0 && id != -EFAULT_) {
 		__u64 *n = bpf_map_lookup_elem(&stacks_lost, &cpu);

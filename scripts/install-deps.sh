@@ -13,6 +13,8 @@ packages=(
 	# live tests and the demo: a real X server, session bus, notification
 	# daemon and GTK3 apps
 	xvfb x11-utils xdotool dbus dbus-x11 dunst libnotify-bin libgtk-3-dev
+	# `argus bench hooks --gtk`: the scripted GTK3 workload
+	gtk-3-examples
 	procps psmisc linux-perf elfutils gdb python3 python3-jsonschema
 )
 

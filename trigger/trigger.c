@@ -34,8 +34,10 @@ struct uthr {
 	uint32_t pid, tid;
 	uint64_t conn;
 	bool hooks, input_seen;
+	bool dead; /* exited: never fires again */
 	uint32_t depth; /* dispatch / async-run nesting */
 	uint64_t pending_since, busy_since;
+	uint64_t resumed; /* when its last stall ended: older input counts from here */
 	uint8_t busy_cause;
 	bool fired;
 	struct argus_stall stall;
@@ -245,6 +247,8 @@ static void episode_begin(struct argus_trigger *t, struct uthr *u)
 static void set_busy(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause)
 {
 	bool idle = !episode_start(u);
+	if (since < u->resumed)
+		since = u->resumed;
 	if (!u->busy_since || since < u->busy_since) {
 		u->busy_since = since;
 		u->busy_cause = cause;
@@ -256,6 +260,8 @@ static void set_busy(struct argus_trigger *t, struct uthr *u, uint64_t since, ui
 static void set_pending(struct argus_trigger *t, struct uthr *u, uint64_t since)
 {
 	bool idle = !episode_start(u);
+	if (since < u->resumed)
+		since = u->resumed;
 	if (!u->pending_since || since < u->pending_since)
 		u->pending_since = since;
 	if (idle)
@@ -292,6 +298,23 @@ static void maybe_end(struct argus_trigger *t, struct uthr *u)
 		episode_end(t, u);
 }
 
+/* The UI thread is back in its event loop. A stall ends here; input that
+ * queued up during it counts from now (the app answers again). */
+static void loop_back(struct argus_trigger *t, struct uthr *u)
+{
+	if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH) {
+		bool queued = u->pending_since != 0;
+		episode_end(t, u);
+		u->resumed = t->now;
+		if (queued)
+			set_pending(t, u, t->now);
+		return;
+	}
+	if (!u->pending_since)
+		episode_end(t, u);
+	u->busy_since = 0;
+}
+
 static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause)
 {
 	struct argus_stall *s = &u->stall;
@@ -326,7 +349,7 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 
 static void check(struct argus_trigger *t, struct uthr *u)
 {
-	if (u->fired)
+	if (u->fired || u->dead)
 		return;
 	uint64_t start = episode_start(u);
 	if (start && t->now >= start + t->o.stall_ns) {
@@ -384,7 +407,7 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		t->st.display_sends++;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
-		if (c->reader)
+		if (c->reader && !t->uts[c->reader - 1].dead)
 			set_pending(t, &t->uts[c->reader - 1], c->pending_since);
 		return;
 	}
@@ -409,8 +432,33 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	if (!u)
 		return;
 	u->conn = c->obj;
+	u->dead = false;
 	c->reader = (uint32_t)(u - t->uts) + 1;
-	consume(t, u, c->pending_since);
+	if (ev->ipc.ret > 0) {
+		consume(t, u, c->pending_since);
+		return;
+	}
+	/* a read that found nothing (EAGAIN): the connection is drained, the
+	 * thread is back in its loop (no hooks to say so) */
+	if (!u->hooks && u->busy_since)
+		maybe_end(t, u);
+}
+
+/* A UI thread (or its process) exited: whatever it had pending is gone
+ * with it; a stall it was in ends here. */
+static void on_exit_of(struct argus_trigger *t, struct uthr *u)
+{
+	if (u->fired)
+		episode_end(t, u);
+	u->pending_since = u->busy_since = 0;
+	u->fired = false;
+	u->depth = 0;
+	u->dead = true;
+	struct conn *c = conn_get(t, u->conn, false);
+	if (c && c->reader == (uint32_t)(u - t->uts) + 1) {
+		c->reader = 0;
+		c->pending_since = 0;
+	}
 }
 
 static void on_event(struct argus_trigger *t, const struct argus_event *ev)
@@ -435,10 +483,20 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_IPC_RECV:
 		on_ipc(t, ev);
 		return;
+	case ARGUS_EV_THREAD_EXIT:
+		if ((u = uthr_get(t, ev->tid)))
+			on_exit_of(t, u);
+		return;
+	case ARGUS_EV_PROC_EXIT:
+		for (uint32_t i = 0; i < t->nuts; i++)
+			if (t->uts[i].pid == ev->pid)
+				on_exit_of(t, &t->uts[i]);
+		return;
 	case ARGUS_EV_UI_INPUT:
 		u = uthr_make(t, ev->pid, ev->tid);
 		if (!u)
 			return;
+		u->dead = false;
 		if (ev->ui.obj && !u->conn)
 			u->conn = ev->ui.obj;
 		if (ev->ui.kind == ARGUS_UI_MAP) {
@@ -515,19 +573,14 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->hooks = true;
 		if (u->depth)
 			u->depth--;
-		if (!u->depth) {
-			if (!u->pending_since)
-				episode_end(t, u);
-			u->busy_since = 0;
-		}
+		if (!u->depth)
+			loop_back(t, u);
 		return;
 	case ARGUS_EV_LOOP_ITER_BEGIN:
 	case ARGUS_EV_LOOP_ITER_END:
 		u->hooks = true;
 		u->depth = 0;
-		if (!u->pending_since)
-			episode_end(t, u);
-		u->busy_since = 0;
+		loop_back(t, u);
 		return;
 	default:
 		return;

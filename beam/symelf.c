@@ -1,0 +1,143 @@
+/*
+ * symelf.c - symbols of live processes: ELF symbol tables and DWARF
+ * file:line through elfutils' libdwfl (which finds separate debug info by
+ * build id), one Dwfl session per process, cached.
+ */
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam.h"
+
+#define ELFSYM_CACHE 32 /* processes kept open */
+
+struct proc_dwfl {
+	uint32_t pid;
+	Dwfl *dwfl; /* NULL = could not be reported (gone, no access) */
+	uint64_t used;
+};
+
+struct argus_elfsym {
+	struct proc_dwfl cache[ELFSYM_CACHE];
+	uint64_t clock;
+	struct argus_symbolizer stacks; /* where stack ids resolve */
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+};
+
+int argus_elfsym_new(struct argus_elfsym **sp, const struct argus_symbolizer *stacks)
+{
+	struct argus_elfsym *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	if (stacks)
+		s->stacks = *stacks;
+	s->cb.find_elf = dwfl_linux_proc_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo; /* build-id aware */
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	*sp = s;
+	return 0;
+}
+
+void argus_elfsym_free(struct argus_elfsym *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < ELFSYM_CACHE; i++)
+		if (s->cache[i].dwfl)
+			dwfl_end(s->cache[i].dwfl);
+	free(s);
+}
+
+/* The process's session, reporting its modules on first use. */
+static Dwfl *session(struct argus_elfsym *s, uint32_t pid)
+{
+	struct proc_dwfl *slot = &s->cache[0];
+	for (int i = 0; i < ELFSYM_CACHE; i++) {
+		if (s->cache[i].pid == pid && s->cache[i].used) {
+			s->cache[i].used = ++s->clock;
+			return s->cache[i].dwfl;
+		}
+		if (s->cache[i].used < slot->used)
+			slot = &s->cache[i];
+	}
+	if (slot->dwfl)
+		dwfl_end(slot->dwfl);
+	slot->pid = pid;
+	slot->used = ++s->clock;
+	slot->dwfl = dwfl_begin(&s->cb);
+	if (slot->dwfl && (dwfl_linux_proc_report(slot->dwfl, (pid_t)pid) != 0 ||
+			   dwfl_report_end(slot->dwfl, NULL, NULL) != 0)) {
+		dwfl_end(slot->dwfl);
+		slot->dwfl = NULL;
+	}
+	return slot->dwfl;
+}
+
+/* Without .debug_aranges (clang does not emit them by default) older libdw
+ * finds no CU for an address: scan the CUs' ranges instead. */
+static const char *line_by_cu_scan(Dwfl_Module *m, uint64_t ip, int *lineno)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(m, &bias);
+	if (!dw)
+		return NULL;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_haspc(&cu, ip - bias) > 0) {
+			Dwarf_Line *l = dwarf_getsrc_die(&cu, ip - bias);
+			if (l && dwarf_lineno(l, lineno) == 0)
+				return dwarf_linesrc(l, NULL, NULL);
+			return NULL;
+		}
+		off = next;
+	}
+	return NULL;
+}
+
+static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
+			char *srcline, size_t scap)
+{
+	struct argus_elfsym *s = arg;
+	Dwfl *d = session(s, pid);
+	if (!d)
+		return false;
+	Dwfl_Module *m = dwfl_addrmodule(d, ip);
+	if (!m)
+		return false;
+	const char *mainfile = NULL;
+	const char *modname = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	const char *obj = mainfile ? mainfile : modname;
+	/* application frames only: not shared libraries */
+	if (!obj || strstr(obj, ".so"))
+		return false;
+	const char *name = dwfl_module_addrname(m, ip);
+	if (!name)
+		return false;
+	snprintf(func, fcap, "%s", name);
+	Dwfl_Line *line = dwfl_module_getsrc(m, ip);
+	int lineno = 0;
+	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (!file)
+		file = line_by_cu_scan(m, ip, &lineno);
+	if (file)
+		snprintf(srcline, scap, "%s:%d", file, lineno);
+	else
+		snprintf(srcline, scap, "%s", obj);
+	return true;
+}
+
+static bool elf_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth)
+{
+	struct argus_elfsym *s = arg;
+	return s->stacks.stack && s->stacks.stack(s->stacks.arg, id, ips, depth);
+}
+
+struct argus_symbolizer argus_elfsym_symbolizer(struct argus_elfsym *s)
+{
+	struct argus_symbolizer y = {elf_resolve, elf_stack, s};
+	return y;
+}

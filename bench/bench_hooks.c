@@ -1,0 +1,352 @@
+/*
+ * bench_hooks.c - `argus bench hooks`: what a hooked call costs.
+ *
+ *  1. ns per call of an interposed function (pthread_cond_signal with no
+ *     waiter) from libargus-hooks.so: plain libc, hooks inert (no consumer),
+ *     hooks recording into a shared-memory ring that this process drains.
+ *     Each mode runs in its own child (the library reads its configuration
+ *     when it is loaded).
+ *  2. ns per call through an inline hook (trampoline + relay) against the
+ *     same function unhooked.
+ *  3. with --gtk: CPU time of gtk3-widget-factory driven by xdotool under
+ *     Xvfb, hooks off vs on (argus run), alternating.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../hooks/hooks.h"
+#include "inline_hook.h"
+#include "ringbuf.h"
+
+int argus_bench_hooks(int argc, char **argv);
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool find_lib(char *out, size_t cap)
+{
+	const char *env = getenv("ARGUS_HOOKS_LIB");
+	struct stat st;
+	if (env) {
+		snprintf(out, cap, "%s", env);
+		return stat(out, &st) == 0;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
+		if (stat(out, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
+enum mode { MODE_LIBC, MODE_INERT, MODE_CONSUMER };
+
+/* In a child: time `iters` calls of pthread_cond_signal as the mode has
+ * it; writes ns per call (double) to fd. */
+static void child_measure(enum mode m, const char *lib, uint64_t iters, int fd)
+{
+	int (*fn)(pthread_cond_t *) = pthread_cond_signal;
+	if (m != MODE_LIBC) {
+		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			fprintf(stderr, "argus bench hooks: %s\n", dlerror());
+			_exit(1);
+		}
+		*(void **)&fn = dlsym(h, "pthread_cond_signal");
+	}
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	for (uint64_t i = 0; i < iters / 10; i++) /* warm up */
+		fn(&c);
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		fn(&c);
+	double ns = (double)(now_ns() - t0) / (double)iters;
+	ssize_t w = write(fd, &ns, sizeof(ns));
+	_exit(w == sizeof(ns) ? 0 : 1);
+}
+
+/* Run one mode in a child; for MODE_CONSUMER drain its ring meanwhile. */
+static int measure(enum mode m, const char *lib, uint64_t iters, double *ns, uint64_t *got,
+		   uint64_t *drops)
+{
+	struct argus_ring *ring = NULL;
+	int ring_fd = -1, p[2];
+	*got = *drops = 0;
+	if (pipe(p))
+		return -errno;
+	if (m == MODE_CONSUMER) {
+		int rc = argus_ring_create_shm(&ring, 1u << 16, &ring_fd);
+		if (rc)
+			return rc;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (ring) {
+			char spec[64];
+			fcntl(ring_fd, F_SETFD, 0);
+			fcntl(argus_ring_wait_fd(ring), F_SETFD, 0);
+			/* no wake-up fd: the drain polls (see builtin-run.c) */
+			snprintf(spec, sizeof(spec), "%d:-1", ring_fd);
+			setenv(ARGUS_HOOK_ENV_RINGS, spec, 1);
+		} else {
+			unsetenv(ARGUS_HOOK_ENV_RINGS);
+		}
+		child_measure(m, lib, iters, p[1]);
+	}
+	close(p[1]);
+	static struct argus_event buf[4096];
+	int st = 0;
+	for (;;) {
+		if (ring) {
+			size_t n;
+			while ((n = argus_ring_read(ring, buf, 4096)))
+				*got += n;
+		}
+		if (waitpid(pid, &st, ring ? WNOHANG : 0) == pid)
+			break;
+		if (ring) {
+			struct pollfd pf = {.fd = argus_ring_wait_fd(ring), .events = POLLIN};
+			poll(&pf, 1, 1);
+		}
+	}
+	if (ring) {
+		size_t n;
+		while ((n = argus_ring_read(ring, buf, 4096)))
+			*got += n;
+		*drops = argus_ring_drops(ring);
+		argus_ring_close(ring);
+		close(ring_fd);
+	}
+	ssize_t r = read(p[0], ns, sizeof(*ns));
+	close(p[0]);
+	return WIFEXITED(st) && !WEXITSTATUS(st) && r == sizeof(*ns) ? 0 : -EIO;
+}
+
+/* ---- inline hook cost ---- */
+
+static volatile uint64_t sink;
+
+static __attribute__((noinline)) uint64_t bench_target(uint64_t x)
+{
+	sink += x;
+	return sink ^ x;
+}
+
+static uint64_t (*bench_orig)(uint64_t);
+static uint64_t bench_replacement(uint64_t x)
+{
+	return bench_orig(x);
+}
+
+static double time_calls(uint64_t (*volatile fn)(uint64_t), uint64_t iters)
+{
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < iters; i++)
+		fn(i);
+	return (double)(now_ns() - t0) / (double)iters;
+}
+
+/* ---- GTK workload ---- */
+
+static int sh(const char *cmd)
+{
+	int rc = system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* CPU seconds (user + sys) of one scripted gtk3-widget-factory session. */
+static double gtk_session(const char *argus, bool hooks, const char *display, int keys)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("DISPLAY", display, 1);
+		setenv("GDK_BACKEND", "x11", 1);
+		setenv("NO_AT_BRIDGE", "1", 1);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (hooks)
+			execl(argus, argus, "run", "--", "gtk3-widget-factory", (char *)NULL);
+		else
+			execlp("gtk3-widget-factory", "gtk3-widget-factory", (char *)NULL);
+		_exit(127);
+	}
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "DISPLAY=%s xdotool search --sync --onlyvisible --name 'Widget Factory' "
+		 ">/dev/null 2>&1",
+		 display);
+	sh(cmd);
+	/* Tab through widgets, page through the notebook, move the pointer. */
+	snprintf(cmd, sizeof(cmd),
+		 "DISPLAY=%s sh -c 'for i in $(seq %d); do xdotool mousemove $((100 + i %% 300)) "
+		 "$((100 + i %% 200)) key Tab key ctrl+Page_Down; done' >/dev/null 2>&1",
+		 display, keys);
+	sh(cmd);
+	snprintf(cmd, sizeof(cmd), "DISPLAY=%s xdotool key ctrl+q >/dev/null 2>&1", display);
+	sh(cmd);
+	struct rusage ru;
+	int st;
+	uint64_t t0 = now_ns();
+	while (wait4(pid, &st, WNOHANG, &ru) == 0) {
+		if (now_ns() - t0 > 10000000000ull) {
+			kill(pid, SIGKILL);
+			wait4(pid, &st, 0, &ru);
+			return -1;
+		}
+		usleep(10000);
+	}
+	/* argus run's own reading of the ring counts too: hooks on costs the
+	 * consumer's CPU as well as the hooked process's. */
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int bench_gtk(int rounds, int keys)
+{
+	if (sh("command -v gtk3-widget-factory >/dev/null && command -v xdotool >/dev/null && "
+	       "command -v Xvfb >/dev/null")) {
+		fprintf(stderr, "argus bench hooks --gtk: needs gtk3-widget-factory (gtk-3-examples), "
+				"xdotool and Xvfb\n");
+		return 4;
+	}
+	char argus[PATH_MAX];
+	if (getenv("ARGUS_BIN")) { /* when not run as `argus bench hooks` */
+		snprintf(argus, sizeof(argus), "%s", getenv("ARGUS_BIN"));
+	} else {
+		ssize_t n = readlink("/proc/self/exe", argus, sizeof(argus) - 1);
+		if (n <= 0)
+			return 9;
+		argus[n] = 0;
+	}
+	char display[16];
+	int d = 150 + getpid() % 100;
+	snprintf(display, sizeof(display), ":%d", d);
+	pid_t x = fork();
+	if (x == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("Xvfb", "Xvfb", display, "-nolisten", "tcp", "-screen", "0", "1280x1024x24",
+		       (char *)NULL);
+		_exit(127);
+	}
+	sleep(1);
+	double off = 0, on = 0;
+	int ok = 0;
+	printf("gtk3-widget-factory, %d scripted steps per session, CPU s (user+sys):\n", keys);
+	for (int i = 0; i < rounds; i++) {
+		double a = gtk_session(argus, false, display, keys);
+		double b = gtk_session(argus, true, display, keys);
+		printf("  round %d: hooks off %.3f  on %.3f\n", i + 1, a, b);
+		if (a > 0 && b > 0) {
+			off += a;
+			on += b;
+			ok++;
+		}
+	}
+	kill(x, SIGTERM);
+	waitpid(x, NULL, 0);
+	if (!ok)
+		return 1;
+	printf("  mean: off %.3f s, on %.3f s, overhead %+.2f %%\n", off / ok, on / ok,
+	       100.0 * (on - off) / off);
+	return 0;
+}
+
+int argus_bench_hooks(int argc, char **argv)
+{
+	uint64_t iters = 20000000;
+	bool gtk = false;
+	int rounds = 5, keys = 40;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+			iters = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--gtk"))
+			gtk = true;
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
+			keys = atoi(argv[++i]);
+		else {
+			fprintf(stderr,
+				"usage: argus bench hooks [--iters N] [--gtk [--rounds N] [--steps N]]\n");
+			return 2;
+		}
+	}
+	if (!iters)
+		iters = 1;
+	char lib[PATH_MAX];
+	if (!find_lib(lib, sizeof(lib))) {
+		fprintf(stderr, "argus bench hooks: %s not found (set ARGUS_HOOKS_LIB)\n",
+			ARGUS_HOOK_LIB_NAME);
+		return 6;
+	}
+	static const char *const names[] = {"libc, no hooks", "hooks inert (no consumer)",
+					    "hooks recording (ring drained)"};
+	double ns[3];
+	printf("pthread_cond_signal (no waiter), %llu calls each, ns per call:\n",
+	       (unsigned long long)iters);
+	for (int m = 0; m < 3; m++) {
+		uint64_t got, drops;
+		int rc = measure((enum mode)m, lib, iters, &ns[m], &got, &drops);
+		if (rc) {
+			fprintf(stderr, "argus bench hooks: %s: failed\n", names[m]);
+			return 1;
+		}
+		printf("  %-32s %7.2f ns", names[m], ns[m]);
+		if (m)
+			printf("  (+%.2f ns)", ns[m] - ns[0]);
+		if (m == MODE_CONSUMER)
+			printf("  events %llu, dropped %llu", (unsigned long long)got,
+			       (unsigned long long)drops);
+		putchar('\n');
+	}
+
+	struct argus_hook_arena *a = argus_hook_arena_new();
+	double plain = time_calls(bench_target, iters);
+	int rc = argus_hook_install(a, (void *)bench_target, (void *)bench_replacement,
+				    (void **)&bench_orig);
+	if (rc == 0) {
+		double hooked = time_calls(bench_target, iters);
+		printf("inline hook (relay + trampoline), ns per call: plain %.2f, hooked %.2f "
+		       "(+%.2f ns)\n",
+		       plain, hooked, hooked - plain);
+	} else {
+		printf("inline hook: cannot hook here: %s\n", strerror(-rc));
+	}
+	argus_hook_arena_free(a);
+	if (gtk)
+		return bench_gtk(rounds, keys);
+	return 0;
+}

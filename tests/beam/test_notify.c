@@ -1,0 +1,207 @@
+/*
+ * test_notify.c - the desktop notification reaches a real notification
+ * daemon: a private Xvfb, a private session bus (dbus-daemon) and dunst;
+ * dunst's history (dunstctl) must hold "pinwheel root cause found" with the
+ * body argus sent. Label "gui"; skipped when a piece is missing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "beam.h"
+#include "test.h"
+
+static char dir[64], bus_path[128];
+static pid_t xvfb = -1, bus = -1, dunst = -1;
+
+static bool have(const char *prog)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+static pid_t spawn(char *const argv[])
+{
+	pid_t p = fork();
+	if (p == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return p;
+}
+
+static void stop(pid_t *p)
+{
+	if (*p > 0) {
+		kill(*p, SIGTERM);
+		waitpid(*p, NULL, 0);
+	}
+	*p = -1;
+}
+
+static bool wait_path(const char *path, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void teardown(void)
+{
+	stop(&dunst);
+	stop(&bus);
+	stop(&xvfb);
+	if (dir[0]) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+}
+
+/* Xvfb on a free display, a session bus, dunst; env set for this process
+ * and its children. Returns NULL or a reason to skip. */
+static const char *setup(void)
+{
+	if (!have("Xvfb") || !have("dbus-daemon") || !have("dunst") || !have("dunstctl"))
+		return "Xvfb, dbus-daemon, dunst or dunstctl not installed (scripts/install-deps.sh)";
+	snprintf(dir, sizeof(dir), "/tmp/argus-notify-XXXXXX");
+	if (!mkdtemp(dir))
+		return "mkdtemp failed";
+	chmod(dir, 0700);
+	setenv("XDG_RUNTIME_DIR", dir, 1);
+	setenv("HOME", dir, 1);
+	int disp = -1;
+	for (int n = 90 + (getpid() % 100); n < 400; n++) {
+		char lock[64];
+		snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
+		if (access(lock, F_OK) != 0) {
+			disp = n;
+			break;
+		}
+	}
+	if (disp < 0)
+		return "no free X display number";
+	char dname[16], sock[64];
+	snprintf(dname, sizeof(dname), ":%d", disp);
+	snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", disp);
+	char *xargv[] = {"Xvfb", dname, "-nolisten", "tcp", "-screen", "0", "800x600x24", NULL};
+	xvfb = spawn(xargv);
+	if (!wait_path(sock, 5000))
+		return "Xvfb did not start";
+	setenv("DISPLAY", dname, 1);
+	/* the bus address is set before the bus starts */
+	snprintf(bus_path, sizeof(bus_path), "%s/bus", dir);
+	char addr[160], addr_arg[180];
+	snprintf(addr, sizeof(addr), "unix:path=%s", bus_path);
+	snprintf(addr_arg, sizeof(addr_arg), "--address=%s", addr);
+	setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1);
+	char *bargv[] = {"dbus-daemon", "--session", "--nofork", addr_arg, NULL};
+	bus = spawn(bargv);
+	if (!wait_path(bus_path, 5000))
+		return "dbus-daemon did not start";
+	char *dargv[] = {"dunst", NULL};
+	dunst = spawn(dargv);
+	/* dunst owns org.freedesktop.Notifications once it is up */
+	for (int i = 0; i < 500; i++) {
+		if (system("dunstctl count displayed >/dev/null 2>&1") == 0)
+			return NULL;
+		usleep(10000);
+	}
+	return "dunst did not come up on the private bus";
+}
+
+/* dunst's history (JSON) as a string; caller frees. */
+static char *history(void)
+{
+	FILE *p = popen("dunstctl history 2>/dev/null", "r");
+	if (!p)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = calloc(1, cap);
+	while (buf && n + 1 < cap) {
+		size_t k = fread(buf + n, 1, cap - 1 - n, p);
+		if (!k)
+			break;
+		n += k;
+	}
+	pclose(p);
+	return buf;
+}
+
+/* dunst moves a notification to its history once closed. */
+static char *history_after_close(void)
+{
+	for (int i = 0; i < 100; i++) {
+		if (system("dunstctl close-all >/dev/null 2>&1") != 0)
+			break;
+		char *h = history();
+		if (h && strstr(h, "pinwheel root cause found"))
+			return h;
+		free(h);
+		usleep(20000);
+	}
+	return history();
+}
+
+TEST(notification_reaches_dunst)
+{
+	const char *why = setup();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	char err[256] = "";
+	int rc = argus_notify("gedit stalled 2.9 s: udisksd 716/716 blocked in "
+			      "udisks_state_flush_to_disk (fsync)",
+			      "/tmp/report.json", err, sizeof(err));
+	char *h = rc == 0 ? history_after_close() : NULL;
+	teardown();
+	ASSERT_MSG(rc == 0, "argus_notify: %s", err);
+	ASSERT(h);
+	ASSERT_CONTAINS(h, "pinwheel root cause found");
+	ASSERT_CONTAINS(h, "gedit stalled 2.9 s: udisksd 716/716 blocked in");
+	free(h);
+}
+
+TEST(diagnose_notify_sends_one_per_stall)
+{
+	const char *bin = getenv("ARGUS_BIN");
+	if (!bin || access(bin, X_OK) != 0)
+		SKIP("ARGUS_BIN not set (run through ctest)");
+	const char *why = setup();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	char trace[128], cmd[512];
+	snprintf(trace, sizeof(trace), "%s/t.argus", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s synth -o %s -n 400k --rate 5000 -s 1 2>/dev/null && "
+		 "%s diagnose --notify %s >/dev/null",
+		 bin, trace, bin, trace);
+	int rc = system(cmd);
+	char *h = rc == 0 ? history_after_close() : NULL;
+	teardown();
+	ASSERT_EQ(rc, 0);
+	ASSERT(h);
+	ASSERT_CONTAINS(h, "pinwheel root cause found");
+	ASSERT_CONTAINS(h, "nautilus stalled");
+	ASSERT_CONTAINS(h, "udisks_state_flush_to_disk");
+	free(h);
+}
+
+TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall))

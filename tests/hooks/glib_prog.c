@@ -1,0 +1,233 @@
+/*
+ * glib_prog.c - a real GLib / pthread program for the hooks tests, run under
+ * `argus run`. argv[1] picks the scenario; it prints "key=value" lines
+ * (addresses of its objects) that the tests match against the trace.
+ *
+ *   idle         a worker posts g_idle_add to the main loop, which quits
+ *   invoke       a worker calls g_main_context_invoke on the main context
+ *   cond         a condition signal to a waiter, then a contended mutex unlock
+ *   flag         one thread writes ready_flag, another polls it (data flag)
+ *   hang         calls hang_forever(), which never returns (prune it)
+ *   dbus-server  owns org.argus.HookTest, answers one Ping, exits
+ *   dbus-client  calls org.argus.HookTest Ping once
+ */
+#include <gio/gio.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- idle / invoke ---- */
+
+static GMainLoop *loop;
+
+static gboolean quit_cb(gpointer data)
+{
+	(void)data;
+	printf("run_tid=%d\n", gettid());
+	g_main_loop_quit(loop);
+	return G_SOURCE_REMOVE;
+}
+
+static gpointer idle_worker(gpointer data)
+{
+	(void)data;
+	g_usleep(20000);
+	printf("post_tid=%d\n", gettid());
+	if (g_getenv("PROG_INVOKE"))
+		g_main_context_invoke(NULL, quit_cb, NULL);
+	else
+		g_idle_add(quit_cb, NULL);
+	return NULL;
+}
+
+static int run_idle(bool invoke)
+{
+	if (invoke)
+		g_setenv("PROG_INVOKE", "1", TRUE);
+	loop = g_main_loop_new(NULL, FALSE);
+	GThread *t = g_thread_new("poster", idle_worker, NULL);
+	g_main_loop_run(loop);
+	g_thread_join(t);
+	g_main_loop_unref(loop);
+	return 0;
+}
+
+/* ---- cond / mutex hand-off ---- */
+
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t handoff_mtx = PTHREAD_MUTEX_INITIALIZER;
+static int ready;
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&mtx);
+	while (!ready)
+		pthread_cond_wait(&cond, &mtx);
+	pthread_mutex_unlock(&mtx);
+	return NULL;
+}
+
+static void *lock_taker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&handoff_mtx); /* blocks: main holds it */
+	pthread_mutex_unlock(&handoff_mtx);
+	return NULL;
+}
+
+static int run_cond(void)
+{
+	printf("cond=%p\nhandoff_mutex=%p\n", (void *)&cond, (void *)&handoff_mtx);
+	pthread_t w;
+	pthread_create(&w, NULL, cond_waiter, NULL);
+	usleep(50000); /* let it wait */
+	pthread_mutex_lock(&mtx);
+	ready = 1;
+	pthread_cond_signal(&cond);
+	pthread_mutex_unlock(&mtx);
+	pthread_join(w, NULL);
+
+	pthread_mutex_lock(&handoff_mtx);
+	pthread_t t;
+	pthread_create(&t, NULL, lock_taker, NULL);
+	usleep(100000); /* let it block in the lock */
+	pthread_mutex_unlock(&handoff_mtx);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+/* ---- data flag ---- */
+
+volatile int ready_flag; /* exported (-rdynamic): named in the flag file */
+
+static void *flag_writer(void *arg)
+{
+	(void)arg;
+	usleep(50000);
+	printf("writer_tid=%d\n", gettid());
+	fflush(stdout);
+	ready_flag = 1;
+	return NULL;
+}
+
+static int run_flag(void)
+{
+	printf("flag=%p\nreader_tid=%d\n", (void *)&ready_flag, gettid());
+	pthread_t t;
+	pthread_create(&t, NULL, flag_writer, NULL);
+	while (!ready_flag)
+		usleep(5000);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+/* ---- hang (pruning) ---- */
+
+volatile int hang_done; /* never set: keeps the compiler from treating
+			   hang_forever as noreturn (pruned, it returns) */
+
+__attribute__((noinline)) int hang_forever(void)
+{
+	while (!hang_done)
+		pause();
+	return 1;
+}
+
+static int run_hang(void)
+{
+	alarm(1); /* unpruned, SIGALRM ends the hang after 1 s */
+	int r = hang_forever();
+	printf("hang_forever returned\n");
+	(void)r;
+	return 0;
+}
+
+/* ---- D-Bus ---- */
+
+static const char introspection[] = "<node><interface name='org.argus.HookTest'>"
+				    "<method name='Ping'><arg type='s' direction='out'/></method>"
+				    "</interface></node>";
+
+static void on_call(GDBusConnection *c, const gchar *sender, const gchar *path,
+		    const gchar *iface, const gchar *method, GVariant *params,
+		    GDBusMethodInvocation *inv, gpointer data)
+{
+	(void)c, (void)sender, (void)path, (void)iface, (void)method, (void)params, (void)data;
+	printf("call_serial=%u\n", g_dbus_message_get_serial(g_dbus_method_invocation_get_message(inv)));
+	fflush(stdout);
+	g_dbus_method_invocation_return_value(inv, g_variant_new("(s)", "pong"));
+	g_timeout_add(200, quit_cb, NULL); /* let the reply go out */
+}
+
+static void on_name(GDBusConnection *c, const gchar *name, gpointer data)
+{
+	(void)c, (void)name, (void)data;
+	printf("name_acquired\n");
+	fflush(stdout);
+}
+
+static int run_dbus_server(void)
+{
+	GDBusNodeInfo *info = g_dbus_node_info_new_for_xml(introspection, NULL);
+	static const GDBusInterfaceVTable vt = {on_call, NULL, NULL, {0}};
+	GDBusConnection *c = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+	if (!c)
+		return 3;
+	g_dbus_connection_register_object(c, "/org/argus/HookTest", info->interfaces[0], &vt, NULL,
+					  NULL, NULL);
+	guint id = g_bus_own_name_on_connection(c, "org.argus.HookTest", 0, on_name, NULL, NULL,
+						NULL);
+	loop = g_main_loop_new(NULL, FALSE);
+	g_timeout_add_seconds(10, quit_cb, NULL); /* never hang the test */
+	g_main_loop_run(loop);
+	g_bus_unown_name(id);
+	g_dbus_connection_flush_sync(c, NULL, NULL);
+	g_object_unref(c);
+	g_dbus_node_info_unref(info);
+	return 0;
+}
+
+static int run_dbus_client(void)
+{
+	GDBusConnection *c = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+	if (!c)
+		return 3;
+	GError *err = NULL;
+	GVariant *r = g_dbus_connection_call_sync(c, "org.argus.HookTest", "/org/argus/HookTest",
+						  "org.argus.HookTest", "Ping", NULL,
+						  G_VARIANT_TYPE("(s)"), 0, 5000, NULL, &err);
+	if (!r) {
+		fprintf(stderr, "Ping: %s\n", err->message);
+		return 4;
+	}
+	printf("reply=ok\n");
+	g_variant_unref(r);
+	g_object_unref(c);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *m = argc > 1 ? argv[1] : "";
+	if (!strcmp(m, "idle"))
+		return run_idle(false);
+	if (!strcmp(m, "invoke"))
+		return run_idle(true);
+	if (!strcmp(m, "cond"))
+		return run_cond();
+	if (!strcmp(m, "flag"))
+		return run_flag();
+	if (!strcmp(m, "hang"))
+		return run_hang();
+	if (!strcmp(m, "dbus-server"))
+		return run_dbus_server();
+	if (!strcmp(m, "dbus-client"))
+		return run_dbus_client();
+	fprintf(stderr, "usage: glib_prog idle|invoke|cond|flag|hang|dbus-server|dbus-client\n");
+	return 2;
+}

@@ -1,0 +1,376 @@
+/*
+ * test_trigger.c - the stall trigger on hand-built event sequences: an X
+ * server (Xorg, pid 10) and a GUI app (pid 20, UI thread 20) talking over a
+ * display socket pair.
+ */
+#include <string.h>
+
+#include "test.h"
+#include "trigger.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+#define T0 (100 * SEC)
+
+enum { XPID = 10, APP = 20, OTHER = 21 };
+static const uint64_t SRV_SOCK = 0xffff000000001000ull, CLI_SOCK = 0xffff000000002000ull;
+
+struct rec {
+	struct argus_stall stalls[8];
+	struct argus_stall ends[8];
+	struct argus_lag lags[8];
+	int nstalls, nends, nlags;
+};
+
+static void on_stall(void *arg, const struct argus_stall *s)
+{
+	struct rec *r = arg;
+	if (r->nstalls < 8)
+		r->stalls[r->nstalls] = *s;
+	r->nstalls++;
+}
+static void on_end(void *arg, const struct argus_stall *s)
+{
+	struct rec *r = arg;
+	if (r->nends < 8)
+		r->ends[r->nends] = *s;
+	r->nends++;
+}
+static void on_lag(void *arg, const struct argus_lag *l)
+{
+	struct rec *r = arg;
+	if (r->nlags < 8)
+		r->lags[r->nlags] = *l;
+	r->nlags++;
+}
+
+static struct argus_event ev(uint64_t ts, uint16_t type, uint32_t pid, uint32_t tid)
+{
+	struct argus_event e;
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.type = type;
+	e.pid = pid;
+	e.tid = tid;
+	return e;
+}
+
+static struct argus_trigger *t;
+static struct rec rec;
+
+static void feed(struct argus_event e)
+{
+	ASSERT_EQ(argus_trigger_feed(t, &e, 1), 0);
+}
+
+static void setup(bool exec_app)
+{
+	memset(&rec, 0, sizeof(rec));
+	struct argus_trigger_cb cb = {on_stall, on_end, on_lag, &rec};
+	ASSERT_EQ(argus_trigger_new(&t, NULL, &cb), 0);
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, XPID, XPID);
+	strcpy(e.comm.comm, "Xorg");
+	e.comm.is_process = 1;
+	feed(e);
+	e = ev(T0, exec_app ? ARGUS_EV_PROC_EXEC : ARGUS_EV_COMM, APP, APP);
+	strcpy(exec_app ? e.exec.comm : e.comm.comm, "gedit");
+	if (!exec_app)
+		e.comm.is_process = 1;
+	feed(e);
+}
+
+static void teardown(void)
+{
+	argus_trigger_free(t);
+	t = NULL;
+}
+
+/* the server writes input on the client's connection */
+static void x_send(uint64_t ts)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_IPC_SEND, XPID, XPID);
+	e.ipc.obj = SRV_SOCK;
+	e.ipc.peer_obj = CLI_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX; /* an X server: unix is enough */
+	e.ipc.ret = 32;
+	feed(e);
+}
+
+/* the app reads its display connection */
+static void app_read(uint64_t ts, uint32_t tid)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_IPC_RECV, APP, tid);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+}
+
+static void sys_enter(uint64_t ts, uint32_t tid, uint16_t nr, int64_t arg0)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SYS_ENTER, APP, tid);
+	e.sys_enter.nr = nr;
+	e.sys_enter.arg0 = arg0;
+	e.sys_enter.fd = -1;
+	feed(e);
+}
+
+static void block(uint64_t ts, uint32_t tid)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SCHED_SWITCH, APP, tid);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+}
+
+static void wake(uint64_t ts, uint32_t tid)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SCHED_SWITCH, 0, 0);
+	e.sched_switch.next_pid = APP;
+	e.sched_switch.next_tid = tid;
+	feed(e);
+}
+
+static void hook(uint64_t ts, uint16_t type)
+{
+	struct argus_event e = ev(ts, type, APP, APP);
+	e.flags = ARGUS_F_HOOK;
+	feed(e);
+}
+
+/* time passes: another process's events */
+static void tick_until(uint64_t from, uint64_t to)
+{
+	for (uint64_t ts = from; ts <= to; ts += 10 * MS)
+		feed(ev(ts, ARGUS_EV_SYS_EXIT, 99, 99));
+}
+
+/* the UI thread's loop: idle in poll, woken by input, reads, handles */
+static void one_click(uint64_t ts, uint64_t handler_ns)
+{
+	x_send(ts);
+	wake(ts + 10000, APP);
+	hook(ts + 20000, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(ts + 30000, APP);
+	tick_until(ts + 40000, ts + handler_ns);
+	hook(ts + handler_ns + 1000, ARGUS_EV_DISPATCH_END);
+	sys_enter(ts + handler_ns + 2000, APP, 7, -1);
+	block(ts + handler_ns + 3000, APP);
+}
+
+TEST(finds_ui_thread_by_display_connection)
+{
+	setup(false);
+	x_send(T0 + MS);
+	app_read(T0 + 2 * MS, APP);
+	struct argus_ui_thread u[4];
+	ASSERT_EQ(argus_trigger_ui_threads(t, u, 4), 1);
+	ASSERT_EQ(u[0].pid, APP);
+	ASSERT_EQ(u[0].tid, APP);
+	ASSERT_U64_EQ(u[0].conn, CLI_SOCK);
+	struct argus_trigger_stats st;
+	argus_trigger_get_stats(t, &st);
+	ASSERT_EQ(st.gui_processes, 1);
+	teardown();
+}
+
+TEST(long_running_handler_fires_once_and_records_end)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 3 * SEC);
+	tick_until(T0 + 4 * SEC, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].tid, APP);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_RUNNING);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 10 * MS);
+	ASSERT(rec.stalls[0].detected >= T0 + 10 * MS + 2 * SEC);
+	ASSERT(rec.stalls[0].detected <= T0 + 10 * MS + 2 * SEC + 20 * MS);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 10 * MS + 3 * SEC + 1000);
+	ASSERT_EQ(rec.nlags, 1); /* the stalled episode is a lag too */
+	teardown();
+}
+
+TEST(short_handlers_are_lags_not_stalls)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 150 * MS);  /* a lag */
+	one_click(T0 + 500 * MS, 20 * MS);  /* imperceptible */
+	tick_until(T0 + 600 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	ASSERT_EQ(rec.nlags, 1);
+	ASSERT(rec.lags[0].end - rec.lags[0].start >= 150 * MS);
+	teardown();
+}
+
+TEST(idle_ui_thread_never_fires)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 5 * MS);
+	tick_until(T0 + 20 * MS, T0 + 30 * SEC); /* idle in poll for 30 s */
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 5 * MS);
+	sys_enter(T0 + 100 * MS, APP, 7, 10 * SEC); /* a poll on something else */
+	block(T0 + 100 * MS + 1000, APP);
+	tick_until(T0 + 101 * MS, T0 + 10 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(input_unread_while_blocked_in_poll_fires_long_wait)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 5 * MS);
+	sys_enter(T0 + 100 * MS, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 1000, APP);
+	x_send(T0 + 200 * MS); /* input arrives, the thread does not come back */
+	tick_until(T0 + 201 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_WAIT);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 200 * MS);
+	ASSERT(rec.stalls[0].blocked);
+	ASSERT_EQ(rec.stalls[0].wait_nr, 7);
+	teardown();
+}
+
+TEST(yield_loop_is_classified)
+{
+	setup(false);
+	x_send(T0 + MS);
+	hook(T0 + 2 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 2 * MS + 100, APP);
+	for (uint64_t ts = T0 + 3 * MS; ts < T0 + 2500 * MS; ts += MS) {
+		sys_enter(ts, APP, 7, 0);     /* poll, zero timeout */
+		sys_enter(ts + 500, APP, 24, 0); /* sched_yield */
+	}
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_YIELD_LOOP);
+	ASSERT(rec.stalls[0].yields >= 20);
+	teardown();
+}
+
+TEST(dispatch_without_input_fires_dispatch_cause)
+{
+	setup(false);
+	wake(T0 + MS, APP);
+	hook(T0 + 2 * MS, ARGUS_EV_DISPATCH_BEGIN); /* e.g. a timer callback */
+	tick_until(T0 + 3 * MS, T0 + 2100 * MS);
+	ASSERT_EQ(rec.nstalls, 0); /* not yet a GUI thread: no display connection */
+	teardown();
+
+	setup(false);
+	one_click(T0 + MS, 5 * MS); /* now it is one */
+	wake(T0 + 100 * MS, APP);
+	hook(T0 + 101 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	tick_until(T0 + 102 * MS, T0 + 2200 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_DISPATCH);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 101 * MS);
+	teardown();
+}
+
+TEST(input_queued_during_a_stall_counts_from_its_end)
+{
+	setup(false);
+	x_send(T0 + MS);
+	wake(T0 + MS + 100, APP);
+	hook(T0 + 2 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 3 * MS, APP);
+	x_send(T0 + 500 * MS); /* a second key press while it hangs */
+	tick_until(T0 + 501 * MS, T0 + 3 * SEC);
+	hook(T0 + 3 * SEC + 1000, ARGUS_EV_DISPATCH_END);
+	hook(T0 + 3 * SEC + 2000, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 3 * SEC + 3000, APP); /* handled at once */
+	hook(T0 + 3 * SEC + 4000, ARGUS_EV_DISPATCH_END);
+	tick_until(T0 + 3 * SEC + 10 * MS, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	teardown();
+}
+
+TEST(launch_stall_fires_when_blocked_before_first_input)
+{
+	setup(true); /* the app started inside the stream */
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY; /* connects, says hello */
+	feed(e);
+	sys_enter(T0 + 2 * MS, APP, 202, 0); /* then blocks on a futex */
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 2500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_WAIT);
+	wake(T0 + 2600 * MS, APP);
+	ASSERT_EQ(rec.nends, 1);
+	teardown();
+}
+
+TEST(launch_idle_in_poll_is_not_a_launch_stall)
+{
+	setup(true);
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	sys_enter(T0 + 2 * MS, APP, 7, -1);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(threshold_is_configurable)
+{
+	memset(&rec, 0, sizeof(rec));
+	struct argus_trigger_opts o;
+	argus_trigger_opts_default(&o);
+	ASSERT_U64_EQ(o.stall_ns, 2 * SEC);
+	o.stall_ns = 500 * MS;
+	struct argus_trigger_cb cb = {on_stall, on_end, on_lag, &rec};
+	ASSERT_EQ(argus_trigger_new(&t, &o, &cb), 0);
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, XPID, XPID);
+	strcpy(e.comm.comm, "Xorg");
+	e.comm.is_process = 1;
+	feed(e);
+	one_click(T0 + MS, 700 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	teardown();
+}
+
+TEST(non_display_sockets_are_ignored)
+{
+	setup(false);
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, 30, 30); /* not a server */
+	e.ipc.obj = 0x1;
+	e.ipc.peer_obj = CLI_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
+	app_read(T0 + 2 * MS, OTHER);
+	struct argus_ui_thread u[2];
+	ASSERT_EQ(argus_trigger_ui_threads(t, u, 2), 0);
+	ASSERT(argus_display_server_comm("Xwayland"));
+	ASSERT(!argus_display_server_comm("gedit"));
+	teardown();
+}
+
+TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
+	  TEST_ENTRY(long_running_handler_fires_once_and_records_end),
+	  TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
+	  TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
+	  TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
+	  TEST_ENTRY(yield_loop_is_classified), TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
+	  TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
+	  TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
+	  TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall), TEST_ENTRY(threshold_is_configurable),
+	  TEST_ENTRY(non_display_sockets_are_ignored))
