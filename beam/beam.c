@@ -49,7 +49,7 @@ struct node {
 	int32_t parent; /* node index, -1 = the start */
 	uint32_t depth; /* edges from the start */
 	int32_t penalty;
-	uint32_t order; /* creation order: stable sorting */
+	uint32_t order;              /* creation order: stable sorting */
 	struct argus_edge_info edge; /* the edge that reached it (dst = parent) */
 };
 
@@ -62,7 +62,7 @@ struct search {
 };
 
 static int32_t add_node(struct search *s, argus_vid vid, int32_t parent,
-			const struct argus_edge_info *e, int32_t penalty)
+                        const struct argus_edge_info *e, int32_t penalty)
 {
 	if (s->n == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 256;
@@ -145,8 +145,8 @@ struct result {
 };
 
 int argus_beam_search(const struct argus_beam_graph *g, argus_vid start,
-		      const struct argus_beam_params *p, struct argus_path *out, size_t cap,
-		      struct argus_beam_stats *stp)
+                      const struct argus_beam_params *p, struct argus_path *out, size_t cap,
+                      struct argus_beam_stats *stp)
 {
 	struct argus_beam_stats st = {0};
 	struct argus_beam_params pc = *p;
@@ -276,7 +276,8 @@ int argus_beam_search(const struct argus_beam_graph *g, argus_vid start,
 	/* sort results by penalty */
 	for (size_t i = 1; i < nres; i++)
 		for (size_t j = i; j > 0; j--) {
-			const struct node *x = &s.nodes[res[j - 1].node], *y = &s.nodes[res[j].node];
+			const struct node *x = &s.nodes[res[j - 1].node],
+			                  *y = &s.nodes[res[j].node];
 			if (x->penalty < y->penalty ||
 			    (x->penalty == y->penalty && x->order <= y->order))
 				break;
@@ -299,7 +300,7 @@ out:
 }
 
 int argus_critical_path(const struct argus_beam_graph *g, argus_vid start,
-			const struct argus_beam_params *p, struct argus_path *out)
+                        const struct argus_beam_params *p, struct argus_path *out)
 {
 	struct argus_beam_params pc = *p;
 	if (pc.max_depth > ARGUS_PATH_MAX - 1)

@@ -30,8 +30,8 @@ struct argus_beam_params {
 	uint32_t max_states; /* live states at most between prunings (4096) */
 	bool no_weak_edges;  /* baseline: follow strong edges only */
 	/* subgraph comparison */
-	double sim_len;      /* similar: signatures differ in length by <= 20 % */
-	double sim_dist;     /* similar: edit distance <= 0.4 x length */
+	double sim_len;        /* similar: signatures differ in length by <= 20 % */
+	double sim_dist;       /* similar: edit distance <= 0.4 x length */
 	uint32_t max_similar;  /* earlier vertices of the thread examined (65536) */
 	uint32_t max_recurse;  /* culprit-of-the-culprit depth (8) */
 	uint64_t long_wait_ns; /* a wait this long in the stall is "blocked" (500 ms) */
@@ -66,14 +66,14 @@ struct argus_beam_stats {
 /* Algorithm 1. Writes up to cap paths sorted by increasing penalty; returns
  * how many (<= width), or -1 when out of memory. */
 int argus_beam_search(const struct argus_beam_graph *g, argus_vid start,
-		      const struct argus_beam_params *p, struct argus_path *out, size_t cap,
-		      struct argus_beam_stats *st);
+                      const struct argus_beam_params *p, struct argus_path *out, size_t cap,
+                      struct argus_beam_stats *st);
 
 /* Critical path: from start, repeatedly the incoming edge with the latest
  * source time (strong first on ties), to a UI vertex or no incoming edge.
  * Returns 1 (one path). */
 int argus_critical_path(const struct argus_beam_graph *g, argus_vid start,
-			const struct argus_beam_params *p, struct argus_path *out);
+                        const struct argus_beam_params *p, struct argus_path *out);
 
 /* ---- diagnosis of one stall ---- */
 
@@ -86,11 +86,11 @@ const char *argus_algo_name(unsigned algo);
 /* Why a vertex was named as the root cause. */
 enum argus_root_reason {
 	ARGUS_ROOT_NONE = 0,
-	ARGUS_ROOT_BUSY = 1,          /* the UI thread computed (LongRunning) */
-	ARGUS_ROOT_BLOCKED = 2,       /* blocked itself, nothing further to blame */
-	ARGUS_ROOT_MISSING_WAKE = 3,  /* ran as in normal runs but did not wake the waiter */
-	ARGUS_ROOT_DEADLOCK = 4,      /* blocked on the stalled thread itself */
-	ARGUS_ROOT_PATH_END = 5,      /* end of the causal path (baselines) */
+	ARGUS_ROOT_BUSY = 1,         /* the UI thread computed (LongRunning) */
+	ARGUS_ROOT_BLOCKED = 2,      /* blocked itself, nothing further to blame */
+	ARGUS_ROOT_MISSING_WAKE = 3, /* ran as in normal runs but did not wake the waiter */
+	ARGUS_ROOT_DEADLOCK = 4,     /* blocked on the stalled thread itself */
+	ARGUS_ROOT_PATH_END = 5,     /* end of the causal path (baselines) */
 };
 const char *argus_root_reason_name(unsigned r);
 
@@ -98,7 +98,7 @@ const char *argus_root_reason_name(unsigned r);
  * (and file:line when known). NULL = addresses only. */
 struct argus_symbolizer {
 	bool (*resolve)(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-			char *srcline, size_t scap);
+	                char *srcline, size_t scap);
 	/* Frames of a stack id (innermost first); false when unknown. */
 	bool (*stack)(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth);
 	void *arg;
@@ -116,7 +116,7 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
 struct argus_culprit {
 	argus_vid vid;
 	struct argus_vertex_info v;
-	uint8_t reason; /* enum argus_root_reason */
+	uint8_t reason;  /* enum argus_root_reason */
 	int32_t penalty; /* of the path that named it (lower = more likely) */
 	uint32_t depth;  /* culprit-of-the-culprit level (0 = directly) */
 	char func[128];  /* innermost application function, "" when unknown */
@@ -129,7 +129,7 @@ struct argus_diagnosis {
 	bool no_weak_edges;
 	argus_vid anomaly;
 	struct argus_vertex_info anomaly_v;
-	argus_vid baseline; /* Algorithm 2's baseline vertex, 0 = none */
+	argus_vid baseline;        /* Algorithm 2's baseline vertex, 0 = none */
 	struct argus_culprit root; /* vid 0 = none found */
 	uint32_t ncandidates;
 	struct argus_culprit candidates[ARGUS_DIAG_CANDIDATES]; /* ranked, [0] = root */
@@ -138,9 +138,9 @@ struct argus_diagnosis {
 	bool has_normal_path;
 	struct argus_path normal_path; /* baseline's path in a normal run */
 	struct argus_vertex_info normal_v[ARGUS_PATH_MAX];
-	char costly_func[128];  /* LongRunning: top frame of the samples' common sequence */
-	uint32_t samples;       /* samples in the anomaly segment */
-	uint64_t diagnose_ns;   /* time the diagnosis took */
+	char costly_func[128]; /* LongRunning: top frame of the samples' common sequence */
+	uint32_t samples;      /* samples in the anomaly segment */
+	uint64_t diagnose_ns;  /* time the diagnosis took */
 	uint64_t vertices_indexed;
 	char summary[256]; /* "<root cause in one line>" */
 };
@@ -148,10 +148,10 @@ struct argus_diagnosis {
 /* Diagnose one stall on a view of the graph. samples and sym may be NULL.
  * comm(pid) names processes (may be NULL). Returns 0, -1 out of memory. */
 int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
-		   const struct argus_beam_params *p, enum argus_algo algo,
-		   const struct argus_samples *samples, const struct argus_symbolizer *sym,
-		   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
-		   struct argus_diagnosis *out);
+                   const struct argus_beam_params *p, enum argus_algo algo,
+                   const struct argus_samples *samples, const struct argus_symbolizer *sym,
+                   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+                   struct argus_diagnosis *out);
 
 /* ---- reports (report.c; docs/report.md) ---- */
 
@@ -161,14 +161,18 @@ struct argus_report_ctx {
 	uint64_t t0; /* times are printed relative to this (trace start) */
 };
 void argus_report_text(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
-		       FILE *out);
+                       FILE *out);
 /* One JSON object (docs/report.schema.json), no trailing newline. */
 void argus_report_json(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
-		       FILE *out);
+                       FILE *out);
 /* Chrome trace / Perfetto JSON of the diagnoses' causal paths with flow
  * arrows: a complete {"traceEvents":[...]} document. */
 void argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
-			   const struct argus_report_ctx *c, FILE *out);
+                           const struct argus_report_ctx *c, FILE *out);
+/* A self-contained HTML page: per diagnosis an SVG picture of the causal
+ * path across processes and threads over time, and the text report. */
+void argus_report_html(const struct argus_diagnosis *d, size_t n,
+		       const struct argus_report_ctx *c, FILE *out);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 
@@ -184,6 +188,12 @@ struct argus_trace_reader;
  * frames of application code (not shared libraries). */
 struct argus_tsym;
 int argus_tsym_new(struct argus_tsym **s, const struct argus_trace_reader *r);
+/* The same over tables held elsewhere (the live diagnoser's). */
+int argus_tsym_new_tables(struct argus_tsym **s, const struct argus_map *maps, size_t nmaps,
+                          const struct argus_symbol *syms, size_t nsyms,
+                          const char *(*string)(const void *arg, uint32_t id),
+                          bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out),
+                          const void *arg);
 void argus_tsym_free(struct argus_tsym *s);
 struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
 
@@ -209,7 +219,7 @@ struct argus_offline {
 	size_t n;
 	struct argus_trigger_stats trigger;
 	uint64_t events, faults;
-	uint64_t t0; /* first event time */
+	uint64_t t0;                    /* first event time */
 	char comms[64][ARGUS_COMM_LEN]; /* names of the processes diagnosed */
 	uint32_t comm_pids[64];
 	uint32_t ncomms;
@@ -218,7 +228,7 @@ struct argus_offline {
 /* Replay the file; returns 0, a negative ARGUS_TRACE_E* when it cannot be
  * opened (err set), or 1 when it had faults (what was intact was used). */
 int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
-			struct argus_offline *res);
+                        struct argus_offline *res);
 void argus_offline_free(struct argus_offline *res);
 
 /* A diagnosis run against one ground-truth record (synthetic traces): a UI
@@ -232,7 +242,35 @@ enum argus_truth_result {
 	ARGUS_TRUTH_DECOY_FIRED = 3, /* a stall on a decoy's thread */
 };
 int argus_truth_check(const struct argus_offline *res, const struct argus_truth *t,
-		      const struct argus_diagnosis **hit);
+                      const struct argus_diagnosis **hit);
 const char *argus_offline_comm(void *res, uint32_t pid);
+
+/* ---- live: the always-on diagnoser (live.c) ---- */
+
+/* A sink for the merged stream (argus_daemon_add_sink, argus_synth_run):
+ * graph + samples + trigger, and a diagnosis the moment a stall fires, run
+ * in the caller's thread (the sink's). Keeps the tables the producer
+ * interns; with live_symbols, running processes' ELF / DWARF name what they
+ * do not. */
+struct argus_diagnoser;
+struct argus_diagnoser_cb {
+	void (*diagnosis)(void *arg, const struct argus_diagnosis *d); /* d valid during the call */
+	void (*stall_end)(void *arg, const struct argus_stall *s);
+	void *arg;
+};
+struct argus_diagnoser_stats {
+	uint64_t events, diagnoses;
+	uint64_t stalls_dropped; /* more than 8 stalls fired at one record: not diagnosed */
+	struct argus_trigger_stats trigger;
+};
+int argus_diagnoser_new(struct argus_diagnoser **dx, const struct argus_offline_opts *o,
+                        bool live_symbols, const struct argus_diagnoser_cb *cb);
+void argus_diagnoser_free(struct argus_diagnoser *dx);
+struct argus_sink argus_diagnoser_sink(struct argus_diagnoser *dx);
+/* Let time pass without records (a timer on a quiet stream). */
+void argus_diagnoser_tick(struct argus_diagnoser *dx, uint64_t now);
+void argus_diagnoser_get_stats(const struct argus_diagnoser *dx, struct argus_diagnoser_stats *st);
+const char *argus_diagnoser_comm(void *dx, uint32_t pid);
+struct argus_graph *argus_diagnoser_graph(struct argus_diagnoser *dx);
 
 #endif /* ARGUS_BEAM_H */

@@ -92,8 +92,8 @@ const char *argus_algo_name(unsigned algo)
 
 const char *argus_root_reason_name(unsigned r)
 {
-	static const char *const names[] = {"none", "busy", "blocked", "missing_wakeup",
-					    "deadlock", "path_end"};
+	static const char *const names[] = {"none",           "busy",     "blocked",
+	                                    "missing_wakeup", "deadlock", "path_end"};
 	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "unknown";
 }
 
@@ -113,7 +113,8 @@ struct ctx {
 	const struct argus_samples *samples;
 	const struct argus_stall *stall;
 	enum argus_algo algo;
-	struct tv *tv;
+	struct tv *tv; /* by thread, then start */
+	struct tv *tt; /* by start: time-range scans */
 	size_t ntv;
 	struct argus_culprit cand[32];
 	uint32_t ncand;
@@ -122,21 +123,29 @@ struct ctx {
 	bool has_normal;
 };
 
-static int cmp_tv(const void *a, const void *b)
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_start(const void *a, const void *b)
 {
 	const struct tv *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->vid < y->vid ? -1 : x->vid > y->vid;
 }
 
+/* Both indexes in O(n): vertices come in creation order, which is their
+ * start order (a segment is created when it begins; checked, sorted when
+ * not); the per-thread index is a stable counting sort of it by thread. */
 static int build_index(struct ctx *c)
 {
 	size_t cap = 4096;
-	c->tv = malloc(cap * sizeof(*c->tv));
-	if (!c->tv)
+	bool in_order = true;
+	c->tt = malloc(cap * sizeof(*c->tt));
+	if (!c->tt)
 		return -1;
 	for (argus_vid id = argus_graph_next_vertex(c->view, 0); id;
 	     id = argus_graph_next_vertex(c->view, id)) {
@@ -144,16 +153,83 @@ static int build_index(struct ctx *c)
 		if (!argus_graph_vertex(c->view, id, &v))
 			continue;
 		if (c->ntv == cap) {
-			struct tv *n = realloc(c->tv, cap * 2 * sizeof(*n));
+			struct tv *n = realloc(c->tt, cap * 2 * sizeof(*n));
 			if (!n)
 				return -1;
-			c->tv = n;
+			c->tt = n;
 			cap *= 2;
 		}
-		c->tv[c->ntv++] = (struct tv){v.tid, v.pid, v.start, id};
+		if (c->ntv && v.start < c->tt[c->ntv - 1].start)
+			in_order = false;
+		c->tt[c->ntv++] = (struct tv){v.tid, v.pid, v.start, id};
 	}
-	qsort(c->tv, c->ntv, sizeof(*c->tv), cmp_tv);
-	return 0;
+	if (!in_order)
+		qsort(c->tt, c->ntv, sizeof(*c->tt), cmp_start);
+	c->tv = malloc((c->ntv ? c->ntv : 1) * sizeof(*c->tv));
+	if (!c->tv)
+		return -1;
+	/* threads in tid order, each thread's vertices in start order */
+	struct idmap ix = {0};
+	uint32_t *tids = NULL, *count = NULL, nt = 0, ct = 0;
+	int rc = -1;
+	for (size_t i = 0; i < c->ntv; i++) {
+		uint32_t *k = idmap_get(&ix, c->tt[i].tid);
+		if (k) {
+			count[*k]++;
+			continue;
+		}
+		if (nt == ct) {
+			ct = ct ? ct * 2 : 256;
+			uint32_t *nt1 = realloc(tids, ct * sizeof(*tids));
+			uint32_t *nc1 = nt1 ? realloc(count, ct * sizeof(*count)) : NULL;
+			if (nt1)
+				tids = nt1;
+			if (!nc1)
+				goto out;
+			count = nc1;
+		}
+		if (!idmap_put(&ix, c->tt[i].tid, nt))
+			goto out;
+		tids[nt] = c->tt[i].tid;
+		count[nt++] = 1;
+	}
+	/* order threads by tid: sort the (few) tids, then prefix sums */
+	uint32_t *order = malloc((nt ? nt : 1) * sizeof(*order));
+	if (!order)
+		goto out;
+	if (nt)
+		memcpy(order, tids, nt * sizeof(*order));
+	qsort(order, nt, sizeof(*order), cmp_u32);
+	size_t pos = 0;
+	for (uint32_t i = 0; i < nt; i++) {
+		uint32_t k = *idmap_get(&ix, order[i]);
+		uint32_t n = count[k];
+		count[k] = (uint32_t)pos;
+		pos += n;
+	}
+	free(order);
+	for (size_t i = 0; i < c->ntv; i++)
+		c->tv[count[*idmap_get(&ix, c->tt[i].tid)]++] = c->tt[i];
+	rc = 0;
+out:
+	free(tids);
+	free(count);
+	idmap_free(&ix);
+	return rc;
+}
+
+/* First entry of the time index starting at or after ts. */
+static size_t time_lower(const struct ctx *c, uint64_t ts)
+{
+	size_t a = 0, b = c->ntv;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (c->tt[m].start < ts)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
 }
 
 /* [lo, hi) of a thread's vertices in the index. */
@@ -223,7 +299,7 @@ static uint32_t edit_distance(const uint16_t *a, uint32_t na, const uint16_t *b,
 }
 
 static bool similar(const struct ctx *c, const struct argus_vertex_info *x,
-		    const struct argus_vertex_info *y)
+                    const struct argus_vertex_info *y)
 {
 	if (x->pid != y->pid)
 		return false;
@@ -253,7 +329,7 @@ static uint64_t wait_len(const struct ctx *c, const struct argus_vertex_info *v,
 static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_wait)
 {
 	uint32_t ids[2] = {prefer_wait ? cu->v.stack_last : cu->v.stack_first,
-			   prefer_wait ? cu->v.stack_first : cu->v.stack_last};
+	                   prefer_wait ? cu->v.stack_first : cu->v.stack_last};
 	if (!c->sym || !c->sym->stack || !c->sym->resolve)
 		return;
 	for (int k = 0; k < 2 && !cu->func[0]; k++) {
@@ -266,7 +342,7 @@ static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool pref
 		for (uint32_t i = 0; i < depth; i++) {
 			char f[128], s[128];
 			if (c->sym->resolve(c->sym->arg, cu->v.pid, ips[i], f, sizeof(f), s,
-					    sizeof(s))) {
+			                    sizeof(s))) {
 				snprintf(cu->func, sizeof(cu->func), "%s", f);
 				snprintf(cu->srcline, sizeof(cu->srcline), "%s", s);
 				break;
@@ -279,7 +355,7 @@ static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool pref
  * sampled in [from, to]; its innermost application frame is the costly
  * function. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-			    uint64_t to, char *out, size_t cap, uint32_t *nsamples)
+                            uint64_t to, char *out, size_t cap, uint32_t *nsamples)
 {
 	uint64_t common[ARGUS_STACK_MAX_DEPTH + 1];
 	uint32_t ncommon = 0, n = 0;
@@ -291,8 +367,8 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 		return;
 	const struct sring *r = &c->samples->r[*ix];
 	for (uint32_t k = 0; k < r->n; k++) {
-		const struct sample *s = &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) %
-						SAMPLES_PER_THREAD];
+		const struct sample *s =
+		    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
 		const uint64_t *ips;
 		uint32_t depth;
 		if (s->ts < from || s->ts > to ||
@@ -324,7 +400,7 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 /* ---- Algorithm 2 ---- */
 
 static void add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t reason,
-			  int32_t penalty, uint32_t depth)
+                          int32_t penalty, uint32_t depth)
 {
 	for (uint32_t i = 0; i < c->ncand; i++)
 		if (c->cand[i].vid == v->id) {
@@ -356,17 +432,18 @@ static bool is_request(unsigned kind)
 /* Processes the vertex sent a request to that was already received (a
  * strong edge from it into a vertex of another process in [a, now]). */
 static uint32_t asked_pids(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
-			   uint32_t *pids, uint32_t cap)
+                           uint32_t *pids, uint32_t cap)
 {
 	uint32_t n = 0;
-	for (size_t i = 0; i < c->ntv && n < cap; i++) {
-		if (c->tv[i].start < a->start || c->tv[i].start > now || c->tv[i].tid == a->tid)
+	for (size_t i = time_lower(c, a->start); i < c->ntv && c->tt[i].start <= now && n < cap;
+	     i++) {
+		if (c->tt[i].tid == a->tid)
 			continue;
 		struct argus_edge_info in[16];
-		size_t ne = argus_graph_in_edges(c->view, c->tv[i].vid, in, 16);
+		size_t ne = argus_graph_in_edges(c->view, c->tt[i].vid, in, 16);
 		for (size_t k = 0; k < ne && k < 16; k++)
 			if (in[k].src == a->id && is_request(in[k].kind)) {
-				pids[n++] = c->tv[i].pid;
+				pids[n++] = c->tt[i].pid;
 				break;
 			}
 	}
@@ -390,7 +467,7 @@ static bool answered_by(const struct ctx *c, argus_vid woke, const uint32_t *pid
 }
 
 static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
-			  uint64_t now, struct argus_vertex_info *out)
+                          uint64_t now, struct argus_vertex_info *out)
 {
 	/* the paper compares the peers of connection events: a baseline of a
 	 * wait answers the same peers the stalled vertex asked */
@@ -433,7 +510,7 @@ static bool in_chain(const uint32_t *chain, uint32_t n, uint32_t tid)
  * counterpart) was not, or in another wait: it did not do its part because
  * it waited itself. */
 static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,
-			 uint64_t now, struct argus_vertex_info *out)
+                         uint64_t now, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
 	thread_range(c, v->tid, &lo, &hi);
@@ -460,7 +537,7 @@ static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v,
 /* In [from, now]: a vertex of v's thread similar to v - it ran as it does
  * normally, yet the waiter was not woken (a missing wake-up). */
 static bool find_similar(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,
-			 uint64_t now, struct argus_vertex_info *out)
+                         uint64_t now, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
 	thread_range(c, v->tid, &lo, &hi);
@@ -489,18 +566,18 @@ static bool more_work(const struct argus_vertex_info *x, const struct argus_vert
  * vertex's request (a strong edge from it): a pool hands a job to whichever
  * worker is free, so the thread of the normal run may not be the one. */
 static bool asked_vertex(const struct ctx *c, uint32_t pid, argus_vid asked_by, uint64_t from,
-			 uint64_t now, struct argus_vertex_info *out)
+                         uint64_t now, struct argus_vertex_info *out)
 {
 	bool found = false;
-	for (size_t i = 0; i < c->ntv; i++) {
-		if (c->tv[i].pid != pid || c->tv[i].start < from || c->tv[i].start > now)
+	for (size_t i = time_lower(c, from); i < c->ntv && c->tt[i].start <= now; i++) {
+		if (c->tt[i].pid != pid)
 			continue;
 		struct argus_edge_info in[16];
 		struct argus_vertex_info x;
-		size_t n = argus_graph_in_edges(c->view, c->tv[i].vid, in, 16);
+		size_t n = argus_graph_in_edges(c->view, c->tt[i].vid, in, 16);
 		for (size_t k = 0; k < n && k < 16; k++) {
 			if (in[k].src != asked_by || !is_request(in[k].kind) ||
-			    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+			    !argus_graph_vertex(c->view, c->tt[i].vid, &x))
 				continue;
 			/* several (a wake-up, then the job it runs): the one
 			 * that worked most */
@@ -515,8 +592,8 @@ static bool asked_vertex(const struct ctx *c, uint32_t pid, argus_vid asked_by, 
 
 /* Algorithm 2's VertexInThread, when no vertex of the thread in the stall
  * is similar to its normal one: the one that did the most work. */
-static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info *v,
-			     uint64_t from, uint64_t now, struct argus_vertex_info *out)
+static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,
+                             uint64_t now, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
 	bool found = false;
@@ -539,8 +616,8 @@ static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info
  * culprits it found, -1 out of memory. *loops_back: a normal path of a's
  * answer leads back to the stalled thread (it waits on it: a deadlock). */
 static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
-		   uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth, bool spinning,
-		   bool *loops_back)
+                   uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth, bool spinning,
+                   bool *loops_back)
 {
 	struct argus_vertex_info base;
 	if (!find_baseline(c, a, spinning, now, &base))
@@ -592,7 +669,8 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 					if (asked_vertex(c, v.pid, a->id, from, now, &s) ||
 					    find_similar(c, &v, from, now, &s) ||
 					    vertex_in_thread(c, &v, from, now, &s)) {
-						add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE, pen, depth);
+						add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE, pen,
+						              depth);
 						hit = true;
 					}
 					continue;
@@ -606,13 +684,14 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 				if (depth + 1 < c->p->max_recurse && nchain < 32) {
 					chain[nchain] = s.tid;
 					sub = compare(c, &s, s.start, now, chain, nchain + 1, pen,
-						      depth + 1, false, &loop);
+					              depth + 1, false, &loop);
 					if (sub < 0)
 						return -1;
 				}
 				if (!sub)
-					add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED,
-						      pen, depth);
+					add_candidate(
+					    c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED,
+					    pen, depth);
 			}
 			if (hit) {
 				found++;
@@ -671,14 +750,14 @@ static uint64_t mono_ns(void)
 }
 
 int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
-		   const struct argus_beam_params *p, enum argus_algo algo,
-		   const struct argus_samples *samples, const struct argus_symbolizer *sym,
-		   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
-		   struct argus_diagnosis *d)
+                   const struct argus_beam_params *p, enum argus_algo algo,
+                   const struct argus_samples *samples, const struct argus_symbolizer *sym,
+                   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+                   struct argus_diagnosis *d)
 {
 	uint64_t t0 = mono_ns();
-	struct ctx c = {.view = view, .p = p, .sym = sym, .samples = samples, .stall = stall,
-			.algo = algo};
+	struct ctx c = {
+	    .view = view, .p = p, .sym = sym, .samples = samples, .stall = stall, .algo = algo};
 	c.g = argus_beam_graph_of_view(view);
 	memset(d, 0, sizeof(*d));
 	d->stall = *stall;
@@ -686,12 +765,14 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 	d->no_weak_edges = p->no_weak_edges;
 	if (build_index(&c) < 0) {
 		free(c.tv);
+		free(c.tt);
 		return -1;
 	}
 	d->vertices_indexed = c.ntv;
 	struct argus_vertex_info a;
 	if (!anomaly_vertex(&c, &a)) {
-		snprintf(d->summary, sizeof(d->summary), "no segment of the UI thread in the window");
+		snprintf(d->summary, sizeof(d->summary),
+		         "no segment of the UI thread in the window");
 		goto done;
 	}
 	d->anomaly = a.id;
@@ -702,15 +783,17 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		argus_critical_path(&c.g, a.id, p, &d->path);
 		struct argus_vertex_info end;
 		if (argus_graph_vertex(view, d->path.v[d->path.n - 1], &end))
-			add_candidate(&c, &end, stall->cls == ARGUS_STALL_LONG_RUNNING && d->path.n == 1
-						     ? ARGUS_ROOT_BUSY
-						     : ARGUS_ROOT_PATH_END,
-				      d->path.penalty, 0);
+			add_candidate(&c, &end,
+			              stall->cls == ARGUS_STALL_LONG_RUNNING && d->path.n == 1
+			                  ? ARGUS_ROOT_BUSY
+			                  : ARGUS_ROOT_PATH_END,
+			              d->path.penalty, 0);
 	} else {
 		struct argus_path paths[ARGUS_DIAG_CANDIDATES];
 		int np = argus_beam_search(&c.g, a.id, p, paths, ARGUS_DIAG_CANDIDATES, NULL);
 		if (np < 0) {
 			free(c.tv);
+			free(c.tt);
 			return -1;
 		}
 		if (np > 0)
@@ -720,16 +803,18 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		} else {
 			uint32_t chain[32] = {a.tid};
 			int r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
-					stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
+			                stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
 			if (r < 0) {
 				free(c.tv);
+				free(c.tt);
 				return -1;
 			}
 			if (!c.ncand) /* nothing to compare with: the wait itself */
-				add_candidate(&c, &a, stall->cls == ARGUS_STALL_YIELD_LOOP
-							      ? ARGUS_ROOT_BUSY
-							      : ARGUS_ROOT_BLOCKED,
-					      0, 0);
+				add_candidate(&c, &a,
+				              stall->cls == ARGUS_STALL_YIELD_LOOP
+				                  ? ARGUS_ROOT_BUSY
+				                  : ARGUS_ROOT_BLOCKED,
+				              0, 0);
 		}
 	}
 	qsort(c.cand, c.ncand, sizeof(c.cand[0]), cmp_cand);
@@ -738,9 +823,10 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		bool waited = cu->reason == ARGUS_ROOT_BLOCKED || cu->reason == ARGUS_ROOT_DEADLOCK;
 		uint32_t ns = 0;
 		if (!waited) {
-			uint64_t to = cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
+			uint64_t to =
+			    cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
 			costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, cu->func,
-					sizeof(cu->func), &ns);
+			                sizeof(cu->func), &ns);
 		}
 		name_vertex(&c, cu, waited);
 		d->candidates[d->ncandidates++] = *cu;
@@ -756,8 +842,8 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		argus_graph_vertex(view, d->normal_path.v[k], &d->normal_v[k]);
 	if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
 		uint64_t to = now;
-		costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func, sizeof(d->costly_func),
-				&d->samples);
+		costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func,
+		                sizeof(d->costly_func), &d->samples);
 	}
 	if (d->ncandidates) {
 		d->root = d->candidates[0];
@@ -771,27 +857,30 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		switch (r->reason) {
 		case ARGUS_ROOT_BUSY:
 			snprintf(d->summary, sizeof(d->summary), "%s %u/%u busy on CPU%s", who,
-				 r->v.pid, r->v.tid, in);
+			         r->v.pid, r->v.tid, in);
 			break;
 		case ARGUS_ROOT_BLOCKED:
 		case ARGUS_ROOT_DEADLOCK:
 			snprintf(d->summary, sizeof(d->summary), "%s %u/%u blocked%s (%s)%s", who,
-				 r->v.pid, r->v.tid, in, sc ? sc : "wait",
-				 r->reason == ARGUS_ROOT_DEADLOCK ? " waiting on the stalled app itself"
-								  : "");
+			         r->v.pid, r->v.tid, in, sc ? sc : "wait",
+			         r->reason == ARGUS_ROOT_DEADLOCK
+			             ? " waiting on the stalled app itself"
+			             : "");
 			break;
 		case ARGUS_ROOT_MISSING_WAKE:
 			snprintf(d->summary, sizeof(d->summary),
-				 "%s %u/%u ran%s but did not wake the waiting thread", who, r->v.pid,
-				 r->v.tid, fn ? in + 3 : " its part");
+			         "%s %u/%u ran%s but did not wake the waiting thread", who,
+			         r->v.pid, r->v.tid, fn ? in + 3 : " its part");
 			break;
 		default:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u%s (end of the causal path)",
-				 who, r->v.pid, r->v.tid, in);
+			snprintf(d->summary, sizeof(d->summary),
+			         "%s %u/%u%s (end of the causal path)", who, r->v.pid, r->v.tid,
+			         in);
 		}
 	}
 done:
 	free(c.tv);
+	free(c.tt);
 	d->diagnose_ns = mono_ns() - t0;
 	return 0;
 }

@@ -29,7 +29,7 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 		g_variant_builder_add(&actions, "s", "default");
 		g_variant_builder_add(&actions, "s", "Open report");
 		g_variant_builder_add(&hints, "{sv}", "x-argus-report",
-				      g_variant_new_string(report_path));
+		                      g_variant_new_string(report_path));
 		snprintf(text, sizeof(text), "%s\nreport: %s", body, report_path);
 	} else {
 		snprintf(text, sizeof(text), "%s", body);
@@ -39,7 +39,7 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 	    bus, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
 	    "org.freedesktop.Notifications", "Notify",
 	    g_variant_new("(susssasa{sv}i)", "argus", 0u, "dialog-warning",
-			  "pinwheel root cause found", text, &actions, &hints, -1),
+	                  "pinwheel root cause found", text, &actions, &hints, -1),
 	    G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &e);
 	g_object_unref(bus);
 	if (!ret) {

@@ -4,6 +4,7 @@
  * file order; a stall is diagnosed the moment the trigger fires, on the
  * graph as it is then (what the daemon does live).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,11 @@ struct tmap {
 };
 
 struct argus_tsym {
-	const struct argus_trace_reader *r;
+	/* where string and stack ids resolve: a trace reader, or the live
+	 * diagnoser's own tables */
+	const char *(*string)(const void *arg, uint32_t id);
+	bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out);
+	const void *arg;
 	struct tmap *maps;
 	size_t nmaps;
 	struct argus_symbol *syms;
@@ -43,16 +48,18 @@ static int cmp_sym(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-int argus_tsym_new(struct argus_tsym **sp, const struct argus_trace_reader *r)
+int argus_tsym_new_tables(struct argus_tsym **sp, const struct argus_map *m, size_t nm,
+                          const struct argus_symbol *sy, size_t ns,
+                          const char *(*string)(const void *arg, uint32_t id),
+                          bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out),
+                          const void *arg)
 {
 	struct argus_tsym *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -1;
-	s->r = r;
-	const struct argus_map *m;
-	size_t nm = argus_trace_maps(r, &m);
-	const struct argus_symbol *sy;
-	size_t ns = argus_trace_symbols(r, &sy);
+	s->string = string;
+	s->stack = stack;
+	s->arg = arg;
 	s->maps = calloc(nm ? nm : 1, sizeof(*s->maps));
 	s->syms = malloc((ns ? ns : 1) * sizeof(*s->syms));
 	if (!s->maps || !s->syms) {
@@ -60,17 +67,37 @@ int argus_tsym_new(struct argus_tsym **sp, const struct argus_trace_reader *r)
 		return -1;
 	}
 	for (size_t i = 0; i < nm; i++) {
-		const char *path = argus_trace_string(r, m[i].path_str);
-		s->maps[i] = (struct tmap){m[i].pid, m[i].start, m[i].end, m[i].pgoff,
-					   m[i].path_str, path && !strstr(path, ".so")};
+		const char *path = string(arg, m[i].path_str);
+		s->maps[i] = (struct tmap){m[i].pid,   m[i].start,    m[i].end,
+		                           m[i].pgoff, m[i].path_str, path && !strstr(path, ".so")};
 	}
 	s->nmaps = nm;
-	memcpy(s->syms, sy, ns * sizeof(*sy));
+	if (ns)
+		memcpy(s->syms, sy, ns * sizeof(*sy));
 	s->nsyms = ns;
 	qsort(s->maps, s->nmaps, sizeof(*s->maps), cmp_map);
 	qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_sym);
 	*sp = s;
 	return 0;
+}
+
+static const char *reader_string(const void *arg, uint32_t id)
+{
+	return argus_trace_string(arg, id);
+}
+
+static bool reader_stack(const void *arg, uint32_t id, struct argus_stack *out)
+{
+	return argus_trace_stack(arg, id, out);
+}
+
+int argus_tsym_new(struct argus_tsym **sp, const struct argus_trace_reader *r)
+{
+	const struct argus_map *m;
+	size_t nm = argus_trace_maps(r, &m);
+	const struct argus_symbol *sy;
+	size_t ns = argus_trace_symbols(r, &sy);
+	return argus_tsym_new_tables(sp, m, nm, sy, ns, reader_string, reader_stack, r);
 }
 
 void argus_tsym_free(struct argus_tsym *s)
@@ -100,7 +127,7 @@ static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uin
 }
 
 static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-			 char *srcline, size_t scap)
+                         char *srcline, size_t scap)
 {
 	const struct argus_tsym *s = arg;
 	const struct tmap *m = find_map(s, pid, ip);
@@ -121,13 +148,13 @@ static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_
 	const struct argus_symbol *y = &s->syms[a - 1];
 	if (y->path_str != m->path_str || off >= y->offset + (y->size ? y->size : 1))
 		return false;
-	const char *name = argus_trace_string(s->r, y->name_str);
-	const char *path = argus_trace_string(s->r, m->path_str);
+	const char *name = s->string(s->arg, y->name_str);
+	const char *path = s->string(s->arg, m->path_str);
 	if (!name)
 		return false;
 	snprintf(func, fcap, "%s", name);
 	snprintf(srcline, scap, "%s+0x%llx", path ? path : "?",
-		 (unsigned long long)(off - y->offset));
+	         (unsigned long long)(off - y->offset));
 	return true;
 }
 
@@ -135,7 +162,7 @@ static bool tsym_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *d
 {
 	const struct argus_tsym *s = arg;
 	struct argus_stack st;
-	if (!argus_trace_stack(s->r, id, &st))
+	if (!s->stack(s->arg, id, &st))
 		return false;
 	*ips = st.ips;
 	*depth = st.depth;
@@ -156,7 +183,7 @@ struct chain {
 };
 
 static bool chain_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-			  char *srcline, size_t scap)
+                          char *srcline, size_t scap)
 {
 	struct chain *c = arg;
 	if (c->first.resolve(c->first.arg, pid, ip, func, fcap, srcline, scap))
@@ -234,7 +261,7 @@ static void remember_comm(struct argus_offline *res, struct argus_trigger *t, ui
 	if (!pid || *argus_offline_comm(res, pid) || res->ncomms == 64)
 		return;
 	res->comm_pids[res->ncomms] = pid;
-	memcpy(res->comms[res->ncomms++], argus_trigger_comm(t, pid), ARGUS_COMM_LEN);
+	snprintf(res->comms[res->ncomms++], ARGUS_COMM_LEN, "%s", argus_trigger_comm(t, pid));
 }
 
 static struct argus_trace_reader *open_tables(const char *path)
@@ -252,7 +279,7 @@ static struct argus_trace_reader *open_tables(const char *path)
 }
 
 int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
-			struct argus_offline *res)
+                        struct argus_offline *res)
 {
 	struct argus_trace_reader *r, *tables = NULL;
 	struct argus_graph *g = NULL;
@@ -319,7 +346,7 @@ int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
 			struct argus_graph_view v;
 			argus_graph_view_begin(g, &v);
 			int dr = argus_diagnose(&v, &run.fired[i], &o->beam, o->algo, smp, &sy,
-						trigger_comm, run.trig, &res->d[res->n]);
+			                        trigger_comm, run.trig, &res->d[res->n]);
 			argus_graph_view_end(&v);
 			if (dr) {
 				rc = ARGUS_TRACE_ENOMEM;
@@ -373,7 +400,7 @@ static bool names_root(const struct argus_diagnosis *d, const struct argus_truth
 }
 
 int argus_truth_check(const struct argus_offline *res, const struct argus_truth *t,
-		      const struct argus_diagnosis **hit)
+                      const struct argus_diagnosis **hit)
 {
 	*hit = NULL;
 	for (size_t k = 0; k < res->n; k++) {

@@ -4,6 +4,7 @@
  * path (docs/report.md).
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "beam.h"
@@ -39,19 +40,19 @@ void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap
 {
 	uint64_t end = d->stall.end ? d->stall.end : d->stall.detected;
 	snprintf(buf, cap, "%s stalled %.1f s: %s", d->stall.comm,
-		 (double)(end - d->stall.since) / 1e9,
-		 d->summary[0] ? d->summary : "root cause not found");
+	         (double)(end - d->stall.since) / 1e9,
+	         d->summary[0] ? d->summary : "root cause not found");
 }
 
 static void text_vertex(FILE *out, const struct argus_report_ctx *c,
-			const struct argus_vertex_info *v)
+                        const struct argus_vertex_info *v)
 {
 	const char *sc = v->wait_nr != 0xffff ? argus_syscall_name(v->wait_nr) : NULL;
-	fprintf(out, "%s %u/%u +%.6f..+%.6f s, %.1f ms on CPU", comm_of(c, v->pid), v->pid,
-		v->tid, rel(c, v->start), rel(c, v->end), v->oncpu_ns / 1e6);
+	fprintf(out, "%s %u/%u +%.6f..+%.6f s, %.1f ms on CPU", comm_of(c, v->pid), v->pid, v->tid,
+	        rel(c, v->start), rel(c, v->end), v->oncpu_ns / 1e6);
 	if (v->flags & ARGUS_VF_WAITED)
 		fprintf(out, ", then waited in %s%s", sc ? sc : "?",
-			v->wait_ns ? "" : " (still waiting)");
+		        v->wait_ns ? "" : " (still waiting)");
 	if (v->wait_ns)
 		fprintf(out, " %.1f ms", v->wait_ns / 1e6);
 	if (v->flags & ARGUS_VF_UI)
@@ -59,39 +60,38 @@ static void text_vertex(FILE *out, const struct argus_report_ctx *c,
 }
 
 static void text_path(FILE *out, const struct argus_report_ctx *c, const struct argus_path *p,
-		      const struct argus_vertex_info *pv)
+                      const struct argus_vertex_info *pv)
 {
 	for (uint32_t i = 0; i < p->n; i++) {
 		fprintf(out, "    %s", i ? "<- " : "   ");
 		text_vertex(out, c, &pv[i]);
 		if (i + 1 < p->n)
 			fprintf(out, "   [%s %s]", argus_edge_kind_name(p->edge[i].kind),
-				p->edge[i].strength < 0   ? "strong"
-				: p->edge[i].strength > 0 ? "weak"
-							  : "boosted");
+			        p->edge[i].strength < 0   ? "strong"
+			        : p->edge[i].strength > 0 ? "weak"
+			                                  : "boosted");
 		fputc('\n', out);
 	}
 	fprintf(out, "    penalty %d%s\n", p->penalty, p->ended ? "" : " (cut: beam or depth)");
 }
 
-void argus_report_text(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
-		       FILE *out)
+void argus_report_text(const struct argus_diagnosis *d, const struct argus_report_ctx *c, FILE *out)
 {
 	const struct argus_stall *s = &d->stall;
 	char line[512];
 	argus_report_oneline(d, line, sizeof(line));
 	fprintf(out, "stall %" PRIu64 ": %s\n", s->id, line);
 	fprintf(out, "  app %s pid %u, UI thread %u; %s stall (%s) from +%.6f s, detected +%.6f s",
-		s->comm, s->pid, s->tid, argus_stall_class_name(s->cls),
-		argus_stall_cause_name(s->cause), rel(c, s->since), rel(c, s->detected));
+	        s->comm, s->pid, s->tid, argus_stall_class_name(s->cls),
+	        argus_stall_cause_name(s->cause), rel(c, s->since), rel(c, s->detected));
 	if (s->end)
 		fprintf(out, ", ended +%.6f s (%.3f s)\n", rel(c, s->end),
-			(double)(s->end - s->since) / 1e9);
+		        (double)(s->end - s->since) / 1e9);
 	else
 		fputs(", still stalled at the end of the trace\n", out);
 	fprintf(out, "  algorithm %s%s; diagnosed in %.1f ms over %" PRIu64 " vertices\n",
-		argus_algo_name(d->algo), d->no_weak_edges ? " (no weak edges)" : "",
-		d->diagnose_ns / 1e6, d->vertices_indexed);
+	        argus_algo_name(d->algo), d->no_weak_edges ? " (no weak edges)" : "",
+	        d->diagnose_ns / 1e6, d->vertices_indexed);
 	if (d->anomaly) {
 		fputs("  anomaly vertex: ", out);
 		text_vertex(out, c, &d->anomaly_v);
@@ -99,11 +99,11 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 	}
 	if (d->costly_func[0])
 		fprintf(out, "  costly function: %s (common to %u samples)\n", d->costly_func,
-			d->samples);
+		        d->samples);
 	for (uint32_t i = 0; i < d->ncandidates; i++) {
 		const struct argus_culprit *k = &d->candidates[i];
 		fprintf(out, "  %s %u: %s, penalty %d, level %u: ", i ? "candidate" : "ROOT CAUSE",
-			i + 1, argus_root_reason_name(k->reason), k->penalty, k->depth);
+		        i + 1, argus_root_reason_name(k->reason), k->penalty, k->depth);
 		text_vertex(out, c, &k->v);
 		if (k->func[0])
 			fprintf(out, "; in %s (%s)", k->func, k->srcline);
@@ -120,29 +120,28 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 }
 
 static void json_vertex(FILE *out, const struct argus_report_ctx *c,
-			const struct argus_vertex_info *v)
+                        const struct argus_vertex_info *v)
 {
-	fprintf(out,
-		"{\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"comm\":", v->id, v->pid, v->tid);
+	fprintf(out, "{\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"comm\":", v->id, v->pid, v->tid);
 	jstr(out, comm_of(c, v->pid));
 	fprintf(out,
-		",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"oncpu_ns\":%" PRIu64
-		",\"waited\":%s,\"wait_syscall\":",
-		v->start, v->end, v->oncpu_ns, v->flags & ARGUS_VF_WAITED ? "true" : "false");
+	        ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"oncpu_ns\":%" PRIu64
+	        ",\"waited\":%s,\"wait_syscall\":",
+	        v->start, v->end, v->oncpu_ns, v->flags & ARGUS_VF_WAITED ? "true" : "false");
 	const char *sc = v->wait_nr != 0xffff ? argus_syscall_name(v->wait_nr) : NULL;
 	if (sc)
 		jstr(out, sc);
 	else
 		fputs("null", out);
-	fprintf(out, ",\"wait_ns\":%" PRIu64 ",\"wait_ret\":%d,\"ui\":%s}", v->wait_ns,
-		v->wait_ret, v->flags & ARGUS_VF_UI ? "true" : "false");
+	fprintf(out, ",\"wait_ns\":%" PRIu64 ",\"wait_ret\":%d,\"ui\":%s}", v->wait_ns, v->wait_ret,
+	        v->flags & ARGUS_VF_UI ? "true" : "false");
 }
 
 static void json_path(FILE *out, const struct argus_report_ctx *c, const struct argus_path *p,
-		      const struct argus_vertex_info *pv)
+                      const struct argus_vertex_info *pv)
 {
 	fprintf(out, "{\"penalty\":%d,\"ended\":%s,\"vertices\":[", p->penalty,
-		p->ended ? "true" : "false");
+	        p->ended ? "true" : "false");
 	for (uint32_t i = 0; i < p->n; i++) {
 		if (i)
 			fputc(',', out);
@@ -151,15 +150,14 @@ static void json_path(FILE *out, const struct argus_report_ctx *c, const struct 
 	fputs("],\"edges\":[", out);
 	for (uint32_t i = 0; i + 1 < p->n; i++)
 		fprintf(out, "%s{\"kind\":\"%s\",\"strength\":%d,\"ts\":%" PRIu64 "}", i ? "," : "",
-			argus_edge_kind_name(p->edge[i].kind), p->edge[i].strength, p->edge[i].ts);
+		        argus_edge_kind_name(p->edge[i].kind), p->edge[i].strength, p->edge[i].ts);
 	fputs("]}", out);
 }
 
-static void json_culprit(FILE *out, const struct argus_report_ctx *c,
-			 const struct argus_culprit *k)
+static void json_culprit(FILE *out, const struct argus_report_ctx *c, const struct argus_culprit *k)
 {
 	fprintf(out, "{\"reason\":\"%s\",\"penalty\":%d,\"level\":%u,\"function\":",
-		argus_root_reason_name(k->reason), k->penalty, k->depth);
+	        argus_root_reason_name(k->reason), k->penalty, k->depth);
 	if (k->func[0])
 		jstr(out, k->func);
 	else
@@ -174,8 +172,7 @@ static void json_culprit(FILE *out, const struct argus_report_ctx *c,
 	fputc('}', out);
 }
 
-void argus_report_json(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
-		       FILE *out)
+void argus_report_json(const struct argus_diagnosis *d, const struct argus_report_ctx *c, FILE *out)
 {
 	const struct argus_stall *s = &d->stall;
 	char line[512];
@@ -185,21 +182,22 @@ void argus_report_json(const struct argus_diagnosis *d, const struct argus_repor
 	fprintf(out, ",\"stall\":{\"id\":%" PRIu64 ",\"app\":", s->id);
 	jstr(out, s->comm);
 	fprintf(out,
-		",\"pid\":%u,\"tid\":%u,\"class\":\"%s\",\"cause\":\"%s\",\"since\":%" PRIu64
-		",\"detected\":%" PRIu64 ",\"end\":",
-		s->pid, s->tid, argus_stall_class_name(s->cls), argus_stall_cause_name(s->cause),
-		s->since, s->detected);
+	        ",\"pid\":%u,\"tid\":%u,\"class\":\"%s\",\"cause\":\"%s\",\"since\":%" PRIu64
+	        ",\"detected\":%" PRIu64 ",\"end\":",
+	        s->pid, s->tid, argus_stall_class_name(s->cls), argus_stall_cause_name(s->cause),
+	        s->since, s->detected);
 	if (s->end)
 		fprintf(out, "%" PRIu64 ",\"duration_ns\":%" PRIu64, s->end, s->end - s->since);
 	else
 		fputs("null,\"duration_ns\":null", out);
 	fprintf(out,
-		",\"oncpu_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64
-		",\"yields\":%u,\"zero_polls\":%u},",
-		s->oncpu_ns, s->blocked_ns, s->yields, s->zero_polls);
-	fprintf(out, "\"algorithm\":\"%s\",\"no_weak_edges\":%s,\"diagnose_ns\":%" PRIu64
-		     ",\"anomaly\":",
-		argus_algo_name(d->algo), d->no_weak_edges ? "true" : "false", d->diagnose_ns);
+	        ",\"oncpu_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64
+	        ",\"yields\":%u,\"zero_polls\":%u},",
+	        s->oncpu_ns, s->blocked_ns, s->yields, s->zero_polls);
+	fprintf(out,
+	        "\"algorithm\":\"%s\",\"no_weak_edges\":%s,\"diagnose_ns\":%" PRIu64
+	        ",\"anomaly\":",
+	        argus_algo_name(d->algo), d->no_weak_edges ? "true" : "false", d->diagnose_ns);
 	if (d->anomaly)
 		json_vertex(out, c, &d->anomaly_v);
 	else
@@ -231,18 +229,18 @@ void argus_report_json(const struct argus_diagnosis *d, const struct argus_repor
 }
 
 static void pf_slice(FILE *out, bool *first, const struct argus_report_ctx *c,
-		     const struct argus_vertex_info *v, const char *name, const char *cat)
+                     const struct argus_vertex_info *v, const char *name, const char *cat)
 {
 	fprintf(out, "%s\n{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":",
-		*first ? "" : ",", v->pid, v->tid, (double)(v->start - c->t0) / 1e3,
-		(double)(v->end > v->start ? v->end - v->start : 1) / 1e3);
+	        *first ? "" : ",", v->pid, v->tid, (double)(v->start - c->t0) / 1e3,
+	        (double)(v->end > v->start ? v->end - v->start : 1) / 1e3);
 	jstr(out, name);
 	fprintf(out, ",\"cat\":\"%s\",\"args\":{\"vertex\":%" PRIu64 "}}", cat, v->id);
 	*first = false;
 }
 
 void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
-			   const struct argus_report_ctx *c, FILE *out)
+                           const struct argus_report_ctx *c, FILE *out)
 {
 	bool first = true;
 	uint64_t flow = 1;
@@ -253,44 +251,206 @@ void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
 			const struct argus_vertex_info *v = &d->path_v[k];
 			char name[160];
 			snprintf(name, sizeof(name), "%s%s", k == 0 ? "anomaly " : "",
-				 comm_of(c, v->pid));
+			         comm_of(c, v->pid));
 			pf_slice(out, &first, c, v, name, "causal_path");
 			/* process / thread names */
-			fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{\"name\":",
-				v->pid);
+			fprintf(out,
+			        ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{"
+			        "\"name\":",
+			        v->pid);
 			jstr(out, comm_of(c, v->pid));
 			fputs("}}", out);
 		}
 		/* flow arrows from cause to effect: v[k+1] -> v[k] */
 		for (uint32_t k = 0; k + 1 < d->path.n; k++, flow++) {
-			const struct argus_vertex_info *src = &d->path_v[k + 1], *dst = &d->path_v[k];
+			const struct argus_vertex_info *src = &d->path_v[k + 1],
+			                               *dst = &d->path_v[k];
 			uint64_t ts = d->path.edge[k].ts;
 			if (ts < src->start)
 				ts = src->start;
 			fprintf(out,
-				",\n{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,"
-				"\"name\":\"%s\",\"cat\":\"causal_path\"}",
-				flow, src->pid, src->tid, (double)(ts - c->t0) / 1e3,
-				argus_edge_kind_name(d->path.edge[k].kind));
+			        ",\n{\"ph\":\"s\",\"id\":%" PRIu64
+			        ",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,"
+			        "\"name\":\"%s\",\"cat\":\"causal_path\"}",
+			        flow, src->pid, src->tid, (double)(ts - c->t0) / 1e3,
+			        argus_edge_kind_name(d->path.edge[k].kind));
 			fprintf(out,
-				",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,"
-				"\"ts\":%.3f,\"name\":\"%s\",\"cat\":\"causal_path\"}",
-				flow, dst->pid, dst->tid, (double)(dst->start - c->t0) / 1e3,
-				argus_edge_kind_name(d->path.edge[k].kind));
+			        ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64
+			        ",\"pid\":%u,\"tid\":%u,"
+			        "\"ts\":%.3f,\"name\":\"%s\",\"cat\":\"causal_path\"}",
+			        flow, dst->pid, dst->tid, (double)(dst->start - c->t0) / 1e3,
+			        argus_edge_kind_name(d->path.edge[k].kind));
 		}
 		if (d->ncandidates) {
 			char name[200];
-			snprintf(name, sizeof(name), "ROOT CAUSE %s", d->root.func[0] ? d->root.func : "");
+			snprintf(name, sizeof(name), "ROOT CAUSE %s",
+			         d->root.func[0] ? d->root.func : "");
 			pf_slice(out, &first, c, &d->root.v, name, "root_cause");
 		}
 		/* the stall itself on the UI thread */
 		uint64_t end = d->stall.end ? d->stall.end : d->stall.detected;
 		fprintf(out,
-			"%s\n{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"stall %s\",\"cat\":\"stall\"}",
-			first ? "" : ",", d->stall.pid, d->stall.tid,
-			(double)(d->stall.since - c->t0) / 1e3, (double)(end - d->stall.since) / 1e3,
-			argus_stall_class_name(d->stall.cls));
+		        "%s\n{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":"
+		        "\"stall %s\",\"cat\":\"stall\"}",
+		        first ? "" : ",", d->stall.pid, d->stall.tid,
+		        (double)(d->stall.since - c->t0) / 1e3,
+		        (double)(end - d->stall.since) / 1e3, argus_stall_class_name(d->stall.cls));
 		first = false;
 	}
 	fputs("\n]}\n", out);
+}
+
+/* ---- HTML with an SVG picture of the causal path ---- */
+
+static void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else if (*s == '"')
+			fputs("&quot;", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* One lane per thread on the path, time left to right; the anomaly in red,
+ * the root cause in orange, arrows from each cause to its effect. */
+static void svg_path(FILE *out, const struct argus_diagnosis *d, const struct argus_report_ctx *c)
+{
+	enum { W = 960, LANE = 34, LEFT = 200, TOP = 24 };
+	uint32_t lanes[ARGUS_PATH_MAX + 1], nl = 0;
+	const struct argus_vertex_info *vs[ARGUS_PATH_MAX + 1];
+	uint32_t nv = 0;
+	for (uint32_t i = 0; i < d->path.n; i++)
+		vs[nv++] = &d->path_v[i];
+	if (d->ncandidates)
+		vs[nv++] = &d->root.v;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t k = 0;
+		while (k < nl && lanes[k] != vs[i]->tid)
+			k++;
+		if (k == nl)
+			lanes[nl++] = vs[i]->tid;
+		uint64_t end = vs[i]->end + vs[i]->wait_ns;
+		if (vs[i]->start < t0)
+			t0 = vs[i]->start;
+		if (end > t1)
+			t1 = end;
+	}
+	uint64_t send = d->stall.end ? d->stall.end : d->stall.detected;
+	if (send > t1)
+		t1 = send;
+	if (d->stall.since < t0)
+		t0 = d->stall.since;
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	double scale = (double)(W - LEFT - 20) / (double)(t1 - t0);
+#define X(ts) (LEFT + ((double)((ts) > t0 ? (ts)-t0 : 0)) * scale)
+	fprintf(out,
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+	        "font-family=\"sans-serif\" font-size=\"12\">\n"
+	        "<defs><marker id=\"a\" markerWidth=\"8\" markerHeight=\"8\" refX=\"8\" refY=\"4\" "
+	        "orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\n",
+	        W, TOP + nl * LANE + 30);
+	for (uint32_t k = 0; k < nl; k++) {
+		uint32_t pid = 0;
+		for (uint32_t i = 0; i < nv; i++)
+			if (vs[i]->tid == lanes[k])
+				pid = vs[i]->pid;
+		fprintf(out, "<text x=\"4\" y=\"%u\">", TOP + k * LANE + 20);
+		html_text(out, comm_of(c, pid));
+		fprintf(out,
+		        " %u/%u</text>\n<line x1=\"%d\" x2=\"%d\" y1=\"%u\" y2=\"%u\" "
+		        "stroke=\"#ddd\"/>\n",
+		        pid, lanes[k], LEFT, W - 10, TOP + k * LANE + 16, TOP + k * LANE + 16);
+	}
+	/* the stall on the UI thread's lane, when it is on the picture */
+	for (uint32_t k = 0; k < nl; k++)
+		if (lanes[k] == d->stall.tid)
+			fprintf(
+			    out,
+			    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"4\" fill=\"#c00\">"
+			    "<title>stall</title></rect>\n",
+			    X(d->stall.since), TOP + k * LANE + 28,
+			    X(send) - X(d->stall.since) + 1);
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t k = 0;
+		while (lanes[k] != vs[i]->tid)
+			k++;
+		const char *fill = i == 0                            ? "#e33"
+		                   : (d->ncandidates && i == nv - 1) ? "#f90"
+		                                                     : "#48c";
+		double x = X(vs[i]->start), w = X(vs[i]->end) - x + 2;
+		fprintf(
+		    out,
+		    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"20\" fill=\"%s\"><title>", x,
+		    TOP + k * LANE + 6, w, fill);
+		html_text(out, comm_of(c, vs[i]->pid));
+		fprintf(out, " %u/%u, %.1f ms on CPU</title></rect>\n", vs[i]->pid, vs[i]->tid,
+		        vs[i]->oncpu_ns / 1e6);
+		if (vs[i]->wait_ns || (vs[i]->flags & ARGUS_VF_WAITED))
+			fprintf(
+			    out,
+			    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"8\" fill=\"none\" "
+			    "stroke=\"%s\" "
+			    "stroke-dasharray=\"3,2\"><title>waiting</title></rect>\n",
+			    X(vs[i]->end), TOP + k * LANE + 12,
+			    X(vs[i]->end + vs[i]->wait_ns) - X(vs[i]->end) + 1, fill);
+	}
+	for (uint32_t i = 0; i + 1 < d->path.n; i++) {
+		const struct argus_vertex_info *src = &d->path_v[i + 1], *dst = &d->path_v[i];
+		uint32_t ks = 0, kd = 0;
+		while (lanes[ks] != src->tid)
+			ks++;
+		while (lanes[kd] != dst->tid)
+			kd++;
+		fprintf(out,
+		        "<line x1=\"%.1f\" y1=\"%u\" x2=\"%.1f\" y2=\"%u\" stroke=\"#333\" "
+		        "marker-end=\"url(#a)\"%s><title>%s</title></line>\n",
+		        X(d->path.edge[i].ts), TOP + ks * LANE + 16, X(dst->start),
+		        TOP + kd * LANE + 16,
+		        d->path.edge[i].strength > 0 ? " stroke-dasharray=\"4,3\"" : "",
+		        argus_edge_kind_name(d->path.edge[i].kind));
+	}
+	fprintf(out,
+	        "<text x=\"%d\" y=\"%u\">+%.3f s</text><text x=\"%d\" y=\"%u\">+%.3f s</text>\n",
+	        LEFT, TOP + nl * LANE + 20, rel(c, t0), W - 90, TOP + nl * LANE + 20, rel(c, t1));
+	fputs("</svg>\n", out);
+#undef X
+}
+
+void argus_report_html(const struct argus_diagnosis *ds, size_t n, const struct argus_report_ctx *c,
+                       FILE *out)
+{
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>argus diagnoses</title>"
+	      "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em;"
+	      "overflow:auto}</style></head><body>\n<h1>argus: stalls and root causes</h1>\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		char line[512];
+		argus_report_oneline(&ds[i], line, sizeof(line));
+		fprintf(out, "<h2>stall %" PRIu64 ": ", ds[i].stall.id);
+		html_text(out, line);
+		fputs("</h2>\n", out);
+		svg_path(out, &ds[i], c);
+		/* the text report, for the details */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (m) {
+			argus_report_text(&ds[i], c, m);
+			fclose(m);
+			fputs("<pre>", out);
+			html_text(out, buf);
+			fputs("</pre>\n", out);
+		}
+		free(buf);
+	}
+	fputs("</body></html>\n", out);
 }

@@ -68,7 +68,7 @@ static Dwfl *session(struct argus_elfsym *s, uint32_t pid)
 	slot->used = ++s->clock;
 	slot->dwfl = dwfl_begin(&s->cb);
 	if (slot->dwfl && (dwfl_linux_proc_report(slot->dwfl, (pid_t)pid) != 0 ||
-			   dwfl_report_end(slot->dwfl, NULL, NULL) != 0)) {
+	                   dwfl_report_end(slot->dwfl, NULL, NULL) != 0)) {
 		dwfl_end(slot->dwfl);
 		slot->dwfl = NULL;
 	}
@@ -99,7 +99,7 @@ static const char *line_by_cu_scan(Dwfl_Module *m, uint64_t ip, int *lineno)
 }
 
 static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-			char *srcline, size_t scap)
+                        char *srcline, size_t scap)
 {
 	struct argus_elfsym *s = arg;
 	Dwfl *d = session(s, pid);

@@ -61,8 +61,8 @@ static bool find_lib(char *out, size_t cap)
 	*slash = 0;
 	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
-		if (stat(out, &st) == 0)
+		int len = snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
+		if (len > 0 && (size_t)len < cap && stat(out, &st) == 0)
 			return true;
 	}
 	return false;
@@ -96,7 +96,7 @@ static void child_measure(enum mode m, const char *lib, uint64_t iters, int fd)
 
 /* Run one mode in a child; for MODE_CONSUMER drain its ring meanwhile. */
 static int measure(enum mode m, const char *lib, uint64_t iters, double *ns, uint64_t *got,
-		   uint64_t *drops)
+                   uint64_t *drops)
 {
 	struct argus_ring *ring = NULL;
 	int ring_fd = -1, p[2];
@@ -202,16 +202,17 @@ static double gtk_session(const char *argus, bool hooks, const char *display, in
 		_exit(127);
 	}
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd),
-		 "DISPLAY=%s xdotool search --sync --onlyvisible --name 'Widget Factory' "
-		 ">/dev/null 2>&1",
-		 display);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "DISPLAY=%s timeout 10 xdotool search --sync --onlyvisible --class gtk3-widget-factory "
+	    ">/dev/null 2>&1",
+	    display);
 	sh(cmd);
 	/* Tab through widgets, page through the notebook, move the pointer. */
 	snprintf(cmd, sizeof(cmd),
-		 "DISPLAY=%s sh -c 'for i in $(seq %d); do xdotool mousemove $((100 + i %% 300)) "
-		 "$((100 + i %% 200)) key Tab key ctrl+Page_Down; done' >/dev/null 2>&1",
-		 display, keys);
+	         "DISPLAY=%s sh -c 'for i in $(seq %d); do xdotool mousemove $((100 + i %% 300)) "
+	         "$((100 + i %% 200)) key Tab key ctrl+Page_Down; done' >/dev/null 2>&1",
+	         display, keys);
 	sh(cmd);
 	snprintf(cmd, sizeof(cmd), "DISPLAY=%s xdotool key ctrl+q >/dev/null 2>&1", display);
 	sh(cmd);
@@ -236,8 +237,9 @@ static int bench_gtk(int rounds, int keys)
 {
 	if (sh("command -v gtk3-widget-factory >/dev/null && command -v xdotool >/dev/null && "
 	       "command -v Xvfb >/dev/null")) {
-		fprintf(stderr, "argus bench hooks --gtk: needs gtk3-widget-factory (gtk-3-examples), "
-				"xdotool and Xvfb\n");
+		fprintf(stderr,
+		        "argus bench hooks --gtk: needs gtk3-widget-factory (gtk-3-examples), "
+		        "xdotool and Xvfb\n");
 		return 4;
 	}
 	char argus[PATH_MAX];
@@ -299,8 +301,8 @@ int argus_bench_hooks(int argc, char **argv)
 		else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
 			keys = atoi(argv[++i]);
 		else {
-			fprintf(stderr,
-				"usage: argus bench hooks [--iters N] [--gtk [--rounds N] [--steps N]]\n");
+			fprintf(stderr, "usage: argus bench hooks [--iters N] [--gtk [--rounds N] "
+			                "[--steps N]]\n");
 			return 2;
 		}
 	}
@@ -309,11 +311,11 @@ int argus_bench_hooks(int argc, char **argv)
 	char lib[PATH_MAX];
 	if (!find_lib(lib, sizeof(lib))) {
 		fprintf(stderr, "argus bench hooks: %s not found (set ARGUS_HOOKS_LIB)\n",
-			ARGUS_HOOK_LIB_NAME);
+		        ARGUS_HOOK_LIB_NAME);
 		return 6;
 	}
 	static const char *const names[] = {"libc, no hooks", "hooks inert (no consumer)",
-					    "hooks recording (ring drained)"};
+	                                    "hooks recording (ring drained)"};
 	double ns[3];
 	printf("pthread_cond_signal (no waiter), %llu calls each, ns per call:\n",
 	       (unsigned long long)iters);
@@ -336,7 +338,7 @@ int argus_bench_hooks(int argc, char **argv)
 	struct argus_hook_arena *a = argus_hook_arena_new();
 	double plain = time_calls(bench_target, iters);
 	int rc = argus_hook_install(a, (void *)bench_target, (void *)bench_replacement,
-				    (void **)&bench_orig);
+	                            (void **)&bench_orig);
 	if (rc == 0) {
 		double hooked = time_calls(bench_target, iters);
 		printf("inline hook (relay + trampoline), ns per call: plain %.2f, hooked %.2f "

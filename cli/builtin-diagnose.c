@@ -13,7 +13,8 @@
 
 static const char diagnose_usage[] =
     "usage: argus diagnose [--algo beam|critical-path] [--no-weak-edges] [--json]\n"
-    "                      [--perfetto OUT] [--threshold DUR] [--notify] [--truth] FILE\n"
+    "                      [--perfetto OUT] [--html OUT] [--threshold DUR] [--notify]\n"
+    "                      [--truth] FILE\n"
     "\n"
     "Replay an .argus trace through the annotated trace graph and the stall trigger\n"
     "(input or a dispatch not finished for --threshold, default 2s) and diagnose each\n"
@@ -21,7 +22,8 @@ static const char diagnose_usage[] =
     "(Algorithm 2), or a baseline (--algo critical-path, --no-weak-edges). Prints\n"
     "one text report per stall, or with --json one JSON object per line\n"
     "(docs/report.schema.json). --perfetto writes the causal paths as a Chrome\n"
-    "trace JSON with flow arrows (opens in ui.perfetto.dev). --notify sends each\n"
+    "trace JSON with flow arrows (opens in ui.perfetto.dev); --html a page with an\n"
+    "SVG picture of each causal path and the text reports. --notify sends each\n"
     "diagnosis as a desktop notification on the session bus. --truth compares the\n"
     "root causes with a synthetic trace's ground truth (one line per truth record).\n"
     "\n"
@@ -56,7 +58,7 @@ static int truth_check(const char *path, const struct argus_offline *res)
 		       fn ? fn : "?",
 		       v == ARGUS_TRUTH_NO_STALL ? "NO STALL FIRED"
 		       : v == ARGUS_TRUTH_RIGHT  ? "top-1 right"
-						 : "top-1 WRONG");
+		                                 : "top-1 WRONG");
 		if (hit)
 			printf(" (argus: %u/%u %s, %s)", hit->root.v.pid, hit->root.v.tid,
 			       hit->root.func[0] ? hit->root.func : "?",
@@ -70,18 +72,15 @@ static int truth_check(const char *path, const struct argus_offline *res)
 
 int cmd_diagnose(int argc, char **argv)
 {
-	static const struct option opts[] = {{"algo", required_argument, NULL, 'a'},
-					     {"no-weak-edges", no_argument, NULL, 'w'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"perfetto", required_argument, NULL, 'p'},
-					     {"threshold", required_argument, NULL, 't'},
-					     {"notify", no_argument, NULL, 'n'},
-					     {"truth", no_argument, NULL, 'T'},
-					     {"help", no_argument, NULL, 'h'},
-					     {0}};
+	static const struct option opts[] = {
+	    {"algo", required_argument, NULL, 'a'}, {"no-weak-edges", no_argument, NULL, 'w'},
+	    {"json", no_argument, NULL, 'j'},       {"perfetto", required_argument, NULL, 'p'},
+	    {"html", required_argument, NULL, 'H'}, {"threshold", required_argument, NULL, 't'},
+	    {"notify", no_argument, NULL, 'n'},     {"truth", no_argument, NULL, 'T'},
+	    {"help", no_argument, NULL, 'h'},       {0}};
 	struct argus_offline_opts o;
 	argus_offline_opts_default(&o);
-	const char *perfetto = NULL;
+	const char *perfetto = NULL, *html = NULL;
 	bool json = false, notify = false, truth = false;
 	optind = 1;
 	opterr = 0;
@@ -97,7 +96,7 @@ int cmd_diagnose(int argc, char **argv)
 				o.algo = ARGUS_ALGO_CRITICAL_PATH;
 			else {
 				cli_error("diagnose", "bad --algo '%s' (beam or critical-path)",
-					  optarg);
+				          optarg);
 				return ARGUS_EXIT_USAGE;
 			}
 			break;
@@ -110,8 +109,12 @@ int cmd_diagnose(int argc, char **argv)
 		case 'p':
 			perfetto = optarg;
 			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 't':
-			if (!cli_parse_duration(optarg, &o.trigger.stall_ns) || !o.trigger.stall_ns) {
+			if (!cli_parse_duration(optarg, &o.trigger.stall_ns) ||
+			    !o.trigger.stall_ns) {
 				cli_error("diagnose", "bad --threshold '%s'", optarg);
 				return ARGUS_EXIT_USAGE;
 			}
@@ -124,15 +127,16 @@ int cmd_diagnose(int argc, char **argv)
 			truth = true;
 			break;
 		default:
-			cli_error("diagnose",
-				  "unknown option or missing value '%s' (see argus diagnose --help)",
-				  argv[optind - 1]);
+			cli_error(
+			    "diagnose",
+			    "unknown option or missing value '%s' (see argus diagnose --help)",
+			    argv[optind - 1]);
 			return ARGUS_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1) {
 		cli_error("diagnose", "%s (see argus diagnose --help)",
-			  argc - optind < 1 ? "missing FILE" : "expects one FILE");
+		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
 		return ARGUS_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
@@ -155,7 +159,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (rc == 1) {
 		cli_error("diagnose", "%s (%" PRIu64 " faults; what was intact was used)",
-			  res.err.msg, res.faults);
+		          res.err.msg, res.faults);
 		status = ARGUS_EXIT_BADINPUT;
 	}
 	struct argus_report_ctx ctx = {argus_offline_comm, &res, res.t0};
@@ -177,8 +181,8 @@ int cmd_diagnose(int argc, char **argv)
 		}
 	}
 	if (!json)
-		printf("%s: %" PRIu64 " events, %zu stalls (%" PRIu64 " ended), %u GUI processes, %" PRIu64
-		       " lags >= 100 ms\n",
+		printf("%s: %" PRIu64 " events, %zu stalls (%" PRIu64
+		       " ended), %u GUI processes, %" PRIu64 " lags >= 100 ms\n",
 		       path, res.events, res.n, res.trigger.stalls_ended, res.trigger.gui_processes,
 		       res.trigger.lags);
 	if (perfetto) {
@@ -190,6 +194,19 @@ int cmd_diagnose(int argc, char **argv)
 			argus_report_perfetto(res.d, res.n, &ctx, f);
 			if (fclose(f)) {
 				cli_error("diagnose", "%s: write failed", perfetto);
+				status = ARGUS_EXIT_IO;
+			}
+		}
+	}
+	if (html) {
+		FILE *f = fopen(html, "w");
+		if (!f) {
+			cli_error("diagnose", "%s: cannot write", html);
+			status = ARGUS_EXIT_IO;
+		} else {
+			argus_report_html(res.d, res.n, &ctx, f);
+			if (fclose(f)) {
+				cli_error("diagnose", "%s: write failed", html);
 				status = ARGUS_EXIT_IO;
 			}
 		}

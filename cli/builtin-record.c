@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 #define LIVE_BATCH        4096
 #define LIVE_POLL_MS      50           /* rings are read at least this often */
+#define LIVE_GATHER_MS    10           /* ... and at most this often */
 #define LIVE_MAX_DELAY_NS 100000000ull /* merge watermark: a quiet CPU holds 100 ms */
 
 struct live {
@@ -105,6 +107,8 @@ int live_parse_common(struct live_opts *o, int argc, char **argv, int *i, pid_t 
 		o->kext.no_samples = true;
 	} else if (!strcmp(a, "--no-irqs")) {
 		o->kext.no_irqs = true;
+	} else if (!strcmp(a, "--no-rt")) {
+		o->no_rt = true;
 	} else if (!strcmp(a, "--no-recv-enter")) {
 		o->kext.no_recv_enter = true;
 	} else if (!strcmp(a, "--")) {
@@ -234,6 +238,14 @@ int live_open(struct live **lp, const struct live_opts *o)
 		}
 		close(l->go_fd);
 		l->go_fd = -1;
+	}
+	if (!o->no_rt) {
+		/* A machine saturated by the workload must not starve the reader
+		 * (its rings would overflow): lowest real-time priority, not
+		 * inherited by anything argus starts. Best effort. */
+		struct sched_param sp = {.sched_priority = 1};
+
+		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
 	}
 	if (o->ready_fd > 0) {
 		/* scripts and `argus bench overhead` start their workload now */
@@ -369,6 +381,14 @@ int live_run(struct live *l, const struct argus_sink *s)
 		}
 		if (stop)
 			break;
+		/* A ring's descriptor stays readable while it holds any record:
+		 * let records gather (signals still end the wait) instead of
+		 * spinning on a few at a time. */
+		if (poll(pfd, 1, LIVE_GATHER_MS) > 0 && handle_signals(l)) {
+			if (pump(l, s, false))
+				rc = ARGUS_EXIT_IO;
+			break;
+		}
 	}
 	free(pfd);
 	/* stop the tracer, then take everything it wrote */
@@ -416,7 +436,7 @@ static void record_usage(FILE *f)
 	fprintf(f,
 	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	        "                    [--no-recv-enter] [--ready-fd FD] [-- CMD ARGS...]\n\n"
+	        "                    [--no-recv-enter] [--no-rt] [--ready-fd FD] [-- CMD ARGS...]\n\n"
 	        "Trace the machine (default), some processes and their children, or CMD and its\n"
 	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
 	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");

@@ -29,7 +29,7 @@
 #include "ringbuf.h"
 
 #define RUN_POLL_MS 50
-#define RUN_BATCH 4096
+#define RUN_BATCH   4096
 
 struct run_opts {
 	const char *record;
@@ -55,20 +55,21 @@ struct run {
 
 static void run_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: argus run [--record FILE] [--json] [--prune SYMBOL]... [--flags FILE]\n"
-		"                 [--rings N] [--ring-size RECORDS] -- COMMAND [ARGS...]\n"
-		"Runs COMMAND with libargus-hooks.so preloaded (GLib main loop, async posts,\n"
-		"condition variables, D-Bus, GTK input, data flags) and records its events.\n"
-		"  --record FILE     write the events to an .argus trace file\n"
-		"  --json            print the events as JSON lines on standard output\n"
-		"  --prune SYMBOL    make SYMBOL return 0 at once (repeatable)\n"
-		"  --flags FILE      data flags to watch: [BINARY:]SYMBOL|0xADDR LEN w|rw per line\n"
-		"  --rings N         rings for the command's threads (default 16, max %d)\n"
-		"  --ring-size N     records per ring, a power of two (default 16384)\n"
-		"The hook library is $ARGUS_HOOKS_LIB, else found next to this argus binary\n"
-		"(../hooks/ in a build tree, ../lib/argus/ when installed).\n",
-		ARGUS_HOOK_MAX_RINGS);
+	fprintf(
+	    f,
+	    "usage: argus run [--record FILE] [--json] [--prune SYMBOL]... [--flags FILE]\n"
+	    "                 [--rings N] [--ring-size RECORDS] -- COMMAND [ARGS...]\n"
+	    "Runs COMMAND with libargus-hooks.so preloaded (GLib main loop, async posts,\n"
+	    "condition variables, D-Bus, GTK input, data flags) and records its events.\n"
+	    "  --record FILE     write the events to an .argus trace file\n"
+	    "  --json            print the events as JSON lines on standard output\n"
+	    "  --prune SYMBOL    make SYMBOL return 0 at once (repeatable)\n"
+	    "  --flags FILE      data flags to watch: [BINARY:]SYMBOL|0xADDR LEN w|rw per line\n"
+	    "  --rings N         rings for the command's threads (default 16, max %d)\n"
+	    "  --ring-size N     records per ring, a power of two (default 16384)\n"
+	    "The hook library is $ARGUS_HOOKS_LIB, else found next to this argus binary\n"
+	    "(../hooks/ in a build tree, ../lib/argus/ when installed).\n",
+	    ARGUS_HOOK_MAX_RINGS);
 }
 
 static uint64_t mono_ns(void)
@@ -104,9 +105,9 @@ static int check_flags(const char *path)
 	fclose(f);
 	if (n > ARGUS_FLAGS_MAX)
 		cli_error("run",
-			  "%s: %u data flags asked, but x86 has %d debug registers: only the "
-			  "first %d are watched",
-			  path, n, ARGUS_FLAGS_MAX, ARGUS_FLAGS_MAX);
+		          "%s: %u data flags asked, but x86 has %d debug registers: only the "
+		          "first %d are watched",
+		          path, n, ARGUS_FLAGS_MAX, ARGUS_FLAGS_MAX);
 	return ARGUS_EXIT_OK;
 }
 
@@ -134,8 +135,8 @@ static bool find_hooks_lib(char *out, size_t cap)
 	*slash = 0;
 	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
-		if (file_exists(out))
+		int len = snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
+		if (len > 0 && (size_t)len < cap && file_exists(out))
 			return true;
 	}
 	return false;
@@ -175,22 +176,24 @@ static int parse(struct run_opts *o, int argc, char **argv)
 			o->flags = val;
 		} else if (!strcmp(a, "--prune")) {
 			size_t len = strlen(o->prune);
-			if (strchr(val, ',') || !*val ||
-			    len + strlen(val) + 2 > sizeof(o->prune)) {
+			if (strchr(val, ',') || !*val || len + strlen(val) + 2 > sizeof(o->prune)) {
 				cli_error("run", "--prune: bad symbol name \"%s\"", val);
 				return ARGUS_EXIT_USAGE;
 			}
-			snprintf(o->prune + len, sizeof(o->prune) - len, "%s%s", len ? "," : "", val);
+			snprintf(o->prune + len, sizeof(o->prune) - len, "%s%s", len ? "," : "",
+			         val);
 		} else if (!strcmp(a, "--rings")) {
 			if (!cli_parse_u64(val, 1, ARGUS_HOOK_MAX_RINGS, &v)) {
-				cli_error("run", "--rings: \"%s\" is not 1..%d", val, ARGUS_HOOK_MAX_RINGS);
+				cli_error("run", "--rings: \"%s\" is not 1..%d", val,
+				          ARGUS_HOOK_MAX_RINGS);
 				return ARGUS_EXIT_USAGE;
 			}
 			o->rings = (unsigned)v;
 		} else if (!strcmp(a, "--ring-size")) {
 			if (!cli_parse_u64(val, 2, 1u << 24, &v) || (v & (v - 1))) {
-				cli_error("run", "--ring-size: \"%s\" is not a power of two in 2..%u",
-					  val, 1u << 24);
+				cli_error("run",
+				          "--ring-size: \"%s\" is not a power of two in 2..%u", val,
+				          1u << 24);
 				return ARGUS_EXIT_USAGE;
 			}
 			o->ring_size = (unsigned)v;
@@ -275,7 +278,7 @@ static pid_t start_child(struct run *r, const char *lib)
 	size_t len = 0;
 	for (unsigned i = 0; i < r->o.rings; i++)
 		len += (size_t)snprintf(rings + len, sizeof(rings) - len, "%s%d:-1", i ? "," : "",
-					r->ring_fds[i]);
+		                        r->ring_fds[i]);
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
@@ -324,7 +327,8 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	char lib[PATH_MAX];
 	if (!find_hooks_lib(lib, sizeof(lib))) {
-		cli_error("run", "%s not found (set ARGUS_HOOKS_LIB to its path)", ARGUS_HOOK_LIB_NAME);
+		cli_error("run", "%s not found (set ARGUS_HOOKS_LIB to its path)",
+		          ARGUS_HOOK_LIB_NAME);
 		return ARGUS_EXIT_IO;
 	}
 	r.buf = malloc(RUN_BATCH * sizeof(*r.buf));
@@ -377,8 +381,8 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	fprintf(stderr, "argus run: %llu events, %llu dropped%s%s\n", (unsigned long long)r.events,
-		(unsigned long long)r.drops, r.o.record ? ", written to " : "",
-		r.o.record ? r.o.record : "");
+	        (unsigned long long)r.drops, r.o.record ? ", written to " : "",
+	        r.o.record ? r.o.record : "");
 	cleanup(&r);
 	if (r.write_failed)
 		return ARGUS_EXIT_IO;

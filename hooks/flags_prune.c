@@ -149,7 +149,8 @@ void hooks_flags_init(const char *path)
 			continue;
 		uintptr_t addr = resolve(&s);
 		if (!addr) {
-			fprintf(stderr, "argus-hooks: %s:%u: %s not found\n", path, lineno, s.symbol);
+			fprintf(stderr, "argus-hooks: %s:%u: %s not found\n", path, lineno,
+			        s.symbol);
 			continue;
 		}
 		struct watch *w = &F.w[F.n];
@@ -162,9 +163,9 @@ void hooks_flags_init(const char *path)
 	fclose(f);
 	if (asked > ARGUS_FLAGS_MAX)
 		fprintf(stderr,
-			"argus-hooks: %s: %u data flags asked, the CPU has %d debug registers: "
-			"only the first %d are watched\n",
-			path, asked, ARGUS_FLAGS_MAX, ARGUS_FLAGS_MAX);
+		        "argus-hooks: %s: %u data flags asked, the CPU has %d debug registers: "
+		        "only the first %d are watched\n",
+		        path, asked, ARGUS_FLAGS_MAX, ARGUS_FLAGS_MAX);
 	if (!F.n)
 		return;
 	struct sigaction sa;
@@ -178,7 +179,7 @@ void hooks_flags_init(const char *path)
 		int rc = arm(i);
 		if (rc) {
 			fprintf(stderr, "argus-hooks: watchpoint on %#lx: perf_event_open: %s\n",
-				(unsigned long)F.w[i].addr, strerror(-rc));
+			        (unsigned long)F.w[i].addr, strerror(-rc));
 			armed--;
 		}
 	}
@@ -195,6 +196,6 @@ void hooks_prune_init(const char *list)
 		int rc = fn ? argus_hook_prune(fn) : -ENOENT;
 		if (rc)
 			fprintf(stderr, "argus-hooks: prune %s: %s\n", name,
-				fn ? strerror(-rc) : "symbol not found");
+			        fn ? strerror(-rc) : "symbol not found");
 	}
 }

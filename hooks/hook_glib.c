@@ -28,6 +28,9 @@ struct dispatch_hook {
 	void *orig; /* its trampoline; NULL while being installed or failed */
 };
 
+/* Distinct GThreadPool functions that can be hooked. */
+#define MAX_POOL_FN 16
+
 /* Recent g_main_context_invoke posts: their idle run is kind invoke. */
 #define INVOKE_RECENT 64
 
@@ -48,27 +51,41 @@ struct glib_hooks {
 	void (*mutex_unlock)(GMutex *);
 	void (*gtk_do_event)(void *);
 	gboolean (*dbus_send)(GDBusConnection *, GDBusMessage *, GDBusSendMessageFlags,
-			      volatile guint32 *, GError **);
+	                      volatile guint32 *, GError **);
 	void (*dbus_send_reply)(GDBusConnection *, GDBusMessage *, GDBusSendMessageFlags, gint,
-				volatile guint32 *, GCancellable *, GAsyncReadyCallback, gpointer);
+	                        volatile guint32 *, GCancellable *, GAsyncReadyCallback, gpointer);
 	GDBusMessage *(*dbus_send_reply_sync)(GDBusConnection *, GDBusMessage *,
-					      GDBusSendMessageFlags, gint, volatile guint32 *,
-					      GCancellable *, GError **);
+	                                      GDBusSendMessageFlags, gint, volatile guint32 *,
+	                                      GCancellable *, GError **);
 	GDBusMessage *(*dbus_from_blob)(guchar *, gsize, GDBusCapabilityFlags, GError **);
+	void (*set_callback)(GSource *, GSourceFunc, gpointer, GDestroyNotify);
+	/* GLib's own GSourceCallbackFuncs (private), learnt from the first
+	 * g_source_set_callback: sources using it keep a GSourceCallback. */
+	_Atomic(const GSourceCallbackFuncs *) default_cb_funcs;
+	gboolean (*pool_push)(GThreadPool *, gpointer, GError **);
+	void (*task_run_in_thread)(GTask *, GTaskThreadFunc);
+	GTask *(*task_run_in_thread_sync)(GTask *, GTaskThreadFunc);
 
 	struct dispatch_hook dispatch[MAX_DISPATCH];
 	atomic_flag dispatch_lock;
 	_Atomic(uintptr_t) invoke_recent[INVOKE_RECENT];
 	atomic_uint invoke_next;
+
+	/* Thread-pool functions hooked so far, one wrapper each (below). */
+	void *pool_fn[MAX_POOL_FN];
+	void (*pool_orig[MAX_POOL_FN])(gpointer, gpointer);
+	atomic_uint pool_kind[MAX_POOL_FN]; /* threadpool, or task for GTask's pool */
+	atomic_flag pool_lock;
 };
 
 /* Part of the library's root state (see hooks_internal.h). */
-static struct glib_hooks G = {.dispatch_lock = ATOMIC_FLAG_INIT};
+static struct glib_hooks G = {.dispatch_lock = ATOMIC_FLAG_INIT, .pool_lock = ATOMIC_FLAG_INIT};
 
 /* Per thread: loop nesting, inside g_main_context_invoke, D-Bus send depth. */
 static __thread unsigned loop_depth __attribute__((tls_model("initial-exec")));
 static __thread int in_invoke __attribute__((tls_model("initial-exec")));
 static __thread int in_dbus_send __attribute__((tls_model("initial-exec")));
+static __thread int in_task_run __attribute__((tls_model("initial-exec")));
 
 static uint64_t now_ns(void)
 {
@@ -90,7 +107,7 @@ static void emit_loop(unsigned type, GMainContext *ctx, GSource *src, void *cb)
 }
 
 static void emit_async(unsigned type, unsigned kind, GSource *src, void *cb, void *target,
-		       uint64_t delay_ns)
+                       uint64_t delay_ns)
 {
 	struct argus_event ev;
 	memset(&ev, 0, sizeof(ev));
@@ -139,6 +156,28 @@ static int async_kind(GSource *s)
 	return -1;
 }
 
+static void hook_set_callback(GSource *s, GSourceFunc fn, gpointer data, GDestroyNotify notify)
+{
+	G.set_callback(s, fn, data, notify);
+	if (s && !atomic_load_explicit(&G.default_cb_funcs, memory_order_relaxed))
+		atomic_store(&G.default_cb_funcs, s->callback_funcs);
+}
+
+/* The function a posted source will call, when GLib's private
+ * GSourceCallback { guint ref_count; GSourceFunc func; ... } holds it. */
+static void *source_callback(GSource *s)
+{
+	const GSourceCallbackFuncs *d =
+		atomic_load_explicit(&G.default_cb_funcs, memory_order_relaxed);
+	if (!d || s->callback_funcs != d || !s->callback_data)
+		return NULL;
+	struct gsource_callback {
+		guint ref_count;
+		GSourceFunc func;
+	};
+	return (void *)((const struct gsource_callback *)s->callback_data)->func;
+}
+
 /* Every hooked dispatch function lands here; the original is found by the
  * address the source's funcs table names. */
 static gboolean hook_source_dispatch(GSource *s, GSourceFunc cb, gpointer data)
@@ -155,12 +194,13 @@ static gboolean hook_source_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	if (!hooks_active())
 		return orig(s, cb, data);
 	int kind = async_kind(s);
+	void *callback = kind >= 0 ? source_callback(s) : NULL;
 	emit_loop(ARGUS_EV_DISPATCH_BEGIN, s->context, s, fn);
 	if (kind >= 0)
-		emit_async(ARGUS_EV_ASYNC_RUN_BEGIN, (unsigned)kind, s, NULL, s->context, 0);
+		emit_async(ARGUS_EV_ASYNC_RUN_BEGIN, (unsigned)kind, s, callback, s->context, 0);
 	gboolean r = orig(s, cb, data);
 	if (kind >= 0)
-		emit_async(ARGUS_EV_ASYNC_RUN_END, (unsigned)kind, s, NULL, s->context, 0);
+		emit_async(ARGUS_EV_ASYNC_RUN_END, (unsigned)kind, s, callback, s->context, 0);
 	emit_loop(ARGUS_EV_DISPATCH_END, s->context, s, fn);
 	return r;
 }
@@ -188,7 +228,7 @@ static void ensure_dispatch_hooked(void *fn)
 		int rc = hooks_inline(fn, (void *)hook_source_dispatch, &G.dispatch[i].orig);
 		if (rc)
 			fprintf(stderr, "argus-hooks: cannot hook source dispatch %p: %s\n", fn,
-				strerror(-rc));
+			        strerror(-rc));
 	}
 	atomic_flag_clear_explicit(&G.dispatch_lock, memory_order_release);
 }
@@ -211,19 +251,109 @@ static guint hook_source_attach(GSource *s, GMainContext *ctx)
 				delay = (uint64_t)iv[0] * (iv[1] ? 1000000000ull : 1000000ull);
 			}
 			/* Before the attach: once attached it may run at once elsewhere. */
-			emit_async(ARGUS_EV_ASYNC_POST, (unsigned)kind, s, NULL,
-				   ctx ? ctx : G.context_default(), delay);
+			emit_async(ARGUS_EV_ASYNC_POST, (unsigned)kind, s, source_callback(s),
+			           ctx ? ctx : G.context_default(), delay);
 		}
 	}
 	return G.source_attach(s, ctx);
 }
 
 static void hook_invoke_full(GMainContext *ctx, gint prio, GSourceFunc fn, gpointer data,
-			     GDestroyNotify notify)
+                             GDestroyNotify notify)
 {
 	in_invoke++;
 	G.invoke_full(ctx, prio, fn, data, notify);
 	in_invoke--;
+}
+
+/* ---- GThreadPool / GTask: push -> run ----------------------------------- */
+
+/*
+ * A pool's worker calls pool->func(data, user_data): neither names the pool
+ * or the function, so each distinct pool function gets its own wrapper
+ * (pool_wrap_N knows its slot N) and the push is paired with the run by
+ * the work item, `data` (a GTask for g_task_run_in_thread).
+ */
+static void pool_run(unsigned slot, gpointer data, gpointer user)
+{
+	void (*orig)(gpointer, gpointer) = __atomic_load_n(&G.pool_orig[slot], __ATOMIC_ACQUIRE);
+	if (!hooks_active()) {
+		orig(data, user);
+		return;
+	}
+	void *fn = G.pool_fn[slot];
+	unsigned kind = atomic_load_explicit(&G.pool_kind[slot], memory_order_relaxed);
+	emit_async(ARGUS_EV_ASYNC_RUN_BEGIN, kind, data, fn, NULL, 0);
+	orig(data, user);
+	emit_async(ARGUS_EV_ASYNC_RUN_END, kind, data, fn, NULL, 0);
+}
+
+#define POOL_WRAP(n)                                                                               \
+	static void pool_wrap_##n(gpointer d, gpointer u)                                          \
+	{                                                                                          \
+		pool_run(n, d, u);                                                                 \
+	}
+POOL_WRAP(0)
+POOL_WRAP(1) POOL_WRAP(2) POOL_WRAP(3) POOL_WRAP(4) POOL_WRAP(5) POOL_WRAP(6) POOL_WRAP(7)
+    POOL_WRAP(8) POOL_WRAP(9) POOL_WRAP(10) POOL_WRAP(11) POOL_WRAP(12) POOL_WRAP(13) POOL_WRAP(14)
+        POOL_WRAP(15) static void (*const pool_wrap[MAX_POOL_FN])(gpointer, gpointer) = {
+            pool_wrap_0,  pool_wrap_1,  pool_wrap_2,  pool_wrap_3,  pool_wrap_4,  pool_wrap_5,
+            pool_wrap_6,  pool_wrap_7,  pool_wrap_8,  pool_wrap_9,  pool_wrap_10, pool_wrap_11,
+            pool_wrap_12, pool_wrap_13, pool_wrap_14, pool_wrap_15,
+};
+
+/* The slot of fn's wrapper (hooking it on first sight), -1 when full. */
+static int ensure_pool_fn_hooked(void *fn)
+{
+	for (unsigned i = 0; i < MAX_POOL_FN; i++) {
+		void *f = __atomic_load_n(&G.pool_fn[i], __ATOMIC_ACQUIRE);
+		if (f == fn)
+			return (int)i;
+		if (!f)
+			break;
+	}
+	while (atomic_flag_test_and_set_explicit(&G.pool_lock, memory_order_acquire))
+		;
+	unsigned i = 0;
+	while (i < MAX_POOL_FN && G.pool_fn[i] && G.pool_fn[i] != fn)
+		i++;
+	if (i < MAX_POOL_FN && !G.pool_fn[i]) {
+		__atomic_store_n(&G.pool_fn[i], fn, __ATOMIC_RELEASE);
+		int rc = hooks_inline(fn, (void *)pool_wrap[i], (void **)&G.pool_orig[i]);
+		if (rc)
+			fprintf(stderr, "argus-hooks: cannot hook thread-pool function %p: %s\n",
+			        fn, strerror(-rc));
+	}
+	atomic_flag_clear_explicit(&G.pool_lock, memory_order_release);
+	return i < MAX_POOL_FN ? (int)i : -1;
+}
+
+static gboolean hook_pool_push(GThreadPool *pool, gpointer data, GError **err)
+{
+	if (hooks_active() && pool && pool->func) {
+		unsigned kind = in_task_run ? ARGUS_ASYNC_TASK : ARGUS_ASYNC_THREADPOOL;
+		int slot = ensure_pool_fn_hooked((void *)pool->func);
+		if (slot >= 0)
+			atomic_store_explicit(&G.pool_kind[slot], kind, memory_order_relaxed);
+		/* Before the push: a worker may run it at once. */
+		emit_async(ARGUS_EV_ASYNC_POST, kind, data, (void *)pool->func, pool, 0);
+	}
+	return G.pool_push(pool, data, err);
+}
+
+static void hook_task_run_in_thread(GTask *task, GTaskThreadFunc fn)
+{
+	in_task_run++;
+	G.task_run_in_thread(task, fn);
+	in_task_run--;
+}
+
+static GTask *hook_task_run_in_thread_sync(GTask *task, GTaskThreadFunc fn)
+{
+	in_task_run++;
+	GTask *r = G.task_run_in_thread_sync(task, fn);
+	in_task_run--;
+	return r;
 }
 
 /* ---- GLib's GCond / GMutex --------------------------------------------- */
@@ -336,7 +466,7 @@ static void emit_dbus(unsigned type, uint64_t ts, GDBusConnection *conn, GDBusMe
  * stamped with the time they were called. Nested sends (a sync send made
  * of an async one) are reported once. */
 static gboolean hook_dbus_send(GDBusConnection *c, GDBusMessage *m, GDBusSendMessageFlags f,
-			       volatile guint32 *serial, GError **err)
+                               volatile guint32 *serial, GError **err)
 {
 	if (!hooks_active() || in_dbus_send)
 		return G.dbus_send(c, m, f, serial, err);
@@ -350,8 +480,8 @@ static gboolean hook_dbus_send(GDBusConnection *c, GDBusMessage *m, GDBusSendMes
 }
 
 static void hook_dbus_send_reply(GDBusConnection *c, GDBusMessage *m, GDBusSendMessageFlags f,
-				 gint timeout, volatile guint32 *serial, GCancellable *can,
-				 GAsyncReadyCallback cb, gpointer data)
+                                 gint timeout, volatile guint32 *serial, GCancellable *can,
+                                 GAsyncReadyCallback cb, gpointer data)
 {
 	if (!hooks_active() || in_dbus_send) {
 		G.dbus_send_reply(c, m, f, timeout, serial, can, cb, data);
@@ -366,9 +496,9 @@ static void hook_dbus_send_reply(GDBusConnection *c, GDBusMessage *m, GDBusSendM
 }
 
 static GDBusMessage *hook_dbus_send_reply_sync(GDBusConnection *c, GDBusMessage *m,
-					       GDBusSendMessageFlags f, gint timeout,
-					       volatile guint32 *serial, GCancellable *can,
-					       GError **err)
+                                               GDBusSendMessageFlags f, gint timeout,
+                                               volatile guint32 *serial, GCancellable *can,
+                                               GError **err)
 {
 	if (!hooks_active() || in_dbus_send)
 		return G.dbus_send_reply_sync(c, m, f, timeout, serial, can, err);
@@ -385,7 +515,7 @@ static GDBusMessage *hook_dbus_send_reply_sync(GDBusConnection *c, GDBusMessage 
 
 /* Every incoming message is parsed here by GDBus's worker thread. */
 static GDBusMessage *hook_dbus_from_blob(guchar *blob, gsize len, GDBusCapabilityFlags caps,
-					 GError **err)
+                                         GError **err)
 {
 	GDBusMessage *m = G.dbus_from_blob(blob, len, caps, err);
 	if (m && hooks_active())
@@ -424,7 +554,12 @@ void hooks_glib_init(void)
 		hook("g_cond_wait", (void *)hook_cond_wait, &G.cond_wait);
 		hook("g_cond_wait_until", (void *)hook_cond_wait_until, &G.cond_wait_until);
 		hook("g_mutex_unlock", (void *)hook_mutex_unlock, &G.mutex_unlock);
+		hook("g_thread_pool_push", (void *)hook_pool_push, &G.pool_push);
+		hook("g_source_set_callback", (void *)hook_set_callback, &G.set_callback);
 	}
+	hook("g_task_run_in_thread", (void *)hook_task_run_in_thread, &G.task_run_in_thread);
+	hook("g_task_run_in_thread_sync", (void *)hook_task_run_in_thread_sync,
+	     &G.task_run_in_thread_sync);
 	hook("gtk_main_do_event", (void *)hook_gtk_do_event, &G.gtk_do_event);
 	*(void **)&G.msg_serial = sym("g_dbus_message_get_serial");
 	*(void **)&G.msg_reply_serial = sym("g_dbus_message_get_reply_serial");

@@ -19,10 +19,10 @@
 
 /* The libc function behind an interposed name, looked up on first use
  * (calls may arrive before the constructor has run). */
-#define REAL(name)                                                                           \
-	static __typeof__(name) *real_##name;                                                \
-	if (!real_##name)                                                                    \
-		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+#define REAL(name)                                                                                 \
+	static __typeof__(name) *real_##name;                                                      \
+	if (!real_##name)                                                                          \
+	real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
 static void emit_sync(unsigned type, const void *obj, const void *mutex, long ret)
 {
@@ -74,7 +74,7 @@ EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const s
 }
 
 EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
-				  const struct timespec *t)
+                                  const struct timespec *t)
 {
 	REAL(pthread_cond_clockwait);
 	if (!hooks_active())

@@ -9,7 +9,11 @@
  *   ARGUS_HOOK_RINGS  "RINGFD:WAKEFD,RINGFD:WAKEFD,..." shared-memory rings
  *                     (argus_ring_create_shm) inherited by the process, with
  *                     the consumer's wake-up eventfd of each (-1 = none).
- *                     Absent: the hooks stay inert (one load and branch).
+ *                     Absent (and no daemon): the hooks stay inert (one
+ *                     load and branch per hooked call).
+ *   ARGUS_HOOK_SOCKET without ARGUS_HOOK_RINGS: the daemon's hook socket
+ *                     (default ARGUS_HOOK_DEFAULT_SOCKET; "" = none). When it
+ *                     exists each thread asks it for a ring of its own.
  *   ARGUS_HOOK_PRUNE  "SYM,SYM,...": these functions return 0 at once.
  *   ARGUS_HOOK_FLAGS  path of a data-flag file (format below).
  *
@@ -29,13 +33,15 @@
 
 #define ARGUS_HOOK_ENV_RINGS "ARGUS_HOOK_RINGS"
 #define ARGUS_HOOK_ENV_PRUNE "ARGUS_HOOK_PRUNE"
+#define ARGUS_HOOK_ENV_SOCKET "ARGUS_HOOK_SOCKET"
+#define ARGUS_HOOK_DEFAULT_SOCKET "/run/argus-hooks/hooks.sock"
 #define ARGUS_HOOK_ENV_FLAGS "ARGUS_HOOK_FLAGS"
-#define ARGUS_HOOK_LIB_NAME "libargus-hooks.so"
+#define ARGUS_HOOK_LIB_NAME  "libargus-hooks.so"
 
 /* Rings a process may be given (one per thread; the first is shared by
  * threads beyond the rest). */
 #define ARGUS_HOOK_MAX_RINGS 64
-#define ARGUS_FLAGS_MAX 4
+#define ARGUS_FLAGS_MAX      4
 
 struct argus_flag_spec {
 	char binary[128]; /* "" = the process's global symbol scope */
@@ -50,7 +56,7 @@ struct argus_flag_spec {
  * comment) or -1 (malformed: *why says what).
  */
 static inline int argus_flag_parse_line(const char *line, struct argus_flag_spec *s,
-					const char **why)
+                                        const char **why)
 {
 	char what[256], mode[8];
 	unsigned len;
@@ -79,7 +85,11 @@ static inline int argus_flag_parse_line(const char *line, struct argus_flag_spec
 	char *sym = what, *colon = strrchr(what, ':');
 	if (colon) {
 		*colon = 0;
-		snprintf(s->binary, sizeof(s->binary), "%s", what);
+		if (strlen(what) >= sizeof(s->binary)) {
+			*why = "binary path too long";
+			return -1;
+		}
+		memcpy(s->binary, what, strlen(what) + 1);
 		sym = colon + 1;
 	}
 	if (!strncmp(sym, "0x", 2)) {
@@ -92,8 +102,11 @@ static inline int argus_flag_parse_line(const char *line, struct argus_flag_spec
 	} else if (!*sym) {
 		*why = "missing symbol";
 		return -1;
+	} else if (strlen(sym) >= sizeof(s->symbol)) {
+		*why = "symbol name too long";
+		return -1;
 	} else {
-		snprintf(s->symbol, sizeof(s->symbol), "%s", sym);
+		memcpy(s->symbol, sym, strlen(sym) + 1);
 	}
 	return 1;
 }

@@ -26,6 +26,8 @@ struct hooks_root {
 	atomic_int claimed[ARGUS_HOOK_MAX_RINGS]; /* ring i owned by a thread */
 	atomic_flag shared_lock;                  /* ring 0, shared by the rest */
 	atomic_uint_fast64_t lost;                /* lost before reaching a ring */
+	atomic_uint_fast64_t unreported;          /* threads the daemon gave no ring */
+	char hook_socket[108];                    /* daemon mode: its hook socket */
 	struct argus_hook_arena *arena;
 	atomic_flag arena_lock;
 };

@@ -15,10 +15,10 @@
 #if defined(__x86_64__)
 #include <capstone/capstone.h>
 
-#define ARENA_PAGE 4096
-#define SLOT_SIZE 256 /* relay (14) + relocated prologue + jump back */
-#define NEAR_JMP_LEN 5
-#define ABS_JMP_LEN 14 /* jmp [rip+0]; .quad dest */
+#define ARENA_PAGE          4096
+#define SLOT_SIZE           256 /* relay (14) + relocated prologue + jump back */
+#define NEAR_JMP_LEN        5
+#define ABS_JMP_LEN         14 /* jmp [rip+0]; .quad dest */
 #define MAX_HOOKS_PER_ARENA 256
 
 struct arena_page {
@@ -61,7 +61,7 @@ static uint8_t *map_near(uintptr_t target)
 				continue;
 			uintptr_t hint = dir < 0 ? base - off : base + off;
 			void *p = mmap((void *)hint, ARENA_PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 			if (p == MAP_FAILED)
 				continue;
 			if ((uintptr_t)p != hint) { /* old kernel ignoring the flag */
@@ -99,7 +99,7 @@ static uint8_t *slot_near(struct argus_hook_arena *a, uintptr_t target)
 static uint8_t *slot_far(void)
 {
 	void *p = mmap(NULL, ARENA_PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -115,7 +115,7 @@ static size_t emit_abs_jmp(uint8_t *p, uintptr_t dest)
 static size_t emit_abs_call(uint8_t *p, uintptr_t dest)
 {
 	static const uint8_t code[] = {0xff, 0x15, 0x02, 0, 0, 0, /* call [rip+2] */
-				       0xeb, 0x08};               /* jmp over the address */
+	                               0xeb, 0x08};               /* jmp over the address */
 	memcpy(p, code, sizeof(code));
 	memcpy(p + sizeof(code), &dest, 8);
 	return sizeof(code) + 8;
@@ -152,7 +152,8 @@ static int relocate(const cs_insn *in, uint8_t *dst)
 	uintptr_t src = (uintptr_t)in->address;
 	const uint8_t *b = in->bytes;
 	unsigned id = in->id;
-	bool is_jcc = (b[0] >= 0x70 && b[0] <= 0x7f) || (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
+	bool is_jcc =
+	    (b[0] >= 0x70 && b[0] <= 0x7f) || (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
 	if (id == X86_INS_JMP && (b[0] == 0xe9 || b[0] == 0xeb)) {
 		uintptr_t dest = (uintptr_t)in->detail->x86.operands[0].imm;
 		return (int)emit_abs_jmp(dst, dest);
@@ -255,8 +256,8 @@ int argus_hook_install(struct argus_hook_arena *a, void *target, void *replaceme
 		consumed += insn[i].size;
 		unsigned id = insn[i].id;
 		if (consumed < patch_len &&
-		    (id == X86_INS_RET || id == X86_INS_RETF || id == X86_INS_JMP || id == X86_INS_UD2 ||
-		     id == X86_INS_INT3)) {
+		    (id == X86_INS_RET || id == X86_INS_RETF || id == X86_INS_JMP ||
+		     id == X86_INS_UD2 || id == X86_INS_INT3)) {
 			err = -ENOSPC; /* the function ends before the patch does */
 			break;
 		}

@@ -6,8 +6,13 @@
  * at its first event and keeps it until it exits, so each ring keeps one
  * producer and writes stay lock-free and syscall-free. Threads beyond the
  * pool share ring 0 under a spinlock. A forked child stops tracing (its
- * rings would have two producers); an exec'ed program is not traced (the
- * variables are removed from the environment).
+ * rings would have two producers); an exec'ed program is not traced by
+ * them (the variables are removed from the environment).
+ *
+ * Without rings from `argus run`, the hooks look for the daemon's hook
+ * socket (ARGUS_HOOK_SOCKET, default /run/argus-hooks/hooks.sock): each
+ * thread then asks the daemon for a ring of its own at its first record
+ * (docs/daemon.md). Neither present: inert.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,36 +28,54 @@
 #include "ringbuf.h"
 
 struct hooks_root argus_hooks_root = {
-	.shared_lock = ATOMIC_FLAG_INIT,
-	.arena_lock = ATOMIC_FLAG_INIT,
+    .shared_lock = ATOMIC_FLAG_INIT,
+    .arena_lock = ATOMIC_FLAG_INIT,
 };
 
-/* Per thread: which ring (-1 none yet, 0 shared), tid, re-entry guard. */
+/* Per thread: its ring, tid, re-entry guard. */
+enum { RING_UNSET = -1, RING_OWN = -2, RING_NONE = -3 };
 struct hooks_thread {
-	int ring;
+	int ring; /* pool index (0 = shared), or RING_* */
 	pid_t tid;
 	int in_emit;
+	struct argus_ring *own; /* RING_OWN: from the daemon's hook socket */
+	int own_sock;           /* keeps that ring ours; closing hands it back */
 };
 static __thread struct hooks_thread self
-	__attribute__((tls_model("initial-exec"))) = {.ring = -1};
+	__attribute__((tls_model("initial-exec"))) = {.ring = RING_UNSET, .own_sock = -1};
 
 static pthread_key_t ring_key;
 
+/* Thread exit (pthread key destructor, run in the exiting thread). */
 static void release_ring(void *arg)
 {
-	int i = (int)(intptr_t)arg - 1;
-	if (i > 0)
-		atomic_store(&argus_hooks_root.claimed[i], 0);
-	self.ring = -1;
+	(void)arg;
+	if (self.ring > 0)
+		atomic_store(&argus_hooks_root.claimed[self.ring], 0);
+	if (self.ring == RING_OWN) {
+		argus_ring_close(self.own);
+		close(self.own_sock);
+		self.own = NULL;
+		self.own_sock = -1;
+	}
+	self.ring = RING_UNSET;
 }
 
 static int claim_ring(void)
 {
 	struct hooks_root *r = &argus_hooks_root;
+	if (r->hook_socket[0]) {
+		/* Daemon mode: one ring per thread from the hook socket; a
+		 * connection is made once per thread, at its first record. */
+		if (argus_ring_connect(r->hook_socket, &self.own, &self.own_sock))
+			return RING_NONE;
+		pthread_setspecific(ring_key, (void *)1);
+		return RING_OWN;
+	}
 	for (unsigned i = 1; i < r->nrings; i++) {
 		int expect = 0;
 		if (atomic_compare_exchange_strong(&r->claimed[i], &expect, 1)) {
-			pthread_setspecific(ring_key, (void *)(intptr_t)(i + 1));
+			pthread_setspecific(ring_key, (void *)1);
 			return (int)i;
 		}
 	}
@@ -62,10 +85,18 @@ static int claim_ring(void)
 static void emit_one(struct argus_event *ev)
 {
 	struct hooks_root *r = &argus_hooks_root;
-	if (self.ring < 0)
+	if (self.ring == RING_UNSET)
 		self.ring = claim_ring();
 	if (self.ring > 0) {
 		argus_ring_write(r->rings[self.ring], ev);
+		return;
+	}
+	if (self.ring == RING_OWN) {
+		argus_ring_write(self.own, ev);
+		return;
+	}
+	if (self.ring == RING_NONE) { /* the daemon refused or went away */
+		atomic_fetch_add(&r->unreported, 1);
 		return;
 	}
 	while (atomic_flag_test_and_set_explicit(&r->shared_lock, memory_order_acquire))
@@ -118,9 +149,25 @@ int hooks_inline(void *target, void *replacement, void **orig)
 	return rc;
 }
 
+/* In a forked child: the parent's rings must keep one producer. With the
+ * daemon the child asks for rings of its own; rings from `argus run` are
+ * the parent's only, so the child stops recording. */
 static void after_fork_child(void)
 {
-	atomic_store(&argus_hooks_root.active, false);
+	struct hooks_root *r = &argus_hooks_root;
+	if (!r->hook_socket[0]) {
+		atomic_store(&r->active, false);
+		return;
+	}
+	if (self.ring == RING_OWN) {
+		argus_ring_close(self.own); /* this process's mapping and fds only */
+		close(self.own_sock);
+	}
+	self.own = NULL;
+	self.own_sock = -1;
+	self.ring = RING_UNSET;
+	self.tid = 0;
+	r->pid = getpid();
 }
 
 /* "RINGFD:WAKEFD,..." -> attached rings; the fds are closed once mapped. */
@@ -160,6 +207,7 @@ __attribute__((constructor)) static void hooks_init(void)
 {
 	struct hooks_root *r = &argus_hooks_root;
 	const char *rings = getenv(ARGUS_HOOK_ENV_RINGS);
+	const char *sock = getenv(ARGUS_HOOK_ENV_SOCKET);
 	const char *prune = getenv(ARGUS_HOOK_ENV_PRUNE);
 	const char *flags = getenv(ARGUS_HOOK_ENV_FLAGS);
 	r->pid = getpid();
@@ -167,19 +215,30 @@ __attribute__((constructor)) static void hooks_init(void)
 	/* Pruning works without a consumer: it tests a hypothesis, not a trace. */
 	if (prune)
 		hooks_prune_init(prune);
+	bool consumer = false;
 	if (rings) {
-		pthread_key_create(&ring_key, release_ring);
-		pthread_atfork(NULL, NULL, after_fork_child);
 		int rc = attach_rings(rings);
-		if (rc) {
+		if (rc)
 			fprintf(stderr, "argus-hooks: %s=\"%s\": cannot attach: %s; not tracing\n",
 				ARGUS_HOOK_ENV_RINGS, rings, strerror(-rc));
-		} else {
-			atomic_store(&r->active, true);
-			hooks_glib_init();
-			if (flags)
-				hooks_flags_init(flags);
+		consumer = !rc;
+	} else {
+		/* The daemon: its hook socket exists while it runs (one access(2)
+		 * at start; threads connect at their first record). */
+		if (!sock)
+			sock = ARGUS_HOOK_DEFAULT_SOCKET;
+		if (*sock && strlen(sock) < sizeof(r->hook_socket) && access(sock, W_OK) == 0) {
+			memcpy(r->hook_socket, sock, strlen(sock) + 1);
+			consumer = true;
 		}
+	}
+	if (consumer) {
+		pthread_key_create(&ring_key, release_ring);
+		pthread_atfork(NULL, NULL, after_fork_child);
+		atomic_store(&r->active, true);
+		hooks_glib_init();
+		if (flags)
+			hooks_flags_init(flags);
 	}
 	unsetenv(ARGUS_HOOK_ENV_RINGS);
 	unsetenv(ARGUS_HOOK_ENV_PRUNE);

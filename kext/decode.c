@@ -102,7 +102,7 @@ void u32_table_free(struct u32_table *t)
  * record's user ip, else its stack was replaced and counts as lost.
  */
 static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_event *e,
-				    const struct argus_sink *sink, uint32_t *depth_out)
+                                    const struct argus_sink *sink, uint32_t *depth_out)
 {
 	uint64_t ips[TRACER_STACK_DEPTH];
 	uint32_t kid = e->stack.ustack - 1, depth = 0;
@@ -349,9 +349,13 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 		break;
 	}
 	case ARGUS_EV_PROC_FORK:
-		/* a recycled pid is a new process: read it again */
-		u32_table_del(&k->procs, e->fork.child_pid);
+		/* A new process (maybe a recycled pid): until it execs its
+		 * layout is its parent's, which the PROC_FORK record names;
+		 * reading /proc for each of a burst of forks would cost more
+		 * than tracing them. Its name is read when first needed. */
+		u32_table_put(&k->procs, e->fork.child_pid, PROC_MAPS);
 		u32_table_del(&k->names_idx, e->fork.child_pid);
+		discover_maps(k, e->pid, e, sink);
 		break;
 	case ARGUS_EV_SCHED_SWITCH:
 		rc = discover_maps(k, e->sched_switch.next_pid, e, sink);

@@ -4,12 +4,12 @@
  */
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -155,12 +155,17 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	}
 	if (o->cgroup) {
 		struct stat st;
+		struct statfs sfs;
 
 		/* a cgroup v2 directory's inode number is its cgroup id */
 		if (stat(o->cgroup, &st) != 0 || !S_ISDIR(st.st_mode))
 			return fail(err, errlen, ARGUS_KEXT_EINVAL,
 			            "--cgroup %s: not a cgroup directory (%s)", o->cgroup,
 			            strerror(errno ? errno : ENOTDIR));
+		if (statfs(o->cgroup, &sfs) != 0 || sfs.f_type != CGROUP2_SUPER_MAGIC)
+			return fail(err, errlen, ARGUS_KEXT_EINVAL,
+			            "--cgroup %s: not in a cgroup v2 hierarchy (mount cgroup2)",
+			            o->cgroup);
 		skel->rodata->filter_cgroup = st.st_ino;
 	}
 	set_syscalls(skel);

@@ -34,8 +34,8 @@ struct argus_kext {
 	bool samples;
 
 	/* decode state */
-	struct u32_table procs;        /* tgid -> PROC_* flags (decode.c) */
-	struct u32_table names_idx;    /* tgid -> index + 1 into names */
+	struct u32_table procs;     /* tgid -> PROC_* flags (decode.c) */
+	struct u32_table names_idx; /* tgid -> index + 1 into names */
 	char (*names)[ARGUS_COMM_LEN];
 	size_t nnames, names_cap;
 	bool prefetching;           /* argus_kext_prefetch is in use */

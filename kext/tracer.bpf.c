@@ -89,6 +89,7 @@ struct thread_state {
 	__u16 nr;
 	__u8 kind;
 	__u8 cls;      /* SC_NONE = not inside a traced syscall */
+	__u8 pending;  /* SYS_ENTER of this receive not written yet */
 	__u64 wait_ip; /* user ip and sp of the last STACK emitted */
 	__u64 wait_sp;
 };
@@ -201,8 +202,7 @@ static __always_inline void irq_nest(bool hard, int delta)
 		if (!(d->hard | d->soft))
 			d->since = bpf_ktime_get_ns();
 		*v += 1;
-	}
-	else if (*v > 0) /* attached mid-handler: its entry was never seen */
+	} else if (*v > 0) /* attached mid-handler: its entry was never seen */
 		*v -= 1;
 }
 
@@ -289,15 +289,16 @@ static __always_inline bool reserve(struct emit *em, __u16 type, struct task_str
 	return reserve_at(em, type, t, 0, false);
 }
 
-/* Submit without waking the reader unless the ring is past its threshold:
- * a wake-up per record costs several times the record itself. */
+/* Submit without waking the reader, except for the record that takes the
+ * ring past the threshold: a wake-up per record costs several times the
+ * record, and a reader that lags would otherwise be woken for every one
+ * (it also polls on a timer). */
 static __always_inline void submit(struct emit *em)
 {
 	__u64 avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
+	bool crossing = avail >= wake_bytes && avail < wake_bytes + 2 * sizeof(struct argus_event);
 
-	bpf_ringbuf_submit(em->ev, avail + sizeof(struct argus_event) >= wake_bytes
-	                               ? BPF_RB_FORCE_WAKEUP
-	                               : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(em->ev, crossing ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 #define EFAULT_ 14
@@ -493,6 +494,24 @@ static __always_inline bool futex_is_wake(__u32 cmd)
 }
 
 /* ---- syscalls ------------------------------------------------------------ */
+/* SYS_ENTER from a thread's syscall state; ts = now (for a receive written
+ * at its block: when the waiting began). */
+static __always_inline void emit_enter(struct thread_state *st, struct task_struct *t)
+{
+	struct emit em;
+
+	if (!reserve_at(&em, ARGUS_EV_SYS_ENTER, t, 0, true))
+		return;
+	em.ev->sys_enter.obj = st->obj;
+	em.ev->sys_enter.peer_obj = st->peer;
+	em.ev->sys_enter.arg0 = st->arg0;
+	em.ev->sys_enter.arg1 = st->arg1;
+	em.ev->sys_enter.fd = st->fd;
+	em.ev->sys_enter.nr = st->nr;
+	em.ev->sys_enter.obj_kind = st->kind;
+	submit(&em);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
@@ -552,19 +571,13 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	st->arg0 = derive_arg0(regs, sys_arg[id]);
-	/* sends rarely block: their exit record carries the duration */
-	if (cls == SC_SEND || (cls == SC_RECV && !recv_enter))
+	/* Sends rarely block: their exit record carries the duration. A
+	 * receive's SYS_ENTER is written only if it blocks (sched_switch): most
+	 * reads find data waiting and need no more than their IPC_RECV. */
+	st->pending = cls == SC_RECV && recv_enter;
+	if (cls == SC_SEND || cls == SC_RECV)
 		return 0;
-	if (reserve_at(&em, ARGUS_EV_SYS_ENTER, t, st->ts, true)) {
-		em.ev->sys_enter.obj = st->obj;
-		em.ev->sys_enter.peer_obj = st->peer;
-		em.ev->sys_enter.arg0 = st->arg0;
-		em.ev->sys_enter.arg1 = st->arg1;
-		em.ev->sys_enter.fd = st->fd;
-		em.ev->sys_enter.nr = st->nr;
-		em.ev->sys_enter.obj_kind = st->kind;
-		submit(&em);
-	}
+	emit_enter(st, t);
 	return 0;
 }
 
@@ -698,8 +711,16 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	/* argus on either side: leave the switch out rather than name argus */
 	if (is_self(prev) || is_self(next))
 		return 0;
-	if (!preempt && prev_state && tprev && wait_stacks)
-		wait_stack(ctx, prev);
+	if (!preempt && prev_state && tprev) {
+		struct thread_state *st = bpf_task_storage_get(&threads, prev, 0, 0);
+
+		if (st && st->cls == SC_RECV && st->pending) {
+			emit_enter(st, prev);
+			st->pending = 0;
+		}
+		if (wait_stacks)
+			wait_stack(ctx, prev);
+	}
 	if (!reserve(&em, ARGUS_EV_SCHED_SWITCH, prev))
 		return 0;
 	em.ev->sched_switch.next_pid = next->tgid;

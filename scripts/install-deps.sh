@@ -16,6 +16,9 @@ packages=(
 	# `argus bench hooks --gtk`: the scripted GTK3 workload
 	gtk-3-examples
 	procps psmisc linux-perf elfutils gdb python3 python3-jsonschema
+	# the desktop notification (GIO's GDBus) and the live diagnosis test's
+	# Tk apps
+	libglib2.0-dev python3-tk
 )
 
 missing=()

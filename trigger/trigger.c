@@ -13,7 +13,7 @@
 #include "trigger.h"
 
 #define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
-#define NO_NR 0xffff
+#define NO_NR          0xffff
 
 struct proc {
 	uint32_t pid;
@@ -34,7 +34,7 @@ struct uthr {
 	uint32_t pid, tid;
 	uint64_t conn;
 	bool hooks, input_seen;
-	bool dead; /* exited: never fires again */
+	bool dead;      /* exited: never fires again */
 	uint32_t depth; /* dispatch / async-run nesting */
 	uint64_t pending_since, busy_since;
 	uint64_t resumed; /* when its last stall ended: older input counts from here */
@@ -62,6 +62,7 @@ struct argus_trigger {
 	struct conn *conns;
 	uint32_t nconns, cconns;
 	uint64_t now, next_check, next_id;
+	bool oom; /* a table could not grow: some app is not tracked */
 };
 
 void argus_trigger_opts_default(struct argus_trigger_opts *o)
@@ -101,11 +102,11 @@ const char *argus_stall_cause_name(unsigned cause)
 /* X servers: every unix socket they write to a client is a display
  * connection. Wayland compositors also speak D-Bus, so for them only sockets
  * the kernel side marked as display count. */
-static const char *const x_servers[] = {"Xorg", "X", "Xvfb", "Xwayland", "Xephyr", "Xnest",
-					"Xvnc", NULL};
-static const char *const compositors[] = {"weston", "sway", "kwin_wayland", "mutter",
-					  "gnome-shell", "Hyprland", "labwc", "wayfire",
-					  "cage", NULL};
+static const char *const x_servers[] = {"Xorg",   "X",     "Xvfb", "Xwayland",
+                                        "Xephyr", "Xnest", "Xvnc", NULL};
+static const char *const compositors[] = {"weston",      "sway",     "kwin_wayland", "mutter",
+                                          "gnome-shell", "Hyprland", "labwc",        "wayfire",
+                                          "cage",        NULL};
 
 static bool in_list(const char *const *list, const char *s)
 {
@@ -123,8 +124,7 @@ bool argus_display_server_comm(const char *comm)
 static bool poll_family(unsigned nr)
 {
 	/* poll, select, ppoll, pselect6, epoll_wait, epoll_pwait, epoll_pwait2 */
-	return nr == 7 || nr == 23 || nr == 271 || nr == 270 || nr == 232 || nr == 281 ||
-	       nr == 441;
+	return nr == 7 || nr == 23 || nr == 271 || nr == 270 || nr == 232 || nr == 281 || nr == 441;
 }
 
 static void *grow(void *p, uint32_t *cap, size_t elem)
@@ -146,11 +146,11 @@ static struct proc *proc_get(struct argus_trigger *t, uint32_t pid, bool create)
 	if (t->nprocs == t->cprocs) {
 		struct proc *p = grow(t->procs, &t->cprocs, sizeof(*p));
 		if (!p)
-			return NULL;
+			return t->oom = true, NULL;
 		t->procs = p;
 	}
 	if (!idmap_put(&t->pid_ix, pid, t->nprocs))
-		return NULL;
+		return t->oom = true, NULL;
 	struct proc *p = &t->procs[t->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -180,11 +180,11 @@ static struct uthr *uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t ti
 	if (t->nuts == t->cuts) {
 		struct uthr *n = grow(t->uts, &t->cuts, sizeof(*n));
 		if (!n)
-			return NULL;
+			return t->oom = true, NULL;
 		t->uts = n;
 	}
 	if (!idmap_put(&t->tid_ix, tid, t->nuts))
-		return NULL;
+		return t->oom = true, NULL;
 	u = &t->uts[t->nuts++];
 	memset(u, 0, sizeof(*u));
 	u->pid = pid;
@@ -211,11 +211,11 @@ static struct conn *conn_get(struct argus_trigger *t, uint64_t obj, bool create)
 	if (t->nconns == t->cconns) {
 		struct conn *n = grow(t->conns, &t->cconns, sizeof(*n));
 		if (!n)
-			return NULL;
+			return t->oom = true, NULL;
 		t->conns = n;
 	}
 	if (!idmap_put(&t->conn_ix, obj, t->nconns))
-		return NULL;
+		return t->oom = true, NULL;
 	struct conn *c = &t->conns[t->nconns++];
 	memset(c, 0, sizeof(*c));
 	c->obj = obj;
@@ -397,8 +397,8 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	bool server = p && p->server;
 	if (server && ev->type == ARGUS_EV_IPC_SEND) {
 		bool display = kind == ARGUS_OBJ_DISPLAY ||
-			       ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
-				in_list(x_servers, p->comm));
+		               ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
+		                in_list(x_servers, p->comm));
 		if (!display || !ev->ipc.peer_obj)
 			return;
 		struct conn *c = conn_get(t, ev->ipc.peer_obj, true);
@@ -588,7 +588,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 }
 
 int argus_trigger_new(struct argus_trigger **tp, const struct argus_trigger_opts *opts,
-		      const struct argus_trigger_cb *cb)
+                      const struct argus_trigger_cb *cb)
 {
 	struct argus_trigger *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -634,7 +634,7 @@ int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, si
 		if (u)
 			check(t, u);
 	}
-	return 0;
+	return t->oom ? -1 : 0;
 }
 
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st)
@@ -643,7 +643,7 @@ void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger
 }
 
 size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
-				size_t cap)
+                                size_t cap)
 {
 	for (uint32_t i = 0; i < t->nuts && i < cap; i++) {
 		out[i].pid = t->uts[i].pid;

@@ -39,14 +39,14 @@ const char *argus_stall_cause_name(unsigned cause);
 struct argus_stall {
 	uint64_t id; /* 1, 2, ... in firing order */
 	uint32_t pid, tid;
-	char comm[ARGUS_COMM_LEN]; /* the app (process name) */
-	uint64_t since;            /* input delivered / dispatch began / blocked */
-	uint64_t detected;         /* since + threshold: when it fired */
-	uint64_t end;              /* UI thread back in its loop; 0 = still stalled */
-	uint8_t cls;               /* enum argus_stall_class, at detection */
-	uint8_t cause;             /* enum argus_stall_cause */
-	bool blocked;              /* UI thread blocked at detection */
-	uint16_t wait_nr;          /* syscall it blocked in, 0xffff = none */
+	char comm[ARGUS_COMM_LEN];     /* the app (process name) */
+	uint64_t since;                /* input delivered / dispatch began / blocked */
+	uint64_t detected;             /* since + threshold: when it fired */
+	uint64_t end;                  /* UI thread back in its loop; 0 = still stalled */
+	uint8_t cls;                   /* enum argus_stall_class, at detection */
+	uint8_t cause;                 /* enum argus_stall_cause */
+	bool blocked;                  /* UI thread blocked at detection */
+	uint16_t wait_nr;              /* syscall it blocked in, 0xffff = none */
 	uint64_t oncpu_ns, blocked_ns; /* in [since, detected] */
 	uint32_t yields, zero_polls;
 };
@@ -82,10 +82,11 @@ struct argus_trigger;
 
 /* opts NULL = defaults. Returns 0 or -1 (out of memory). */
 int argus_trigger_new(struct argus_trigger **t, const struct argus_trigger_opts *opts,
-		      const struct argus_trigger_cb *cb);
+                      const struct argus_trigger_cb *cb);
 void argus_trigger_free(struct argus_trigger *t);
 
-/* Feed events in time order. Returns 0, or -1 when out of memory. */
+/* Feed events in time order. Returns 0, or -1 once a table could not grow
+ * (out of memory: an app may go untracked; what is tracked goes on). */
 int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, size_t n);
 /* Let time pass without events (live: a timer tick). */
 void argus_trigger_advance(struct argus_trigger *t, uint64_t now);
@@ -93,7 +94,7 @@ void argus_trigger_advance(struct argus_trigger *t, uint64_t now);
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st);
 /* The UI threads known so far; returns how many there are. */
 size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
-				size_t cap);
+                                size_t cap);
 /* Name of a process seen in the stream ("" when unknown). */
 const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid);
 /* Whether a process name is a display server's (Xorg, Xwayland, ...). */

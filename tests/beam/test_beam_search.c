@@ -59,8 +59,8 @@ static void reset(void)
 
 static void edge(argus_vid src, argus_vid dst, int strength, uint64_t ts)
 {
-	G.e[G.ne++] = (struct argus_edge_info){.src = src, .dst = dst, .ts = ts,
-					       .kind = ARGUS_EDGE_IPC, .strength = (int8_t)strength};
+	G.e[G.ne++] = (struct argus_edge_info){
+	    .src = src, .dst = dst, .ts = ts, .kind = ARGUS_EDGE_IPC, .strength = (int8_t)strength};
 }
 
 static struct argus_beam_params params(void)
@@ -291,11 +291,13 @@ TEST(depth_is_capped)
 }
 
 TEST_MAIN(TEST_ENTRY(defaults_are_the_papers),
-	  TEST_ENTRY(chain_of_strong_edges_ends_at_no_incoming_edge),
-	  TEST_ENTRY(path_ends_at_ui_vertex), TEST_ENTRY(start_vertex_being_ui_does_not_end_the_search),
-	  TEST_ENTRY(strong_path_ranks_before_weak_path),
-	  TEST_ENTRY(weak_edge_then_strong_chain_survives_lookback),
-	  TEST_ENTRY(beam_width_is_honoured), TEST_ENTRY(lookback_prunes_every_l_steps),
-	  TEST_ENTRY(visited_set_prevents_loops), TEST_ENTRY(no_weak_edges_baseline_ignores_weak_edges),
-	  TEST_ENTRY(critical_path_follows_latest_waker),
-	  TEST_ENTRY(evicted_or_missing_start_gives_no_path), TEST_ENTRY(depth_is_capped))
+          TEST_ENTRY(chain_of_strong_edges_ends_at_no_incoming_edge),
+          TEST_ENTRY(path_ends_at_ui_vertex),
+          TEST_ENTRY(start_vertex_being_ui_does_not_end_the_search),
+          TEST_ENTRY(strong_path_ranks_before_weak_path),
+          TEST_ENTRY(weak_edge_then_strong_chain_survives_lookback),
+          TEST_ENTRY(beam_width_is_honoured), TEST_ENTRY(lookback_prunes_every_l_steps),
+          TEST_ENTRY(visited_set_prevents_loops),
+          TEST_ENTRY(no_weak_edges_baseline_ignores_weak_edges),
+          TEST_ENTRY(critical_path_follows_latest_waker),
+          TEST_ENTRY(evicted_or_missing_start_gives_no_path), TEST_ENTRY(depth_is_capped))

@@ -107,17 +107,17 @@ TEST(json_report_validates_against_the_schema)
 	if (!src || system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
 		SKIP("python3 jsonschema or ARGUS_SRC missing");
 	setup();
-	char args[512], js[160];
+	char args[1024], js[160];
 	snprintf(js, sizeof(js), "%s/r.json", dir);
 	snprintf(args, sizeof(args), "diagnose --json %s", trace);
 	int rc = run(args, NULL);
 	snprintf(args, sizeof(args),
-		 "cp %s/out %s && python3 -c \"import json,jsonschema,sys\n"
-		 "s=json.load(open('%s/docs/report.schema.json'))\n"
-		 "n=0\n"
-		 "for l in open('%s'): jsonschema.validate(json.loads(l), s); n+=1\n"
-		 "sys.exit(0 if n else 1)\"",
-		 dir, js, src, js);
+	         "cp %s/out %s && python3 -c \"import json,jsonschema,sys\n"
+	         "s=json.load(open('%s/docs/report.schema.json'))\n"
+	         "n=0\n"
+	         "for l in open('%s'): jsonschema.validate(json.loads(l), s); n+=1\n"
+	         "sys.exit(0 if n else 1)\"",
+	         dir, js, src, js);
 	int valid = system(args);
 	teardown();
 	ASSERT_EQ(rc, 0);
@@ -143,6 +143,33 @@ TEST(perfetto_trace_has_flow_arrows)
 	ASSERT_CONTAINS(out, "\"ph\":\"s\"");
 	ASSERT_CONTAINS(out, "\"ph\":\"f\"");
 	ASSERT_CONTAINS(out, "ROOT CAUSE");
+	free(out);
+}
+
+TEST(html_report_has_a_picture_per_stall)
+{
+	setup();
+	char args[512], hp[160];
+	snprintf(hp, sizeof(hp), "%s/r.html", dir);
+	snprintf(args, sizeof(args), "diagnose --html %s %s", hp, trace);
+	int rc = run(args, NULL);
+	FILE *f = fopen(hp, "r");
+	char *out = calloc(1, 1 << 20);
+	size_t n = f ? fread(out, 1, (1 << 20) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	out[n] = 0;
+	teardown();
+	ASSERT_EQ(rc, 0);
+	ASSERT_CONTAINS(out, "<!DOCTYPE html>");
+	int svgs = 0, h2 = 0;
+	for (const char *p = out; (p = strstr(p, "<svg")); p++)
+		svgs++;
+	for (const char *p = out; (p = strstr(p, "<h2>stall")); p++)
+		h2++;
+	ASSERT(svgs >= 5);
+	ASSERT_EQ(svgs, h2);
+	ASSERT_CONTAINS(out, "marker-end=\"url(#a)\"");
 	free(out);
 }
 
@@ -185,8 +212,8 @@ TEST(bad_usage_and_files_get_distinct_exit_codes)
 }
 
 TEST_MAIN(TEST_ENTRY(text_report_names_root_causes), TEST_ENTRY(truth_check_passes),
-	  TEST_ENTRY(json_report_is_one_object_per_stall),
-	  TEST_ENTRY(json_report_validates_against_the_schema),
-	  TEST_ENTRY(perfetto_trace_has_flow_arrows),
-	  TEST_ENTRY(baselines_are_selectable),
-	  TEST_ENTRY(bad_usage_and_files_get_distinct_exit_codes))
+          TEST_ENTRY(json_report_is_one_object_per_stall),
+          TEST_ENTRY(json_report_validates_against_the_schema),
+          TEST_ENTRY(perfetto_trace_has_flow_arrows),
+          TEST_ENTRY(html_report_has_a_picture_per_stall), TEST_ENTRY(baselines_are_selectable),
+          TEST_ENTRY(bad_usage_and_files_get_distinct_exit_codes))

@@ -7,6 +7,7 @@
  * stalled app's own thread (it is its own root cause here). Labels "live",
  * "gui"; skipped without root, BPF, Xvfb, xdotool or python3-tk.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -32,13 +33,13 @@ static const char script[] =
     "root.after(11000, root.destroy)\n"
     "root.mainloop()\n"
     "EOF\n"
-    "for n in $(seq 150 399); do [ -e /tmp/.X$n-lock ] || break; done\n"
+    "for n in $(seq $((150 + $$ % 200)) 399); do [ -e /tmp/.X$n-lock ] || break; done\n"
     "export DISPLAY=:$n\n"
     "Xvfb $DISPLAY -nolisten tcp -screen 0 640x480x24 >/dev/null 2>&1 & echo $! > xvfb.pid\n"
     "for i in $(seq 50); do [ -e /tmp/.X11-unix/X$n ] && break; sleep 0.1; done\n"
     "\"$ARGUS\" record -o live.argus --duration 10 --all > rec.log 2>&1 & echo $! > rec.pid\n"
     "sleep 1.5\n"
-    "for m in sleep busy idle; do python3 app.py $m > $m.log 2>&1 & done\n"
+    "for m in sleep busy idle; do python3 app.py $m > $m.log 2>&1 & echo $! > $m.pid; done\n"
     "sleep 2\n"
     "for m in sleep busy idle; do\n"
     "  w=$(xdotool search --name argus-$m | head -1)\n"
@@ -66,8 +67,29 @@ static char *slurp(const char *name)
 	return b;
 }
 
-/* The JSON line of the stall of the app whose window is argus-<mode>: the
- * app's pid is in <mode>.pid is unknown to us, so match on the class. */
+static char *pids[3];
+
+/* The pid the script wrote for app i (sleep, busy, idle); caller frees. */
+static char *slurp_pid(int i)
+{
+	char *p = pids[i] ? pids[i] : calloc(1, 1);
+	pids[i] = NULL;
+	return p;
+}
+
+/* Whether the JSON line holding key also holds what. */
+static bool line_has(const char *diag, const char *key, const char *what)
+{
+	const char *k = strstr(diag, key);
+	if (!k)
+		return false;
+	const char *start = k, *end = strchr(k, '\n');
+	while (start > diag && start[-1] != '\n')
+		start--;
+	const char *w = strstr(start, what);
+	return w && (!end || w < end);
+}
+
 static int count(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -83,7 +105,8 @@ TEST(sleeping_and_busy_handlers_are_diagnosed_idle_app_is_not)
 		SKIP("ARGUS_BIN not set (run through ctest)");
 	if (geteuid() != 0)
 		SKIP("needs root for live tracing");
-	if (system("command -v Xvfb >/dev/null && command -v xdotool >/dev/null && python3 -c 'import tkinter'") != 0)
+	if (system("command -v Xvfb >/dev/null && command -v xdotool >/dev/null && python3 -c "
+	           "'import tkinter'") != 0)
 		SKIP("Xvfb, xdotool or python3-tk missing (scripts/install-deps.sh)");
 	snprintf(dir, sizeof(dir), "/tmp/argus-live-diag-XXXXXX");
 	ASSERT(mkdtemp(dir));
@@ -97,6 +120,9 @@ TEST(sleeping_and_busy_handlers_are_diagnosed_idle_app_is_not)
 	int rc = system(cmd);
 	char *rec = slurp("rec.log"), *diag = slurp("diag.json"), *log = slurp("run.log");
 	char *sleep_log = slurp("sleep.log"), *busy_log = slurp("busy.log");
+	pids[0] = slurp("sleep.pid");
+	pids[1] = slurp("busy.pid");
+	pids[2] = slurp("idle.pid");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
@@ -106,18 +132,26 @@ TEST(sleeping_and_busy_handlers_are_diagnosed_idle_app_is_not)
 	/* the apps got their keys */
 	ASSERT_CONTAINS(sleep_log, "sleep h");
 	ASSERT_CONTAINS(busy_log, "busy h");
-	/* exactly the two stalls, of python3, one of each class */
-	ASSERT_MSG(count(diag, "{\"version\":1,") == 2, "stalls: %s", diag);
-	ASSERT_CONTAINS(diag, "\"app\":\"python3\"");
-	ASSERT_CONTAINS(diag, "\"class\":\"long_wait\"");
-	ASSERT_CONTAINS(diag, "\"class\":\"long_running\"");
-	/* the sleeping one is blocked in clock_nanosleep (or nanosleep /
-	 * select, as the interpreter sleeps), the busy one computes */
-	ASSERT_CONTAINS(diag, "\"reason\":\"blocked\"");
-	ASSERT_CONTAINS(diag, "\"reason\":\"busy\"");
-	ASSERT_CONTAINS(diag, "sleep");
-	/* both ended, about 3 s long */
-	ASSERT_EQ(count(diag, "\"duration_ns\":null"), 0);
+	/* exactly one stall for each hanging app, of the right class, none for
+	 * the idle one (other GUI apps on the machine may stall too: only ours
+	 * are counted) */
+	char want[3][64];
+	for (int i = 0; i < 3; i++) {
+		char *p = slurp_pid(i);
+		snprintf(want[i], sizeof(want[i]), "\"app\":\"python3\",\"pid\":%d,", atoi(p));
+		free(p);
+	}
+	ASSERT_MSG(count(diag, want[0]) == 1, "sleeping app: %s", diag);
+	ASSERT_MSG(count(diag, want[1]) == 1, "busy app: %s", diag);
+	ASSERT_MSG(count(diag, want[2]) == 0, "idle app fired: %s", diag);
+	ASSERT(line_has(diag, want[0], "\"class\":\"long_wait\""));
+	ASSERT(line_has(diag, want[0], "\"reason\":\"blocked\""));
+	ASSERT(line_has(diag, want[0], "sleep"));
+	ASSERT(line_has(diag, want[1], "\"class\":\"long_running\""));
+	ASSERT(line_has(diag, want[1], "\"reason\":\"busy\""));
+	/* both ended */
+	ASSERT(!line_has(diag, want[0], "\"duration_ns\":null"));
+	ASSERT(!line_has(diag, want[1], "\"duration_ns\":null"));
 	free(rec);
 	free(diag);
 	free(log);

@@ -14,14 +14,14 @@
 /* Small traces keep the test fast: at 5000 records/s every anomaly fits in
  * 400 k records. */
 #define EVENTS 400000
-#define RATE 5000
+#define RATE   5000
 
 static char path[64];
 
 static void make_trace(uint64_t seed)
 {
 	snprintf(path, sizeof(path), "/tmp/argus-test-diag-%d-%llu.argus", (int)getpid(),
-		 (unsigned long long)seed);
+	         (unsigned long long)seed);
 	struct argus_synth_opts so;
 	argus_synth_opts_default(&so);
 	so.seed = seed;
@@ -67,11 +67,11 @@ static void check_seed(uint64_t seed)
 		const struct argus_diagnosis *hit;
 		int v = argus_truth_check(&res, &t[i], &hit);
 		ASSERT_MSG(v == ARGUS_TRUTH_RIGHT, "seed %llu %s: %s (argus named %u/%u)",
-			   (unsigned long long)seed, argus_anomaly_kind_name(t[i].kind),
-			   v == ARGUS_TRUTH_NO_STALL	 ? "no stall fired"
-			   : v == ARGUS_TRUTH_DECOY_FIRED ? "a decoy fired"
-							 : "wrong top-1",
-			   hit ? hit->root.v.pid : 0, hit ? hit->root.v.tid : 0);
+		           (unsigned long long)seed, argus_anomaly_kind_name(t[i].kind),
+		           v == ARGUS_TRUTH_NO_STALL      ? "no stall fired"
+		           : v == ARGUS_TRUTH_DECOY_FIRED ? "a decoy fired"
+		                                          : "wrong top-1",
+		           hit ? hit->root.v.pid : 0, hit ? hit->root.v.tid : 0);
 		seen[t[i].kind] = true;
 	}
 	for (unsigned k = ARGUS_ANOMALY_LONG_RUNNING; k <= ARGUS_ANOMALY_DECOY_BUSY; k++)
@@ -119,10 +119,11 @@ TEST(classes_match_the_kinds)
 			continue;
 		ASSERT(hit);
 		unsigned want = t[i].kind == ARGUS_ANOMALY_LONG_RUNNING ? ARGUS_STALL_LONG_RUNNING
-				: t[i].kind == ARGUS_ANOMALY_YIELD_LOOP  ? ARGUS_STALL_YIELD_LOOP
-									 : ARGUS_STALL_LONG_WAIT;
+		                : t[i].kind == ARGUS_ANOMALY_YIELD_LOOP ? ARGUS_STALL_YIELD_LOOP
+		                                                        : ARGUS_STALL_LONG_WAIT;
 		ASSERT_MSG(hit->stall.cls == want, "%s classified %s",
-			   argus_anomaly_kind_name(t[i].kind), argus_stall_class_name(hit->stall.cls));
+		           argus_anomaly_kind_name(t[i].kind),
+		           argus_stall_class_name(hit->stall.cls));
 		if (t[i].kind == ARGUS_ANOMALY_LONG_RUNNING)
 			ASSERT_CONTAINS(hit->costly_func, "_search_match_line");
 		if (t[i].kind == ARGUS_ANOMALY_LONG_WAIT_CHAIN)
@@ -165,6 +166,31 @@ TEST(baselines_run_on_the_same_trace)
 	unlink(path);
 }
 
+TEST(stall_on_an_empty_window_names_nothing)
+{
+	struct argus_graph *g;
+	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
+	struct argus_graph_view v;
+	argus_graph_view_begin(g, &v);
+	struct argus_stall st = {.id = 1,
+	                         .pid = 5,
+	                         .tid = 5,
+	                         .since = 1,
+	                         .detected = 2000000001,
+	                         .cls = ARGUS_STALL_LONG_WAIT};
+	struct argus_beam_params p;
+	argus_beam_params_default(&p);
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(d);
+	int rc = argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, d);
+	argus_graph_view_end(&v);
+	argus_graph_free(g);
+	ASSERT_EQ(rc, 0);
+	ASSERT_EQ(d->ncandidates, 0);
+	ASSERT_CONTAINS(d->summary, "no segment");
+	free(d);
+}
+
 TEST(missing_file_is_an_error_not_a_crash)
 {
 	struct argus_offline_opts o;
@@ -176,6 +202,7 @@ TEST(missing_file_is_an_error_not_a_crash)
 }
 
 TEST_MAIN(TEST_ENTRY(every_anomaly_kind_top1_seed1), TEST_ENTRY(every_anomaly_kind_top1_seed2),
-	  TEST_ENTRY(every_anomaly_kind_top1_seed3), TEST_ENTRY(classes_match_the_kinds),
-	  TEST_ENTRY(baselines_run_on_the_same_trace),
-	  TEST_ENTRY(missing_file_is_an_error_not_a_crash))
+          TEST_ENTRY(every_anomaly_kind_top1_seed3), TEST_ENTRY(classes_match_the_kinds),
+          TEST_ENTRY(baselines_run_on_the_same_trace),
+          TEST_ENTRY(stall_on_an_empty_window_names_nothing),
+          TEST_ENTRY(missing_file_is_an_error_not_a_crash))

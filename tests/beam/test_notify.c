@@ -77,7 +77,8 @@ static void teardown(void)
 static const char *setup(void)
 {
 	if (!have("Xvfb") || !have("dbus-daemon") || !have("dunst") || !have("dunstctl"))
-		return "Xvfb, dbus-daemon, dunst or dunstctl not installed (scripts/install-deps.sh)";
+		return "Xvfb, dbus-daemon, dunst or dunstctl not installed "
+		       "(scripts/install-deps.sh)";
 	snprintf(dir, sizeof(dir), "/tmp/argus-notify-XXXXXX");
 	if (!mkdtemp(dir))
 		return "mkdtemp failed";
@@ -166,8 +167,8 @@ TEST(notification_reaches_dunst)
 	}
 	char err[256] = "";
 	int rc = argus_notify("gedit stalled 2.9 s: udisksd 716/716 blocked in "
-			      "udisks_state_flush_to_disk (fsync)",
-			      "/tmp/report.json", err, sizeof(err));
+	                      "udisks_state_flush_to_disk (fsync)",
+	                      "/tmp/report.json", err, sizeof(err));
 	char *h = rc == 0 ? history_after_close() : NULL;
 	teardown();
 	ASSERT_MSG(rc == 0, "argus_notify: %s", err);
@@ -190,9 +191,9 @@ TEST(diagnose_notify_sends_one_per_stall)
 	char trace[128], cmd[512];
 	snprintf(trace, sizeof(trace), "%s/t.argus", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "%s synth -o %s -n 400k --rate 5000 -s 1 2>/dev/null && "
-		 "%s diagnose --notify %s >/dev/null",
-		 bin, trace, bin, trace);
+	         "%s synth -o %s -n 400k --rate 5000 -s 1 2>/dev/null && "
+	         "%s diagnose --notify %s >/dev/null",
+	         bin, trace, bin, trace);
 	int rc = system(cmd);
 	char *h = rc == 0 ? history_after_close() : NULL;
 	teardown();

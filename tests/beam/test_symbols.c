@@ -24,8 +24,8 @@ TEST(names_a_function_of_a_live_process_with_file_and_line)
 	bool ok = y.resolve(y.arg, (uint32_t)getpid(), ip, func, sizeof(func), line, sizeof(line));
 	/* a second lookup comes from the cached session */
 	char func2[128] = "", line2[256] = "";
-	bool ok2 = y.resolve(y.arg, (uint32_t)getpid(), ip, func2, sizeof(func2), line2,
-			     sizeof(line2));
+	bool ok2 =
+	    y.resolve(y.arg, (uint32_t)getpid(), ip, func2, sizeof(func2), line2, sizeof(line2));
 	argus_elfsym_free(es);
 	ASSERT(ok);
 	ASSERT_STR_EQ(func, "argus_test_symbol_target");
@@ -41,14 +41,15 @@ TEST(shared_library_frames_are_not_application_frames)
 	ASSERT_EQ(argus_elfsym_new(&es, NULL), 0);
 	struct argus_symbolizer y = argus_elfsym_symbolizer(es);
 	char func[128], line[256];
-	uint64_t ip = (uint64_t)(uintptr_t)&memcpy;
+	/* a libc function no sanitizer intercepts */
+	uint64_t ip = (uint64_t)(uintptr_t)&getpid;
 	bool ok = y.resolve(y.arg, (uint32_t)getpid(), ip, func, sizeof(func), line, sizeof(line));
 	/* a process that does not exist resolves nothing, without a crash */
 	bool gone = y.resolve(y.arg, 0x7ffffff0u, ip, func, sizeof(func), line, sizeof(line));
 	argus_elfsym_free(es);
-	ASSERT(!ok);
+	ASSERT_MSG(!ok, "libc's getpid named as application frame %s (%s)", func, line);
 	ASSERT(!gone);
 }
 
 TEST_MAIN(TEST_ENTRY(names_a_function_of_a_live_process_with_file_and_line),
-	  TEST_ENTRY(shared_library_frames_are_not_application_frames))
+          TEST_ENTRY(shared_library_frames_are_not_application_frames))

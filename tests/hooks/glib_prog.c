@@ -5,6 +5,8 @@
  *
  *   idle         a worker posts g_idle_add to the main loop, which quits
  *   invoke       a worker calls g_main_context_invoke on the main context
+ *   pool         three work items pushed to a GThreadPool
+ *   task         a GTask run in a thread (g_task_run_in_thread_sync)
  *   cond         a condition signal to a waiter, then a contended mutex unlock
  *   flag         one thread writes ready_flag, another polls it (data flag)
  *   hang         calls hang_forever(), which never returns (prune it)
@@ -46,12 +48,49 @@ static int run_idle(bool invoke)
 {
 	if (invoke)
 		g_setenv("PROG_INVOKE", "1", TRUE);
+	printf("callback=%p\n", (void *)quit_cb);
 	loop = g_main_loop_new(NULL, FALSE);
 	GThread *t = g_thread_new("poster", idle_worker, NULL);
 	g_main_loop_run(loop);
 	g_thread_join(t);
 	g_main_loop_unref(loop);
 	return 0;
+}
+
+/* ---- thread pool / task ---- */
+
+static void pool_work(gpointer item, gpointer user)
+{
+	(void)user;
+	printf("ran=%p tid=%d\n", item, gettid());
+}
+
+static int run_pool(void)
+{
+	static int items[3];
+	printf("item0=%p\n", (void *)&items[0]);
+	GThreadPool *pool = g_thread_pool_new(pool_work, NULL, 2, FALSE, NULL);
+	for (int i = 0; i < 3; i++)
+		g_thread_pool_push(pool, &items[i], NULL);
+	g_thread_pool_free(pool, FALSE, TRUE);
+	return 0;
+}
+
+static void task_work(GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+	(void)src, (void)data, (void)c;
+	printf("task_tid=%d\n", gettid());
+	g_task_return_boolean(task, TRUE);
+}
+
+static int run_task(void)
+{
+	GTask *task = g_task_new(NULL, NULL, NULL, NULL);
+	printf("task=%p\n", (void *)task);
+	g_task_run_in_thread_sync(task, task_work);
+	gboolean ok = g_task_propagate_boolean(task, NULL);
+	g_object_unref(task);
+	return ok ? 0 : 1;
 }
 
 /* ---- cond / mutex hand-off ---- */
@@ -128,7 +167,7 @@ static int run_flag(void)
 /* ---- hang (pruning) ---- */
 
 volatile int hang_done; /* never set: keeps the compiler from treating
-			   hang_forever as noreturn (pruned, it returns) */
+                           hang_forever as noreturn (pruned, it returns) */
 
 __attribute__((noinline)) int hang_forever(void)
 {
@@ -149,15 +188,16 @@ static int run_hang(void)
 /* ---- D-Bus ---- */
 
 static const char introspection[] = "<node><interface name='org.argus.HookTest'>"
-				    "<method name='Ping'><arg type='s' direction='out'/></method>"
-				    "</interface></node>";
+                                    "<method name='Ping'><arg type='s' direction='out'/></method>"
+                                    "</interface></node>";
 
-static void on_call(GDBusConnection *c, const gchar *sender, const gchar *path,
-		    const gchar *iface, const gchar *method, GVariant *params,
-		    GDBusMethodInvocation *inv, gpointer data)
+static void on_call(GDBusConnection *c, const gchar *sender, const gchar *path, const gchar *iface,
+                    const gchar *method, GVariant *params, GDBusMethodInvocation *inv,
+                    gpointer data)
 {
 	(void)c, (void)sender, (void)path, (void)iface, (void)method, (void)params, (void)data;
-	printf("call_serial=%u\n", g_dbus_message_get_serial(g_dbus_method_invocation_get_message(inv)));
+	printf("call_serial=%u\n",
+	       g_dbus_message_get_serial(g_dbus_method_invocation_get_message(inv)));
 	fflush(stdout);
 	g_dbus_method_invocation_return_value(inv, g_variant_new("(s)", "pong"));
 	g_timeout_add(200, quit_cb, NULL); /* let the reply go out */
@@ -178,9 +218,9 @@ static int run_dbus_server(void)
 	if (!c)
 		return 3;
 	g_dbus_connection_register_object(c, "/org/argus/HookTest", info->interfaces[0], &vt, NULL,
-					  NULL, NULL);
-	guint id = g_bus_own_name_on_connection(c, "org.argus.HookTest", 0, on_name, NULL, NULL,
-						NULL);
+	                                  NULL, NULL);
+	guint id =
+	    g_bus_own_name_on_connection(c, "org.argus.HookTest", 0, on_name, NULL, NULL, NULL);
 	loop = g_main_loop_new(NULL, FALSE);
 	g_timeout_add_seconds(10, quit_cb, NULL); /* never hang the test */
 	g_main_loop_run(loop);
@@ -198,8 +238,8 @@ static int run_dbus_client(void)
 		return 3;
 	GError *err = NULL;
 	GVariant *r = g_dbus_connection_call_sync(c, "org.argus.HookTest", "/org/argus/HookTest",
-						  "org.argus.HookTest", "Ping", NULL,
-						  G_VARIANT_TYPE("(s)"), 0, 5000, NULL, &err);
+	                                          "org.argus.HookTest", "Ping", NULL,
+	                                          G_VARIANT_TYPE("(s)"), 0, 5000, NULL, &err);
 	if (!r) {
 		fprintf(stderr, "Ping: %s\n", err->message);
 		return 4;
@@ -220,6 +260,10 @@ int main(int argc, char **argv)
 		return run_idle(true);
 	if (!strcmp(m, "cond"))
 		return run_cond();
+	if (!strcmp(m, "pool"))
+		return run_pool();
+	if (!strcmp(m, "task"))
+		return run_task();
 	if (!strcmp(m, "flag"))
 		return run_flag();
 	if (!strcmp(m, "hang"))
@@ -228,6 +272,7 @@ int main(int argc, char **argv)
 		return run_dbus_server();
 	if (!strcmp(m, "dbus-client"))
 		return run_dbus_client();
-	fprintf(stderr, "usage: glib_prog idle|invoke|cond|flag|hang|dbus-server|dbus-client\n");
+	fprintf(stderr,
+	        "usage: glib_prog idle|invoke|pool|task|cond|flag|hang|dbus-server|dbus-client\n");
 	return 2;
 }

@@ -22,9 +22,9 @@
 #include "event.h"
 
 struct run_result {
-	int status;         /* exit code, 128+signal, -1 = timed out */
-	char out[16384];    /* stdout of the command */
-	char err[8192];     /* stderr (argus run's own lines, the hooks') */
+	int status;      /* exit code, 128+signal, -1 = timed out */
+	char out[16384]; /* stdout of the command */
+	char err[8192];  /* stderr (argus run's own lines, the hooks') */
 	double seconds;
 	struct argus_event *ev;
 	size_t n;
@@ -51,7 +51,7 @@ static inline void fx_slurp(const char *path, char *buf, size_t cap)
 /* Run argv (NULL-terminated) with stdout/stderr captured; kill after
  * timeout_s. extra_env: "K=V" or NULL. */
 static inline int fx_spawn(char *const argv[], double timeout_s, const char *extra_env,
-			   struct run_result *r)
+                           struct run_result *r)
 {
 	char outp[] = "/tmp/argus-hooks-out.XXXXXX", errp[] = "/tmp/argus-hooks-err.XXXXXX";
 	int ofd = mkstemp(outp), efd = mkstemp(errp);
@@ -113,7 +113,7 @@ static inline void fx_read_trace(const char *path, struct run_result *r)
 /* `argus run --record TMP [opts...] -- prog args...`; opts and cmd are
  * NULL-terminated lists. */
 static inline int fx_argus_run(const char *const *opts, const char *const *cmd, double timeout_s,
-			       const char *extra_env, struct run_result *r)
+                               const char *extra_env, struct run_result *r)
 {
 	const char *argus = getenv("ARGUS_BIN");
 	char trace[] = "/tmp/argus-hooks-trace.XXXXXX";
@@ -152,8 +152,8 @@ static inline bool fx_key(const struct run_result *r, const char *key, uint64_t 
 
 /* The first event of a type matching a predicate, from index `from`. */
 static inline const struct argus_event *fx_find(const struct run_result *r, unsigned type,
-						bool (*pred)(const struct argus_event *, uint64_t),
-						uint64_t arg)
+                                                bool (*pred)(const struct argus_event *, uint64_t),
+                                                uint64_t arg)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (r->ev[i].type == type && (!pred || pred(&r->ev[i], arg)))

@@ -35,12 +35,18 @@ static void check_post_run(const char *mode, unsigned kind)
 	ASSERT_MSG(post, "no async_post from the worker (%zu events)", r.n);
 	ASSERT_EQ(post->async.kind, kind);
 	ASSERT(post->flags & ARGUS_F_HOOK);
-	const struct argus_event *run = fx_find(&r, ARGUS_EV_ASYNC_RUN_BEGIN, obj_is, post->async.obj);
+	const struct argus_event *run =
+	    fx_find(&r, ARGUS_EV_ASYNC_RUN_BEGIN, obj_is, post->async.obj);
 	ASSERT_MSG(run, "no async_run_begin with the post's obj");
 	ASSERT_EQ(run->tid, run_tid);
 	ASSERT_EQ(run->async.kind, kind);
 	ASSERT(run->ts >= post->ts);
 	ASSERT(fx_find(&r, ARGUS_EV_ASYNC_RUN_END, obj_is, post->async.obj));
+	/* both name the callback that runs */
+	uint64_t cb;
+	ASSERT(fx_key(&r, "callback", &cb));
+	ASSERT_U64_EQ(post->async.callback, cb);
+	ASSERT_U64_EQ(run->async.callback, cb);
 	/* the run sits inside its source's dispatch, inside a loop iteration */
 	ASSERT(fx_count(&r, ARGUS_EV_DISPATCH_BEGIN) >= 1);
 	ASSERT(fx_count(&r, ARGUS_EV_LOOP_ITER_BEGIN) >= 1);
@@ -58,6 +64,37 @@ TEST(invoke_post_pairs_with_its_run)
 	check_post_run("invoke", ARGUS_ASYNC_INVOKE);
 }
 
+/* A work item posted by the main thread runs on another thread, paired by
+ * the item (GThreadPool) or the GTask. */
+static void check_pool_run(const char *mode, const char *key, unsigned kind)
+{
+	struct run_result r;
+	const char *cmd[] = {PROG, mode, NULL};
+	ASSERT_EQ(fx_argus_run(NULL, cmd, 20, NULL, &r), 0);
+	uint64_t obj;
+	ASSERT(fx_key(&r, key, &obj));
+	const struct argus_event *post = fx_find(&r, ARGUS_EV_ASYNC_POST, obj_is, obj);
+	const struct argus_event *run = fx_find(&r, ARGUS_EV_ASYNC_RUN_BEGIN, obj_is, obj);
+	ASSERT_MSG(post && run, "post %p run %p (%zu events)", (void *)post, (void *)run, r.n);
+	ASSERT_EQ(post->async.kind, kind);
+	ASSERT_EQ(run->async.kind, kind);
+	ASSERT_EQ(post->tid, post->pid); /* pushed by the main thread */
+	ASSERT(run->tid != post->tid);   /* run by a worker */
+	ASSERT(run->ts >= post->ts);
+	ASSERT(fx_find(&r, ARGUS_EV_ASYNC_RUN_END, obj_is, obj));
+	free(r.ev);
+}
+
+TEST(thread_pool_push_pairs_with_its_run)
+{
+	check_pool_run("pool", "item0", ARGUS_ASYNC_THREADPOOL);
+}
+
+TEST(task_run_in_thread_pairs_with_its_run)
+{
+	check_pool_run("task", "task", ARGUS_ASYNC_TASK);
+}
+
 TEST(cond_signal_told_from_mutex_handoff)
 {
 	struct run_result r;
@@ -69,7 +106,7 @@ TEST(cond_signal_told_from_mutex_handoff)
 	const struct argus_event *wait = fx_find(&r, ARGUS_EV_COND_WAIT, sync_obj_is, cond);
 	const struct argus_event *wake = fx_find(&r, ARGUS_EV_COND_WAKE, sync_obj_is, cond);
 	ASSERT_MSG(sig && wait && wake, "signal %p wait %p wake %p", (void *)sig, (void *)wait,
-		   (void *)wake);
+	           (void *)wake);
 	ASSERT(sig->tid != wait->tid && wake->tid == wait->tid);
 	ASSERT(wait->ts < sig->ts && sig->ts <= wake->ts);
 	const struct argus_event *h = fx_find(&r, ARGUS_EV_MUTEX_HANDOFF, sync_obj_is, mtx);
@@ -215,11 +252,13 @@ TEST(exit_status_of_the_command_passed_on)
 }
 
 TEST_MAIN(TEST_ENTRY(idle_post_pairs_with_its_run), TEST_ENTRY(invoke_post_pairs_with_its_run),
-	  TEST_ENTRY(cond_signal_told_from_mutex_handoff),
-	  TEST_ENTRY(flag_written_by_one_thread_read_by_another),
-	  TEST_ENTRY(more_than_four_flags_said_up_front),
-	  TEST_ENTRY(bad_flag_line_rejected_with_its_place),
-	  TEST_ENTRY(pruning_a_hanging_function_removes_the_hang),
-	  TEST_ENTRY(unknown_prune_symbol_reported), TEST_ENTRY(full_ring_drops_are_counted),
-	  TEST_ENTRY(inert_without_a_consumer), TEST_ENTRY(command_missing_is_a_usage_error),
-	  TEST_ENTRY(exit_status_of_the_command_passed_on))
+          TEST_ENTRY(thread_pool_push_pairs_with_its_run),
+          TEST_ENTRY(task_run_in_thread_pairs_with_its_run),
+          TEST_ENTRY(cond_signal_told_from_mutex_handoff),
+          TEST_ENTRY(flag_written_by_one_thread_read_by_another),
+          TEST_ENTRY(more_than_four_flags_said_up_front),
+          TEST_ENTRY(bad_flag_line_rejected_with_its_place),
+          TEST_ENTRY(pruning_a_hanging_function_removes_the_hang),
+          TEST_ENTRY(unknown_prune_symbol_reported), TEST_ENTRY(full_ring_drops_are_counted),
+          TEST_ENTRY(inert_without_a_consumer), TEST_ENTRY(command_missing_is_a_usage_error),
+          TEST_ENTRY(exit_status_of_the_command_passed_on))

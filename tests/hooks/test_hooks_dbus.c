@@ -15,7 +15,7 @@ static bool dbus_is(const struct argus_event *e, uint64_t arg)
 	return type == 1 ? e->dbus.serial == serial : e->dbus.reply_serial == serial;
 }
 
-#define CALL(s) ((1ull << 32) | (s))
+#define CALL(s)   ((1ull << 32) | (s))
 #define RETURN(s) ((2ull << 32) | (s))
 
 TEST(gdbus_call_and_reply_linked_by_serial)
@@ -40,8 +40,8 @@ TEST(gdbus_call_and_reply_linked_by_serial)
 	snprintf(env_addr, sizeof(env_addr), "unix:path=%s", bus);
 	setenv("DBUS_SESSION_BUS_ADDRESS", env_addr, 1);
 
-	char *srv_argv[] = {getenv("ARGUS_BIN"), "run", "--record", srv_trace, "--",
-			    (char *)HOOKS_PROG, "dbus-server", NULL};
+	char *srv_argv[] = {getenv("ARGUS_BIN"), "run",         "--record", srv_trace, "--",
+	                    (char *)HOOKS_PROG,  "dbus-server", NULL};
 	pid_t server = fx_start(srv_argv, srv_out);
 	bool up = fx_wait_for(srv_out, "name_acquired", 10);
 	struct run_result c;
@@ -61,10 +61,14 @@ TEST(gdbus_call_and_reply_linked_by_serial)
 	uint64_t serial;
 	ASSERT_MSG(fx_key(&s, "call_serial", &serial), "server output: %s", s.out);
 
-	const struct argus_event *call_sent = fx_find(&c, ARGUS_EV_DBUS_SEND, dbus_is, CALL(serial));
-	const struct argus_event *call_recv = fx_find(&s, ARGUS_EV_DBUS_RECV, dbus_is, CALL(serial));
-	const struct argus_event *reply_sent = fx_find(&s, ARGUS_EV_DBUS_SEND, dbus_is, RETURN(serial));
-	const struct argus_event *reply_recv = fx_find(&c, ARGUS_EV_DBUS_RECV, dbus_is, RETURN(serial));
+	const struct argus_event *call_sent =
+	    fx_find(&c, ARGUS_EV_DBUS_SEND, dbus_is, CALL(serial));
+	const struct argus_event *call_recv =
+	    fx_find(&s, ARGUS_EV_DBUS_RECV, dbus_is, CALL(serial));
+	const struct argus_event *reply_sent =
+	    fx_find(&s, ARGUS_EV_DBUS_SEND, dbus_is, RETURN(serial));
+	const struct argus_event *reply_recv =
+	    fx_find(&c, ARGUS_EV_DBUS_RECV, dbus_is, RETURN(serial));
 	ASSERT_MSG(call_sent, "caller: no dbus_send of call serial %u", (unsigned)serial);
 	ASSERT_MSG(call_recv, "callee: no dbus_recv of call serial %u", (unsigned)serial);
 	ASSERT_MSG(reply_sent, "callee: no dbus_send of the reply");

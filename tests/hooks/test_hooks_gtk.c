@@ -28,7 +28,8 @@ TEST(gtk_key_press_is_ui_input_on_the_ui_thread)
 		if (access(lock, F_OK) == 0 || access(sock, F_OK) == 0)
 			continue;
 		snprintf(num, sizeof(num), ":%d", d);
-		char *argv[] = {"Xvfb", num, "-nolisten", "tcp", "-screen", "0", "640x480x24", NULL};
+		char *argv[] = {"Xvfb",    num, "-nolisten",  "tcp",
+		                "-screen", "0", "640x480x24", NULL};
 		xvfb = fx_start(argv, log);
 		if (fx_wait_for(sock, NULL, 5))
 			disp = d;
@@ -60,7 +61,7 @@ TEST(gtk_key_press_is_ui_input_on_the_ui_thread)
 		if (r.ev[i].tid == tid && r.ev[i].type == ARGUS_EV_DISPATCH_BEGIN)
 			open = &r.ev[i];
 		else if (open && r.ev[i].tid == tid && r.ev[i].type == ARGUS_EV_DISPATCH_END &&
-			 r.ev[i].loop.source == open->loop.source)
+		         r.ev[i].loop.source == open->loop.source)
 			open = NULL;
 	ASSERT_MSG(open, "ui_input outside any dispatch");
 	ASSERT(fx_count(&r, ARGUS_EV_LOOP_ITER_BEGIN) > 0);

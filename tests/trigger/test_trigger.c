@@ -8,9 +8,9 @@
 #include "test.h"
 #include "trigger.h"
 
-#define MS 1000000ull
+#define MS  1000000ull
 #define SEC 1000000000ull
-#define T0 (100 * SEC)
+#define T0  (100 * SEC)
 
 enum { XPID = 10, APP = 20, OTHER = 21 };
 static const uint64_t SRV_SOCK = 0xffff000000001000ull, CLI_SOCK = 0xffff000000002000ull;
@@ -195,8 +195,8 @@ TEST(long_running_handler_fires_once_and_records_end)
 TEST(short_handlers_are_lags_not_stalls)
 {
 	setup(false);
-	one_click(T0 + 10 * MS, 150 * MS);  /* a lag */
-	one_click(T0 + 500 * MS, 20 * MS);  /* imperceptible */
+	one_click(T0 + 10 * MS, 150 * MS); /* a lag */
+	one_click(T0 + 500 * MS, 20 * MS); /* imperceptible */
 	tick_until(T0 + 600 * MS, T0 + 5 * SEC);
 	ASSERT_EQ(rec.nstalls, 0);
 	ASSERT_EQ(rec.nlags, 1);
@@ -248,7 +248,7 @@ TEST(yield_loop_is_classified)
 	hook(T0 + 2 * MS, ARGUS_EV_DISPATCH_BEGIN);
 	app_read(T0 + 2 * MS + 100, APP);
 	for (uint64_t ts = T0 + 3 * MS; ts < T0 + 2500 * MS; ts += MS) {
-		sys_enter(ts, APP, 7, 0);     /* poll, zero timeout */
+		sys_enter(ts, APP, 7, 0);        /* poll, zero timeout */
 		sys_enter(ts + 500, APP, 24, 0); /* sched_yield */
 	}
 	ASSERT_EQ(rec.nstalls, 1);
@@ -365,12 +365,13 @@ TEST(non_display_sockets_are_ignored)
 }
 
 TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
-	  TEST_ENTRY(long_running_handler_fires_once_and_records_end),
-	  TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
-	  TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
-	  TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
-	  TEST_ENTRY(yield_loop_is_classified), TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
-	  TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
-	  TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
-	  TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall), TEST_ENTRY(threshold_is_configurable),
-	  TEST_ENTRY(non_display_sockets_are_ignored))
+          TEST_ENTRY(long_running_handler_fires_once_and_records_end),
+          TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
+          TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
+          TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
+          TEST_ENTRY(yield_loop_is_classified),
+          TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
+          TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
+          TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
+          TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored))
