@@ -781,10 +781,26 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 
 	if (algo == ARGUS_ALGO_CRITICAL_PATH) {
 		argus_critical_path(&c.g, a.id, p, &d->path);
-		struct argus_vertex_info end;
-		if (argus_graph_vertex(view, d->path.v[d->path.n - 1], &end))
-			add_candidate(&c, &end,
-			              stall->cls == ARGUS_STALL_LONG_RUNNING && d->path.n == 1
+		/* the baseline names the segment that cost most on the path:
+		 * the longest on CPU, or the longest wait (critical-path
+		 * analysis' usual answer) */
+		struct argus_vertex_info best, v;
+		uint64_t cost = 0;
+		bool have = false;
+		for (uint32_t i = 0; i < d->path.n; i++) {
+			if (!argus_graph_vertex(view, d->path.v[i], &v))
+				continue;
+			uint64_t w = wait_len(&c, &v, now);
+			uint64_t k = v.oncpu_ns > w ? v.oncpu_ns : w;
+			if (!have || k > cost) {
+				best = v;
+				cost = k;
+				have = true;
+			}
+		}
+		if (have)
+			add_candidate(&c, &best,
+			              best.oncpu_ns >= wait_len(&c, &best, now)
 			                  ? ARGUS_ROOT_BUSY
 			                  : ARGUS_ROOT_PATH_END,
 			              d->path.penalty, 0);

@@ -66,11 +66,12 @@ TEST(invoke_post_pairs_with_its_run)
 
 /* A work item posted by the main thread runs on another thread, paired by
  * the item (GThreadPool) or the GTask. */
-static void check_pool_run(const char *mode, const char *key, unsigned kind)
+static void check_pool_run(const char *mode, const char *key, unsigned kind,
+                           const char *const *opts)
 {
 	struct run_result r;
 	const char *cmd[] = {PROG, mode, NULL};
-	ASSERT_EQ(fx_argus_run(NULL, cmd, 20, NULL, &r), 0);
+	ASSERT_EQ(fx_argus_run(opts, cmd, 20, NULL, &r), 0);
 	uint64_t obj;
 	ASSERT(fx_key(&r, key, &obj));
 	const struct argus_event *post = fx_find(&r, ARGUS_EV_ASYNC_POST, obj_is, obj);
@@ -87,12 +88,19 @@ static void check_pool_run(const char *mode, const char *key, unsigned kind)
 
 TEST(thread_pool_push_pairs_with_its_run)
 {
-	check_pool_run("pool", "item0", ARGUS_ASYNC_THREADPOOL);
+	check_pool_run("pool", "item0", ARGUS_ASYNC_THREADPOOL, NULL);
+}
+
+/* Three threads, one ring of their own: the others share ring 0. */
+TEST(threads_beyond_the_rings_share_one)
+{
+	const char *opts[] = {"--rings", "2", NULL};
+	check_pool_run("pool", "item0", ARGUS_ASYNC_THREADPOOL, opts);
 }
 
 TEST(task_run_in_thread_pairs_with_its_run)
 {
-	check_pool_run("task", "task", ARGUS_ASYNC_TASK);
+	check_pool_run("task", "task", ARGUS_ASYNC_TASK, NULL);
 }
 
 TEST(cond_signal_told_from_mutex_handoff)
@@ -230,6 +238,7 @@ TEST(inert_without_a_consumer)
 	char *argv[] = {(char *)PROG, "idle", NULL};
 	char env[512];
 	snprintf(env, sizeof(env), "LD_PRELOAD=%s", HOOKS_LIB);
+	setenv("ARGUS_HOOK_SOCKET", "", 1); /* not a running daemon's either */
 	ASSERT_EQ(fx_spawn(argv, 20, env, &r), 0);
 	ASSERT_CONTAINS(r.out, "run_tid=");
 	ASSERT_EQ(r.err[0], 0); /* not a word from the hooks */
@@ -254,6 +263,7 @@ TEST(exit_status_of_the_command_passed_on)
 TEST_MAIN(TEST_ENTRY(idle_post_pairs_with_its_run), TEST_ENTRY(invoke_post_pairs_with_its_run),
           TEST_ENTRY(thread_pool_push_pairs_with_its_run),
           TEST_ENTRY(task_run_in_thread_pairs_with_its_run),
+          TEST_ENTRY(threads_beyond_the_rings_share_one),
           TEST_ENTRY(cond_signal_told_from_mutex_handoff),
           TEST_ENTRY(flag_written_by_one_thread_read_by_another),
           TEST_ENTRY(more_than_four_flags_said_up_front),
