@@ -162,6 +162,27 @@ static double busy_seconds(void)
 	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
 }
 
+/* utime + stime of a process in seconds, from /proc/PID/stat. */
+static double proc_cpu_seconds(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the name may hold spaces */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void idle_cost(const struct overhead_opts *o)
 {
 	double b0 = busy_seconds(), t0 = now_s();
@@ -174,11 +195,13 @@ static void idle_cost(const struct overhead_opts *o)
 		return;
 	}
 	struct rusage ru;
+	double c0 = proc_cpu_seconds(tracer);
 	b0 = busy_seconds();
 	t0 = now_s();
 	sleep(o->idle_s);
 	double traced = (busy_seconds() - b0) / (now_s() - t0);
 	double wall = now_s() - t0;
+	double steady = proc_cpu_seconds(tracer) - c0;
 	kill(tracer, SIGINT);
 	int status;
 	wait4(tracer, &status, 0, &ru);
@@ -188,8 +211,11 @@ static void idle_cost(const struct overhead_opts *o)
 	printf("  busy CPU without argus   %6.2f %% of one core\n", base * 100);
 	printf("  busy CPU with argus      %6.2f %% of one core (difference %+.2f %%)\n",
 	       traced * 100, (traced - base) * 100);
-	printf("  argus process itself     %6.2f %% of one core (incl. start and flush)\n",
-	       self / wall * 100);
+	printf("  argus process, tracing   %6.2f %% of one core (user space; the BPF programs\n"
+	       "                           run in the traced tasks and count in busy CPU)\n",
+	       steady / wall * 100);
+	printf("  argus process, in all    %6.2f s CPU (incl. loading and the final flush)\n",
+	       self);
 }
 
 static void usage(FILE *f)

@@ -433,13 +433,14 @@ void live_close(struct live *l)
 /* ---- argus record ---------------------------------------------------------- */
 static void record_usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
-	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	        "                    [--no-recv-enter] [--no-rt] [--ready-fd FD] [-- CMD ARGS...]\n\n"
-	        "Trace the machine (default), some processes and their children, or CMD and its\n"
-	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
-	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
+	fprintf(
+	    f,
+	    "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
+	    "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
+	    "                    [--no-recv-enter] [--no-rt] [--ready-fd FD] [-- CMD ARGS...]\n\n"
+	    "Trace the machine (default), some processes and their children, or CMD and its\n"
+	    "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
+	    "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
 }
 
 int cmd_record(int argc, char **argv)

@@ -562,7 +562,8 @@ TEST(comm_filter_keeps_only_that_name)
 	for (size_t i = 0; i < c.n; i++) {
 		const struct argus_event *e = &c.ev[i];
 
-		ASSERT_MSG(e->pid != (uint32_t)other.pid, "record type %u of the other name", e->type);
+		ASSERT_MSG(e->pid != (uint32_t)other.pid, "record type %u of the other name",
+		           e->type);
 		if (e->pid == (uint32_t)want.pid && e->type == ARGUS_EV_IPC_SEND)
 			wanted++;
 	}
