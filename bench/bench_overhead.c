@@ -220,11 +220,13 @@ static void idle_cost(const struct overhead_opts *o)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: argus bench overhead [--rounds N] [--idle S] [--argus PATH] -- CMD ARGS\n"
-	        "Runs CMD untraced, under argus record --all and under perf record of\n"
-	        "sched_switch + sched_waking, alternating, N rounds each (default 5), and prints\n"
-	        "median wall times and ratios. Needs root and perf.\n");
+	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--argus PATH]\n"
+	           "                            [--argus-opt OPTION] [-- CMD ARGS]\n"
+	           "Runs CMD untraced, under argus record --all (or OPTION instead of --all) and\n"
+	           "under perf record of sched_switch + sched_waking, alternating, N rounds each\n"
+	           "(default 5), and prints median wall times and ratios. --idle S: busy CPU of\n"
+	           "the machine over S seconds without and with argus recording, and argus's own\n"
+	           "CPU. Needs root and perf.\n");
 }
 
 int argus_bench_overhead(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "kext.h"
 #include "ringbuf.h"
+#include "start-diagnosis.h"
 #include "stream.h"
 
 static void usage(FILE *f)
@@ -34,7 +35,14 @@ static void usage(FILE *f)
 	    "  --client-queue SIZE per JSON client queue (default 8M)\n"
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
-	    "  --no-samples, --no-irqs  leave those records out\n");
+	    "  --no-samples, --no-irqs  leave those records out\n"
+	    "  --no-diagnose       no stall detection and diagnosis\n"
+	    "  --reports DIR       diagnosis reports (default " START_REPORTS_DIR ";\n"
+	    "                      \"\" = none)\n"
+	    "  --notify-bus ADDR   send notifications to this D-Bus address (default: the\n"
+	    "                      session bus of the stalled app's user)\n"
+	    "  --no-notify         no desktop notifications\n"
+	    "  --stall DURATION    stall threshold (default 2s)\n");
 }
 
 /* kext/ behind the daemon's source interface */
@@ -66,7 +74,8 @@ int cmd_start(int argc, char **argv)
 {
 	struct argus_daemon_opts o = {.group = -1};
 	struct argus_kext_opts ko = {0};
-	bool no_kernel = false;
+	bool no_kernel = false, no_diagnose = false;
+	struct start_diag_opts so = {0};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t x;
@@ -75,6 +84,10 @@ int cmd_start(int argc, char **argv)
 			return ARGUS_EXIT_OK;
 		} else if (!strcmp(a, "--no-recorder")) {
 			o.rec_dir = "";
+		} else if (!strcmp(a, "--no-diagnose")) {
+			no_diagnose = true;
+		} else if (!strcmp(a, "--no-notify")) {
+			so.no_notify = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			no_kernel = true;
 		} else if (!strcmp(a, "--no-samples")) {
@@ -88,6 +101,16 @@ int cmd_start(int argc, char **argv)
 			o.run_dir = v, i++;
 		} else if (!strcmp(a, "--recorder")) {
 			o.rec_dir = v, i++;
+		} else if (!strcmp(a, "--reports")) {
+			so.reports_dir = v, i++;
+		} else if (!strcmp(a, "--notify-bus")) {
+			so.notify_bus = v, i++;
+		} else if (!strcmp(a, "--stall")) {
+			if (!cli_parse_duration(v, &x) || !x) {
+				cli_error("start", "--stall: bad duration '%s'", v);
+				return ARGUS_EXIT_USAGE;
+			}
+			so.stall_ns = x, i++;
 		} else if (!strcmp(a, "--hooks-dir")) {
 			o.hooks_dir = v, i++;
 		} else if (!strcmp(a, "--group")) {
@@ -143,7 +166,13 @@ int cmd_start(int argc, char **argv)
 		return ARGUS_EXIT_INTERNAL;
 	}
 	struct argus_kext *k = NULL;
+	struct start_diag *sd = NULL;
 	int rc = ARGUS_EXIT_OK;
+	if (!no_diagnose && start_diag_attach(&sd, d, &so, err, sizeof(err))) {
+		cli_error("start", "%s", err);
+		rc = ARGUS_EXIT_IO;
+		goto out;
+	}
 	if (!no_kernel) {
 		int kr = argus_kext_open(&k, &ko, err, sizeof(err));
 		if (!kr)
@@ -177,6 +206,9 @@ int cmd_start(int argc, char **argv)
 out:
 	argus_daemon_free(d); /* rings first: they read kext's maps */
 	argus_kext_close(k);
+	if (sd)
+		start_diag_summary(sd);
+	start_diag_free(sd);
 	if (rc == ARGUS_EXIT_OK)
 		fprintf(stderr, "argus start: stopped cleanly\n");
 	return rc;

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "live.h"
+#include "stream.h"
 
 /* The strings of this session: id = index + 1, deduplicated by a hash. */
 struct strtab {
@@ -132,7 +133,10 @@ static void stream_usage(FILE *f)
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
 	        "                    [--no-recv-enter] [--no-rt] [-- CMD ARGS...]\n\n"
 	        "Trace live and print each record as a line of JSON (docs/events.md) until\n"
-	        "SIGINT/SIGTERM, --duration or CMD's exit. Needs root or CAP_BPF + CAP_PERFMON.\n");
+	        "SIGINT/SIGTERM, --duration or CMD's exit. Needs root or CAP_BPF + CAP_PERFMON.\n\n"
+	        "usage: argus stream [--kinds K,K] [--types T,T] [--pid PID]... [--run-dir DIR]\n\n"
+	        "Read the running daemon's stream (`argus start`, docs/json-stream.md):\n"
+	        "records, stalls and diagnoses as NDJSON.\n");
 }
 
 int cmd_stream(int argc, char **argv)
@@ -141,6 +145,15 @@ int cmd_stream(int argc, char **argv)
 	bool json = false;
 	pid_t pids[64];
 	int rc;
+
+	/* without --json: a client of the running daemon's stream
+	 * (docs/json-stream.md: --kinds, --types, --pid, --run-dir) */
+	bool standalone = false;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--json"))
+			standalone = true;
+	if (!standalone && (argc < 2 || (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))))
+		return argus_stream_client_run(argc, argv);
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {

@@ -76,6 +76,7 @@ struct glib_hooks {
 	void (*pool_orig[MAX_POOL_FN])(gpointer, gpointer);
 	atomic_uint pool_kind[MAX_POOL_FN]; /* threadpool, or task for GTask's pool */
 	atomic_flag pool_lock;
+	atomic_bool mapped; /* a window was mapped (ui_input map sent) */
 };
 
 /* Part of the library's root state (see hooks_internal.h). */
@@ -168,7 +169,7 @@ static void hook_set_callback(GSource *s, GSourceFunc fn, gpointer data, GDestro
 static void *source_callback(GSource *s)
 {
 	const GSourceCallbackFuncs *d =
-		atomic_load_explicit(&G.default_cb_funcs, memory_order_relaxed);
+	    atomic_load_explicit(&G.default_cb_funcs, memory_order_relaxed);
 	if (!d || s->callback_funcs != d || !s->callback_data)
 		return NULL;
 	struct gsource_callback {
@@ -294,8 +295,11 @@ static void pool_run(unsigned slot, gpointer data, gpointer user)
 		pool_run(n, d, u);                                                                 \
 	}
 POOL_WRAP(0)
-POOL_WRAP(1) POOL_WRAP(2) POOL_WRAP(3) POOL_WRAP(4) POOL_WRAP(5) POOL_WRAP(6) POOL_WRAP(7)
-    POOL_WRAP(8) POOL_WRAP(9) POOL_WRAP(10) POOL_WRAP(11) POOL_WRAP(12) POOL_WRAP(13) POOL_WRAP(14)
+POOL_WRAP(1)
+POOL_WRAP(2)
+POOL_WRAP(3)
+POOL_WRAP(4) POOL_WRAP(5) POOL_WRAP(6) POOL_WRAP(7) POOL_WRAP(8) POOL_WRAP(9) POOL_WRAP(10)
+    POOL_WRAP(11) POOL_WRAP(12) POOL_WRAP(13) POOL_WRAP(14)
         POOL_WRAP(15) static void (*const pool_wrap[MAX_POOL_FN])(gpointer, gpointer) = {
             pool_wrap_0,  pool_wrap_1,  pool_wrap_2,  pool_wrap_3,  pool_wrap_4,  pool_wrap_5,
             pool_wrap_6,  pool_wrap_7,  pool_wrap_8,  pool_wrap_9,  pool_wrap_10, pool_wrap_11,
@@ -441,6 +445,9 @@ static void hook_gtk_do_event(void *event)
 		memset(&ev, 0, sizeof(ev));
 		ev.type = ARGUS_EV_UI_INPUT;
 		ev.ui.kind = ui_kind(e->type);
+		/* `map` marks the end of a launch: the first window mapped only */
+		if (ev.ui.kind == ARGUS_UI_MAP && atomic_exchange(&G.mapped, true))
+			ev.ui.kind = ARGUS_UI_OTHER;
 		ev.ui.obj = (uintptr_t)e->window;
 		hooks_emit(&ev);
 	}

@@ -31,12 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARGUS_HOOK_ENV_RINGS "ARGUS_HOOK_RINGS"
-#define ARGUS_HOOK_ENV_PRUNE "ARGUS_HOOK_PRUNE"
-#define ARGUS_HOOK_ENV_SOCKET "ARGUS_HOOK_SOCKET"
+#define ARGUS_HOOK_ENV_RINGS      "ARGUS_HOOK_RINGS"
+#define ARGUS_HOOK_ENV_PRUNE      "ARGUS_HOOK_PRUNE"
+#define ARGUS_HOOK_ENV_SOCKET     "ARGUS_HOOK_SOCKET"
 #define ARGUS_HOOK_DEFAULT_SOCKET "/run/argus-hooks/hooks.sock"
-#define ARGUS_HOOK_ENV_FLAGS "ARGUS_HOOK_FLAGS"
-#define ARGUS_HOOK_LIB_NAME  "libargus-hooks.so"
+#define ARGUS_HOOK_ENV_FLAGS      "ARGUS_HOOK_FLAGS"
+#define ARGUS_HOOK_LIB_NAME       "libargus-hooks.so"
 
 /* Rings a process may be given (one per thread; the first is shared by
  * threads beyond the rest). */

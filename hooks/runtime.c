@@ -42,7 +42,7 @@ struct hooks_thread {
 	int own_sock;           /* keeps that ring ours; closing hands it back */
 };
 static __thread struct hooks_thread self
-	__attribute__((tls_model("initial-exec"))) = {.ring = RING_UNSET, .own_sock = -1};
+    __attribute__((tls_model("initial-exec"))) = {.ring = RING_UNSET, .own_sock = -1};
 
 static pthread_key_t ring_key;
 
@@ -220,7 +220,7 @@ __attribute__((constructor)) static void hooks_init(void)
 		int rc = attach_rings(rings);
 		if (rc)
 			fprintf(stderr, "argus-hooks: %s=\"%s\": cannot attach: %s; not tracing\n",
-				ARGUS_HOOK_ENV_RINGS, rings, strerror(-rc));
+			        ARGUS_HOOK_ENV_RINGS, rings, strerror(-rc));
 		consumer = !rc;
 	} else {
 		/* The daemon: its hook socket exists while it runs (one access(2)
@@ -237,6 +237,7 @@ __attribute__((constructor)) static void hooks_init(void)
 		pthread_atfork(NULL, NULL, after_fork_child);
 		atomic_store(&r->active, true);
 		hooks_glib_init();
+		hooks_dbus_init();
 		if (flags)
 			hooks_flags_init(flags);
 	}

@@ -85,8 +85,10 @@ int argus_daemon_request(const char *run_dir, const char *req, int out_fd)
 
 static void stream_usage(FILE *f)
 {
-	fprintf(f, "usage: argus stream [--types T1,T2] [--pid PID]... [--run-dir DIR]\n"
+	fprintf(f, "usage: argus stream [--kinds K1,K2] [--types T1,T2] [--pid PID]... "
+	           "[--run-dir DIR]\n"
 	           "  print the daemon's event stream as NDJSON (docs/json-stream.md)\n"
+	           "  --kinds   only these line kinds: event, stall, diagnosis (default all)\n"
 	           "  --types   only these event types (names as in docs/events.md)\n"
 	           "  --pid     only records of this process (repeat for more)\n"
 	           "  --run-dir where the daemon's sockets are (default " ARGUS_RUN_DIR ")\n");
@@ -95,7 +97,7 @@ static void stream_usage(FILE *f)
 int argus_stream_client_run(int argc, char **argv)
 {
 	const char *run_dir = NULL;
-	char types[1024] = "", pids[1024] = "";
+	char types[1024] = "", pids[1024] = "", kinds[64] = "";
 	size_t tl = 0, pl = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -111,6 +113,13 @@ int argus_stream_client_run(int argc, char **argv)
 		const char *v = argv[++i];
 		if (!strcmp(a, "--run-dir")) {
 			run_dir = v;
+		} else if (!strcmp(a, "--kinds")) {
+			/* the daemon names a bad kind in its refusal */
+			if (strlen(v) >= sizeof(kinds) || strpbrk(v, " \t\n")) {
+				fprintf(stderr, "argus stream: bad --kinds '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			snprintf(kinds, sizeof(kinds), "%s", v);
 		} else if (!strcmp(a, "--types") || !strcmp(a, "--type")) {
 			char copy[512];
 			snprintf(copy, sizeof(copy), "%s", v);
@@ -167,8 +176,9 @@ int argus_stream_client_run(int argc, char **argv)
 		return EXIT_DAEMON;
 	}
 	char req[2200];
-	int n = snprintf(req, sizeof(req), "stream v=%d%s%s%s%s\n", ARGUS_STREAM_VERSION,
-	                 tl ? " types=" : "", types, pl ? " pids=" : "", pids);
+	int n = snprintf(req, sizeof(req), "stream v=%d%s%s%s%s%s%s\n", ARGUS_STREAM_VERSION,
+	                 tl ? " types=" : "", types, pl ? " pids=" : "", pids,
+	                 kinds[0] ? " kinds=" : "", kinds);
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout ends us cleanly below */
 	if (write_all(fd, req, (size_t)n)) {
 		fprintf(stderr, "argus stream: the daemon closed the connection\n");

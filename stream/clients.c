@@ -29,6 +29,19 @@ struct qblock {
 	char data[QBLOCK];
 };
 
+/* Line kinds a client can ask for (request key "kinds"). */
+static const char *const kind_names[] = {"event", "stall", "diagnosis"};
+#define NKINDS    (sizeof(kind_names) / sizeof(kind_names[0]))
+#define ALL_KINDS ((1u << NKINDS) - 1)
+
+static int kind_bit(const char *name)
+{
+	for (unsigned i = 0; i < NKINDS; i++)
+		if (!strcmp(name, kind_names[i]))
+			return (int)i;
+	return -1;
+}
+
 struct client {
 	struct client *next;
 	struct client_set *cs;
@@ -40,6 +53,7 @@ struct client {
 	char req[REQ_MAX];
 	size_t req_len;
 	/* filters */
+	unsigned kinds; /* KIND_* bits of the lines wanted */
 	bool all_types;
 	uint64_t types[512 / 64];
 	uint32_t pids[MAX_PIDS];
@@ -191,6 +205,9 @@ static bool wants(const struct client *c, const struct argus_event *ev)
 {
 	if (!c->streaming || c->closing)
 		return false;
+	/* drops always pass: a client must know what it missed */
+	if (!(c->kinds & 1u) && ev->type != ARGUS_EV_DROP)
+		return false;
 	if (!c->all_types && (ev->type >= 512 || !(c->types[ev->type / 64] >> (ev->type % 64) & 1)))
 		return false;
 	if (c->npids) {
@@ -237,7 +254,51 @@ void clients_deliver(struct client_set *cs, const struct argus_event *ev, size_t
 		kick(c);
 }
 
-/* Parse "stream v=1 types=a,b pids=1,2"; false with a reason on junk. */
+static void lost(struct client *c, uint64_t ts)
+{
+	if (!c->drops_pending)
+		c->first_drop_ts = ts;
+	c->drops_pending++;
+	c->drops_total++;
+	c->cs->drops_total++;
+}
+
+void clients_publish(struct client_set *cs, const char *kind, uint32_t pid, const char *json)
+{
+	int bit = kind_bit(kind);
+	if (bit <= 0 || !cs->head)
+		return; /* records go through clients_deliver */
+	size_t len = strlen(json);
+	char *line = malloc(len + 1);
+	if (!line)
+		return;
+	memcpy(line, json, len);
+	line[len++] = '\n';
+	for (struct client *c = cs->head; c; c = c->next) {
+		if (!c->streaming || c->closing || !(c->kinds & (1u << bit)))
+			continue;
+		if (c->npids && pid) {
+			unsigned i = 0;
+			while (i < c->npids && c->pids[i] != pid)
+				i++;
+			if (i == c->npids)
+				continue;
+		}
+		if (c->drops_pending && !send_drop_notice(c)) {
+			lost(c, c->last_ts);
+			continue;
+		}
+		if (len <= QBLOCK && queue_line(c, line, len))
+			c->sent++;
+		else
+			lost(c, c->last_ts);
+	}
+	free(line);
+	for (struct client *c = cs->head; c; c = c->next)
+		kick(c);
+}
+
+/* Parse "stream v=1 types=a,b pids=1,2 kinds=k,k"; false with a reason on junk. */
 static bool parse_request(struct client *c, char *line, char *why, size_t whylen)
 {
 	char *save = NULL;
@@ -247,6 +308,7 @@ static bool parse_request(struct client *c, char *line, char *why, size_t whylen
 		return false;
 	}
 	c->all_types = true;
+	c->kinds = ALL_KINDS;
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		char *eq = strchr(tok, '=');
 		if (!eq) {
@@ -275,6 +337,18 @@ static bool parse_request(struct client *c, char *line, char *why, size_t whylen
 			}
 			/* drops always pass: a client must know what it missed */
 			c->types[ARGUS_EV_DROP / 64] |= 1ull << (ARGUS_EV_DROP % 64);
+		} else if (!strcmp(tok, "kinds")) {
+			c->kinds = 0;
+			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
+				int b = kind_bit(t);
+				if (b < 0) {
+					snprintf(why, whylen,
+					         "unknown line kind '%.64s' (event, stall, diagnosis)",
+					         t);
+					return false;
+				}
+				c->kinds |= 1u << b;
+			}
 		} else if (!strcmp(tok, "pids")) {
 			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
 				char *end;

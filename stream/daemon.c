@@ -107,8 +107,15 @@ static uint32_t dsink_string(void *arg, const char *s, size_t len)
 	struct argus_daemon *d = arg;
 	size_t before = d->strings.n;
 	uint32_t id = tab_string(&d->strings, s, len);
-	if (id && d->strings.n > before && d->rec)
-		rec_string(d->rec, id);
+	if (id && d->strings.n > before) {
+		if (d->rec)
+			rec_string(d->rec, id);
+		/* sinks keep their own tables: they get each new entry once,
+		 * in id order, so their ids are the daemon's */
+		for (unsigned k = 0; k < d->nsinks; k++)
+			if (d->sinks[k].intern_string)
+				d->sinks[k].intern_string(d->sinks[k].arg, s, len);
+	}
 	return id;
 }
 
@@ -117,8 +124,13 @@ static uint32_t dsink_stack(void *arg, const uint64_t *ips, uint32_t depth)
 	struct argus_daemon *d = arg;
 	size_t before = d->stacks.n;
 	uint32_t id = tab_stack(&d->stacks, ips, depth);
-	if (id && d->stacks.n > before && d->rec)
-		rec_stack(d->rec, id);
+	if (id && d->stacks.n > before) {
+		if (d->rec)
+			rec_stack(d->rec, id);
+		for (unsigned k = 0; k < d->nsinks; k++)
+			if (d->sinks[k].intern_stack)
+				d->sinks[k].intern_stack(d->sinks[k].arg, ips, depth);
+	}
 	return id;
 }
 
@@ -225,7 +237,11 @@ static void pump(struct argus_daemon *d, bool final)
 
 static void on_tick(uv_timer_t *t)
 {
-	pump(t->data, false);
+	struct argus_daemon *d = t->data;
+	pump(d, false);
+	uint64_t now = mono_now_ns();
+	if (d->tick_fn && now > d->o.max_delay_ns)
+		d->tick_fn(d->tick_arg, now - d->o.max_delay_ns);
 }
 
 static void on_second(uv_timer_t *t)
@@ -524,6 +540,20 @@ int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s)
 		return -ENOSPC;
 	d->sinks[d->nsinks++] = *s;
 	return 0;
+}
+
+void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_t stream_ns),
+                           void *arg)
+{
+	d->tick_fn = fn;
+	d->tick_arg = arg;
+}
+
+void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid,
+                          const char *json)
+{
+	if (!d->stopping)
+		clients_publish(&d->cs, kind, pid, json);
 }
 
 const char *argus_daemon_string(const struct argus_daemon *d, uint32_t id)

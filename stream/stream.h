@@ -84,6 +84,19 @@ int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r);
 void argus_daemon_set_source(struct argus_daemon *d, const struct argus_daemon_source *s);
 /* Consumers (the graph builder, tests): get every merged record in order. */
 int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s);
+/* Called on every tick (every 5 ms) after the records due were delivered,
+ * with the stream time everything older than has been delivered (now minus
+ * the merge delay): consumers that react to time passing without records
+ * (the stall trigger) advance with it. One hook; NULL clears it. */
+void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_t stream_ns),
+                           void *arg);
+/* Send one JSON object to the stream clients that want its kind (not
+ * "event": those are the records). json is a complete object without a
+ * newline whose first member is "kind"; pid is matched against a client's
+ * pids filter (0 = passes every pid filter). Never blocks: a full client
+ * queue drops it and counts the drop. Call from the daemon's thread. */
+void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid,
+                          const char *json);
 /* Add a hook's shared-memory ring (owned from here); returns its source
  * id (>= 0) or -ENOSPC. Also while running. */
 int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r);

@@ -103,6 +103,9 @@ struct client_set {
 void clients_adopt(struct client_set *cs, int fd);
 /* Queue records for every client that wants them; never blocks. */
 void clients_deliver(struct client_set *cs, const struct argus_event *ev, size_t n);
+/* Queue one non-record line (kind != "event") for every client that wants
+ * it; json without the newline. */
+void clients_publish(struct client_set *cs, const char *kind, uint32_t pid, const char *json);
 /* Text / JSON status lines of each client into buf. */
 size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool json);
 unsigned clients_count(const struct client_set *cs);
@@ -138,6 +141,8 @@ struct argus_daemon {
 	struct argus_sink sinks[MAX_SINKS];
 	unsigned nsinks;
 	struct argus_sink dsink; /* what decode writes to */
+	void (*tick_fn)(void *arg, uint64_t stream_ns);
+	void *tick_arg;
 	struct client_set cs;
 	struct recorder *rec;
 	struct tab strings, stacks;

@@ -5,6 +5,7 @@
  *
  *   idle         a worker posts g_idle_add to the main loop, which quits
  *   invoke       a worker calls g_main_context_invoke on the main context
+ *   timeout      the main thread adds a 30 ms g_timeout_add that quits
  *   pool         three work items pushed to a GThreadPool
  *   task         a GTask run in a thread (g_task_run_in_thread_sync)
  *   cond         a condition signal to a waiter, then a contended mutex unlock
@@ -53,6 +54,16 @@ static int run_idle(bool invoke)
 	GThread *t = g_thread_new("poster", idle_worker, NULL);
 	g_main_loop_run(loop);
 	g_thread_join(t);
+	g_main_loop_unref(loop);
+	return 0;
+}
+
+static int run_timeout(void)
+{
+	loop = g_main_loop_new(NULL, FALSE);
+	printf("callback=%p\npost_tid=%d\n", (void *)quit_cb, gettid());
+	g_timeout_add(30, quit_cb, NULL);
+	g_main_loop_run(loop);
 	g_main_loop_unref(loop);
 	return 0;
 }
@@ -258,6 +269,8 @@ int main(int argc, char **argv)
 		return run_idle(false);
 	if (!strcmp(m, "invoke"))
 		return run_idle(true);
+	if (!strcmp(m, "timeout"))
+		return run_timeout();
 	if (!strcmp(m, "cond"))
 		return run_cond();
 	if (!strcmp(m, "pool"))
@@ -272,7 +285,7 @@ int main(int argc, char **argv)
 		return run_dbus_server();
 	if (!strcmp(m, "dbus-client"))
 		return run_dbus_client();
-	fprintf(stderr,
-	        "usage: glib_prog idle|invoke|pool|task|cond|flag|hang|dbus-server|dbus-client\n");
+	fprintf(stderr, "usage: glib_prog "
+	                "idle|invoke|timeout|pool|task|cond|flag|hang|dbus-server|dbus-client\n");
 	return 2;
 }

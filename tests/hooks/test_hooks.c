@@ -24,7 +24,8 @@ static bool tid_is(const struct argus_event *e, uint64_t v)
 	return e->tid == v;
 }
 
-static void check_post_run(const char *mode, unsigned kind)
+static const struct argus_event *check_post_run(const char *mode, unsigned kind,
+                                                struct run_result *out)
 {
 	struct run_result r;
 	const char *cmd[] = {PROG, mode, NULL};
@@ -51,17 +52,31 @@ static void check_post_run(const char *mode, unsigned kind)
 	ASSERT(fx_count(&r, ARGUS_EV_DISPATCH_BEGIN) >= 1);
 	ASSERT(fx_count(&r, ARGUS_EV_LOOP_ITER_BEGIN) >= 1);
 	ASSERT_EQ(fx_count(&r, ARGUS_EV_LOOP_ITER_BEGIN), fx_count(&r, ARGUS_EV_LOOP_ITER_END));
-	free(r.ev);
+	*out = r;
+	return post;
 }
 
 TEST(idle_post_pairs_with_its_run)
 {
-	check_post_run("idle", ARGUS_ASYNC_IDLE);
+	struct run_result r;
+	const struct argus_event *post = check_post_run("idle", ARGUS_ASYNC_IDLE, &r);
+	ASSERT_U64_EQ(post->async.delay_ns, 0);
+	free(r.ev);
 }
 
 TEST(invoke_post_pairs_with_its_run)
 {
-	check_post_run("invoke", ARGUS_ASYNC_INVOKE);
+	struct run_result r;
+	check_post_run("invoke", ARGUS_ASYNC_INVOKE, &r);
+	free(r.ev);
+}
+
+TEST(timeout_post_pairs_with_its_run_and_says_its_delay)
+{
+	struct run_result r;
+	const struct argus_event *post = check_post_run("timeout", ARGUS_ASYNC_TIMEOUT, &r);
+	ASSERT_U64_EQ(post->async.delay_ns, 30000000);
+	free(r.ev);
 }
 
 /* A work item posted by the main thread runs on another thread, paired by
@@ -261,6 +276,7 @@ TEST(exit_status_of_the_command_passed_on)
 }
 
 TEST_MAIN(TEST_ENTRY(idle_post_pairs_with_its_run), TEST_ENTRY(invoke_post_pairs_with_its_run),
+          TEST_ENTRY(timeout_post_pairs_with_its_run_and_says_its_delay),
           TEST_ENTRY(thread_pool_push_pairs_with_its_run),
           TEST_ENTRY(task_run_in_thread_pairs_with_its_run),
           TEST_ENTRY(threads_beyond_the_rings_share_one),

@@ -77,7 +77,8 @@ TEST(threads_get_rings_from_the_daemon_socket)
 	memset(&d, 0, sizeof(d));
 	d.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	ASSERT(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	ASSERT_EQ(bind(d.listen_fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	ASSERT_EQ(listen(d.listen_fd, 16), 0);
 
@@ -123,7 +124,8 @@ TEST(threads_get_rings_from_the_daemon_socket)
 	ASSERT_EQ(post->pid, pid);
 	bool run = false;
 	for (size_t i = 0; i < r.n; i++)
-		run |= r.ev[i].type == ARGUS_EV_ASYNC_RUN_BEGIN && r.ev[i].async.obj == post->async.obj;
+		run |= r.ev[i].type == ARGUS_EV_ASYNC_RUN_BEGIN &&
+		       r.ev[i].async.obj == post->async.obj;
 	ASSERT(run);
 	for (unsigned i = 0; i < d.n; i++) {
 		argus_ring_close(d.rings[i]);

@@ -242,8 +242,8 @@ TEST(usage_errors_exit_2)
 	ASSERT_EQ(finish(start(no_out, out, err, -1)), 2);
 	char *bad_pid[] = {(char *)bin, "record", "-o", "/tmp/x.argus", "--pid", "abc", NULL};
 	ASSERT_EQ(finish(start(bad_pid, out, err, -1)), 2);
-	char *no_json[] = {(char *)bin, "stream", NULL};
-	ASSERT_EQ(finish(start(no_json, out, err, -1)), 2);
+	char *bad_opt[] = {(char *)bin, "stream", "--json", "--bogus", NULL};
+	ASSERT_EQ(finish(start(bad_opt, out, err, -1)), 2);
 	unlink(out);
 	unlink(err);
 }

@@ -1,0 +1,355 @@
+/*
+ * start-diagnosis.c - what `argus start` does with a stall (docs/daemon.md,
+ * "Diagnosis"): the diagnoser (beam/) is a sink of the daemon; each stall it
+ * diagnoses is written to the reports directory (text + JSON), published on
+ * the JSON stream ("stall" and "diagnosis" lines) and sent as a desktop
+ * notification to the session bus of the user who owns the stalled app.
+ * The stall's end goes out on the stream too. The wiring lives here, in the
+ * command, so stream/ never depends on beam/.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "beam.h"
+#include "cli.h"
+#include "start-diagnosis.h"
+
+struct start_diag {
+	struct start_diag_opts o;
+	struct argus_daemon *d;
+	struct argus_diagnoser *dx;
+	uint64_t t0; /* report times are relative to the daemon's start */
+	bool reports_ok;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static const char *comm_of(void *arg, uint32_t pid)
+{
+	return argus_diagnoser_comm(arg, pid);
+}
+
+/* mkdir -p with mode for every level created. */
+static int mkdirs(const char *path, mode_t mode)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
+}
+
+/* A value of the stalled process's environment ("" when absent). */
+static void proc_env(uint32_t pid, const char *name, char *out, size_t cap)
+{
+	char path[64];
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	static const size_t max = 1 << 20; /* environments are small */
+	char *buf = malloc(max);
+	size_t n = buf ? fread(buf, 1, max - 1, f) : 0;
+	fclose(f);
+	if (!buf)
+		return;
+	buf[n] = 0;
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (!strncmp(buf + i, name, nl) && buf[i + nl] == '=') {
+			snprintf(out, cap, "%s", buf + i + nl + 1);
+			break;
+		}
+	free(buf);
+}
+
+/* Real uid / gid of a process; false when it is gone. */
+static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	int got = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long v;
+		if (sscanf(line, "Uid: %lu", &v) == 1)
+			*uid = (uid_t)v, got |= 1;
+		else if (sscanf(line, "Gid: %lu", &v) == 1)
+			*gid = (gid_t)v, got |= 2;
+	}
+	fclose(f);
+	return got == 3;
+}
+
+/*
+ * The notification goes out from a short-lived grandchild: a D-Bus call can
+ * take up to its 5 s timeout and must not hold up ingest, and a session bus
+ * accepts only its own user (EXTERNAL auth), so the child takes the app
+ * owner's uid / gid before it connects. The bus: --notify-bus, else the
+ * app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the daemon's.
+ */
+static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
+                         const char *body, const char *report)
+{
+	char bus[512] = "";
+	uid_t uid = 0;
+	gid_t gid = 0;
+	bool owner = proc_owner(d->stall.pid, &uid, &gid);
+	if (sd->o.notify_bus && *sd->o.notify_bus) {
+		snprintf(bus, sizeof(bus), "%s", sd->o.notify_bus);
+	} else {
+		proc_env(d->stall.pid, "DBUS_SESSION_BUS_ADDRESS", bus, sizeof(bus));
+		if (!bus[0] && owner) {
+			char p[64];
+			snprintf(p, sizeof(p), "/run/user/%u/bus", (unsigned)uid);
+			if (access(p, F_OK) == 0)
+				snprintf(bus, sizeof(bus), "unix:path=%s", p);
+		}
+	}
+	pid_t mid = fork();
+	if (mid < 0) {
+		fprintf(stderr, "argus start: cannot fork the notifier: %s\n", strerror(errno));
+		return;
+	}
+	if (mid == 0) {
+		if (fork() != 0)
+			_exit(0); /* the grandchild is reparented: nothing to reap */
+		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
+		if (bus[0])
+			setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1);
+		if (owner && uid != 0 && geteuid() == 0) {
+			if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
+			    setresuid(uid, uid, uid)) {
+				fprintf(stderr, "argus start: notifier cannot become uid %u: %s\n",
+				        (unsigned)uid, strerror(errno));
+				_exit(1);
+			}
+		}
+		char err[256];
+		if (argus_notify(body, report, err, sizeof(err))) {
+			fprintf(stderr, "argus start: notification for stall %" PRIu64 " of %s: %s\n",
+			        d->stall.id, d->stall.comm, err);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Write the text and JSON reports; path gets the JSON one ("" on failure). */
+static void write_reports(struct start_diag *sd, const struct argus_diagnosis *d,
+                          const struct argus_report_ctx *rc, char *path, size_t cap)
+{
+	path[0] = 0;
+	if (!sd->reports_ok)
+		return;
+	char stamp[32], base[900];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+	snprintf(base, sizeof(base), "%s/%s-%s-%u-%" PRIu64, sd->o.reports_dir, stamp,
+	         d->stall.comm[0] ? d->stall.comm : "app", d->stall.pid, d->stall.id);
+	for (char *p = base + strlen(sd->o.reports_dir) + 1; *p; p++)
+		if (*p == '/' || *p == ' ')
+			*p = '_'; /* a process name is not a path */
+	char txt[1000], js[1000];
+	snprintf(txt, sizeof(txt), "%s.txt", base);
+	snprintf(js, sizeof(js), "%s.json", base);
+	FILE *f = fopen(txt, "we");
+	if (f) {
+		argus_report_text(d, rc, f);
+		if (fclose(f))
+			f = NULL;
+	}
+	FILE *g = fopen(js, "we");
+	if (g) {
+		argus_report_json(d, rc, g);
+		fputc('\n', g);
+		if (fclose(g))
+			g = NULL;
+	}
+	if (!f || !g)
+		fprintf(stderr, "argus start: cannot write the report %s: %s\n", base,
+		        strerror(errno));
+	else
+		snprintf(path, cap, "%s", js);
+}
+
+static void publish_stall(struct start_diag *sd, const struct argus_stall *s, bool end)
+{
+	char line[768];
+	/* the app name is JSON-escaped by hand: comm is at most 15 bytes */
+	char app[2 * ARGUS_COMM_LEN + 1];
+	size_t k = 0;
+	for (size_t i = 0; i < ARGUS_COMM_LEN && s->comm[i]; i++) {
+		unsigned char c = (unsigned char)s->comm[i];
+		if (c == '"' || c == '\\')
+			app[k++] = '\\';
+		app[k++] = c < 0x20 ? '?' : (char)c;
+	}
+	app[k] = 0;
+	int n = snprintf(line, sizeof(line),
+	             "{\"kind\":\"stall\",\"phase\":\"%s\",\"id\":%" PRIu64
+	             ",\"app\":\"%s\",\"pid\":%u,\"tid\":%u,\"class\":\"%s\",\"cause\":\"%s\","
+	             "\"since\":%" PRIu64 ",\"detected\":%" PRIu64,
+	             end ? "end" : "start", s->id, app, s->pid, s->tid,
+	             argus_stall_class_name(s->cls), argus_stall_cause_name(s->cause), s->since,
+	             s->detected);
+	if (n > 0 && (size_t)n < sizeof(line)) {
+		if (end)
+			snprintf(line + n, sizeof(line) - (size_t)n,
+			         ",\"end\":%" PRIu64 ",\"duration_ns\":%" PRIu64 "}", s->end,
+			         s->end - s->since);
+		else
+			snprintf(line + n, sizeof(line) - (size_t)n,
+			         ",\"end\":null,\"duration_ns\":null}");
+	}
+	argus_daemon_publish(sd->d, "stall", s->pid, line);
+}
+
+static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
+{
+	struct start_diag *sd = arg;
+	uint64_t t_in = mono_ns();
+	struct argus_report_ctx rc = {comm_of, sd->dx, sd->t0};
+	publish_stall(sd, &d->stall, false);
+	char report[1024], body[512];
+	write_reports(sd, d, &rc, report, sizeof(report));
+	argus_report_oneline(d, body, sizeof(body));
+	if (!sd->o.no_notify)
+		notify_async(sd, d, body, report);
+	/* the diagnosis line: the report's JSON object under kind "diagnosis" */
+	char *js = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&js, &len);
+	if (m) {
+		fprintf(m, "{\"kind\":\"diagnosis\",\"report_path\":");
+		if (report[0]) {
+			fputc('"', m);
+			for (const char *p = report; *p; p++) {
+				if (*p == '"' || *p == '\\')
+					fputc('\\', m);
+				fputc(*p, m);
+			}
+			fputc('"', m);
+		} else {
+			fputs("null", m);
+		}
+		fputs(",\"report\":", m);
+		argus_report_json(d, &rc, m);
+		fputc('}', m);
+		if (!fclose(m))
+			argus_daemon_publish(sd->d, "diagnosis", d->stall.pid, js);
+		free(js);
+	}
+	uint64_t t_out = mono_ns();
+	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
+	 * threshold the diagnosis was out */
+	fprintf(stderr,
+	        "argus start: stall %" PRIu64 ": %s (diagnosed in %.1f ms, reported in %.1f ms, "
+	        "%.0f ms after the threshold)%s%s\n",
+	        d->stall.id, body, d->diagnose_ns / 1e6, (t_out - t_in) / 1e6,
+	        t_out > d->stall.detected ? (t_out - d->stall.detected) / 1e6 : 0.0,
+	        report[0] ? "; report " : "", report);
+}
+
+static void on_stall_end(void *arg, const struct argus_stall *s)
+{
+	struct start_diag *sd = arg;
+	publish_stall(sd, s, true);
+	fprintf(stderr, "argus start: stall %" PRIu64 " of %s %u ended after %.2f s\n", s->id,
+	        s->comm, s->pid, (s->end - s->since) / 1e9);
+}
+
+static void on_tick(void *arg, uint64_t stream_ns)
+{
+	struct start_diag *sd = arg;
+	argus_diagnoser_tick(sd->dx, stream_ns);
+}
+
+int start_diag_attach(struct start_diag **out, struct argus_daemon *d,
+                      const struct start_diag_opts *o, char *err, size_t ecap)
+{
+	struct start_diag *sd = calloc(1, sizeof(*sd));
+	if (!sd) {
+		snprintf(err, ecap, "out of memory");
+		return -1;
+	}
+	sd->o = *o;
+	if (!sd->o.reports_dir)
+		sd->o.reports_dir = START_REPORTS_DIR;
+	sd->d = d;
+	sd->t0 = mono_ns();
+	if (sd->o.reports_dir[0]) {
+		if (mkdirs(sd->o.reports_dir, 0750)) {
+			snprintf(err, ecap, "cannot create the reports directory %s: %s",
+			         sd->o.reports_dir, strerror(errno));
+			free(sd);
+			return -1;
+		}
+		sd->reports_ok = true;
+	}
+	struct argus_offline_opts oo;
+	argus_offline_opts_default(&oo);
+	if (o->stall_ns)
+		oo.trigger.stall_ns = oo.trigger.launch_ns = o->stall_ns;
+	struct argus_diagnoser_cb cb = {on_diagnosis, on_stall_end, sd};
+	if (argus_diagnoser_new(&sd->dx, &oo, true, &cb)) {
+		snprintf(err, ecap, "out of memory (diagnoser)");
+		free(sd);
+		return -1;
+	}
+	struct argus_sink s = argus_diagnoser_sink(sd->dx);
+	if (argus_daemon_add_sink(d, &s)) {
+		snprintf(err, ecap, "the daemon has no room for another sink");
+		start_diag_free(sd);
+		return -1;
+	}
+	argus_daemon_set_tick(d, on_tick, sd);
+	*out = sd;
+	return 0;
+}
+
+void start_diag_summary(const struct start_diag *sd)
+{
+	struct argus_diagnoser_stats st;
+	argus_diagnoser_get_stats(sd->dx, &st);
+	fprintf(stderr,
+	        "argus start: diagnosis: %" PRIu64 " records, %u GUI processes, %" PRIu64
+	        " stalls (%" PRIu64 " ended), %" PRIu64 " diagnoses, %" PRIu64
+	        " stalls not diagnosed (too many at once)\n",
+	        st.events, st.trigger.gui_processes, st.trigger.stalls, st.trigger.stalls_ended,
+	        st.diagnoses, st.stalls_dropped);
+}
+
+void start_diag_free(struct start_diag *sd)
+{
+	if (!sd)
+		return;
+	argus_diagnoser_free(sd->dx);
+	free(sd);
+}

@@ -1,0 +1,164 @@
+/*
+ * argus-demo-app.c - a GTK3 app whose UI thread hangs across processes, for
+ * the live end-to-end test and `make demo`.
+ *
+ * At start it forks a helper process ("slow-lookup") and talks to it over a
+ * unix socket pair. Every key press or click of "Look up" sends a request
+ * and waits for the answer synchronously in the UI thread (a blocking
+ * read): 'f' / the button answer in 3 ms (normal runs), 'h' makes the
+ * helper sleep 4 s in answer_slowly() first, so the UI stalls 4 s and the
+ * root cause is the helper's sleep - a LongWait chain across processes.
+ * Exits after --exit-after SECONDS (default 60) or on SIGTERM; the helper
+ * exits when the socket closes.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gtk/gtk.h>
+
+struct app {
+	int sock;
+	GtkWidget *label;
+	unsigned requests;
+};
+
+/* ---- the helper process ---- */
+
+__attribute__((noinline)) static void answer_slowly(void)
+{
+	struct timespec t = {4, 0};
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+/* A normal answer takes a few ms of work, so the UI thread really waits in
+ * its read and is woken by the helper: the normal run the diagnosis
+ * compares the hang with. */
+__attribute__((noinline)) static unsigned answer_quickly(void)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	volatile unsigned h = 2166136261u;
+	do {
+		for (int i = 0; i < 10000; i++)
+			h = (h ^ (unsigned)i) * 16777619u;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 3000000L);
+	return h;
+}
+
+__attribute__((noinline)) static void slow_lookup_service(int fd)
+{
+	char req;
+	while (read(fd, &req, 1) == 1) {
+		if (req == 's')
+			answer_slowly();
+		else
+			answer_quickly();
+		char ans = 'a';
+		if (write(fd, &ans, 1) != 1)
+			break;
+	}
+}
+
+/* ---- the UI ---- */
+
+/* Synchronous request in the UI thread: the hang. */
+__attribute__((noinline)) static void ask_helper(struct app *a, char req)
+{
+	char ans;
+	if (write(a->sock, &req, 1) != 1 || read(a->sock, &ans, 1) != 1)
+		return;
+	char text[64];
+	snprintf(text, sizeof(text), "%u answers (last: %s)", ++a->requests,
+	         req == 's' ? "slow" : "fast");
+	gtk_label_set_text(GTK_LABEL(a->label), text);
+	printf("answer %c\n", req);
+	fflush(stdout);
+}
+
+static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
+{
+	(void)w;
+	ask_helper(arg, e->keyval == GDK_KEY_h ? 's' : 'f');
+	return TRUE;
+}
+
+static void on_click(GtkButton *b, gpointer arg)
+{
+	(void)b;
+	ask_helper(arg, 'f');
+}
+
+static gboolean on_timeout(gpointer arg)
+{
+	(void)arg;
+	gtk_main_quit();
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean on_term(gpointer arg)
+{
+	(void)arg;
+	gtk_main_quit();
+	return G_SOURCE_REMOVE;
+}
+
+int main(int argc, char **argv)
+{
+	int exit_after = 60;
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--exit-after"))
+			exit_after = atoi(argv[i + 1]);
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		perror("socketpair");
+		return 1;
+	}
+	pid_t helper = fork();
+	if (helper < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (helper == 0) {
+		close(sv[0]);
+		prctl(PR_SET_NAME, "slow-lookup");
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		slow_lookup_service(sv[1]);
+		_exit(0);
+	}
+	close(sv[1]);
+	struct app a = {.sock = sv[0]};
+	gtk_init(&argc, &argv);
+	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	gtk_window_set_title(GTK_WINDOW(win), "argus-demo");
+	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	GtkWidget *button = gtk_button_new_with_label("Look up");
+	a.label = gtk_label_new("press f (fast) or h (hangs 4 s)");
+	gtk_box_pack_start(GTK_BOX(box), button, TRUE, TRUE, 0);
+	gtk_box_pack_start(GTK_BOX(box), a.label, TRUE, TRUE, 0);
+	gtk_container_add(GTK_CONTAINER(win), box);
+	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
+	g_signal_connect(button, "clicked", G_CALLBACK(on_click), &a);
+	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	g_timeout_add_seconds((guint)exit_after, on_timeout, NULL);
+	g_unix_signal_add(SIGTERM, on_term, NULL);
+	gtk_widget_show_all(win);
+	printf("ready\n");
+	fflush(stdout);
+	gtk_main();
+	close(a.sock);
+	kill(helper, SIGTERM);
+	while (waitpid(helper, NULL, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}

@@ -1,0 +1,347 @@
+/*
+ * test_live_notify.c - the live path end to end: under a private Xvfb,
+ * session bus and dunst, `argus start` traces the machine; a real GTK3 app
+ * (argus-demo-app) gets a few normal key presses, then one whose handler
+ * waits 4 s on its helper process ("slow-lookup"). The notification
+ * "pinwheel root cause found" must reach dunst naming the app and the
+ * helper, soon after the 2 s threshold; a JSON stream client must see the
+ * stall (start and end) and the diagnosis; the report file must exist.
+ * argus start finds the bus itself, from the app's environment.
+ * Labels "live", "gui"; skipped without root, BPF, Xvfb, dunst or xdotool.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+
+static char dir[64];
+static pid_t xvfb = -1, bus = -1, dunst = -1, daemon_pid = -1, client = -1, app = -1;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static bool have(const char *prog)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+/* Start argv with stdout + stderr to dir/log (NULL = /dev/null); unset =
+ * an environment variable the child must not have. */
+static pid_t spawn(char *const argv[], const char *log, const char *unset)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		char path[160];
+		snprintf(path, sizeof(path), "%s/%s", dir, log ? log : "");
+		int fd = log ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+		             : open("/dev/null", O_RDWR);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (unset)
+			unsetenv(unset);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return p;
+}
+
+static void stop(pid_t *p)
+{
+	if (*p > 0) {
+		kill(*p, SIGTERM);
+		for (int i = 0; i < 500 && waitpid(*p, NULL, WNOHANG) == 0; i++)
+			usleep(10000);
+		kill(*p, SIGKILL);
+		waitpid(*p, NULL, 0);
+	}
+	*p = -1;
+}
+
+static bool wait_path(const char *path, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static char *slurp(const char *name)
+{
+	char p[160];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	char *b = calloc(1, 1 << 20);
+	FILE *f = fopen(p, "r");
+	if (f && b) {
+		size_t n = fread(b, 1, (1 << 20) - 1, f);
+		b[n] = 0;
+	}
+	if (f)
+		fclose(f);
+	return b;
+}
+
+static bool file_has(const char *name, const char *what, int ms)
+{
+	for (int i = 0; i <= ms / 20; i++) {
+		char *s = slurp(name);
+		bool yes = s && strstr(s, what);
+		free(s);
+		if (yes)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static void teardown(void)
+{
+	stop(&app);
+	stop(&daemon_pid);
+	stop(&client);
+	stop(&dunst);
+	stop(&bus);
+	stop(&xvfb);
+	if (dir[0] && !getenv("ARGUS_KEEP_TEST_DIR")) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+}
+
+/* Xvfb on a free display, a session bus, dunst; env set for this process
+ * and its children. Returns NULL or a reason to skip. */
+static const char *setup_desktop(void)
+{
+	if (!have("Xvfb") || !have("dbus-daemon") || !have("dunst") || !have("dunstctl") ||
+	    !have("xdotool"))
+		return "Xvfb, dbus-daemon, dunst, dunstctl or xdotool not installed "
+		       "(scripts/install-deps.sh)";
+	char xdg[96];
+	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
+	if (mkdir(xdg, 0700))
+		return "cannot create XDG_RUNTIME_DIR";
+	setenv("XDG_RUNTIME_DIR", xdg, 1);
+	setenv("HOME", dir, 1);
+	int disp = -1;
+	for (int n = 420 + (getpid() % 100); n < 600; n++) {
+		char lock[64];
+		snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
+		if (access(lock, F_OK) != 0) {
+			disp = n;
+			break;
+		}
+	}
+	if (disp < 0)
+		return "no free X display number";
+	char dname[16], sock[64];
+	snprintf(dname, sizeof(dname), ":%d", disp);
+	snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", disp);
+	char *xargv[] = {"Xvfb", dname, "-nolisten", "tcp", "-screen", "0", "800x600x24", NULL};
+	xvfb = spawn(xargv, NULL, NULL);
+	if (!wait_path(sock, 5000))
+		return "Xvfb did not start";
+	setenv("DISPLAY", dname, 1);
+	/* the bus address is set before the bus starts */
+	char addr[160], addr_arg[180];
+	snprintf(addr, sizeof(addr), "unix:path=%s/bus", xdg);
+	snprintf(addr_arg, sizeof(addr_arg), "--address=%s", addr);
+	setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1);
+	char *bargv[] = {"dbus-daemon", "--session", "--nofork", addr_arg, NULL};
+	bus = spawn(bargv, NULL, NULL);
+	if (!wait_path(addr + strlen("unix:path="), 5000))
+		return "dbus-daemon did not start";
+	char *dargv[] = {"dunst", NULL};
+	dunst = spawn(dargv, "dunst.log", NULL);
+	for (int i = 0; i < 500; i++) {
+		if (system("dunstctl count displayed >/dev/null 2>&1") == 0)
+			return NULL;
+		usleep(10000);
+	}
+	return "dunst did not come up on the private bus";
+}
+
+static int dunst_count(const char *what)
+{
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "dunstctl count %s 2>/dev/null", what);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* dunst's history (JSON) after closing what is shown; caller frees. */
+static char *history(void)
+{
+	if (system("dunstctl close-all >/dev/null 2>&1") != 0)
+		return NULL;
+	usleep(100000);
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "dunstctl history > %s/history.json 2>/dev/null", dir);
+	if (system(cmd) != 0)
+		return NULL;
+	return slurp("history.json");
+}
+
+static int xdo(const char *args)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "xdotool %s >/dev/null 2>&1", args);
+	return system(cmd);
+}
+
+/* "since" of the first stall line of pid in the NDJSON stream (0 = none). */
+static uint64_t stall_since(const char *ndjson, int pid)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "\"pid\":%d,", pid);
+	for (const char *l = ndjson; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		char line[1024];
+		if (n >= sizeof(line) || strncmp(l, "{\"kind\":\"stall\"", 15))
+			continue;
+		memcpy(line, l, n);
+		line[n] = 0;
+		const char *s = strstr(line, "\"since\":");
+		if (strstr(line, key) && s)
+			return strtoull(s + 8, NULL, 10);
+	}
+	return 0;
+}
+
+TEST(gtk_app_hang_is_diagnosed_and_notified_live)
+{
+	const char *bin = getenv("ARGUS_BIN"), *app_bin = getenv("ARGUS_DEMO_APP");
+	if (!bin || access(bin, X_OK) != 0 || !app_bin || access(app_bin, X_OK) != 0)
+		SKIP("ARGUS_BIN / ARGUS_DEMO_APP not set (run through ctest)");
+	if (geteuid() != 0)
+		SKIP("needs root for live tracing");
+	snprintf(dir, sizeof(dir), "/tmp/argus-live-XXXXXX");
+	ASSERT(mkdtemp(dir));
+	chmod(dir, 0700);
+	const char *why = setup_desktop();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	char run[96], reports[96], sock[128];
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(reports, sizeof(reports), "%s/reports", dir);
+	snprintf(sock, sizeof(sock), "%s/stream.sock", run);
+	/* no --notify-bus and no bus in its environment: argus start must find
+	 * the app's session bus itself */
+	char *dargv[] = {(char *)bin, "start", "--run-dir", run, "--no-recorder", "--hooks-dir",
+	                 "", "--reports", reports, NULL};
+	daemon_pid = spawn(dargv, "argus.log", "DBUS_SESSION_BUS_ADDRESS");
+	if (!wait_path(sock, 15000)) {
+		char *log = slurp("argus.log");
+		teardown();
+		if (log && (strstr(log, "privilege") || strstr(log, "not supported") ||
+		            strstr(log, "BPF")))
+			SKIP("argus start cannot trace here: %s", log);
+		ASSERT_MSG(false, "argus start did not come up: %s", log);
+	}
+	char *cargv[] = {(char *)bin, "stream", "--run-dir", run, "--kinds", "stall,diagnosis",
+	                 NULL};
+	client = spawn(cargv, "stream.ndjson", NULL);
+	char *aargv[] = {(char *)app_bin, "--exit-after", "25", NULL};
+	app = spawn(aargv, "app.log", NULL);
+	ASSERT_MSG(file_has("app.log", "ready", 10000), "the GTK app did not start");
+	char find[64];
+	snprintf(find, sizeof(find), "search --sync --onlyvisible --name argus-demo");
+	ASSERT_EQ(xdo(find), 0);
+	/* focus by clicking the window (no window manager), then normal runs */
+	ASSERT_EQ(xdo("search --onlyvisible --name argus-demo windowfocus --sync "
+	              "mousemove --window %1 160 30 click 1"),
+	          0);
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(xdo("key f"), 0);
+		usleep(150000);
+	}
+	ASSERT_MSG(file_has("app.log", "answer f", 3000), "the app got no key");
+	ASSERT_EQ(xdo("key h"), 0); /* the hang */
+	uint64_t seen = 0, t_key = mono_ns();
+	while (!seen && mono_ns() - t_key < 12000000000ull) {
+		if (dunst_count("displayed") > 0 || dunst_count("history") > 0)
+			seen = mono_ns();
+		else
+			usleep(20000);
+	}
+	ASSERT_MSG(file_has("app.log", "answer s", 8000), "the slow answer never came");
+	usleep(600000); /* the stall's end reaches the stream */
+	char *hist = history();
+	stop(&daemon_pid); /* the stream client sees EOF */
+	for (int i = 0; i < 300 && waitpid(client, NULL, WNOHANG) == 0; i++)
+		usleep(10000);
+	char *ndjson = slurp("stream.ndjson"), *log = slurp("argus.log");
+	/* the stall and diagnosis lines match the published schema (when
+	 * python3-jsonschema is there to check) */
+	int schema_rc = 0;
+	const char *src = getenv("ARGUS_SRC");
+	if (src && system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") == 0) {
+		char cmd[1024];
+		snprintf(cmd, sizeof(cmd),
+		         "/usr/bin/python3 -c 'import json,sys,jsonschema;"
+		         "v=jsonschema.Draft202012Validator(json.load(open(sys.argv[1])));"
+		         "bad=[(l[:200],e.message[:200]) for l in open(sys.argv[2]) for e in "
+		         "v.iter_errors(json.loads(l))];"
+		         "print(*bad[:3],sep=chr(10));sys.exit(1 if bad else 0)' "
+		         "'%s/docs/json-stream.schema.json' '%s/stream.ndjson'",
+		         src, dir);
+		schema_rc = system(cmd);
+	}
+	char lsreports[160];
+	snprintf(lsreports, sizeof(lsreports), "ls %s/*.json %s/*.txt >/dev/null 2>&1", reports,
+	         reports);
+	bool have_reports = system(lsreports) == 0;
+	uint64_t since = stall_since(ndjson, (int)app);
+	teardown();
+	ASSERT_MSG(seen, "no notification within 12 s; daemon log: %s", log);
+	ASSERT_MSG(since, "no stall of the app on the stream: %s\nlog: %s", ndjson, log);
+	double latency = ((double)seen - (double)(since + 2000000000ull)) / 1e9;
+	printf("stall start + 2 s threshold -> notification shown by dunst: %.3f s\n", latency);
+	ASSERT_MSG(latency <= 3.0, "notification %.3f s after the threshold", latency);
+	ASSERT(hist);
+	ASSERT_CONTAINS(hist, "pinwheel root cause found");
+	ASSERT_CONTAINS(hist, "argus-demo-app stalled");
+	ASSERT_MSG(strstr(hist, "slow-lookup"), "root cause not the helper: %s\nlog: %s", hist,
+	           log);
+	ASSERT_CONTAINS(ndjson, "\"kind\":\"stall\",\"phase\":\"start\"");
+	ASSERT_CONTAINS(ndjson, "\"kind\":\"stall\",\"phase\":\"end\"");
+	ASSERT_CONTAINS(ndjson, "\"kind\":\"diagnosis\"");
+	/* kinds=stall,diagnosis: no records but drop notices */
+	for (const char *e = ndjson; (e = strstr(e, "{\"kind\":\"event\"")); e++) {
+		const char *nl = strchr(e, '\n'), *t = strstr(e, "\"type\":\"drop\"");
+		ASSERT_MSG(t && (!nl || t < nl), "a record passed the kinds filter: %.200s", e);
+	}
+	ASSERT_MSG(schema_rc == 0, "stream lines do not match docs/json-stream.schema.json");
+	ASSERT(have_reports);
+	free(hist);
+	free(ndjson);
+	free(log);
+}
+
+TEST_MAIN(TEST_ENTRY(gtk_app_hang_is_diagnosed_and_notified_live))
