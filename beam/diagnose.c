@@ -739,7 +739,13 @@ static int cmp_cand(const void *a, const void *b)
 		return x->penalty < y->penalty ? -1 : 1;
 	if (x->depth != y->depth) /* deeper = the culprit of the culprit */
 		return x->depth > y->depth ? -1 : 1;
-	return 0;
+	/* a thread seen blocked in the stall beats one that merely did not
+	 * wake the waiter (an absence, inferred) */
+	bool xb = x->reason == ARGUS_ROOT_BLOCKED || x->reason == ARGUS_ROOT_DEADLOCK;
+	bool yb = y->reason == ARGUS_ROOT_BLOCKED || y->reason == ARGUS_ROOT_DEADLOCK;
+	if (xb != yb)
+		return xb ? -1 : 1;
+	return x->vid < y->vid ? -1 : x->vid > y->vid; /* qsort is not stable */
 }
 
 static uint64_t mono_ns(void)

@@ -14,8 +14,12 @@ int argus_bench_stream(int argc, char **argv);
 int argus_bench_ingest(int argc, char **argv);
 /* Tracing overhead on a workload: untraced vs argus vs perf record (kext/). */
 int argus_bench_overhead(int argc, char **argv);
+/* In-process hooks: ns per hooked call, GTK3 workload hooks on vs off. */
+int argus_bench_hooks(int argc, char **argv);
 
 /* Tracing overhead on a command: untraced vs argus record vs perf record. */
 int argus_bench_overhead(int argc, char **argv);
+/* In-process hooks: ns per hooked call, GTK3 workload hooks on vs off. */
+int argus_bench_hooks(int argc, char **argv);
 
 #endif /* ARGUS_BENCH_H */

@@ -34,7 +34,7 @@
 #include "inline_hook.h"
 #include "ringbuf.h"
 
-int argus_bench_hooks(int argc, char **argv);
+#include "bench.h"
 
 static uint64_t now_ns(void)
 {

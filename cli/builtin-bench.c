@@ -10,18 +10,11 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } benches[] = {
-#ifdef ARGUS_BENCH_IO
 	{"io", argus_bench_io, "write and read a synthetic trace: events/s, bytes/event"},
-#endif
-#ifdef ARGUS_BENCH_STREAM
 	{"stream", argus_bench_stream, "merge alone and merge + JSON encoding: events/s, one core"},
-#endif
-#ifdef ARGUS_BENCH_INGEST
 	{"ingest", argus_bench_ingest, "graph ingest: events/s, bytes per event held"},
-#endif
-#ifdef ARGUS_BENCH_OVERHEAD
-	{"overhead", argus_bench_overhead, "a workload untraced / under argus / under perf"},
-#endif
+	{"overhead", argus_bench_overhead, "a workload untraced / under argus / under perf record"},
+	{"hooks", argus_bench_hooks, "ns per hooked call; a GTK3 workload with hooks on vs off"},
 };
 
 static void usage(FILE *f)

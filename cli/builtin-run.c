@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -298,6 +299,9 @@ static pid_t start_child(struct run *r, const char *lib)
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvp(r->o.cmd[0], r->o.cmd);
 	fprintf(stderr, "argus run: %s: %s\n", r->o.cmd[0], strerror(errno));
 	_exit(127);
@@ -352,24 +356,43 @@ int cmd_run(int argc, char **argv)
 			return ARGUS_EXIT_IO;
 		}
 	}
-	/* The terminal's ^C reaches the command too: let it end, then finish. */
+	/* The terminal's ^C reaches the command too: let it end, then finish.
+	 * SIGTERM / SIGHUP to argus run are passed on to the command, and the
+	 * file is completed when it has ended: nothing recorded is lost. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	sigset_t fwd, old_mask;
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
+	int sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
 	r.child = start_child(&r, lib);
 	if (r.child < 0) {
 		cli_error("run", "fork: %s", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		cleanup(&r);
 		return ARGUS_EXIT_INTERNAL;
 	}
 	int status = 0;
 	for (;;) {
-		poll(NULL, 0, RUN_POLL_MS);
+		struct pollfd pfd = {.fd = sfd, .events = POLLIN};
+		if (poll(&pfd, sfd >= 0, RUN_POLL_MS) > 0) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				kill(r.child, (int)si.ssi_signo);
+		}
 		drain(&r);
 		pid_t w = waitpid(r.child, &status, WNOHANG);
 		if (w == r.child || (w < 0 && errno != EINTR))
 			break;
 	}
 	drain(&r); /* whatever the last threads wrote */
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beam.h"
 #include "cli.h"
 #include "kext.h"
 #include "ringbuf.h"
@@ -76,6 +77,15 @@ int cmd_start(int argc, char **argv)
 	struct argus_kext_opts ko = {0};
 	bool no_kernel = false, no_diagnose = false;
 	struct start_diag_opts so = {0};
+	if (argc == 4 && !strcmp(argv[1], "--notify-once")) {
+		/* internal: the daemon's notifier child execs this (docs/daemon.md) */
+		char err[256];
+		if (argus_notify(argv[2], argv[3], err, sizeof(err))) {
+			cli_error("start", "notification: %s", err);
+			return ARGUS_EXIT_IO;
+		}
+		return ARGUS_EXIT_OK;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t x;

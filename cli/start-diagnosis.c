@@ -6,11 +6,18 @@
  * notification to the session bus of the user who owns the stalled app.
  * The stall's end goes out on the stream too. The wiring lives here, in the
  * command, so stream/ never depends on beam/.
+ *
+ * Threads: the diagnoser runs in a worker (start-worker.c) fed by the
+ * daemon's sink callbacks, so a diagnosis never holds up ingest. Reports
+ * and notifications are made in the worker; stream lines are queued in an
+ * outbox the daemon's thread publishes on its next tick (5 ms), since only
+ * that thread may touch the stream clients.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +27,64 @@
 #include <unistd.h>
 
 #include "beam.h"
-#include "cli.h"
 #include "start-diagnosis.h"
+
+/* A stream line waiting for the daemon's thread. */
+struct out_line {
+	struct out_line *next;
+	uint32_t pid;
+	char kind[16];
+	char json[];
+};
 
 struct start_diag {
 	struct start_diag_opts o;
 	struct argus_daemon *d;
-	struct argus_diagnoser *dx;
+	struct argus_diagnoser *dx; /* worker thread only (until it is stopped) */
+	struct start_worker *w;
 	uint64_t t0; /* report times are relative to the daemon's start */
 	bool reports_ok;
+	pthread_mutex_t out_mu;
+	struct out_line *out_head, *out_tail;
+	uint64_t out_lost; /* lines not queued (out of memory) */
 };
+
+/* From the worker: a line for the stream clients. */
+static void publish(struct start_diag *sd, const char *kind, uint32_t pid, const char *json)
+{
+	size_t len = strlen(json);
+	struct out_line *l = malloc(sizeof(*l) + len + 1);
+	pthread_mutex_lock(&sd->out_mu);
+	if (l) {
+		l->next = NULL;
+		l->pid = pid;
+		snprintf(l->kind, sizeof(l->kind), "%s", kind);
+		memcpy(l->json, json, len + 1);
+		if (sd->out_tail)
+			sd->out_tail->next = l;
+		else
+			sd->out_head = l;
+		sd->out_tail = l;
+	} else {
+		sd->out_lost++;
+	}
+	pthread_mutex_unlock(&sd->out_mu);
+}
+
+/* On the daemon's thread: send what the worker queued. */
+static void publish_queued(struct start_diag *sd)
+{
+	pthread_mutex_lock(&sd->out_mu);
+	struct out_line *l = sd->out_head;
+	sd->out_head = sd->out_tail = NULL;
+	pthread_mutex_unlock(&sd->out_mu);
+	while (l) {
+		struct out_line *next = l->next;
+		argus_daemon_publish(sd->d, l->kind, l->pid, l->json);
+		free(l);
+		l = next;
+	}
+}
 
 static uint64_t mono_ns(void)
 {
@@ -109,10 +164,11 @@ static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
  * take up to its 5 s timeout and must not hold up ingest, and a session bus
  * accepts only its own user (EXTERNAL auth), so the child takes the app
  * owner's uid / gid before it connects. The bus: --notify-bus, else the
- * app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the daemon's.
+ * app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the daemon's
+ * own; with none, no notification (the report and the stream still have it).
  */
-static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
-                         const char *body, const char *report)
+static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d, const char *body,
+                         const char *report)
 {
 	char bus[512] = "";
 	uid_t uid = 0;
@@ -129,6 +185,19 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 				snprintf(bus, sizeof(bus), "unix:path=%s", p);
 		}
 	}
+	if (!bus[0]) {
+		const char *own = getenv("DBUS_SESSION_BUS_ADDRESS");
+		if (own)
+			snprintf(bus, sizeof(bus), "%s", own);
+	}
+	if (!bus[0]) {
+		/* no address: GIO would autolaunch a bus of its own */
+		fprintf(stderr,
+		        "argus start: no session bus found for %s %u (not notified; "
+		        "--notify-bus sets one)\n",
+		        d->stall.comm, d->stall.pid);
+		return;
+	}
 	pid_t mid = fork();
 	if (mid < 0) {
 		fprintf(stderr, "argus start: cannot fork the notifier: %s\n", strerror(errno));
@@ -136,10 +205,9 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 	}
 	if (mid == 0) {
 		if (fork() != 0)
-			_exit(0); /* the grandchild is reparented: nothing to reap */
+			_exit(0);       /* the grandchild is reparented: nothing to reap */
 		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
-		if (bus[0])
-			setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1);
+		setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1);
 		if (owner && uid != 0 && geteuid() == 0) {
 			if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
 			    setresuid(uid, uid, uid)) {
@@ -148,9 +216,14 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 				_exit(1);
 			}
 		}
+		/* a fresh process for GIO: this one is a fork of a threaded
+		 * daemon (`argus start --notify-once`, the same code below) */
+		execl("/proc/self/exe", "argus", "start", "--notify-once", body, report,
+		      (char *)NULL);
 		char err[256];
 		if (argus_notify(body, report, err, sizeof(err))) {
-			fprintf(stderr, "argus start: notification for stall %" PRIu64 " of %s: %s\n",
+			fprintf(stderr,
+			        "argus start: notification for stall %" PRIu64 " of %s: %s\n",
 			        d->stall.id, d->stall.comm, err);
 			_exit(1);
 		}
@@ -209,16 +282,16 @@ static void publish_stall(struct start_diag *sd, const struct argus_stall *s, bo
 		unsigned char c = (unsigned char)s->comm[i];
 		if (c == '"' || c == '\\')
 			app[k++] = '\\';
-		app[k++] = c < 0x20 ? '?' : (char)c;
+		app[k++] = c < 0x20 || c >= 0x7f ? '?' : (char)c; /* ASCII: valid JSON */
 	}
 	app[k] = 0;
 	int n = snprintf(line, sizeof(line),
-	             "{\"kind\":\"stall\",\"phase\":\"%s\",\"id\":%" PRIu64
-	             ",\"app\":\"%s\",\"pid\":%u,\"tid\":%u,\"class\":\"%s\",\"cause\":\"%s\","
-	             "\"since\":%" PRIu64 ",\"detected\":%" PRIu64,
-	             end ? "end" : "start", s->id, app, s->pid, s->tid,
-	             argus_stall_class_name(s->cls), argus_stall_cause_name(s->cause), s->since,
-	             s->detected);
+	                 "{\"kind\":\"stall\",\"phase\":\"%s\",\"id\":%" PRIu64
+	                 ",\"app\":\"%s\",\"pid\":%u,\"tid\":%u,\"class\":\"%s\",\"cause\":\"%s\","
+	                 "\"since\":%" PRIu64 ",\"detected\":%" PRIu64,
+	                 end ? "end" : "start", s->id, app, s->pid, s->tid,
+	                 argus_stall_class_name(s->cls), argus_stall_cause_name(s->cause), s->since,
+	                 s->detected);
 	if (n > 0 && (size_t)n < sizeof(line)) {
 		if (end)
 			snprintf(line + n, sizeof(line) - (size_t)n,
@@ -228,7 +301,7 @@ static void publish_stall(struct start_diag *sd, const struct argus_stall *s, bo
 			snprintf(line + n, sizeof(line) - (size_t)n,
 			         ",\"end\":null,\"duration_ns\":null}");
 	}
-	argus_daemon_publish(sd->d, "stall", s->pid, line);
+	publish(sd, "stall", s->pid, line);
 }
 
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
@@ -263,7 +336,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 		argus_report_json(d, &rc, m);
 		fputc('}', m);
 		if (!fclose(m))
-			argus_daemon_publish(sd->d, "diagnosis", d->stall.pid, js);
+			publish(sd, "diagnosis", d->stall.pid, js);
 		free(js);
 	}
 	uint64_t t_out = mono_ns();
@@ -285,10 +358,19 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 	        s->comm, s->pid, (s->end - s->since) / 1e9);
 }
 
-static void on_tick(void *arg, uint64_t stream_ns)
+/* Worker: time passes for the trigger. */
+static void worker_tick(void *arg, uint64_t stream_ns)
 {
 	struct start_diag *sd = arg;
 	argus_diagnoser_tick(sd->dx, stream_ns);
+}
+
+/* Daemon's thread, every 5 ms. */
+static void on_tick(void *arg, uint64_t stream_ns)
+{
+	struct start_diag *sd = arg;
+	start_worker_tick(sd->w, stream_ns);
+	publish_queued(sd);
 }
 
 int start_diag_attach(struct start_diag **out, struct argus_daemon *d,
@@ -304,11 +386,12 @@ int start_diag_attach(struct start_diag **out, struct argus_daemon *d,
 		sd->o.reports_dir = START_REPORTS_DIR;
 	sd->d = d;
 	sd->t0 = mono_ns();
+	pthread_mutex_init(&sd->out_mu, NULL);
 	if (sd->o.reports_dir[0]) {
 		if (mkdirs(sd->o.reports_dir, 0750)) {
 			snprintf(err, ecap, "cannot create the reports directory %s: %s",
 			         sd->o.reports_dir, strerror(errno));
-			free(sd);
+			start_diag_free(sd);
 			return -1;
 		}
 		sd->reports_ok = true;
@@ -320,10 +403,16 @@ int start_diag_attach(struct start_diag **out, struct argus_daemon *d,
 	struct argus_diagnoser_cb cb = {on_diagnosis, on_stall_end, sd};
 	if (argus_diagnoser_new(&sd->dx, &oo, true, &cb)) {
 		snprintf(err, ecap, "out of memory (diagnoser)");
-		free(sd);
+		start_diag_free(sd);
 		return -1;
 	}
-	struct argus_sink s = argus_diagnoser_sink(sd->dx);
+	struct argus_sink inner = argus_diagnoser_sink(sd->dx);
+	if (start_worker_new(&sd->w, &inner, worker_tick, sd, 0)) {
+		snprintf(err, ecap, "cannot start the diagnosis thread");
+		start_diag_free(sd);
+		return -1;
+	}
+	struct argus_sink s = start_worker_sink(sd->w);
 	if (argus_daemon_add_sink(d, &s)) {
 		snprintf(err, ecap, "the daemon has no room for another sink");
 		start_diag_free(sd);
@@ -334,22 +423,35 @@ int start_diag_attach(struct start_diag **out, struct argus_daemon *d,
 	return 0;
 }
 
-void start_diag_summary(const struct start_diag *sd)
+void start_diag_summary(struct start_diag *sd)
 {
+	/* the daemon has stopped: let the worker finish what it was given */
+	start_worker_stop(sd->w);
+	struct start_worker_stats ws;
+	start_worker_get_stats(sd->w, &ws);
 	struct argus_diagnoser_stats st;
 	argus_diagnoser_get_stats(sd->dx, &st);
 	fprintf(stderr,
 	        "argus start: diagnosis: %" PRIu64 " records, %u GUI processes, %" PRIu64
 	        " stalls (%" PRIu64 " ended), %" PRIu64 " diagnoses, %" PRIu64
-	        " stalls not diagnosed (too many at once)\n",
+	        " stalls not diagnosed (too many at once); %" PRIu64
+	        " records not queued for it, at most %.1f MiB queued\n",
 	        st.events, st.trigger.gui_processes, st.trigger.stalls, st.trigger.stalls_ended,
-	        st.diagnoses, st.stalls_dropped);
+	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.max_queued_bytes / 1048576.0);
 }
 
 void start_diag_free(struct start_diag *sd)
 {
 	if (!sd)
 		return;
+	start_worker_free(sd->w); /* before the diagnoser it runs */
 	argus_diagnoser_free(sd->dx);
+	struct out_line *l = sd->out_head;
+	while (l) {
+		struct out_line *next = l->next;
+		free(l);
+		l = next;
+	}
+	pthread_mutex_destroy(&sd->out_mu);
 	free(sd);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event.h"
 #include "stream.h"
 
 #define START_REPORTS_DIR "/var/lib/argus/reports"
@@ -27,7 +28,33 @@ struct start_diag;
 int start_diag_attach(struct start_diag **sd, struct argus_daemon *d,
                       const struct start_diag_opts *o, char *err, size_t ecap);
 /* One line of counts on stderr (at exit). */
-void start_diag_summary(const struct start_diag *sd);
+void start_diag_summary(struct start_diag *sd);
 void start_diag_free(struct start_diag *sd);
+
+/* ---- start-worker.c: a sink run in its own thread ---- */
+
+struct start_worker;
+struct start_worker_stats {
+	uint64_t events;           /* records the inner sink got */
+	uint64_t dropped;          /* records not queued (queue full, out of memory) */
+	uint64_t table_losses;     /* string / stack entries lost (ids may be off after) */
+	uint64_t inner_errors;     /* batches the inner sink failed */
+	uint64_t queued_bytes;     /* records waiting now */
+	uint64_t max_queued_bytes; /* the most that ever waited */
+};
+/* inner (and tick, with the stream time) run in the worker thread, in the
+ * order the daemon delivered. max_bytes bounds the queued records (0 =
+ * 256 MiB). */
+int start_worker_new(struct start_worker **w, const struct argus_sink *inner,
+                     void (*tick)(void *arg, uint64_t stream_ns), void *tick_arg,
+                     uint64_t max_bytes);
+/* The sink to give the daemon (its callbacks only queue). */
+struct argus_sink start_worker_sink(struct start_worker *w);
+/* Queue a tick (at most one waits at a time). */
+void start_worker_tick(struct start_worker *w, uint64_t stream_ns);
+/* Run what is queued, then end the thread. */
+void start_worker_stop(struct start_worker *w);
+void start_worker_get_stats(struct start_worker *w, struct start_worker_stats *st);
+void start_worker_free(struct start_worker *w);
 
 #endif /* ARGUS_CLI_START_DIAGNOSIS_H */

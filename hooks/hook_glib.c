@@ -289,22 +289,21 @@ static void pool_run(unsigned slot, gpointer data, gpointer user)
 	emit_async(ARGUS_EV_ASYNC_RUN_END, kind, data, fn, NULL, 0);
 }
 
+/* clang-format off */
 #define POOL_WRAP(n)                                                                               \
 	static void pool_wrap_##n(gpointer d, gpointer u)                                          \
 	{                                                                                          \
 		pool_run(n, d, u);                                                                 \
 	}
-POOL_WRAP(0)
-POOL_WRAP(1)
-POOL_WRAP(2)
-POOL_WRAP(3)
-POOL_WRAP(4) POOL_WRAP(5) POOL_WRAP(6) POOL_WRAP(7) POOL_WRAP(8) POOL_WRAP(9) POOL_WRAP(10)
-    POOL_WRAP(11) POOL_WRAP(12) POOL_WRAP(13) POOL_WRAP(14)
-        POOL_WRAP(15) static void (*const pool_wrap[MAX_POOL_FN])(gpointer, gpointer) = {
-            pool_wrap_0,  pool_wrap_1,  pool_wrap_2,  pool_wrap_3,  pool_wrap_4,  pool_wrap_5,
-            pool_wrap_6,  pool_wrap_7,  pool_wrap_8,  pool_wrap_9,  pool_wrap_10, pool_wrap_11,
-            pool_wrap_12, pool_wrap_13, pool_wrap_14, pool_wrap_15,
+POOL_WRAP(0) POOL_WRAP(1) POOL_WRAP(2) POOL_WRAP(3) POOL_WRAP(4) POOL_WRAP(5) POOL_WRAP(6)
+POOL_WRAP(7) POOL_WRAP(8) POOL_WRAP(9) POOL_WRAP(10) POOL_WRAP(11) POOL_WRAP(12) POOL_WRAP(13)
+POOL_WRAP(14) POOL_WRAP(15)
+static void (*const pool_wrap[MAX_POOL_FN])(gpointer, gpointer) = {
+	pool_wrap_0,  pool_wrap_1,  pool_wrap_2,  pool_wrap_3,  pool_wrap_4,  pool_wrap_5,
+	pool_wrap_6,  pool_wrap_7,  pool_wrap_8,  pool_wrap_9,  pool_wrap_10, pool_wrap_11,
+	pool_wrap_12, pool_wrap_13, pool_wrap_14, pool_wrap_15,
 };
+/* clang-format on */
 
 /* The slot of fn's wrapper (hooking it on first sight), -1 when full. */
 static int ensure_pool_fn_hooked(void *fn)

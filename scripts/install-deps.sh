@@ -21,6 +21,8 @@ packages=(
 	# the desktop notification (GIO's GDBus) and the live diagnosis test's
 	# Tk apps
 	libglib2.0-dev python3-tk
+	# make demo: the screenshot of the notification (import)
+	imagemagick
 )
 
 missing=()

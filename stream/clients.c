@@ -342,9 +342,10 @@ static bool parse_request(struct client *c, char *line, char *why, size_t whylen
 			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
 				int b = kind_bit(t);
 				if (b < 0) {
-					snprintf(why, whylen,
-					         "unknown line kind '%.64s' (event, stall, diagnosis)",
-					         t);
+					snprintf(
+					    why, whylen,
+					    "unknown line kind '%.64s' (event, stall, diagnosis)",
+					    t);
 					return false;
 				}
 				c->kinds |= 1u << b;

@@ -549,8 +549,7 @@ void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_
 	d->tick_arg = arg;
 }
 
-void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid,
-                          const char *json)
+void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid, const char *json)
 {
 	if (!d->stopping)
 		clients_publish(&d->cs, kind, pid, json);

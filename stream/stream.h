@@ -95,8 +95,7 @@ void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_
  * newline whose first member is "kind"; pid is matched against a client's
  * pids filter (0 = passes every pid filter). Never blocks: a full client
  * queue drops it and counts the drop. Call from the daemon's thread. */
-void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid,
-                          const char *json);
+void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid, const char *json);
 /* Add a hook's shared-memory ring (owned from here); returns its source
  * id (>= 0) or -ENOSPC. Also while running. */
 int argus_daemon_add_hook_ring(struct argus_daemon *d, struct argus_ring *r);

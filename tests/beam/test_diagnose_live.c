@@ -42,9 +42,11 @@ static const char script[] =
     "for m in sleep busy idle; do python3 app.py $m > $m.log 2>&1 & echo $! > $m.pid; done\n"
     "sleep 2\n"
     "for m in sleep busy idle; do\n"
-    "  w=$(xdotool search --name argus-$m | head -1)\n"
-    "  xdotool windowfocus --sync $w key a\n"
-    "  [ $m = idle ] || xdotool windowfocus --sync $w key h\n"
+    "  for i in $(seq 100); do\n"
+    "    w=$(xdotool search --name argus-$m | head -1); [ -n \"$w\" ] && break; sleep 0.1\n"
+    "  done\n"
+    "  timeout 10 xdotool windowfocus --sync $w key a\n"
+    "  [ $m = idle ] || timeout 10 xdotool windowfocus --sync $w key h\n"
     "done\n"
     "wait $(cat rec.pid)\n"
     "kill $(cat xvfb.pid) 2>/dev/null || true\n"
@@ -116,7 +118,8 @@ TEST(sleeping_and_busy_handlers_are_diagnosed_idle_app_is_not)
 	ASSERT(f);
 	fputs(script, f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "sh %s %s %s >%s/run.log 2>&1", sp, dir, bin, dir);
+	/* bounded: a wedged X client must fail the test, not hang the suite */
+	snprintf(cmd, sizeof(cmd), "timeout -k 5 120 sh %s %s %s >%s/run.log 2>&1", sp, dir, bin, dir);
 	int rc = system(cmd);
 	char *rec = slurp("rec.log"), *diag = slurp("diag.json"), *log = slurp("run.log");
 	char *sleep_log = slurp("sleep.log"), *busy_log = slurp("busy.log");

@@ -101,6 +101,9 @@ static int run_task(void)
 	g_task_run_in_thread_sync(task, task_work);
 	gboolean ok = g_task_propagate_boolean(task, NULL);
 	g_object_unref(task);
+	/* The worker returns from the task function just after it handed the
+	 * result back: give it time to, before exit ends it. */
+	g_usleep(100000);
 	return ok ? 0 : 1;
 }
 

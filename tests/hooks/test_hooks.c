@@ -267,6 +267,30 @@ TEST(command_missing_is_a_usage_error)
 	ASSERT_CONTAINS(r.err, "no command given");
 }
 
+TEST(sigterm_is_passed_on_and_the_file_completed)
+{
+	char trace[] = "/tmp/argus-hooks-trace.XXXXXX", out[] = "/tmp/argus-hooks-out.XXXXXX";
+	close(mkstemp(trace));
+	close(mkstemp(out));
+	char *argv[] = {getenv("ARGUS_BIN"), "run",  "--record", trace, "--",
+	                (char *)PROG,        "hang", NULL};
+	pid_t pid = fx_start(argv, out);
+	usleep(300000); /* well inside the program's 1 s hang */
+	kill(pid, SIGTERM);
+	int st = fx_wait(pid, 10);
+	struct argus_trace_reader *rd;
+	struct argus_trace_error err;
+	int rc = argus_trace_open(&rd, trace, &err);
+	unlink(trace);
+	unlink(out);
+	ASSERT_EQ(st, 128 + SIGTERM); /* the command's own end */
+	ASSERT_MSG(rc == 0, "%s", err.msg);
+	struct argus_trace_health h;
+	argus_trace_get_health(rd, &h);
+	ASSERT(h.indexed); /* closed properly, not cut off */
+	argus_trace_close(rd);
+}
+
 TEST(exit_status_of_the_command_passed_on)
 {
 	struct run_result r;
@@ -287,4 +311,5 @@ TEST_MAIN(TEST_ENTRY(idle_post_pairs_with_its_run), TEST_ENTRY(invoke_post_pairs
           TEST_ENTRY(pruning_a_hanging_function_removes_the_hang),
           TEST_ENTRY(unknown_prune_symbol_reported), TEST_ENTRY(full_ring_drops_are_counted),
           TEST_ENTRY(inert_without_a_consumer), TEST_ENTRY(command_missing_is_a_usage_error),
-          TEST_ENTRY(exit_status_of_the_command_passed_on))
+          TEST_ENTRY(exit_status_of_the_command_passed_on),
+          TEST_ENTRY(sigterm_is_passed_on_and_the_file_completed))

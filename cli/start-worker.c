@@ -1,0 +1,285 @@
+/*
+ * start-worker.c - a sink that runs another sink in its own thread, so the
+ * diagnosis (graph ingest, trigger, beam search) never holds up the daemon's
+ * ingest: the daemon's thread only copies each batch into a queue.
+ *
+ * Everything goes through one FIFO, in the order the daemon delivered it
+ * (table entries before the records that use them, ticks between records).
+ * Records are bounded (max_bytes queued); above it a batch is dropped and
+ * counted - the diagnosis then misses those records, the rest of the daemon
+ * does not. Table entries are never dropped: the inner sink's ids must stay
+ * the daemon's.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "start-diagnosis.h"
+
+enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_TICK };
+
+struct msg {
+	struct msg *next;
+	enum msg_kind kind;
+	size_t n; /* records, string bytes or stack depth */
+	uint64_t tick;
+	struct argus_map map;
+	_Alignas(8) unsigned char data[]; /* records, string bytes or ips */
+};
+
+struct start_worker {
+	struct argus_sink inner;
+	void (*tick)(void *arg, uint64_t stream_ns);
+	void *tick_arg;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct msg *head, *tail;
+	uint64_t bytes, max_bytes; /* of queued records */
+	bool stop, started, tick_pending;
+	struct start_worker_stats st;
+};
+
+static void push(struct start_worker *w, struct msg *m, size_t record_bytes)
+{
+	m->next = NULL;
+	pthread_mutex_lock(&w->mu);
+	if (w->tail)
+		w->tail->next = m;
+	else
+		w->head = m;
+	w->tail = m;
+	w->bytes += record_bytes;
+	if (w->bytes > w->st.max_queued_bytes)
+		w->st.max_queued_bytes = w->bytes;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static struct msg *new_msg(enum msg_kind kind, size_t data_bytes)
+{
+	struct msg *m = malloc(sizeof(*m) + data_bytes);
+	if (m) {
+		memset(m, 0, sizeof(*m));
+		m->kind = kind;
+	}
+	return m;
+}
+
+static int w_events(void *arg, const struct argus_event *ev, size_t n)
+{
+	struct start_worker *w = arg;
+	size_t bytes = n * sizeof(*ev);
+	pthread_mutex_lock(&w->mu);
+	bool full = w->bytes + bytes > w->max_bytes;
+	if (full)
+		w->st.dropped += n;
+	pthread_mutex_unlock(&w->mu);
+	struct msg *m = full ? NULL : new_msg(M_EVENTS, bytes);
+	if (!m) {
+		if (!full) {
+			pthread_mutex_lock(&w->mu);
+			w->st.dropped += n;
+			pthread_mutex_unlock(&w->mu);
+		}
+		return 0; /* the daemon's other consumers go on */
+	}
+	m->n = n;
+	memcpy(m->data, ev, bytes);
+	push(w, m, bytes);
+	return 0;
+}
+
+static uint32_t w_string(void *arg, const char *s, size_t len)
+{
+	struct start_worker *w = arg;
+	struct msg *m = new_msg(M_STRING, len + 1);
+	if (!m) {
+		pthread_mutex_lock(&w->mu);
+		w->st.table_losses++;
+		pthread_mutex_unlock(&w->mu);
+		return 0;
+	}
+	m->n = len;
+	memcpy(m->data, s, len);
+	m->data[len] = 0;
+	push(w, m, 0);
+	return 0; /* the daemon does not use a sink's ids */
+}
+
+static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct start_worker *w = arg;
+	struct msg *m = new_msg(M_STACK, depth * sizeof(*ips));
+	if (!m) {
+		pthread_mutex_lock(&w->mu);
+		w->st.table_losses++;
+		pthread_mutex_unlock(&w->mu);
+		return 0;
+	}
+	m->n = depth;
+	if (depth)
+		memcpy(m->data, ips, depth * sizeof(*ips));
+	push(w, m, 0);
+	return 0;
+}
+
+static int w_map(void *arg, const struct argus_map *map)
+{
+	struct start_worker *w = arg;
+	struct msg *m = new_msg(M_MAP, 0);
+	if (!m)
+		return -1;
+	m->map = *map;
+	push(w, m, 0);
+	return 0;
+}
+
+void start_worker_tick(struct start_worker *w, uint64_t stream_ns)
+{
+	/* one pending tick is enough: a busy worker catches up with the last */
+	pthread_mutex_lock(&w->mu);
+	bool pending = w->tick_pending;
+	w->tick_pending = true;
+	pthread_mutex_unlock(&w->mu);
+	if (pending)
+		return;
+	struct msg *m = new_msg(M_TICK, 0);
+	if (!m) {
+		pthread_mutex_lock(&w->mu);
+		w->tick_pending = false;
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	m->tick = stream_ns;
+	push(w, m, 0);
+}
+
+/* Runs in the worker without the lock; counts go to delta. */
+static void run_msg(struct start_worker *w, struct msg *m, struct start_worker_stats *delta)
+{
+	const struct argus_sink *s = &w->inner;
+	switch (m->kind) {
+	case M_EVENTS:
+		if (s->events &&
+		    s->events(s->arg, (const struct argus_event *)(void *)m->data, m->n))
+			delta->inner_errors++;
+		delta->events += m->n;
+		break;
+	case M_STRING:
+		if (s->intern_string && !s->intern_string(s->arg, (const char *)m->data, m->n))
+			delta->table_losses++;
+		break;
+	case M_STACK:
+		if (s->intern_stack &&
+		    !s->intern_stack(s->arg, (const uint64_t *)(void *)m->data, (uint32_t)m->n))
+			delta->table_losses++;
+		break;
+	case M_MAP:
+		if (s->map)
+			s->map(s->arg, &m->map);
+		break;
+	case M_TICK:
+		if (w->tick)
+			w->tick(w->tick_arg, m->tick);
+		break;
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct start_worker *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->head && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->head)
+			break; /* stopped and drained */
+		struct msg *m = w->head;
+		w->head = m->next;
+		if (!w->head)
+			w->tail = NULL;
+		if (m->kind == M_EVENTS)
+			w->bytes -= m->n * sizeof(struct argus_event);
+		if (m->kind == M_TICK)
+			w->tick_pending = false;
+		pthread_mutex_unlock(&w->mu);
+		struct start_worker_stats delta = {0};
+		run_msg(w, m, &delta);
+		free(m);
+		pthread_mutex_lock(&w->mu);
+		w->st.events += delta.events;
+		w->st.inner_errors += delta.inner_errors;
+		w->st.table_losses += delta.table_losses;
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int start_worker_new(struct start_worker **out, const struct argus_sink *inner,
+                     void (*tick)(void *arg, uint64_t stream_ns), void *tick_arg,
+                     uint64_t max_bytes)
+{
+	struct start_worker *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -1;
+	w->inner = *inner;
+	w->tick = tick;
+	w->tick_arg = tick_arg;
+	w->max_bytes = max_bytes ? max_bytes : 256ull << 20;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->thread, NULL, worker, w)) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return -1;
+	}
+	w->started = true;
+	*out = w;
+	return 0;
+}
+
+struct argus_sink start_worker_sink(struct start_worker *w)
+{
+	return (struct argus_sink){.events = w_events,
+	                           .intern_string = w_string,
+	                           .intern_stack = w_stack,
+	                           .map = w_map,
+	                           .arg = w};
+}
+
+void start_worker_stop(struct start_worker *w)
+{
+	if (!w || !w->started)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	w->started = false;
+}
+
+void start_worker_get_stats(struct start_worker *w, struct start_worker_stats *st)
+{
+	pthread_mutex_lock(&w->mu);
+	*st = w->st;
+	st->queued_bytes = w->bytes;
+	pthread_mutex_unlock(&w->mu);
+}
+
+void start_worker_free(struct start_worker *w)
+{
+	if (!w)
+		return;
+	start_worker_stop(w);
+	while (w->head) {
+		struct msg *m = w->head;
+		w->head = m->next;
+		free(m);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+}

@@ -1,0 +1,130 @@
+/*
+ * test_start_worker.c - the thread `argus start` runs the diagnoser in
+ * (cli/start-worker.c): everything the daemon delivers reaches the inner
+ * sink in the same order (table entries, records, ticks), and when the
+ * inner sink falls behind by more than the bound, records are dropped and
+ * counted while table entries never are. Label "concurrent" (TSan).
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "start-diagnosis.h"
+#include "test.h"
+
+struct inner {
+	pthread_mutex_t gate; /* held by the test to stall the worker */
+	uint64_t events, last_ts, out_of_order, strings, stacks, ticks;
+	uint32_t last_string_len;
+	uint64_t tick_before_event; /* a tick ran before a record queued ahead of it */
+};
+
+static int in_events(void *arg, const struct argus_event *ev, size_t n)
+{
+	struct inner *s = arg;
+	pthread_mutex_lock(&s->gate);
+	pthread_mutex_unlock(&s->gate);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].ts < s->last_ts)
+			s->out_of_order++;
+		s->last_ts = ev[i].ts;
+	}
+	s->events += n;
+	return 0;
+}
+
+static uint32_t in_string(void *arg, const char *str, size_t len)
+{
+	struct inner *s = arg;
+	(void)str;
+	s->last_string_len = (uint32_t)len;
+	return (uint32_t)++s->strings;
+}
+
+static uint32_t in_stack(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct inner *s = arg;
+	(void)ips;
+	(void)depth;
+	return (uint32_t)++s->stacks;
+}
+
+static void in_tick(void *arg, uint64_t ns)
+{
+	struct inner *s = arg;
+	if (ns < s->last_ts)
+		s->tick_before_event++;
+	s->ticks++;
+}
+
+TEST(everything_reaches_the_inner_sink_in_order)
+{
+	static struct inner in;
+	memset(&in, 0, sizeof(in));
+	pthread_mutex_init(&in.gate, NULL);
+	struct argus_sink inner = {
+	    .events = in_events, .intern_string = in_string, .intern_stack = in_stack, .arg = &in};
+	struct start_worker *w;
+	ASSERT_EQ(start_worker_new(&w, &inner, in_tick, &in, 0), 0);
+	struct argus_sink s = start_worker_sink(w);
+	struct argus_event ev[64];
+	uint64_t ts = 1000;
+	for (int b = 0; b < 200; b++) {
+		s.intern_string(s.arg, "gedit", 5);
+		uint64_t ips[3] = {1, 2, 3};
+		s.intern_stack(s.arg, ips, 3);
+		memset(ev, 0, sizeof(ev));
+		for (int i = 0; i < 64; i++)
+			ev[i].ts = ts++;
+		ASSERT_EQ(s.events(s.arg, ev, 64), 0);
+		start_worker_tick(w, ts - 1); /* after the batch, in stream time */
+	}
+	start_worker_stop(w);
+	struct start_worker_stats st;
+	start_worker_get_stats(w, &st);
+	start_worker_free(w);
+	ASSERT_U64_EQ(in.events, 200 * 64);
+	ASSERT_U64_EQ(st.events, 200 * 64);
+	ASSERT_U64_EQ(st.dropped, 0);
+	ASSERT_U64_EQ(in.out_of_order, 0);
+	ASSERT_U64_EQ(in.strings, 200);
+	ASSERT_U64_EQ(in.stacks, 200);
+	ASSERT_EQ(in.last_string_len, 5);
+	ASSERT(in.ticks >= 1 && in.ticks <= 200); /* coalesced while one waits */
+	ASSERT_U64_EQ(in.tick_before_event, 0);
+	pthread_mutex_destroy(&in.gate);
+}
+
+TEST(a_stalled_worker_drops_records_counted_but_never_table_entries)
+{
+	static struct inner in;
+	memset(&in, 0, sizeof(in));
+	pthread_mutex_init(&in.gate, NULL);
+	struct argus_sink inner = {
+	    .events = in_events, .intern_string = in_string, .intern_stack = in_stack, .arg = &in};
+	struct start_worker *w;
+	/* room for 4 batches of 64 records */
+	ASSERT_EQ(start_worker_new(&w, &inner, NULL, NULL, 4 * 64 * sizeof(struct argus_event)), 0);
+	struct argus_sink s = start_worker_sink(w);
+	pthread_mutex_lock(&in.gate); /* the worker blocks in its first batch */
+	struct argus_event ev[64];
+	memset(ev, 0, sizeof(ev));
+	for (int b = 0; b < 20; b++) {
+		s.intern_string(s.arg, "x", 1);
+		ASSERT_EQ(s.events(s.arg, ev, 64), 0); /* never fails the daemon */
+	}
+	struct start_worker_stats st;
+	start_worker_get_stats(w, &st);
+	pthread_mutex_unlock(&in.gate);
+	start_worker_stop(w);
+	struct start_worker_stats end;
+	start_worker_get_stats(w, &end);
+	start_worker_free(w);
+	ASSERT(st.dropped >= 15 * 64); /* at most 4 queued + 1 in the worker */
+	ASSERT(st.max_queued_bytes <= 4 * 64 * sizeof(struct argus_event));
+	ASSERT_U64_EQ(end.events + end.dropped, 20 * 64);
+	ASSERT_U64_EQ(in.strings, 20);
+	pthread_mutex_destroy(&in.gate);
+}
+
+TEST_MAIN(TEST_ENTRY(everything_reaches_the_inner_sink_in_order),
+          TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries))
