@@ -15,6 +15,7 @@ static const struct {
 	{"ingest", argus_bench_ingest, "graph ingest: events/s, bytes per event held"},
 	{"overhead", argus_bench_overhead, "a workload untraced / under argus / under perf record"},
 	{"hooks", argus_bench_hooks, "ns per hooked call; a GTK3 workload with hooks on vs off"},
+	{"diagnose", argus_bench_diagnose, "stall detection to report (1/5/20 M events); beam search"},
 };
 
 static void usage(FILE *f)

@@ -52,6 +52,7 @@ void hooks_sync_emit(unsigned type, const void *obj, const void *mutex, long ret
 /* Per-part setup, called from the constructor once rings are attached. */
 void hooks_glib_init(void);
 void hooks_dbus_init(void);
+void hooks_qt_init(void);
 void hooks_flags_init(const char *path);
 void hooks_prune_init(const char *list);
 

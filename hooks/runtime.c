@@ -238,6 +238,7 @@ __attribute__((constructor)) static void hooks_init(void)
 		atomic_store(&r->active, true);
 		hooks_glib_init();
 		hooks_dbus_init();
+		hooks_qt_init();
 		if (flags)
 			hooks_flags_init(flags);
 	}

@@ -122,6 +122,8 @@ live_demo() {
 	local t_key t_note
 	t_key=$(ms)
 	xdotool key h
+	sleep 0.2
+	xdotool key f # impatient: input the hung app cannot read
 	until (($(dunstctl count displayed) + $(dunstctl count history) > 0)); do
 		if (($(ms) - t_key > 15000)); then
 			echo "demo: no notification within 15 s; argus said:" >&2

@@ -15,8 +15,8 @@ packages=(
 	xvfb x11-utils xdotool dbus dbus-x11 dunst libnotify-bin libgtk-3-dev
 	# `argus bench hooks --gtk`: the scripted GTK3 workload
 	gtk-3-examples
-	# hooks tests: a libdbus client
-	libdbus-1-dev
+	# hooks tests: a libdbus client, a Qt5 Widgets program
+	libdbus-1-dev qtbase5-dev g++
 	procps psmisc linux-perf elfutils gdb python3 python3-jsonschema
 	# the desktop notification (GIO's GDBus) and the live diagnosis test's
 	# Tk apps

@@ -1,0 +1,81 @@
+/*
+ * qt_prog.cpp - a Qt5 Widgets window for the hooks tests: once shown, it
+ * has xdotool type a key into it through the X server (XTEST); on the key
+ * press a worker thread posts a custom event to the window with
+ * QCoreApplication::postEvent; the window prints the threads and the
+ * event's address when it handles it, and quits. Gives up after 10 s.
+ */
+#include <QApplication>
+#include <QCoreApplication>
+#include <QEvent>
+#include <QKeyEvent>
+#include <QTimer>
+#include <QWidget>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <unistd.h>
+
+static const QEvent::Type kPostedType = static_cast<QEvent::Type>(QEvent::User + 1);
+
+class Window : public QWidget
+{
+protected:
+	void keyPressEvent(QKeyEvent *e) override
+	{
+		std::printf("key_tid=%d key=%d\n", gettid(), e->key());
+		std::fflush(stdout);
+		if (worker.joinable())
+			return;
+		worker = std::thread([this] {
+			QEvent *ev = new QEvent(kPostedType);
+			std::printf("post_tid=%d\npost_event=%p\n", gettid(), (void *)ev);
+			std::fflush(stdout);
+			QCoreApplication::postEvent(this, ev);
+		});
+	}
+
+	void customEvent(QEvent *e) override
+	{
+		if (e->type() != kPostedType)
+			return;
+		std::printf("run_tid=%d\nrun_event=%p\n", gettid(), (void *)e);
+		std::fflush(stdout);
+		QCoreApplication::quit();
+	}
+
+public:
+	~Window() override
+	{
+		if (worker.joinable())
+			worker.join();
+	}
+
+private:
+	std::thread worker;
+};
+
+int main(int argc, char **argv)
+{
+	QApplication app(argc, argv);
+	Window win;
+	win.setFocusPolicy(Qt::StrongFocus);
+	win.resize(200, 100);
+	win.move(0, 0);
+	win.show();
+	/* No window manager runs under Xvfb: the keyboard follows the pointer,
+	 * which goes over the window (placed at 0,0). */
+	QTimer::singleShot(300, [] {
+		if (std::system("xdotool mousemove 20 20 key a") != 0)
+			std::fprintf(stderr, "qt_prog: xdotool failed\n");
+	});
+	int timed_out = 0;
+	QTimer::singleShot(10000, [&timed_out] {
+		std::fprintf(stderr, "qt_prog: no posted event handled\n");
+		timed_out = 1;
+		QCoreApplication::quit();
+	});
+	int rc = app.exec();
+	return rc ? rc : timed_out ? 4 : 0;
+}
