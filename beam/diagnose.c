@@ -139,29 +139,28 @@ static int cmp_start(const void *a, const void *b)
 
 /* Both indexes in O(n): vertices come in creation order, which is their
  * start order (a segment is created when it begins; checked, sorted when
- * not); the per-thread index is a stable counting sort of it by thread. */
+ * not); the per-thread index is a stable counting sort of it by thread.
+ * The window can hold millions of vertices: count them first and allocate
+ * once (growing by doubling copied and faulted in far more memory), and
+ * read only the key of each (copying whole vertices was half the cost). */
 static int build_index(struct ctx *c)
 {
-	size_t cap = 4096;
+	size_t cap = 0;
 	bool in_order = true;
-	c->tt = malloc(cap * sizeof(*c->tt));
+	for (argus_vid id = argus_graph_next_vertex(c->view, 0); id;
+	     id = argus_graph_next_vertex(c->view, id))
+		cap++;
+	c->tt = malloc((cap ? cap : 1) * sizeof(*c->tt));
 	if (!c->tt)
 		return -1;
-	for (argus_vid id = argus_graph_next_vertex(c->view, 0); id;
+	for (argus_vid id = argus_graph_next_vertex(c->view, 0); id && c->ntv < cap;
 	     id = argus_graph_next_vertex(c->view, id)) {
-		struct argus_vertex_info v;
-		if (!argus_graph_vertex(c->view, id, &v))
+		struct tv t = {.vid = id};
+		if (!argus_graph_vertex_key(c->view, id, &t.pid, &t.tid, &t.start))
 			continue;
-		if (c->ntv == cap) {
-			struct tv *n = realloc(c->tt, cap * 2 * sizeof(*n));
-			if (!n)
-				return -1;
-			c->tt = n;
-			cap *= 2;
-		}
-		if (c->ntv && v.start < c->tt[c->ntv - 1].start)
+		if (c->ntv && t.start < c->tt[c->ntv - 1].start)
 			in_order = false;
-		c->tt[c->ntv++] = (struct tv){v.tid, v.pid, v.start, id};
+		c->tt[c->ntv++] = t;
 	}
 	if (!in_order)
 		qsort(c->tt, c->ntv, sizeof(*c->tt), cmp_start);

@@ -37,9 +37,9 @@ typedef bool (*deliver_fn)(void *receiver, void *event);
 typedef bool (*process_fn)(void *dispatcher, int flags);
 
 struct qt_hooks {
-	unsigned type_offset; /* of QEvent::t: 16 in Qt 5 (vptr, d), 8 in Qt 6 */
+	unsigned type_offset;                    /* of QEvent::t: 16 in Qt 5 (vptr, d), 8 in Qt 6 */
 	void *(*object_thread)(const void *obj); /* QObject::thread() */
-	deliver_fn notify_internal; /* QCoreApplication::notifyInternal2 (static) */
+	deliver_fn notify_internal;              /* QCoreApplication::notifyInternal2 (static) */
 	notify_fn core_notify, gui_notify, app_notify;
 	void (*post_event)(void *receiver, void *event, int priority);
 	process_fn glib_process, unix_process;

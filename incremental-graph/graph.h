@@ -204,6 +204,10 @@ void argus_graph_view_end(struct argus_graph_view *v);
 /* Copy a vertex; false when the handle is 0, invalid or evicted. */
 bool argus_graph_vertex(const struct argus_graph_view *v, argus_vid id,
                         struct argus_vertex_info *out);
+/* A vertex's process, thread and start alone: what an index of the window
+ * needs, without copying the whole vertex. false as argus_graph_vertex. */
+bool argus_graph_vertex_key(const struct argus_graph_view *v, argus_vid id, uint32_t *pid,
+                            uint32_t *tid, uint64_t *start);
 /* Incoming edges of a vertex (every edge is incoming on its later vertex).
  * Copies up to cap, returns how many there are (0 when evicted). */
 size_t argus_graph_in_edges(const struct argus_graph_view *v, argus_vid id,

@@ -369,6 +369,18 @@ bool argus_graph_vertex(const struct argus_graph_view *v, argus_vid id,
 	return true;
 }
 
+bool argus_graph_vertex_key(const struct argus_graph_view *v, argus_vid id, uint32_t *pid,
+                            uint32_t *tid, uint64_t *start)
+{
+	const struct gvertex *x = view_vertex(v, id);
+	if (!x)
+		return false;
+	*pid = x->pid;
+	*tid = x->tid;
+	*start = x->start;
+	return true;
+}
+
 size_t argus_graph_in_edges(const struct argus_graph_view *v, argus_vid id,
                             struct argus_edge_info *out, size_t cap)
 {

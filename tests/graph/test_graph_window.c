@@ -164,5 +164,48 @@ TEST(memory_cap_shortens_window)
 	argus_graph_free(g);
 }
 
+/* argus_graph_vertex_key agrees with argus_graph_vertex on every vertex and
+ * fails like it on evicted and bad handles. */
+TEST(vertex_key_matches_vertex)
+{
+	struct argus_graph_opts o;
+	argus_graph_opts_default(&o);
+	o.window_ns = 10 * SEC;
+	o.slices = 10;
+	struct argus_graph *g;
+	ASSERT_EQ(argus_graph_new(&g, &o), 0);
+	static struct argus_event ev[24 * 200];
+	size_t n = workload(ev, 24 * 200, 1 * MS, 1000);
+	ASSERT_EQ(argus_graph_ingest(g, ev, n), 0);
+	struct argus_graph_view v;
+	argus_graph_view_begin(g, &v);
+	argus_vid old = argus_graph_next_vertex(&v, 0);
+	size_t seen = 0;
+	for (argus_vid id = old; id; id = argus_graph_next_vertex(&v, id)) {
+		struct argus_vertex_info x;
+		uint32_t pid, tid;
+		uint64_t start;
+		ASSERT(argus_graph_vertex(&v, id, &x));
+		ASSERT(argus_graph_vertex_key(&v, id, &pid, &tid, &start));
+		ASSERT_EQ(pid, x.pid);
+		ASSERT_EQ(tid, x.tid);
+		ASSERT_U64_EQ(start, x.start);
+		seen++;
+	}
+	ASSERT(seen > 100);
+	uint32_t pid, tid;
+	uint64_t start;
+	ASSERT(!argus_graph_vertex_key(&v, 0, &pid, &tid, &start));
+	argus_graph_view_end(&v);
+	for (uint64_t t = 100 * MS; t <= 25 * SEC; t += 100 * MS) {
+		struct argus_event e = ev_sys_enter(t, 20, 21, T_WRITE);
+		ASSERT_EQ(argus_graph_ingest(g, &e, 1), 0);
+	}
+	argus_graph_view_begin(g, &v);
+	ASSERT(!argus_graph_vertex_key(&v, old, &pid, &tid, &start));
+	argus_graph_view_end(&v);
+	argus_graph_free(g);
+}
+
 TEST_MAIN(TEST_ENTRY(edges_incoming_never_backwards), TEST_ENTRY(eviction_invalidates_handles),
-          TEST_ENTRY(memory_cap_shortens_window))
+          TEST_ENTRY(memory_cap_shortens_window), TEST_ENTRY(vertex_key_matches_vertex))

@@ -19,9 +19,9 @@
 
 static const QEvent::Type kPostedType = static_cast<QEvent::Type>(QEvent::User + 1);
 
-class Window : public QWidget
-{
-protected:
+/* A struct: the handlers need no access specifiers (which clang-format
+ * would indent). */
+struct Window : public QWidget {
 	void keyPressEvent(QKeyEvent *e) override
 	{
 		std::printf("key_tid=%d key=%d\n", gettid(), e->key());
@@ -45,14 +45,12 @@ protected:
 		QCoreApplication::quit();
 	}
 
-public:
 	~Window() override
 	{
 		if (worker.joinable())
 			worker.join();
 	}
 
-private:
 	std::thread worker;
 };
 

@@ -141,7 +141,7 @@ TEST(qt_post_event_pairs_with_its_delivery)
 	ASSERT(run_obj == obj);
 	const struct argus_event *post = fx_find(r, ARGUS_EV_ASYNC_POST, qt_post_of, obj);
 	ASSERT_MSG(post, "no async_post (qt) of the posted event %#llx", (unsigned long long)obj);
-	ASSERT(post->tid == post_tid); /* in the worker */
+	ASSERT(post->tid == post_tid);        /* in the worker */
 	ASSERT(post->async.callback == 1001); /* QEvent::User + 1 */
 	const struct argus_event *run = fx_find(r, ARGUS_EV_ASYNC_RUN_BEGIN, qt_post_of, obj);
 	ASSERT_MSG(run, "no async_run_begin (qt) of the posted event");
