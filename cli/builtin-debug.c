@@ -111,7 +111,8 @@ static int dump_recorder(const struct debug_args *a, char *tmp, size_t cap, bool
 	char err[512];
 	int rc = argus_recorder_dump(a->rec_dir, a->last_ns, tmp, &st, err, sizeof(err));
 	if (rc == -ENOENT && !strstr(err, "empty")) {
-		cli_error("debug", "no flight recorder at %s (is `argus start` running? or give a FILE)",
+		cli_error("debug",
+		          "no flight recorder at %s (is `argus start` running? or give a FILE)",
 		          a->rec_dir);
 		return ARGUS_EXIT_IO;
 	}
@@ -131,11 +132,14 @@ static int dump_recorder(const struct debug_args *a, char *tmp, size_t cap, bool
 
 static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_offline_opts *o)
 {
-	static const struct option opts[] = {
-	    {"at", required_argument, NULL, 'A'},        {"pid", required_argument, NULL, 'p'},
-	    {"recorder", required_argument, NULL, 'r'},  {"last", required_argument, NULL, 'l'},
-	    {"threshold", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},            {0}};
+	static const struct option opts[] = {{"at", required_argument, NULL, 'A'},
+	                                     {"pid", required_argument, NULL, 'p'},
+	                                     {"recorder", required_argument, NULL, 'r'},
+	                                     {"last", required_argument, NULL, 'l'},
+	                                     {"threshold", required_argument, NULL, 't'},
+	                                     {"json", no_argument, NULL, 'j'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
 	uint64_t v;
 	optind = 1;
 	opterr = 0;
@@ -175,7 +179,8 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 			a->json = true;
 			break;
 		default:
-			cli_error("debug", "unknown option or missing value '%s' (see argus debug --help)",
+			cli_error("debug",
+			          "unknown option or missing value '%s' (see argus debug --help)",
 			          argv[optind - 1]);
 			return ARGUS_EXIT_USAGE;
 		}
@@ -200,8 +205,7 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 	return ARGUS_EXIT_OK;
 }
 
-static void print_selected(const struct argus_offline *res, const size_t *pick, size_t n,
-                           bool json)
+static void print_selected(const struct argus_offline *res, const size_t *pick, size_t n, bool json)
 {
 	struct argus_report_ctx ctx = {argus_offline_comm, (void *)res, res->t0};
 	for (size_t i = 0; i < n; i++) {
