@@ -77,19 +77,38 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
-/* Per thread: the traced syscall it is in, and where it last blocked.
- * Task-local storage: no hash lookups, and it goes away with the thread. */
-struct thread_state {
+/* The traced syscall a thread is in. */
+struct sys_call {
 	__u64 ts;
 	__u64 obj;
 	__u64 peer;
 	__s64 arg0;
 	__s64 arg1;
 	__s32 fd;
+	__u32 tid; /* owner, in the per-CPU slot */
 	__u16 nr;
 	__u8 kind;
-	__u8 cls;      /* SC_NONE = not inside a traced syscall */
-	__u8 pending;  /* SYS_ENTER of this receive not written yet */
+	__u8 cls;     /* SC_NONE = not inside a traced syscall */
+	__u8 pending; /* SYS_ENTER of this receive not written yet */
+};
+
+/* Per CPU: the call of the thread running there, written at entry. Most
+ * calls exit without leaving the CPU, and a per-CPU slot costs a few loads
+ * where task storage costs a helper call. When the thread leaves the CPU
+ * inside the call (it blocks, or is preempted), sched_switch moves the call
+ * to the thread's task storage and empties the slot: a slot owned by a
+ * thread therefore always holds that thread's current call. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sys_call);
+} calls SEC(".maps");
+
+/* Per thread: a call that left its CPU, and where the thread last blocked.
+ * Task-local storage: no hash lookups, and it goes away with the thread. */
+struct thread_state {
+	struct sys_call call;
 	__u64 wait_ip; /* user ip and sp of the last STACK emitted */
 	__u64 wait_sp;
 };
@@ -158,15 +177,16 @@ struct {
 } irq_ctx SEC(".maps");
 
 /* ---- helpers ----------------------------------------------------------- */
-#define PF_KTHREAD_     0x00200000
-#define S_IFMT_         00170000
-#define S_IFSOCK_       0140000
-#define S_IFIFO_        0010000
-#define AF_UNIX_        1
-#define AF_INET_        2
-#define AF_INET6_       10
-#define IPPROTO_TCP_    6
-#define FUTEX_CMD_MASK_ 0x7f /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+#define PF_KTHREAD_          0x00200000
+#define S_IFMT_              00170000
+#define S_IFSOCK_            0140000
+#define S_IFIFO_             0010000
+#define AF_UNIX_             1
+#define AF_INET_             2
+#define AF_INET6_            10
+#define IPPROTO_TCP_         6
+#define ANON_INODE_FS_MAGIC_ 0x09041934
+#define FUTEX_CMD_MASK_      0x7f /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
 
 static __always_inline __u16 context_flags(__u64 now)
 {
@@ -246,6 +266,19 @@ static __always_inline bool is_self(struct task_struct *t)
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define KCAST(type, p) ((type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
 
+/* One kernel word at p, by a direct load where the kernel's BTF offers a
+ * one-word struct to cast to (struct fd, Linux >= 6.12): a probe-read helper
+ * call costs more than the rest of a record. */
+static __always_inline __u64 load_word(const void *p)
+{
+	__u64 w = 0;
+
+	if (bpf_core_field_exists(struct fd, word))
+		return KCAST(struct fd, (void *)p)->word;
+	bpf_probe_read_kernel(&w, sizeof(w), p);
+	return w;
+}
+
 struct emit {
 	void *ring;
 	struct argus_event *ev;
@@ -289,16 +322,34 @@ static __always_inline bool reserve(struct emit *em, __u16 type, struct task_str
 	return reserve_at(em, type, t, 0, false);
 }
 
-/* Submit without waking the reader, except for the record that takes the
- * ring past the threshold: a wake-up per record costs several times the
- * record, and a reader that lags would otherwise be woken for every one
- * (it also polls on a timer). */
+/* Submit without waking the reader, except once the ring fills past
+ * wake_bytes: a wake-up per record costs several times the record, and a
+ * reader that lags would otherwise be woken for every one (it also polls on
+ * a timer). The fill is looked at every WAKE_CHECK_EVERY records of a CPU:
+ * less than the window it must cross, so no crossing is missed. */
+#define WAKE_CHECK_EVERY 32
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} submits SEC(".maps");
+
 static __always_inline void submit(struct emit *em)
 {
-	__u64 avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
-	bool crossing = avail >= wake_bytes && avail < wake_bytes + 2 * sizeof(struct argus_event);
+	__u32 zero = 0, *n = bpf_map_lookup_elem(&submits, &zero);
+	__u64 window = 2 * WAKE_CHECK_EVERY * sizeof(struct argus_event);
+	__u64 avail;
 
-	bpf_ringbuf_submit(em->ev, crossing ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	if (n && (++*n % WAKE_CHECK_EVERY)) {
+		bpf_ringbuf_submit(em->ev, BPF_RB_NO_WAKEUP);
+		return;
+	}
+	avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(em->ev, avail >= wake_bytes && avail < wake_bytes + window
+	                               ? BPF_RB_FORCE_WAKEUP
+	                               : BPF_RB_NO_WAKEUP);
 }
 
 #define EFAULT_ 14
@@ -350,10 +401,9 @@ static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
 	if ((unsigned int)fd >= max)
 		return ARGUS_OBJ_NONE;
 	fdarr = fdt->fd;
-	bpf_core_read(&f, sizeof(f), &fdarr[fd]);
+	f = KCAST(struct file, (void *)load_word(&fdarr[fd]));
 	if (!f)
 		return ARGUS_OBJ_NONE;
-	f = KCAST(struct file, f);
 	mode = f->f_inode->i_mode;
 	priv = f->private_data;
 	if ((mode & S_IFMT_) == S_IFIFO_) {
@@ -386,7 +436,12 @@ static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
 		}
 		return ARGUS_OBJ_NONE;
 	}
-	/* eventfd and timerfd are anonymous inodes named by their dentry. */
+	/* eventfd and timerfd are anonymous inodes named by their dentry;
+	 * anything else (files, ttys, devices) is done here. */
+	if (f->f_inode->i_sb->s_magic != ANON_INODE_FS_MAGIC_) {
+		*obj = (__u64)f;
+		return ARGUS_OBJ_FILE;
+	}
 	{
 		char name[10] = {};
 		const unsigned char *dn = BPF_CORE_READ(f, f_path.dentry, d_name.name);
@@ -496,19 +551,19 @@ static __always_inline bool futex_is_wake(__u32 cmd)
 /* ---- syscalls ------------------------------------------------------------ */
 /* SYS_ENTER from a thread's syscall state; ts = now (for a receive written
  * at its block: when the waiting began). */
-static __always_inline void emit_enter(struct thread_state *st, struct task_struct *t)
+static __always_inline void emit_enter(struct sys_call *c, struct task_struct *t, __u64 ts)
 {
 	struct emit em;
 
-	if (!reserve_at(&em, ARGUS_EV_SYS_ENTER, t, 0, true))
+	if (!reserve_at(&em, ARGUS_EV_SYS_ENTER, t, ts, true))
 		return;
-	em.ev->sys_enter.obj = st->obj;
-	em.ev->sys_enter.peer_obj = st->peer;
-	em.ev->sys_enter.arg0 = st->arg0;
-	em.ev->sys_enter.arg1 = st->arg1;
-	em.ev->sys_enter.fd = st->fd;
-	em.ev->sys_enter.nr = st->nr;
-	em.ev->sys_enter.obj_kind = st->kind;
+	em.ev->sys_enter.obj = c->obj;
+	em.ev->sys_enter.peer_obj = c->peer;
+	em.ev->sys_enter.arg0 = c->arg0;
+	em.ev->sys_enter.arg1 = c->arg1;
+	em.ev->sys_enter.fd = c->fd;
+	em.ev->sys_enter.nr = c->nr;
+	em.ev->sys_enter.obj_kind = c->kind;
 	submit(&em);
 }
 
@@ -516,47 +571,52 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = cur();
-	struct thread_state *st;
+	struct sys_call *c;
 	struct emit em;
 	__u64 obj = 0, peer = 0;
+	__u32 zero = 0;
 	__u8 cls, kind = ARGUS_OBJ_NONE;
 	int fd = -1;
 
 	if (id < 0 || id >= TRACER_NR_MAX)
 		return 0;
 	cls = sys_class[id];
-	if (cls == SC_NONE || !traced(t))
+	if (cls == SC_NONE)
 		return 0;
+	c = bpf_map_lookup_elem(&calls, &zero);
+	if (!c)
+		return 0;
+	if (!traced(t))
+		goto untraced;
 	if (cls == SC_RECV || cls == SC_SEND || cls == SC_FDWAIT || cls == SC_TFDSET) {
 		fd = (int)regs->di;
 		kind = fd_object(fd, &obj, &peer);
 		/* reads and writes of files, ttys and non-local sockets: not IPC */
 		if ((cls == SC_RECV || cls == SC_SEND) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
-			return 0;
+			goto untraced;
 	}
-	st = bpf_task_storage_get(&threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!st)
-		return 0;
-	st->ts = bpf_ktime_get_ns();
-	st->nr = id;
-	st->cls = cls;
-	st->fd = fd;
-	st->obj = obj;
-	st->peer = peer;
-	st->kind = kind;
-	st->arg1 = 0;
+	c->tid = t->pid;
+	c->ts = bpf_ktime_get_ns();
+	c->nr = id;
+	c->cls = cls;
+	c->fd = fd;
+	c->obj = obj;
+	c->peer = peer;
+	c->kind = kind;
+	c->arg1 = 0;
+	c->pending = 0;
 	if (cls == SC_FUTEX) {
 		__u32 op = regs->si;
 
-		st->obj = regs->di;
-		st->kind = ARGUS_OBJ_FUTEX;
-		st->arg1 = op;
+		c->obj = regs->di;
+		c->kind = ARGUS_OBJ_FUTEX;
+		c->arg1 = op;
 		/* wakes are reported at exit, with the number woken */
 		if (!futex_is_wait(op & FUTEX_CMD_MASK_) ||
-		    !reserve_at(&em, ARGUS_EV_FUTEX_WAIT, t, st->ts, true))
+		    !reserve_at(&em, ARGUS_EV_FUTEX_WAIT, t, c->ts, true))
 			return 0;
-		em.ev->futex.uaddr = st->obj;
+		em.ev->futex.uaddr = c->obj;
 		em.ev->futex.op = op;
 		em.ev->futex.val = regs->dx;
 		em.ev->futex.timeout_ns = user_timespec_ns(regs->r10);
@@ -566,18 +626,24 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	}
 	if (cls == SC_TFDSET) {
 		/* new_value (arg 2): struct itimerspec { interval, value } */
-		st->arg1 = user_timespec_ns(regs->dx);
-		st->arg0 = user_timespec_ns(regs->dx + 16);
+		c->arg1 = user_timespec_ns(regs->dx);
+		c->arg0 = user_timespec_ns(regs->dx + 16);
 		return 0;
 	}
-	st->arg0 = derive_arg0(regs, sys_arg[id]);
+	c->arg0 = derive_arg0(regs, sys_arg[id]);
 	/* Sends rarely block: their exit record carries the duration. A
 	 * receive's SYS_ENTER is written only if it blocks (sched_switch): most
 	 * reads find data waiting and need no more than their IPC_RECV. */
-	st->pending = cls == SC_RECV && recv_enter;
+	c->pending = cls == SC_RECV && recv_enter;
 	if (cls == SC_SEND || cls == SC_RECV)
 		return 0;
-	emit_enter(st, t);
+	emit_enter(c, t, c->ts);
+	return 0;
+untraced:
+	/* a call of this thread whose exit went unseen (attached mid-call)
+	 * must not be taken for this one at its exit */
+	if (c->tid == t->pid)
+		c->cls = SC_NONE;
 	return 0;
 }
 
@@ -586,8 +652,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = cur();
 	struct thread_state *st;
+	struct sys_call *c;
 	struct emit em;
 	__u16 type = ARGUS_EV_SYS_EXIT;
+	__u32 zero = 0;
 	__u8 cls;
 
 	long nr = regs->orig_ax;
@@ -595,15 +663,24 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	/* most syscalls are none of argus's business: one array load */
 	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] == SC_NONE)
 		return 0;
-	st = bpf_task_storage_get(&threads, t, 0, 0);
-	if (!st || st->cls == SC_NONE)
+	c = bpf_map_lookup_elem(&calls, &zero);
+	if (!c)
 		return 0;
-	cls = st->cls;
-	st->cls = SC_NONE;
-	if (cls == SC_FUTEX && futex_is_wake((__u32)st->arg1 & FUTEX_CMD_MASK_)) {
+	if (c->tid != t->pid || c->cls == SC_NONE) {
+		/* the call left this CPU (or was not traced) */
+		st = bpf_task_storage_get(&threads, t, 0, 0);
+		if (!st)
+			return 0;
+		c = &st->call;
+		if (c->cls == SC_NONE)
+			return 0;
+	}
+	cls = c->cls;
+	c->cls = SC_NONE;
+	if (cls == SC_FUTEX && futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
 		if (reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
-			em.ev->futex.uaddr = st->obj;
-			em.ev->futex.op = st->arg1;
+			em.ev->futex.uaddr = c->obj;
+			em.ev->futex.op = c->arg1;
 			em.ev->futex.val = regs->dx;
 			em.ev->futex.ret = ret;
 			em.ev->futex.timeout_ns = -1;
@@ -612,15 +689,15 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		}
 		return 0;
 	}
-	if (cls == SC_TFDSET && ret == 0 && st->kind == ARGUS_OBJ_TIMERFD &&
+	if (cls == SC_TFDSET && ret == 0 && c->kind == ARGUS_OBJ_TIMERFD &&
 	    reserve_at(&em, ARGUS_EV_TIMER_ARM, t, 0, true)) {
 		/* TFD_TIMER_ABSTIME = 1: the value is already absolute */
 		bool abs = regs->si & 1;
 
-		em.ev->timer.obj = st->obj;
-		em.ev->timer.expires_ns = st->arg0 <= 0 ? 0 : abs ? st->arg0 : st->ts + st->arg0;
-		em.ev->timer.interval_ns = st->arg1 < 0 ? 0 : st->arg1;
-		em.ev->timer.fd = st->fd;
+		em.ev->timer.obj = c->obj;
+		em.ev->timer.expires_ns = c->arg0 <= 0 ? 0 : abs ? c->arg0 : c->ts + c->arg0;
+		em.ev->timer.interval_ns = c->arg1 < 0 ? 0 : c->arg1;
+		em.ev->timer.fd = c->fd;
 		em.ev->timer.kind = ARGUS_TIMER_TIMERFD;
 		submit(&em);
 	}
@@ -629,13 +706,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	else if (cls == SC_SEND)
 		type = ARGUS_EV_IPC_SEND;
 	if (reserve_at(&em, type, t, 0, true)) {
-		em.ev->sys_exit.obj = st->obj;
-		em.ev->sys_exit.peer_obj = st->peer;
+		em.ev->sys_exit.obj = c->obj;
+		em.ev->sys_exit.peer_obj = c->peer;
 		em.ev->sys_exit.ret = ret;
-		em.ev->sys_exit.dur_ns = em.ev->ts - st->ts;
-		em.ev->sys_exit.fd = st->fd;
-		em.ev->sys_exit.nr = st->nr;
-		em.ev->sys_exit.obj_kind = st->kind;
+		em.ev->sys_exit.dur_ns = em.ev->ts - c->ts;
+		em.ev->sys_exit.fd = c->fd;
+		em.ev->sys_exit.nr = c->nr;
+		em.ev->sys_exit.obj_kind = c->kind;
 		submit(&em);
 	}
 	return 0;
@@ -646,9 +723,9 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 /* The stack of a thread that is about to block, unless it blocks where it
  * blocked last time (same user ip and stack pointer: then the previous STACK
  * record still applies, and a ping-pong loop pays for one stack only). */
-static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
+static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
+                                       __u64 ts)
 {
-	struct thread_state *st;
 	struct pt_regs *regs;
 	__u64 ip, sp, sp_ret = 0, lo, hi;
 	__u64(*words)[TRACER_SCAN_WORDS];
@@ -662,10 +739,10 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs)
 		return;
-	ip = BPF_CORE_READ(regs, ip);
-	sp = BPF_CORE_READ(regs, sp);
-	st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!st || (st->wait_ip == ip && st->wait_sp == sp))
+	regs = KCAST(struct pt_regs, regs); /* direct loads, no helper calls */
+	ip = regs->ip;
+	sp = regs->sp;
+	if (st->wait_ip == ip && st->wait_sp == sp)
 		return;
 	words = bpf_map_lookup_elem(&scan, &zero);
 	mm = prev->mm;
@@ -687,7 +764,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
 			}
 		}
 	}
-	if (!reserve(&em, ARGUS_EV_STACK, prev))
+	if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 		return;
 	id = user_stack_id(ctx, em.ev->cpu);
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
@@ -699,36 +776,64 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev)
 	st->wait_sp = sp;
 }
 
+/* Runs at every context switch of the machine: the idle task and untraced
+ * tasks leave after a few loads. One clock read serves every record. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
+	bool blocks = !preempt && prev_state, tprev, tnext;
+	struct thread_state *st = NULL;
+	struct sys_call *c;
 	struct emit em;
-	bool tprev = traced(prev), tnext = traced(next);
+	__u32 zero = 0;
+	__u64 ts;
 
-	if (!tprev && !tnext)
-		return 0;
+	/* prev's call still in this CPU's slot moves to its task storage: the
+	 * call may end on another CPU, and another thread takes the slot */
+	c = bpf_map_lookup_elem(&calls, &zero);
+	if (c && c->cls != SC_NONE && c->tid == prev->pid) {
+		st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st)
+			st->call = *c;
+		c->cls = SC_NONE; /* never left behind for a later exit */
+	}
 	/* argus on either side: leave the switch out rather than name argus */
 	if (is_self(prev) || is_self(next))
 		return 0;
-	if (!preempt && prev_state && tprev) {
-		struct thread_state *st = bpf_task_storage_get(&threads, prev, 0, 0);
-
-		if (st && st->cls == SC_RECV && st->pending) {
-			emit_enter(st, prev);
-			st->pending = 0;
+	tprev = traced(prev);
+	tnext = traced(next);
+	if (!tprev && !tnext)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	if (tprev && blocks) {
+		if (!st) /* a pending call has storage already; stacks need it */
+			st = bpf_task_storage_get(&threads, prev, 0,
+			                          wait_stacks ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+		if (st) {
+			c = &st->call;
+			if (c->cls == SC_RECV && c->pending) {
+				emit_enter(c, prev, ts);
+				c->pending = 0;
+			}
+			if (wait_stacks)
+				wait_stack(ctx, prev, st, ts);
 		}
-		if (wait_stacks)
-			wait_stack(ctx, prev);
 	}
-	if (!reserve(&em, ARGUS_EV_SCHED_SWITCH, prev))
+	if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true))
 		return 0;
 	em.ev->sched_switch.next_pid = next->tgid;
 	em.ev->sched_switch.next_tid = next->pid;
 	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
 	em.ev->sched_switch.prev_prio = prev->prio;
 	em.ev->sched_switch.next_prio = next->prio;
-	bpf_probe_read_kernel(&em.ev->sched_switch.next_comm, ARGUS_COMM_LEN, next->comm);
+	{
+		/* two direct loads instead of a probe-read helper call */
+		__u64 *comm = (__u64 *)em.ev->sched_switch.next_comm;
+
+		comm[0] = load_word(next->comm);
+		comm[1] = load_word(next->comm + 8);
+	}
 	submit(&em);
 	return 0;
 }
