@@ -179,6 +179,12 @@ void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap
 /* The desktop notification, summary "pinwheel root cause found", on the
  * session bus (DBUS_SESSION_BUS_ADDRESS). Returns 0, or -1 with a reason. */
 int argus_notify(const char *body, const char *report_path, char *err, size_t ecap);
+/* The same, then wait up to timeout_s for the user's answer: the default
+ * action ("Open report") runs `opener REPORT` (NULL = xdg-open). Returns 1
+ * when the report was opened, 0 when the notification was closed or the
+ * wait timed out, -1 with a reason on failure. */
+int argus_notify_serve(const char *body, const char *report_path, unsigned timeout_s,
+                       const char *opener, char *err, size_t ecap);
 
 /* ---- offline: a trace file through graph + trigger + diagnosis ---- */
 

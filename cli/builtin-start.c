@@ -78,9 +78,11 @@ int cmd_start(int argc, char **argv)
 	bool no_kernel = false, no_diagnose = false;
 	struct start_diag_opts so = {0};
 	if (argc == 4 && !strcmp(argv[1], "--notify-once")) {
-		/* internal: the daemon's notifier child execs this (docs/daemon.md) */
+		/* internal: the daemon's notifier child execs this (docs/daemon.md);
+		 * it stays to answer the notification's "Open report" action */
 		char err[256];
-		if (argus_notify(argv[2], argv[3], err, sizeof(err))) {
+		const char *opener = getenv("ARGUS_OPEN");
+		if (argus_notify_serve(argv[2], argv[3], 600, opener, err, sizeof(err)) < 0) {
 			cli_error("start", "notification: %s", err);
 			return ARGUS_EXIT_IO;
 		}

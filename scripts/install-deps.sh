@@ -22,7 +22,7 @@ packages=(
 	# Tk apps
 	libglib2.0-dev python3-tk
 	# make demo: the screenshot of the notification (import)
-	imagemagick
+	imagemagick xdg-utils
 )
 
 missing=()

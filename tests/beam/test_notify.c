@@ -205,4 +205,63 @@ TEST(diagnose_notify_sends_one_per_stall)
 	free(h);
 }
 
-TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall))
+/* The notification's default action ("Open report"), taken in dunst,
+ * opens the report: the daemon's notifier stays to answer it. */
+TEST(open_report_action_opens_the_report)
+{
+	const char *bin = getenv("ARGUS_BIN");
+	if (!bin || access(bin, X_OK) != 0)
+		SKIP("ARGUS_BIN not set (run through ctest)");
+	const char *why = setup();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	char opener[128], opened[128], report[128];
+	snprintf(opener, sizeof(opener), "%s/open.sh", dir);
+	snprintf(opened, sizeof(opened), "%s/opened", dir);
+	snprintf(report, sizeof(report), "%s/r.json", dir);
+	FILE *f = fopen(opener, "w");
+	ASSERT(f);
+	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
+	fclose(f);
+	ASSERT_EQ(chmod(opener, 0700), 0);
+	setenv("ARGUS_OPEN", opener, 1);
+	char *const argv[] = {(char *)bin, "start", "--notify-once",
+	                      "gedit stalled 2.9 s: udisksd 716/716 blocked", report, NULL};
+	pid_t notifier = spawn(argv);
+	unsetenv("ARGUS_OPEN");
+	bool shown = false;
+	for (int i = 0; i < 250 && !shown; i++) {
+		FILE *p = popen("dunstctl count displayed 2>/dev/null", "r");
+		int n = 0;
+		if (p) {
+			if (fscanf(p, "%d", &n) != 1)
+				n = 0;
+			pclose(p);
+		}
+		shown = n > 0;
+		if (!shown)
+			usleep(20000);
+	}
+	int acted = shown ? system("dunstctl action 0 >/dev/null 2>&1") : -1;
+	bool ok = wait_path(opened, 5000);
+	char buf[256] = "";
+	if (ok) {
+		FILE *o = fopen(opened, "r");
+		if (o) {
+			if (!fgets(buf, sizeof(buf), o))
+				buf[0] = 0;
+			fclose(o);
+		}
+	}
+	stop(&notifier);
+	teardown();
+	ASSERT_MSG(shown, "the notification was never displayed");
+	ASSERT_EQ(acted, 0);
+	ASSERT_MSG(ok, "the report was not opened after the action");
+	ASSERT_CONTAINS(buf, report);
+}
+
+TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall),
+	  TEST_ENTRY(open_report_action_opens_the_report))
