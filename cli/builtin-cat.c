@@ -107,20 +107,6 @@ static size_t json_to_text(const struct argus_event *e, const char *js, size_t n
 	return o;
 }
 
-static int open_exit(int rc)
-{
-	switch (rc) {
-	case ARGUS_TRACE_EIO:
-		return ARGUS_EXIT_IO;
-	case ARGUS_TRACE_EVERSION:
-		return ARGUS_EXIT_VERSION;
-	case ARGUS_TRACE_ENOMEM:
-		return ARGUS_EXIT_INTERNAL;
-	default:
-		return ARGUS_EXIT_BADINPUT;
-	}
-}
-
 int cmd_cat(int argc, char **argv)
 {
 	enum { OPT_FROM = 256, OPT_TO, OPT_PID };
@@ -168,16 +154,9 @@ int cmd_cat(int argc, char **argv)
 			return ARGUS_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
-		cli_error("cat", "%s (see argus cat --help)",
-		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
+	const char *path = cli_one_file("cat", argc, argv, optind);
+	if (!path)
 		return ARGUS_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
-	if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
-		cli_error("cat", "standard input is a terminal, not a trace (pipe one in)");
-		return ARGUS_EXIT_USAGE;
-	}
 	/* times relative to the trace start need its header: check the syntax first */
 	uint64_t from = 0, to = UINT64_MAX;
 	if (from_s && !cli_parse_time(from_s, 0, &from)) {
@@ -195,7 +174,7 @@ int cmd_cat(int argc, char **argv)
 	int rc = argus_trace_open(&r, path, &err);
 	if (rc) {
 		cli_error("cat", "%s", err.msg);
-		return open_exit(rc);
+		return cli_trace_exit(rc);
 	}
 	uint64_t start = argus_trace_get_meta(r)->start_mono_ns;
 	if ((from_s && !cli_parse_time(from_s, start, &from)) ||

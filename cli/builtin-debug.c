@@ -76,20 +76,6 @@ static size_t select_stalls(const struct argus_offline *res, const struct debug_
 	return n;
 }
 
-static int trace_exit(int rc)
-{
-	switch (rc) {
-	case ARGUS_TRACE_EIO:
-		return ARGUS_EXIT_IO;
-	case ARGUS_TRACE_EVERSION:
-		return ARGUS_EXIT_VERSION;
-	case ARGUS_TRACE_ENOMEM:
-		return ARGUS_EXIT_INTERNAL;
-	default:
-		return ARGUS_EXIT_BADINPUT;
-	}
-}
-
 /* The recorder's last span into a temporary trace at tmp. Returns an exit
  * code; *damaged when some chunk was unreadable (the rest was dumped). */
 static int dump_recorder(const struct debug_args *a, char *tmp, size_t cap, bool *damaged)
@@ -246,7 +232,7 @@ int cmd_debug(int argc, char **argv)
 	if (rc < 0) {
 		cli_error("debug", "%s", res.err.msg[0] ? res.err.msg : "cannot read the trace");
 		argus_offline_free(&res);
-		return trace_exit(rc);
+		return cli_trace_exit(rc);
 	}
 	if (rc == 1) {
 		cli_error("debug", "%s (%" PRIu64 " faults; what was intact was used)", res.err.msg,

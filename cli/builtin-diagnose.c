@@ -134,28 +134,16 @@ int cmd_diagnose(int argc, char **argv)
 			return ARGUS_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
-		cli_error("diagnose", "%s (see argus diagnose --help)",
-		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
+	const char *path = cli_one_file("diagnose", argc, argv, optind);
+	if (!path)
 		return ARGUS_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
 	struct argus_offline res;
 	int rc = argus_diagnose_file(path, &o, &res);
 	int status = ARGUS_EXIT_OK;
 	if (rc < 0) {
 		cli_error("diagnose", "%s", res.err.msg[0] ? res.err.msg : "cannot read the trace");
 		argus_offline_free(&res);
-		switch (rc) {
-		case ARGUS_TRACE_EIO:
-			return ARGUS_EXIT_IO;
-		case ARGUS_TRACE_EVERSION:
-			return ARGUS_EXIT_VERSION;
-		case ARGUS_TRACE_ENOMEM:
-			return ARGUS_EXIT_INTERNAL;
-		default:
-			return ARGUS_EXIT_BADINPUT;
-		}
+		return cli_trace_exit(rc);
 	}
 	if (rc == 1) {
 		cli_error("diagnose", "%s (%" PRIu64 " faults; what was intact was used)",

@@ -256,20 +256,6 @@ static void print_truths(const struct argus_trace_reader *r, uint64_t start)
 	}
 }
 
-static int open_exit(int rc)
-{
-	switch (rc) {
-	case ARGUS_TRACE_EIO:
-		return ARGUS_EXIT_IO;
-	case ARGUS_TRACE_EVERSION:
-		return ARGUS_EXIT_VERSION;
-	case ARGUS_TRACE_ENOMEM:
-		return ARGUS_EXIT_INTERNAL;
-	default:
-		return ARGUS_EXIT_BADINPUT;
-	}
-}
-
 static void print_header(const char *path, const struct argus_trace_meta *m)
 {
 	printf("file:       %s\n", path);
@@ -306,22 +292,15 @@ int cmd_info(int argc, char **argv)
 		cli_error("info", "unknown option '%s' (see argus info --help)", argv[optind - 1]);
 		return ARGUS_EXIT_USAGE;
 	}
-	if (argc - optind != 1) {
-		cli_error("info", "%s (see argus info --help)",
-		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
+	const char *path = cli_one_file("info", argc, argv, optind);
+	if (!path)
 		return ARGUS_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
-	if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
-		cli_error("info", "standard input is a terminal, not a trace (pipe one in)");
-		return ARGUS_EXIT_USAGE;
-	}
 	struct argus_trace_reader *r;
 	struct argus_trace_error err;
 	int rc = argus_trace_open(&r, path, &err);
 	if (rc) {
 		cli_error("info", "%s", err.msg);
-		return open_exit(rc);
+		return cli_trace_exit(rc);
 	}
 	const struct argus_trace_meta *m = argus_trace_get_meta(r);
 	print_header(path, m);

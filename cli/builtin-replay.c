@@ -26,20 +26,6 @@ static const char replay_usage[] =
     "exit status: 0 ok, 2 usage, 5 the file had faults (what was intact was used),\n"
     "6 cannot open, read or write, 7 written by a newer argus, 9 out of memory.\n";
 
-static int open_exit(int rc)
-{
-	switch (rc) {
-	case ARGUS_TRACE_EIO:
-		return ARGUS_EXIT_IO;
-	case ARGUS_TRACE_EVERSION:
-		return ARGUS_EXIT_VERSION;
-	case ARGUS_TRACE_ENOMEM:
-		return ARGUS_EXIT_INTERNAL;
-	default:
-		return ARGUS_EXIT_BADINPUT;
-	}
-}
-
 /* Make the stack a record names known to the graph (symbol rules). */
 static void feed_stack(struct argus_graph *g, struct argus_trace_reader *r, uint32_t id)
 {
@@ -146,18 +132,15 @@ int cmd_replay(int argc, char **argv)
 			return ARGUS_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
-		cli_error("replay", "%s (see argus replay --help)",
-		          argc - optind < 1 ? "missing FILE" : "expects one FILE");
+	const char *path = cli_one_file("replay", argc, argv, optind);
+	if (!path)
 		return ARGUS_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
 	struct argus_trace_reader *r;
 	struct argus_trace_error err;
 	int rc = argus_trace_open(&r, path, &err);
 	if (rc) {
 		cli_error("replay", "%s", err.msg);
-		return open_exit(rc);
+		return cli_trace_exit(rc);
 	}
 	struct argus_graph *g;
 	if (argus_graph_new(&g, &go)) {

@@ -50,4 +50,13 @@ bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 bool cli_parse_time(const char *s, uint64_t start_ns, uint64_t *ns);
 
+/* The exit code for a trace reader / writer error (enum argus_trace_err). */
+int cli_trace_exit(int trace_err);
+/*
+ * The one FILE operand after the options (argv[optind]); "-" is standard
+ * input and must not be a terminal. On a wrong count it prints one line
+ * and returns NULL (exit ARGUS_EXIT_USAGE).
+ */
+const char *cli_one_file(const char *cmd, int argc, char **argv, int optind);
+
 #endif /* ARGUS_CLI_H */

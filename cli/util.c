@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "event.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -39,8 +41,8 @@ bool cli_parse_duration(const char *s, uint64_t *ns)
 	static const struct {
 		const char *unit;
 		double scale;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9},
-		     {"", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6},  {"s", 1e9},
+	             {"", 1e9}, {"m", 60e9}, {"h", 3600e9}};
 	double v;
 	const char *rest;
 	if (!parse_number(s, &v, &rest))
@@ -111,4 +113,33 @@ bool cli_parse_time(const char *s, uint64_t start_ns, uint64_t *ns)
 		return true;
 	}
 	return cli_parse_u64(s, 0, UINT64_MAX, ns);
+}
+
+int cli_trace_exit(int trace_err)
+{
+	switch (trace_err) {
+	case ARGUS_TRACE_EIO:
+		return ARGUS_EXIT_IO;
+	case ARGUS_TRACE_EVERSION:
+		return ARGUS_EXIT_VERSION;
+	case ARGUS_TRACE_ENOMEM:
+		return ARGUS_EXIT_INTERNAL;
+	default:
+		return ARGUS_EXIT_BADINPUT;
+	}
+}
+
+const char *cli_one_file(const char *cmd, int argc, char **argv, int optind)
+{
+	if (argc - optind != 1) {
+		cli_error(cmd, "%s (see argus %s --help)",
+		          argc - optind < 1 ? "missing FILE" : "expects one FILE", cmd);
+		return NULL;
+	}
+	const char *path = argv[optind];
+	if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
+		cli_error(cmd, "standard input is a terminal, not a trace (pipe one in)");
+		return NULL;
+	}
+	return path;
 }
