@@ -125,7 +125,7 @@ int live_parse_common(struct live_opts *o, int argc, char **argv, int *i, pid_t 
 #undef NEED_VALUE
 }
 
-static int kext_exit_code(int status)
+int live_kext_exit(int status)
 {
 	switch (status) {
 	case ARGUS_KEXT_EPRIV:
@@ -211,7 +211,7 @@ int live_open(struct live **lp, const struct live_opts *o)
 		rc = argus_kext_start(l->k, err, sizeof(err));
 	if (rc) {
 		cli_error(o->name, "%s", err);
-		rc = kext_exit_code(rc);
+		rc = live_kext_exit(rc);
 		goto fail;
 	}
 	l->nrings = argus_kext_ncpus(l->k);

@@ -13,6 +13,7 @@
 #include "beam.h"
 #include "cli.h"
 #include "kext.h"
+#include "live.h"
 #include "ringbuf.h"
 #include "start-diagnosis.h"
 #include "stream.h"
@@ -55,20 +56,6 @@ static int kext_decode(void *arg, struct argus_event *ev, size_t n, const struct
 static size_t kext_drops(void *arg, struct argus_event *out, size_t max, uint64_t now_ns)
 {
 	return argus_kext_drop_records(arg, out, max, now_ns);
-}
-
-static int kext_exit(int rc)
-{
-	switch (rc) {
-	case ARGUS_KEXT_EPRIV:
-		return ARGUS_EXIT_PRIV;
-	case ARGUS_KEXT_ENOSUPPORT:
-		return ARGUS_EXIT_NOSUPPORT;
-	case ARGUS_KEXT_EINVAL:
-		return ARGUS_EXIT_USAGE;
-	default:
-		return ARGUS_EXIT_INTERNAL;
-	}
 }
 
 int cmd_start(int argc, char **argv)
@@ -191,7 +178,7 @@ int cmd_start(int argc, char **argv)
 			kr = argus_kext_start(k, err, sizeof(err));
 		if (kr) {
 			cli_error("start", "%s", err);
-			rc = kext_exit(kr);
+			rc = live_kext_exit(kr);
 			goto out;
 		}
 		for (unsigned c = 0; c < argus_kext_ncpus(k); c++) {

@@ -47,5 +47,7 @@ int live_open(struct live **l, const struct live_opts *o);
 int live_run(struct live *l, const struct argus_sink *sink);
 void live_get_stats(const struct live *l, struct live_stats *st);
 void live_close(struct live *l);
+/* The exit code for a kext open / attach status (ARGUS_KEXT_E*). */
+int live_kext_exit(int kext_status);
 
 #endif /* ARGUS_CLI_LIVE_H */
