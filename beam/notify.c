@@ -90,10 +90,10 @@ static void on_signal(GDBusConnection *c, const char *sender, const char *path, 
 		if (id != a->id || strcmp(key, "default") != 0)
 			return;
 		char *argv[] = {(char *)a->opener, (char *)a->report, NULL};
-		a->result = g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
-		                          NULL)
-		                ? 1
-		                : -1;
+		a->result =
+		    g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL)
+		        ? 1
+		        : -1;
 		g_main_loop_quit(a->loop);
 	} else if (!strcmp(name, "NotificationClosed")) {
 		uint32_t reason;

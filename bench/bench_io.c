@@ -107,20 +107,24 @@ static double median(double *v, int n)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench io [--events N] [--seed S] [--repeat R] [--dir DIR] [--quick]\n"
-		   "  --events N   synthetic events to write and read (default 20000000)\n"
-		   "  --repeat R   runs per figure, median reported (default 3)\n"
-		   "  --dir DIR    where the trace is written (default /tmp)\n"
-		   "  --quick      2000000 events, 1 run\n");
+	fprintf(f,
+	        "usage: argus bench io [--events N] [--seed S] [--repeat R] [--dir DIR] [--quick]\n"
+	        "  --events N   synthetic events to write and read (default 20000000)\n"
+	        "  --repeat R   runs per figure, median reported (default 3)\n"
+	        "  --dir DIR    where the trace is written (default /tmp)\n"
+	        "  --quick      2000000 events, 1 run\n");
 }
 
 int argus_bench_io(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"events", required_argument, 0, 'n'}, {"seed", required_argument, 0, 's'},
-		{"repeat", required_argument, 0, 'r'}, {"dir", required_argument, 0, 'd'},
-		{"quick", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+	    {"events", required_argument, 0, 'n'},
+	    {"seed", required_argument, 0, 's'},
+	    {"repeat", required_argument, 0, 'r'},
+	    {"dir", required_argument, 0, 'd'},
+	    {"quick", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	uint64_t events = 20000000, seed = 1, repeat = 3;
 	const char *dir = "/tmp";
@@ -130,9 +134,10 @@ int argus_bench_io(int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (!cli_parse_u64(optarg, ARGUS_SYNTH_MIN_EVENTS, ARGUS_SYNTH_MAX_EVENTS,
-					   &events)) {
-				cli_error("bench io", "--events: '%s' is not a count in 1000..50000000",
-					  optarg);
+			                   &events)) {
+				cli_error("bench io",
+				          "--events: '%s' is not a count in 1000..50000000",
+				          optarg);
 				return ARGUS_EXIT_USAGE;
 			}
 			break;
@@ -197,8 +202,8 @@ int argus_bench_io(int argc, char **argv)
 		}
 		cap.writer = argus_trace_writer_sink(w);
 		cap.n = 0;
-		struct argus_sink sink = {cap_events, cap_string, cap_stack, cap_map,
-					  cap_build_id, cap_symbol, cap_truth, &cap};
+		struct argus_sink sink = {cap_events,   cap_string, cap_stack, cap_map,
+		                          cap_build_id, cap_symbol, cap_truth, &cap};
 		struct argus_synth_opts so;
 		argus_synth_opts_default(&so);
 		so.seed = seed;
@@ -242,8 +247,8 @@ int argus_bench_io(int argc, char **argv)
 		read_s[run] = now_s() - t0;
 		argus_trace_close(r);
 		if (k < 0 || n != cap.n) {
-			fprintf(stderr, "argus bench io: read back %" PRIu64 " of %zu events%s%s\n", n,
-				cap.n, k < 0 ? ": " : "", k < 0 ? err.msg : "");
+			fprintf(stderr, "argus bench io: read back %" PRIu64 " of %zu events%s%s\n",
+			        n, cap.n, k < 0 ? ": " : "", k < 0 ? err.msg : "");
 			rc = ARGUS_EXIT_FAIL;
 			break;
 		}
@@ -253,7 +258,8 @@ int argus_bench_io(int argc, char **argv)
 			argus_trace_close(r);
 		}
 		if (got != want) {
-			fprintf(stderr, "argus bench io: events read back differ from those written\n");
+			fprintf(stderr,
+			        "argus bench io: events read back differ from those written\n");
 			rc = ARGUS_EXIT_FAIL;
 		}
 	}

@@ -13,8 +13,8 @@ static const struct argus_cmd commands[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus COMMAND [ARGS]\n\n"
-		   "argus is an always-on causal tracer for desktop applications.\n\n"
-		   "commands:\n");
+	           "argus is an always-on causal tracer for desktop applications.\n\n"
+	           "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n`argus COMMAND --help` describes each; exit codes: docs/cli.md\n");

@@ -10,19 +10,19 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } benches[] = {
-	{"io", argus_bench_io, "write and read a synthetic trace: events/s, bytes/event"},
-	{"stream", argus_bench_stream, "merge alone and merge + JSON encoding: events/s, one core"},
-	{"ingest", argus_bench_ingest, "graph ingest: events/s, bytes per event held"},
-	{"overhead", argus_bench_overhead, "a workload untraced / under argus / under perf record"},
-	{"hooks", argus_bench_hooks, "ns per hooked call; a GTK3 workload with hooks on vs off"},
-	{"diagnose", argus_bench_diagnose, "stall detection to report (1/5/20 M events); beam search"},
+    {"io", argus_bench_io, "write and read a synthetic trace: events/s, bytes/event"},
+    {"stream", argus_bench_stream, "merge alone and merge + JSON encoding: events/s, one core"},
+    {"ingest", argus_bench_ingest, "graph ingest: events/s, bytes per event held"},
+    {"overhead", argus_bench_overhead, "a workload untraced / under argus / under perf record"},
+    {"hooks", argus_bench_hooks, "ns per hooked call; a GTK3 workload with hooks on vs off"},
+    {"diagnose", argus_bench_diagnose, "stall detection to report (1/5/20 M events); beam search"},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench [NAME [ARGS]] [--quick]\n\n"
-		   "With no NAME, runs the short form (--quick) of every benchmark.\n"
-		   "`argus bench NAME --help` describes one. Benchmarks:\n");
+	           "With no NAME, runs the short form (--quick) of every benchmark.\n"
+	           "`argus bench NAME --help` describes one. Benchmarks:\n");
 	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
 		fprintf(f, "  %-8s %s\n", benches[i].name, benches[i].summary);
 }

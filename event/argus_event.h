@@ -282,7 +282,7 @@ struct argus_ev_sys_enter {
 struct argus_ev_sys_exit {
 	argus_u64 obj;
 	argus_u64 peer_obj;
-	argus_s64 ret; /* return value; bytes moved for IPC */
+	argus_s64 ret;    /* return value; bytes moved for IPC */
 	argus_u64 dur_ns; /* time since the matching SYS_ENTER */
 	argus_s32 fd;
 	argus_u16 nr;
@@ -313,7 +313,7 @@ struct argus_ev_timer {
 /* payload: IRQ_ENTRY/EXIT (irq number), SOFTIRQ_ENTRY/EXIT (vector) */
 struct argus_ev_irq {
 	argus_u32 irq;
-	argus_s32 ret;     /* IRQ_EXIT: handler result */
+	argus_s32 ret;      /* IRQ_EXIT: handler result */
 	argus_u32 name_str; /* string-table id of the handler name, 0 = none */
 	argus_u32 _pad0;
 	argus_u64 _pad[3];
@@ -325,7 +325,7 @@ struct argus_ev_stack {
 	argus_u32 kstack; /* stack-table id of the kernel stack, 0 = none */
 	argus_u64 ip;     /* user instruction pointer at the sample / syscall */
 	argus_u64 sp_ret; /* word at the user stack pointer: the caller of a leaf
-			     libc syscall wrapper when frame pointers are missing */
+	                     libc syscall wrapper when frame pointers are missing */
 	argus_u32 kind;   /* enum argus_stack_kind */
 	argus_u32 depth;  /* frames captured in the user stack */
 	argus_u64 _pad;
@@ -333,11 +333,11 @@ struct argus_ev_stack {
 
 /* payload: UI_INPUT */
 struct argus_ev_ui {
-	argus_u64 obj;   /* display socket (sock *) or GdkWindow */
-	argus_u64 serial; /* X serial / GDK event serial, 0 = unknown */
-	argus_s64 bytes;  /* bytes read from the display socket */
+	argus_u64 obj;              /* display socket (sock *) or GdkWindow */
+	argus_u64 serial;           /* X serial / GDK event serial, 0 = unknown */
+	argus_s64 bytes;            /* bytes read from the display socket */
 	argus_u64 pending_since_ns; /* when the server wrote it; 0 = unknown */
-	argus_u32 kind;   /* enum argus_ui_kind */
+	argus_u32 kind;             /* enum argus_ui_kind */
 	argus_u32 window;
 };
 
@@ -393,10 +393,10 @@ struct argus_ev_flag {
 
 /* payload: DROP (header cpu = the CPU whose source lost the records) */
 struct argus_ev_drop {
-	argus_u64 count;    /* records lost since the previous DROP of this source */
-	argus_u64 total;    /* records lost by this source since start */
-	argus_u64 first_ts; /* earliest loss covered, 0 = unknown */
-	argus_u32 source;   /* enum argus_drop_source */
+	argus_u64 count;     /* records lost since the previous DROP of this source */
+	argus_u64 total;     /* records lost by this source since start */
+	argus_u64 first_ts;  /* earliest loss covered, 0 = unknown */
+	argus_u32 source;    /* enum argus_drop_source */
 	argus_u32 source_id; /* client id / hook ring id */
 	argus_u64 _pad;
 };

@@ -41,7 +41,7 @@ struct argus_json_ctx {
  * an unknown type is encoded with its number and raw payload in hex.
  */
 size_t argus_event_to_json(const struct argus_event *ev, const struct argus_json_ctx *ctx,
-			   char *buf, size_t cap);
+                           char *buf, size_t cap);
 
 /* ---- trace files ------------------------------------------------------ */
 
@@ -50,33 +50,33 @@ size_t argus_event_to_json(const struct argus_event *ev, const struct argus_json
 /* Error codes shared by the trace reader and writer (negative returns). */
 enum argus_trace_err {
 	ARGUS_TRACE_OK = 0,
-	ARGUS_TRACE_EIO = -1,       /* read / write / open failed (errno kept) */
-	ARGUS_TRACE_EMAGIC = -2,    /* not an .argus file */
-	ARGUS_TRACE_EVERSION = -3,  /* written by a newer argus */
-	ARGUS_TRACE_ETRUNC = -4,    /* file ends inside a header or block */
-	ARGUS_TRACE_ECORRUPT = -5,  /* checksum or structure mismatch */
+	ARGUS_TRACE_EIO = -1,      /* read / write / open failed (errno kept) */
+	ARGUS_TRACE_EMAGIC = -2,   /* not an .argus file */
+	ARGUS_TRACE_EVERSION = -3, /* written by a newer argus */
+	ARGUS_TRACE_ETRUNC = -4,   /* file ends inside a header or block */
+	ARGUS_TRACE_ECORRUPT = -5, /* checksum or structure mismatch */
 	ARGUS_TRACE_ENOMEM = -6,
-	ARGUS_TRACE_EINVAL = -7,    /* bad argument */
+	ARGUS_TRACE_EINVAL = -7, /* bad argument */
 };
 
 /* Where and what went wrong: "FILE: offset N: fault". */
 struct argus_trace_error {
-	int code;         /* enum argus_trace_err */
-	uint64_t offset;  /* byte offset in the file */
-	char msg[240];    /* one line, names the file */
+	int code;        /* enum argus_trace_err */
+	uint64_t offset; /* byte offset in the file */
+	char msg[240];   /* one line, names the file */
 };
 
 struct argus_trace_meta {
-	uint32_t version;        /* file format version */
-	uint32_t schema;         /* ARGUS_SCHEMA_VERSION of the records */
-	uint32_t clock;          /* clockid_t of ts: CLOCK_MONOTONIC */
-	uint32_t flags;          /* ARGUS_TRACE_F_* */
-	uint8_t boot_id[16];     /* /proc/sys/kernel/random/boot_id */
-	uint64_t start_mono_ns;  /* CLOCK_MONOTONIC at start */
-	uint64_t start_real_ns;  /* CLOCK_REALTIME at start */
+	uint32_t version;       /* file format version */
+	uint32_t schema;        /* ARGUS_SCHEMA_VERSION of the records */
+	uint32_t clock;         /* clockid_t of ts: CLOCK_MONOTONIC */
+	uint32_t flags;         /* ARGUS_TRACE_F_* */
+	uint8_t boot_id[16];    /* /proc/sys/kernel/random/boot_id */
+	uint64_t start_mono_ns; /* CLOCK_MONOTONIC at start */
+	uint64_t start_real_ns; /* CLOCK_REALTIME at start */
 	char host[64];
-	char kernel[128];        /* uname -r and -v */
-	char producer[64];       /* "argus record", "argus synth seed=..." */
+	char kernel[128];  /* uname -r and -v */
+	char producer[64]; /* "argus record", "argus synth seed=..." */
 };
 
 enum argus_trace_flags {
@@ -89,7 +89,7 @@ struct argus_map {
 	uint32_t pid;
 	uint32_t path_str; /* string id, 0 = anonymous */
 	uint64_t start, end, pgoff;
-	uint32_t prot;     /* PROT_* */
+	uint32_t prot; /* PROT_* */
 	uint32_t _pad;
 };
 
@@ -131,14 +131,14 @@ enum argus_anomaly_kind {
 const char *argus_anomaly_kind_name(unsigned kind);
 
 struct argus_truth {
-	uint32_t kind;            /* enum argus_anomaly_kind */
-	uint32_t ui_pid, ui_tid;  /* the stalled UI thread (0 for decoys) */
-	uint64_t stall_start;     /* input delivered / stall begins (ns) */
+	uint32_t kind;           /* enum argus_anomaly_kind */
+	uint32_t ui_pid, ui_tid; /* the stalled UI thread (0 for decoys) */
+	uint64_t stall_start;    /* input delivered / stall begins (ns) */
 	uint64_t stall_end;
-	uint32_t root_pid, root_tid; /* the root cause */
+	uint32_t root_pid, root_tid;   /* the root cause */
 	uint64_t root_start, root_end; /* root-cause segment span */
-	uint32_t root_func_str;   /* string id of the root-cause function */
-	uint32_t desc_str;        /* string id of a one-line description */
+	uint32_t root_func_str;        /* string id of the root-cause function */
+	uint32_t desc_str;             /* string id of a one-line description */
 };
 
 /*
@@ -174,19 +174,19 @@ void argus_trace_meta_init(struct argus_trace_meta *meta, const char *producer);
  * only); the caller keeps and closes its fd. meta NULL =
  * argus_trace_meta_init(.., "argus"). */
 int argus_trace_writer_open(struct argus_trace_writer **w, const char *path,
-			    const struct argus_trace_meta *meta,
-			    const struct argus_trace_writer_opts *opts,
-			    struct argus_trace_error *err);
+                            const struct argus_trace_meta *meta,
+                            const struct argus_trace_writer_opts *opts,
+                            struct argus_trace_error *err);
 int argus_trace_writer_fdopen(struct argus_trace_writer **w, int fd, const char *name,
-			      const struct argus_trace_meta *meta,
-			      const struct argus_trace_writer_opts *opts,
-			      struct argus_trace_error *err);
+                              const struct argus_trace_meta *meta,
+                              const struct argus_trace_writer_opts *opts,
+                              struct argus_trace_error *err);
 
 /* Intern a string / stack; returns its id (>= 1), 0 on failure. Equal
  * inputs return equal ids. */
 uint32_t argus_trace_intern_string(struct argus_trace_writer *w, const char *s, size_t len);
 uint32_t argus_trace_intern_stack(struct argus_trace_writer *w, const uint64_t *ips,
-				  uint32_t depth);
+                                  uint32_t depth);
 int argus_trace_add_map(struct argus_trace_writer *w, const struct argus_map *m);
 int argus_trace_add_build_id(struct argus_trace_writer *w, const struct argus_build_id *b);
 int argus_trace_add_symbol(struct argus_trace_writer *w, const struct argus_symbol *s);
@@ -213,9 +213,9 @@ struct argus_trace_reader;
  * argus_trace_next (and counted in argus_trace_get_health). "-" reads
  * standard input. */
 int argus_trace_open(struct argus_trace_reader **r, const char *path,
-		     struct argus_trace_error *err);
+                     struct argus_trace_error *err);
 int argus_trace_open_mem(struct argus_trace_reader **r, const void *data, size_t size,
-			 const char *name, struct argus_trace_error *err);
+                         const char *name, struct argus_trace_error *err);
 void argus_trace_close(struct argus_trace_reader *r);
 
 const struct argus_trace_meta *argus_trace_get_meta(const struct argus_trace_reader *r);
@@ -228,15 +228,14 @@ void argus_trace_set_range(struct argus_trace_reader *r, uint64_t from, uint64_t
  * < 0 = a fault (err set); iteration may continue after a fault, with the
  * next intact chunk. */
 int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev,
-		     struct argus_trace_error *err);
+                     struct argus_trace_error *err);
 
 /* Lookups; NULL / false when unknown. Tables are complete after the last
  * event has been read (a streamed file carries tables between chunks). */
 const char *argus_trace_string(const struct argus_trace_reader *r, uint32_t id);
 bool argus_trace_stack(const struct argus_trace_reader *r, uint32_t id, struct argus_stack *out);
 size_t argus_trace_maps(const struct argus_trace_reader *r, const struct argus_map **maps);
-size_t argus_trace_build_ids(const struct argus_trace_reader *r,
-			     const struct argus_build_id **ids);
+size_t argus_trace_build_ids(const struct argus_trace_reader *r, const struct argus_build_id **ids);
 size_t argus_trace_symbols(const struct argus_trace_reader *r, const struct argus_symbol **syms);
 size_t argus_trace_truths(const struct argus_trace_reader *r, const struct argus_truth **t);
 /* Entries in the string and stack tables (so far, for a pipe). */
@@ -247,8 +246,8 @@ size_t argus_trace_stack_count(const struct argus_trace_reader *r);
 struct argus_trace_health {
 	uint64_t faults;
 	uint64_t chunks_ok, chunks_bad;
-	uint64_t events_lost; /* events in chunks that failed validation */
-	bool indexed;         /* trailer index present and valid */
+	uint64_t events_lost;    /* events in chunks that failed validation */
+	bool indexed;            /* trailer index present and valid */
 	uint64_t chunks_decoded; /* chunks decompressed (set_range skips the rest) */
 	uint64_t chunks_skipped; /* chunks passed over by set_range, not decompressed */
 };

@@ -40,221 +40,212 @@ struct field {
 #define P(type, member) ((unsigned short)offsetof(struct type, member))
 
 static const struct field f_fork[] = {
-	{"child_pid", P(argus_ev_fork, child_pid), F_U32},
-	{"child_tid", P(argus_ev_fork, child_tid), F_U32},
-	{"clone_flags", P(argus_ev_fork, clone_flags), F_HEX},
-	{"comm", P(argus_ev_fork, comm), F_COMM},
-	{0},
+    {"child_pid", P(argus_ev_fork, child_pid), F_U32},
+    {"child_tid", P(argus_ev_fork, child_tid), F_U32},
+    {"clone_flags", P(argus_ev_fork, clone_flags), F_HEX},
+    {"comm", P(argus_ev_fork, comm), F_COMM},
+    {0},
 };
 static const struct field f_exec[] = {
-	{"exe", P(argus_ev_exec, exe_str), F_STR},
-	{"old_tid", P(argus_ev_exec, old_tid), F_U32},
-	{"comm", P(argus_ev_exec, comm), F_COMM},
-	{0},
+    {"exe", P(argus_ev_exec, exe_str), F_STR},
+    {"old_tid", P(argus_ev_exec, old_tid), F_U32},
+    {"comm", P(argus_ev_exec, comm), F_COMM},
+    {0},
 };
 static const struct field f_exit[] = {
-	{"exit_code", P(argus_ev_exit, exit_code), F_S32},
-	{0},
+    {"exit_code", P(argus_ev_exit, exit_code), F_S32},
+    {0},
 };
 static const struct field f_comm[] = {
-	{"comm", P(argus_ev_comm, comm), F_COMM},
-	{"name", P(argus_ev_comm, name_str), F_STR},
-	{"is_process", P(argus_ev_comm, is_process), F_U32},
-	{0},
+    {"comm", P(argus_ev_comm, comm), F_COMM},
+    {"name", P(argus_ev_comm, name_str), F_STR},
+    {"is_process", P(argus_ev_comm, is_process), F_U32},
+    {0},
 };
 static const struct field f_mmap[] = {
-	{"start", P(argus_ev_mmap, start), F_HEX},
-	{"end", P(argus_ev_mmap, end), F_HEX},
-	{"pgoff", P(argus_ev_mmap, pgoff), F_HEX},
-	{"path", P(argus_ev_mmap, path_str), F_STR},
-	{"prot", P(argus_ev_mmap, prot), F_U32},
-	{0},
+    {"start", P(argus_ev_mmap, start), F_HEX}, {"end", P(argus_ev_mmap, end), F_HEX},
+    {"pgoff", P(argus_ev_mmap, pgoff), F_HEX}, {"path", P(argus_ev_mmap, path_str), F_STR},
+    {"prot", P(argus_ev_mmap, prot), F_U32},   {0},
 };
 static const struct field f_switch[] = {
-	{"next_pid", P(argus_ev_sched_switch, next_pid), F_U32},
-	{"next_tid", P(argus_ev_sched_switch, next_tid), F_U32},
-	{"prev_state", P(argus_ev_sched_switch, prev_state), F_S64},
-	{"prev_prio", P(argus_ev_sched_switch, prev_prio), F_U32},
-	{"next_prio", P(argus_ev_sched_switch, next_prio), F_U32},
-	{"next_comm", P(argus_ev_sched_switch, next_comm), F_COMM},
-	{0},
+    {"next_pid", P(argus_ev_sched_switch, next_pid), F_U32},
+    {"next_tid", P(argus_ev_sched_switch, next_tid), F_U32},
+    {"prev_state", P(argus_ev_sched_switch, prev_state), F_S64},
+    {"prev_prio", P(argus_ev_sched_switch, prev_prio), F_U32},
+    {"next_prio", P(argus_ev_sched_switch, next_prio), F_U32},
+    {"next_comm", P(argus_ev_sched_switch, next_comm), F_COMM},
+    {0},
 };
 static const struct field f_wakeup[] = {
-	{"wakee_pid", P(argus_ev_wakeup, wakee_pid), F_U32},
-	{"wakee_tid", P(argus_ev_wakeup, wakee_tid), F_U32},
-	{"target_cpu", P(argus_ev_wakeup, target_cpu), F_U32},
-	{"wakee_prio", P(argus_ev_wakeup, wakee_prio), F_U32},
-	{0},
+    {"wakee_pid", P(argus_ev_wakeup, wakee_pid), F_U32},
+    {"wakee_tid", P(argus_ev_wakeup, wakee_tid), F_U32},
+    {"target_cpu", P(argus_ev_wakeup, target_cpu), F_U32},
+    {"wakee_prio", P(argus_ev_wakeup, wakee_prio), F_U32},
+    {0},
 };
 static const struct field f_sys_enter[] = {
-	{"nr", P(argus_ev_sys_enter, nr), F_SYSNR},
-	{"fd", P(argus_ev_sys_enter, fd), F_S32},
-	{"obj_kind", P(argus_ev_sys_enter, obj_kind), F_OBJK},
-	{"obj", P(argus_ev_sys_enter, obj), F_HEX},
-	{"peer_obj", P(argus_ev_sys_enter, peer_obj), F_HEX},
-	{"arg0", P(argus_ev_sys_enter, arg0), F_S64},
-	{"arg1", P(argus_ev_sys_enter, arg1), F_S64},
-	{0},
+    {"nr", P(argus_ev_sys_enter, nr), F_SYSNR},
+    {"fd", P(argus_ev_sys_enter, fd), F_S32},
+    {"obj_kind", P(argus_ev_sys_enter, obj_kind), F_OBJK},
+    {"obj", P(argus_ev_sys_enter, obj), F_HEX},
+    {"peer_obj", P(argus_ev_sys_enter, peer_obj), F_HEX},
+    {"arg0", P(argus_ev_sys_enter, arg0), F_S64},
+    {"arg1", P(argus_ev_sys_enter, arg1), F_S64},
+    {0},
 };
 static const struct field f_sys_exit[] = {
-	{"nr", P(argus_ev_sys_exit, nr), F_SYSNR},
-	{"fd", P(argus_ev_sys_exit, fd), F_S32},
-	{"obj_kind", P(argus_ev_sys_exit, obj_kind), F_OBJK},
-	{"obj", P(argus_ev_sys_exit, obj), F_HEX},
-	{"peer_obj", P(argus_ev_sys_exit, peer_obj), F_HEX},
-	{"ret", P(argus_ev_sys_exit, ret), F_S64},
-	{"dur_ns", P(argus_ev_sys_exit, dur_ns), F_U64},
-	{0},
+    {"nr", P(argus_ev_sys_exit, nr), F_SYSNR},
+    {"fd", P(argus_ev_sys_exit, fd), F_S32},
+    {"obj_kind", P(argus_ev_sys_exit, obj_kind), F_OBJK},
+    {"obj", P(argus_ev_sys_exit, obj), F_HEX},
+    {"peer_obj", P(argus_ev_sys_exit, peer_obj), F_HEX},
+    {"ret", P(argus_ev_sys_exit, ret), F_S64},
+    {"dur_ns", P(argus_ev_sys_exit, dur_ns), F_U64},
+    {0},
 };
 static const struct field f_futex[] = {
-	{"obj", P(argus_ev_futex, uaddr), F_HEX},
-	{"op", P(argus_ev_futex, op), F_U32},
-	{"val", P(argus_ev_futex, val), F_U32},
-	{"timeout_ns", P(argus_ev_futex, timeout_ns), F_S64},
-	{"ret", P(argus_ev_futex, ret), F_S64},
-	{"uaddr2", P(argus_ev_futex, uaddr2), F_HEX},
-	{0},
+    {"obj", P(argus_ev_futex, uaddr), F_HEX},
+    {"op", P(argus_ev_futex, op), F_U32},
+    {"val", P(argus_ev_futex, val), F_U32},
+    {"timeout_ns", P(argus_ev_futex, timeout_ns), F_S64},
+    {"ret", P(argus_ev_futex, ret), F_S64},
+    {"uaddr2", P(argus_ev_futex, uaddr2), F_HEX},
+    {0},
 };
 static const struct field f_timer[] = {
-	{"obj", P(argus_ev_timer, obj), F_HEX},
-	{"timer_kind", P(argus_ev_timer, kind), F_TIMERK},
-	{"expires_ns", P(argus_ev_timer, expires_ns), F_U64},
-	{"interval_ns", P(argus_ev_timer, interval_ns), F_U64},
-	{"function", P(argus_ev_timer, function), F_HEX},
-	{"fd", P(argus_ev_timer, fd), F_S32},
-	{0},
+    {"obj", P(argus_ev_timer, obj), F_HEX},
+    {"timer_kind", P(argus_ev_timer, kind), F_TIMERK},
+    {"expires_ns", P(argus_ev_timer, expires_ns), F_U64},
+    {"interval_ns", P(argus_ev_timer, interval_ns), F_U64},
+    {"function", P(argus_ev_timer, function), F_HEX},
+    {"fd", P(argus_ev_timer, fd), F_S32},
+    {0},
 };
 static const struct field f_irq[] = {
-	{"irq", P(argus_ev_irq, irq), F_U32},
-	{"ret", P(argus_ev_irq, ret), F_S32},
-	{"name", P(argus_ev_irq, name_str), F_STR},
-	{0},
+    {"irq", P(argus_ev_irq, irq), F_U32},
+    {"ret", P(argus_ev_irq, ret), F_S32},
+    {"name", P(argus_ev_irq, name_str), F_STR},
+    {0},
 };
 static const struct field f_stack[] = {
-	{"stack_kind", P(argus_ev_stack, kind), F_STACKK},
-	{"ustack", P(argus_ev_stack, ustack), F_U32},
-	{"kstack", P(argus_ev_stack, kstack), F_U32},
-	{"ip", P(argus_ev_stack, ip), F_HEX},
-	{"sp_ret", P(argus_ev_stack, sp_ret), F_HEX},
-	{"depth", P(argus_ev_stack, depth), F_U32},
-	{0},
+    {"stack_kind", P(argus_ev_stack, kind), F_STACKK},
+    {"ustack", P(argus_ev_stack, ustack), F_U32},
+    {"kstack", P(argus_ev_stack, kstack), F_U32},
+    {"ip", P(argus_ev_stack, ip), F_HEX},
+    {"sp_ret", P(argus_ev_stack, sp_ret), F_HEX},
+    {"depth", P(argus_ev_stack, depth), F_U32},
+    {0},
 };
 static const struct field f_ui[] = {
-	{"ui_kind", P(argus_ev_ui, kind), F_UIK},
-	{"obj", P(argus_ev_ui, obj), F_HEX},
-	{"serial", P(argus_ev_ui, serial), F_U64},
-	{"bytes", P(argus_ev_ui, bytes), F_S64},
-	{"pending_since_ns", P(argus_ev_ui, pending_since_ns), F_U64},
-	{"window", P(argus_ev_ui, window), F_U32},
-	{0},
+    {"ui_kind", P(argus_ev_ui, kind), F_UIK},
+    {"obj", P(argus_ev_ui, obj), F_HEX},
+    {"serial", P(argus_ev_ui, serial), F_U64},
+    {"bytes", P(argus_ev_ui, bytes), F_S64},
+    {"pending_since_ns", P(argus_ev_ui, pending_since_ns), F_U64},
+    {"window", P(argus_ev_ui, window), F_U32},
+    {0},
 };
 static const struct field f_loop[] = {
-	{"context", P(argus_ev_loop, context), F_HEX},
-	{"source", P(argus_ev_loop, source), F_HEX},
-	{"callback", P(argus_ev_loop, callback), F_HEX},
-	{"depth", P(argus_ev_loop, depth), F_U32},
-	{"name", P(argus_ev_loop, name_str), F_STR},
-	{0},
+    {"context", P(argus_ev_loop, context), F_HEX},   {"source", P(argus_ev_loop, source), F_HEX},
+    {"callback", P(argus_ev_loop, callback), F_HEX}, {"depth", P(argus_ev_loop, depth), F_U32},
+    {"name", P(argus_ev_loop, name_str), F_STR},     {0},
 };
 static const struct field f_async[] = {
-	{"async_kind", P(argus_ev_async, kind), F_ASYNCK},
-	{"obj", P(argus_ev_async, obj), F_HEX},
-	{"callback", P(argus_ev_async, callback), F_HEX},
-	{"target", P(argus_ev_async, target), F_HEX},
-	{"delay_ns", P(argus_ev_async, delay_ns), F_U64},
-	{0},
+    {"async_kind", P(argus_ev_async, kind), F_ASYNCK}, {"obj", P(argus_ev_async, obj), F_HEX},
+    {"callback", P(argus_ev_async, callback), F_HEX},  {"target", P(argus_ev_async, target), F_HEX},
+    {"delay_ns", P(argus_ev_async, delay_ns), F_U64},  {0},
 };
 static const struct field f_sync[] = {
-	{"obj", P(argus_ev_sync, obj), F_HEX},
-	{"mutex", P(argus_ev_sync, mutex), F_HEX},
-	{"ret", P(argus_ev_sync, ret), F_S64},
-	{0},
+    {"obj", P(argus_ev_sync, obj), F_HEX},
+    {"mutex", P(argus_ev_sync, mutex), F_HEX},
+    {"ret", P(argus_ev_sync, ret), F_S64},
+    {0},
 };
 static const struct field f_dbus[] = {
-	{"obj", P(argus_ev_dbus, conn), F_HEX},
-	{"serial", P(argus_ev_dbus, serial), F_U32},
-	{"reply_serial", P(argus_ev_dbus, reply_serial), F_U32},
-	{"msg_type", P(argus_ev_dbus, msg_type), F_U32},
-	{"member", P(argus_ev_dbus, member_str), F_STR},
-	{"dest", P(argus_ev_dbus, dest_str), F_STR},
-	{0},
+    {"obj", P(argus_ev_dbus, conn), F_HEX},
+    {"serial", P(argus_ev_dbus, serial), F_U32},
+    {"reply_serial", P(argus_ev_dbus, reply_serial), F_U32},
+    {"msg_type", P(argus_ev_dbus, msg_type), F_U32},
+    {"member", P(argus_ev_dbus, member_str), F_STR},
+    {"dest", P(argus_ev_dbus, dest_str), F_STR},
+    {0},
 };
 static const struct field f_flag[] = {
-	{"addr", P(argus_ev_flag, addr), F_HEX},
-	{"value", P(argus_ev_flag, value), F_U64},
-	{"ip", P(argus_ev_flag, ip), F_HEX},
-	{"len", P(argus_ev_flag, len), F_U32},
-	{"watch_id", P(argus_ev_flag, watch_id), F_U32},
-	{0},
+    {"addr", P(argus_ev_flag, addr), F_HEX},
+    {"value", P(argus_ev_flag, value), F_U64},
+    {"ip", P(argus_ev_flag, ip), F_HEX},
+    {"len", P(argus_ev_flag, len), F_U32},
+    {"watch_id", P(argus_ev_flag, watch_id), F_U32},
+    {0},
 };
 static const struct field f_drop[] = {
-	{"source", P(argus_ev_drop, source), F_DROPS},
-	{"source_id", P(argus_ev_drop, source_id), F_U32},
-	{"count", P(argus_ev_drop, count), F_U64},
-	{"total", P(argus_ev_drop, total), F_U64},
-	{"first_ts", P(argus_ev_drop, first_ts), F_U64},
-	{0},
+    {"source", P(argus_ev_drop, source), F_DROPS},
+    {"source_id", P(argus_ev_drop, source_id), F_U32},
+    {"count", P(argus_ev_drop, count), F_U64},
+    {"total", P(argus_ev_drop, total), F_U64},
+    {"first_ts", P(argus_ev_drop, first_ts), F_U64},
+    {0},
 };
 
 /* The JSON fields of each type: the table docs/events.md follows. */
 static const struct field *const field_table[ARGUS_EV_TYPE_MAX] = {
-	[ARGUS_EV_PROC_FORK] = f_fork,
-	[ARGUS_EV_THREAD_NEW] = f_fork,
-	[ARGUS_EV_PROC_EXEC] = f_exec,
-	[ARGUS_EV_THREAD_EXIT] = f_exit,
-	[ARGUS_EV_PROC_EXIT] = f_exit,
-	[ARGUS_EV_COMM] = f_comm,
-	[ARGUS_EV_MMAP] = f_mmap,
-	[ARGUS_EV_SCHED_SWITCH] = f_switch,
-	[ARGUS_EV_SCHED_WAKEUP] = f_wakeup,
-	[ARGUS_EV_SCHED_WAKEUP_NEW] = f_wakeup,
-	[ARGUS_EV_SYS_ENTER] = f_sys_enter,
-	[ARGUS_EV_SYS_EXIT] = f_sys_exit,
-	[ARGUS_EV_IPC_SEND] = f_sys_exit,
-	[ARGUS_EV_IPC_RECV] = f_sys_exit,
-	[ARGUS_EV_FUTEX_WAIT] = f_futex,
-	[ARGUS_EV_FUTEX_WAKE] = f_futex,
-	[ARGUS_EV_TIMER_ARM] = f_timer,
-	[ARGUS_EV_TIMER_FIRE] = f_timer,
-	[ARGUS_EV_TIMER_CANCEL] = f_timer,
-	[ARGUS_EV_IRQ_ENTRY] = f_irq,
-	[ARGUS_EV_IRQ_EXIT] = f_irq,
-	[ARGUS_EV_SOFTIRQ_ENTRY] = f_irq,
-	[ARGUS_EV_SOFTIRQ_EXIT] = f_irq,
-	[ARGUS_EV_STACK] = f_stack,
-	[ARGUS_EV_CPU_SAMPLE] = f_stack,
-	[ARGUS_EV_UI_INPUT] = f_ui,
-	[ARGUS_EV_LOOP_ITER_BEGIN] = f_loop,
-	[ARGUS_EV_LOOP_ITER_END] = f_loop,
-	[ARGUS_EV_DISPATCH_BEGIN] = f_loop,
-	[ARGUS_EV_DISPATCH_END] = f_loop,
-	[ARGUS_EV_ASYNC_POST] = f_async,
-	[ARGUS_EV_ASYNC_RUN_BEGIN] = f_async,
-	[ARGUS_EV_ASYNC_RUN_END] = f_async,
-	[ARGUS_EV_COND_WAIT] = f_sync,
-	[ARGUS_EV_COND_WAKE] = f_sync,
-	[ARGUS_EV_COND_SIGNAL] = f_sync,
-	[ARGUS_EV_COND_BROADCAST] = f_sync,
-	[ARGUS_EV_SEM_WAIT] = f_sync,
-	[ARGUS_EV_SEM_POST] = f_sync,
-	[ARGUS_EV_MUTEX_HANDOFF] = f_sync,
-	[ARGUS_EV_DBUS_SEND] = f_dbus,
-	[ARGUS_EV_DBUS_RECV] = f_dbus,
-	[ARGUS_EV_FLAG_WRITE] = f_flag,
-	[ARGUS_EV_FLAG_READ] = f_flag,
-	[ARGUS_EV_DROP] = f_drop,
+    [ARGUS_EV_PROC_FORK] = f_fork,
+    [ARGUS_EV_THREAD_NEW] = f_fork,
+    [ARGUS_EV_PROC_EXEC] = f_exec,
+    [ARGUS_EV_THREAD_EXIT] = f_exit,
+    [ARGUS_EV_PROC_EXIT] = f_exit,
+    [ARGUS_EV_COMM] = f_comm,
+    [ARGUS_EV_MMAP] = f_mmap,
+    [ARGUS_EV_SCHED_SWITCH] = f_switch,
+    [ARGUS_EV_SCHED_WAKEUP] = f_wakeup,
+    [ARGUS_EV_SCHED_WAKEUP_NEW] = f_wakeup,
+    [ARGUS_EV_SYS_ENTER] = f_sys_enter,
+    [ARGUS_EV_SYS_EXIT] = f_sys_exit,
+    [ARGUS_EV_IPC_SEND] = f_sys_exit,
+    [ARGUS_EV_IPC_RECV] = f_sys_exit,
+    [ARGUS_EV_FUTEX_WAIT] = f_futex,
+    [ARGUS_EV_FUTEX_WAKE] = f_futex,
+    [ARGUS_EV_TIMER_ARM] = f_timer,
+    [ARGUS_EV_TIMER_FIRE] = f_timer,
+    [ARGUS_EV_TIMER_CANCEL] = f_timer,
+    [ARGUS_EV_IRQ_ENTRY] = f_irq,
+    [ARGUS_EV_IRQ_EXIT] = f_irq,
+    [ARGUS_EV_SOFTIRQ_ENTRY] = f_irq,
+    [ARGUS_EV_SOFTIRQ_EXIT] = f_irq,
+    [ARGUS_EV_STACK] = f_stack,
+    [ARGUS_EV_CPU_SAMPLE] = f_stack,
+    [ARGUS_EV_UI_INPUT] = f_ui,
+    [ARGUS_EV_LOOP_ITER_BEGIN] = f_loop,
+    [ARGUS_EV_LOOP_ITER_END] = f_loop,
+    [ARGUS_EV_DISPATCH_BEGIN] = f_loop,
+    [ARGUS_EV_DISPATCH_END] = f_loop,
+    [ARGUS_EV_ASYNC_POST] = f_async,
+    [ARGUS_EV_ASYNC_RUN_BEGIN] = f_async,
+    [ARGUS_EV_ASYNC_RUN_END] = f_async,
+    [ARGUS_EV_COND_WAIT] = f_sync,
+    [ARGUS_EV_COND_WAKE] = f_sync,
+    [ARGUS_EV_COND_SIGNAL] = f_sync,
+    [ARGUS_EV_COND_BROADCAST] = f_sync,
+    [ARGUS_EV_SEM_WAIT] = f_sync,
+    [ARGUS_EV_SEM_POST] = f_sync,
+    [ARGUS_EV_MUTEX_HANDOFF] = f_sync,
+    [ARGUS_EV_DBUS_SEND] = f_dbus,
+    [ARGUS_EV_DBUS_RECV] = f_dbus,
+    [ARGUS_EV_FLAG_WRITE] = f_flag,
+    [ARGUS_EV_FLAG_READ] = f_flag,
+    [ARGUS_EV_DROP] = f_drop,
 };
 
 static const char *const flag_names[] = {"hardirq", "softirq", "kthread", "late",
-					 "hook",    "trunc",   "synth"};
+                                         "hook",    "trunc",   "synth"};
 static const char *const timer_kinds[] = {"hrtimer", "timerfd", "posix", "gsource"};
-static const char *const async_kinds[] = {"idle", "timeout", "invoke", "attach",
-					  "threadpool", "task", "qt"};
+static const char *const async_kinds[] = {"idle",       "timeout", "invoke", "attach",
+                                          "threadpool", "task",    "qt"};
 static const char *const stack_kinds[] = {"wait", "sample", "event"};
 static const char *const drop_sources[] = {"kernel_ring", "hook_ring", "merge",
-					   "client",      "decode",    "stack"};
-static const char *const ui_kinds[] = {"display_read", "key", "button", "motion",
-				       "expose",       "other", "map"};
+                                           "client",      "decode",    "stack"};
+static const char *const ui_kinds[] = {"display_read", "key",   "button", "motion",
+                                       "expose",       "other", "map"};
 
 /* A bounded appender: counts what it would write past cap, like snprintf. */
 struct out {
@@ -358,7 +349,7 @@ static void put_enum(struct out *o, const char *const *names, size_t n, uint32_t
 }
 
 static void put_field(struct out *o, const struct field *f, const unsigned char *pl,
-		      const struct argus_json_ctx *ctx)
+                      const struct argus_json_ctx *ctx)
 {
 	const unsigned char *p = pl + f->off;
 	uint64_t u64;
@@ -450,11 +441,11 @@ static void put_field(struct out *o, const struct field *f, const unsigned char 
 			const char *const *names;
 			size_t n;
 		} enums[] = {
-			[F_TIMERK - F_TIMERK] = {timer_kinds, ARRAY_SIZE(timer_kinds)},
-			[F_ASYNCK - F_TIMERK] = {async_kinds, ARRAY_SIZE(async_kinds)},
-			[F_STACKK - F_TIMERK] = {stack_kinds, ARRAY_SIZE(stack_kinds)},
-			[F_DROPS - F_TIMERK] = {drop_sources, ARRAY_SIZE(drop_sources)},
-			[F_UIK - F_TIMERK] = {ui_kinds, ARRAY_SIZE(ui_kinds)},
+		    [F_TIMERK - F_TIMERK] = {timer_kinds, ARRAY_SIZE(timer_kinds)},
+		    [F_ASYNCK - F_TIMERK] = {async_kinds, ARRAY_SIZE(async_kinds)},
+		    [F_STACKK - F_TIMERK] = {stack_kinds, ARRAY_SIZE(stack_kinds)},
+		    [F_DROPS - F_TIMERK] = {drop_sources, ARRAY_SIZE(drop_sources)},
+		    [F_UIK - F_TIMERK] = {ui_kinds, ARRAY_SIZE(ui_kinds)},
 		};
 		memcpy(&u32, p, 4);
 		put_key(o, f->name);
@@ -467,7 +458,7 @@ static void put_field(struct out *o, const struct field *f, const unsigned char 
 }
 
 size_t argus_event_to_json(const struct argus_event *ev, const struct argus_json_ctx *ctx,
-			   char *buf, size_t cap)
+                           char *buf, size_t cap)
 {
 	struct out o = {buf, 0, cap};
 	const char *name = argus_event_type_name(ev->type);

@@ -119,7 +119,8 @@ TEST(sleeping_and_busy_handlers_are_diagnosed_idle_app_is_not)
 	fputs(script, f);
 	fclose(f);
 	/* bounded: a wedged X client must fail the test, not hang the suite */
-	snprintf(cmd, sizeof(cmd), "timeout -k 5 120 sh %s %s %s >%s/run.log 2>&1", sp, dir, bin, dir);
+	snprintf(cmd, sizeof(cmd), "timeout -k 5 120 sh %s %s %s >%s/run.log 2>&1", sp, dir, bin,
+	         dir);
 	int rc = system(cmd);
 	char *rec = slurp("rec.log"), *diag = slurp("diag.json"), *log = slurp("run.log");
 	char *sleep_log = slurp("sleep.log"), *busy_log = slurp("busy.log");

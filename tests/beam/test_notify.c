@@ -227,8 +227,9 @@ TEST(open_report_action_opens_the_report)
 	fclose(f);
 	ASSERT_EQ(chmod(opener, 0700), 0);
 	setenv("ARGUS_OPEN", opener, 1);
-	char *const argv[] = {(char *)bin, "start", "--notify-once",
-	                      "gedit stalled 2.9 s: udisksd 716/716 blocked", report, NULL};
+	char *const argv[] = {(char *)bin,     "start",
+	                      "--notify-once", "gedit stalled 2.9 s: udisksd 716/716 blocked",
+	                      report,          NULL};
 	pid_t notifier = spawn(argv);
 	unsetenv("ARGUS_OPEN");
 	bool shown = false;
@@ -264,4 +265,4 @@ TEST(open_report_action_opens_the_report)
 }
 
 TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall),
-	  TEST_ENTRY(open_report_action_opens_the_report))
+          TEST_ENTRY(open_report_action_opens_the_report))

@@ -266,8 +266,8 @@ TEST(docs_name_every_type)
 }
 
 TEST_MAIN(TEST_ENTRY(record_is_64_bytes), TEST_ENTRY(every_type_has_a_unique_name_that_round_trips),
-	  TEST_ENTRY(every_type_encodes_as_valid_json_with_common_fields),
-	  TEST_ENTRY(objects_are_hex_strings_and_peers_named),
-	  TEST_ENTRY(negative_values_and_extremes), TEST_ENTRY(strings_resolve_and_escape),
-	  TEST_ENTRY(comm_without_nul_is_bounded), TEST_ENTRY(small_buffer_truncates_like_snprintf),
-	  TEST_ENTRY(enums_are_named), TEST_ENTRY(docs_name_every_type))
+          TEST_ENTRY(every_type_encodes_as_valid_json_with_common_fields),
+          TEST_ENTRY(objects_are_hex_strings_and_peers_named),
+          TEST_ENTRY(negative_values_and_extremes), TEST_ENTRY(strings_resolve_and_escape),
+          TEST_ENTRY(comm_without_nul_is_bounded), TEST_ENTRY(small_buffer_truncates_like_snprintf),
+          TEST_ENTRY(enums_are_named), TEST_ENTRY(docs_name_every_type))

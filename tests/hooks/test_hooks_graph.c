@@ -80,5 +80,5 @@ TEST(flag_write_then_read_is_a_strong_edge)
 }
 
 TEST_MAIN(TEST_ENTRY(idle_posted_from_a_worker_is_a_strong_async_edge),
-	  TEST_ENTRY(cond_signal_to_a_waiter_is_a_strong_edge),
-	  TEST_ENTRY(flag_write_then_read_is_a_strong_edge))
+          TEST_ENTRY(cond_signal_to_a_waiter_is_a_strong_edge),
+          TEST_ENTRY(flag_write_then_read_is_a_strong_edge))
