@@ -107,6 +107,35 @@ static void emit_loop(unsigned type, GMainContext *ctx, GSource *src, void *cb)
 	hooks_emit(&ev);
 }
 
+/* Per thread and loop depth: an iteration whose begin is not sent yet. Most
+ * iterations of a busy app dispatch nothing; they send no records at all. */
+#define ITER_DEPTH_MAX 16
+static __thread GMainContext *iter_ctx[ITER_DEPTH_MAX] __attribute__((tls_model("initial-exec")));
+static __thread uint64_t iter_ts[ITER_DEPTH_MAX] __attribute__((tls_model("initial-exec")));
+static __thread bool iter_sent[ITER_DEPTH_MAX] __attribute__((tls_model("initial-exec")));
+
+static unsigned iter_slot(void)
+{
+	return loop_depth < ITER_DEPTH_MAX ? loop_depth : ITER_DEPTH_MAX - 1;
+}
+
+/* Something is dispatched: send the iteration's begin, stamped when the
+ * iteration's dispatch phase began. */
+static void iter_begin_now(void)
+{
+	unsigned d = iter_slot();
+	if (!iter_ctx[d] || iter_sent[d])
+		return;
+	struct argus_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = iter_ts[d];
+	ev.type = ARGUS_EV_LOOP_ITER_BEGIN;
+	ev.loop.context = (uintptr_t)iter_ctx[d];
+	ev.loop.depth = loop_depth;
+	hooks_emit(&ev);
+	iter_sent[d] = true;
+}
+
 static void emit_async(unsigned type, unsigned kind, GSource *src, void *cb, void *target,
                        uint64_t delay_ns)
 {
@@ -132,9 +161,20 @@ static void hook_ctx_dispatch(GMainContext *ctx)
 		return;
 	}
 	loop_depth++;
-	emit_loop(ARGUS_EV_LOOP_ITER_BEGIN, ctx, NULL, NULL);
+	unsigned d = iter_slot();
+	GMainContext *outer_ctx = iter_ctx[d];
+	uint64_t outer_ts = iter_ts[d];
+	bool outer_sent = iter_sent[d];
+	iter_ctx[d] = ctx;
+	iter_ts[d] = now_ns();
+	iter_sent[d] = false;
 	G.ctx_dispatch(ctx);
-	emit_loop(ARGUS_EV_LOOP_ITER_END, ctx, NULL, NULL);
+	if (iter_sent[d])
+		emit_loop(ARGUS_EV_LOOP_ITER_END, ctx, NULL, NULL);
+	/* restored for loops nested deeper than the slots */
+	iter_ctx[d] = outer_ctx;
+	iter_ts[d] = outer_ts;
+	iter_sent[d] = outer_sent;
 	loop_depth--;
 }
 
@@ -196,6 +236,7 @@ static gboolean hook_source_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 		return orig(s, cb, data);
 	int kind = async_kind(s);
 	void *callback = kind >= 0 ? source_callback(s) : NULL;
+	iter_begin_now();
 	emit_loop(ARGUS_EV_DISPATCH_BEGIN, s->context, s, fn);
 	if (kind >= 0)
 		emit_async(ARGUS_EV_ASYNC_RUN_BEGIN, (unsigned)kind, s, callback, s->context, 0);
