@@ -610,6 +610,9 @@ static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info
 	return found;
 }
 
+static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
+                    uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth);
+
 /* Algorithm 2 on anomaly vertex a over [from, now]; chain = the threads
  * already blamed on the way (a's first). Adds candidates; returns how many
  * culprits it found, -1 out of memory. *loops_back: a normal path of a's
@@ -682,8 +685,12 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 				bool loop = false;
 				if (depth + 1 < c->p->max_recurse && nchain < 32) {
 					chain[nchain] = s.tid;
-					sub = compare(c, &s, s.start, now, chain, nchain + 1, pen,
-					              depth + 1, false, &loop);
+					sub = ipc_peer(c, &s, s.start, now, chain, nchain + 1, pen,
+					               depth + 1);
+					if (!sub)
+						sub =
+						    compare(c, &s, s.start, now, chain, nchain + 1,
+						            pen, depth + 1, false, &loop);
 					if (sub < 0)
 						return -1;
 				}
@@ -699,6 +706,109 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 		}
 	}
 	return found;
+}
+
+/* ---- the expected waker by IPC identity ---- */
+
+/* The vertex that received the last IPC request a's thread sent before it
+ * blocked in a read: a itself, or the segments before it that ended in the
+ * same read call (a spurious wake-up - e.g. the peer reading the request
+ * wakes the writer on the same socket - cuts the wait in two). */
+static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                      struct argus_vertex_info *out)
+{
+	ssize_t ai = index_of(c, a);
+	if (ai < 0)
+		return false;
+	size_t lo, hi;
+	thread_range(c, a->tid, &lo, &hi);
+	for (ssize_t i = ai; i >= (ssize_t)lo && i > ai - 4; i--) {
+		struct argus_vertex_info s;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &s))
+			break;
+		if (i < ai && (!(s.flags & ARGUS_VF_WAITED) || s.wait_nr != a->wait_nr ||
+		               s.wait_ns >= c->p->long_wait_ns))
+			break;
+		uint64_t best = 0;
+		bool found = false;
+		for (size_t k = time_lower(c, s.start); k < c->ntv && c->tt[k].start <= now; k++) {
+			if (c->tt[k].tid == a->tid)
+				continue;
+			struct argus_edge_info in[16];
+			size_t ne = argus_graph_in_edges(c->view, c->tt[k].vid, in, 16);
+			for (size_t e = 0; e < ne && e < 16; e++) {
+				if (in[e].src != s.id || in[e].strength != ARGUS_STRONG ||
+				    (in[e].kind != ARGUS_EDGE_IPC &&
+				     in[e].kind != ARGUS_EDGE_DBUS) ||
+				    (found && in[e].ts < best) ||
+				    !argus_graph_vertex(c->view, c->tt[k].vid, out))
+					continue;
+				best = in[e].ts;
+				found = true;
+			}
+		}
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/* The peer thread of x in [from, now]: blocked long there (out = where), or
+ * silent for as long at detection (it neither ran nor answered: stuck in a
+ * call whose switch-out record was lost; out = its last vertex). */
+static bool peer_stuck(const struct ctx *c, const struct argus_vertex_info *x, uint64_t from,
+                       uint64_t now, struct argus_vertex_info *out, bool *silent)
+{
+	size_t lo, hi;
+	bool any = false;
+	thread_range(c, x->tid, &lo, &hi);
+	*silent = false;
+	for (size_t i = lo; i < hi && c->tv[i].start <= now; i++) {
+		struct argus_vertex_info v;
+		if (c->tv[i].start < x->start || !argus_graph_vertex(c->view, c->tv[i].vid, &v))
+			continue;
+		uint64_t w = wait_len(c, &v, now);
+		uint64_t b0 = v.end > from ? v.end : from, b1 = v.end + w < now ? v.end + w : now;
+		if (w && v.end <= now && b1 > b0 && b1 - b0 >= c->p->long_wait_ns)
+			return *out = v, true;
+		*out = v;
+		any = true;
+	}
+	if (any && out->end < now && now - out->end >= c->p->long_wait_ns &&
+	    !(out->flags & ARGUS_VF_WAITED))
+		return *silent = true;
+	return false;
+}
+
+/* A LongWait in a read on an IPC object: the thread at the other end -
+ * the one that received the request and owes the answer - is the expected
+ * waker. Blocked itself, it is the culprit (recursively: the culprit of the
+ * culprit); this holds with no earlier normal run to compare with. Returns
+ * the culprits found (0: the rule does not apply), -1 out of memory. */
+static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
+                    uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth)
+{
+	struct argus_vertex_info x, s;
+	bool silent;
+	if (a->wait_kind != ARGUS_WAIT_READ || !(a->flags & ARGUS_VF_WAITED) ||
+	    !ipc_asked(c, a, now, &x) || in_chain(chain, nchain, x.tid) ||
+	    !peer_stuck(c, &x, from, now, &s, &silent))
+		return 0;
+	int32_t pen = pen0 + c->p->a * ARGUS_STRONG + c->p->b;
+	int sub = 0;
+	bool loop = false;
+	if (!silent && depth + 1 < c->p->max_recurse && nchain < 32) {
+		chain[nchain] = s.tid;
+		sub = ipc_peer(c, &s, s.start, now, chain, nchain + 1, pen, depth + 1);
+		if (!sub)
+			sub = compare(c, &s, s.start, now, chain, nchain + 1, pen, depth + 1, false,
+			              &loop);
+		if (sub < 0)
+			return -1;
+	}
+	if (!sub)
+		add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED, pen, depth);
+	return 1;
 }
 
 /* ---- the anomaly vertex ---- */
@@ -823,8 +933,14 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			add_candidate(&c, &a, ARGUS_ROOT_BUSY, 0, 0);
 		} else {
 			uint32_t chain[32] = {a.tid};
-			int r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
-			                stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
+			/* the expected waker by IPC identity first; Algorithm 2
+			 * when the rule does not apply */
+			int r = stall->cls == ARGUS_STALL_YIELD_LOOP
+			            ? 0
+			            : ipc_peer(&c, &a, stall->since, now, chain, 1, 0, 0);
+			if (r == 0)
+				r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
+				            stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
 			if (r < 0) {
 				free(c.tv);
 				free(c.tt);

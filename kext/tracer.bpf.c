@@ -782,7 +782,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
-	bool blocks = !preempt && prev_state, tprev, tnext;
+	bool blocks = !preempt && prev_state, tprev, tnext, to_self;
 	struct thread_state *st = NULL;
 	struct sys_call *c;
 	struct emit em;
@@ -798,11 +798,14 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 			st->call = *c;
 		c->cls = SC_NONE; /* never left behind for a later exit */
 	}
-	/* argus on either side: leave the switch out rather than name argus */
-	if (is_self(prev) || is_self(next))
+	/* argus is left out: its own switches are not written, and a switch
+	 * to it names no next thread - but prev's half is kept (a traced
+	 * thread that blocks while argus runs next still blocked) */
+	if (is_self(prev))
 		return 0;
+	to_self = is_self(next);
 	tprev = traced(prev);
-	tnext = traced(next);
+	tnext = !to_self && traced(next);
 	if (!tprev && !tnext)
 		return 0;
 	ts = bpf_ktime_get_ns();
@@ -822,10 +825,14 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	}
 	if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true))
 		return 0;
-	em.ev->sched_switch.next_pid = next->tgid;
-	em.ev->sched_switch.next_tid = next->pid;
 	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
 	em.ev->sched_switch.prev_prio = prev->prio;
+	if (to_self) {
+		submit(&em);
+		return 0;
+	}
+	em.ev->sched_switch.next_pid = next->tgid;
+	em.ev->sched_switch.next_tid = next->pid;
 	em.ev->sched_switch.next_prio = next->prio;
 	{
 		/* two direct loads instead of a probe-read helper call */

@@ -305,24 +305,6 @@ TEST(gtk_app_hang_is_diagnosed_and_notified_live)
 	ASSERT_MSG(file_has("app.log", "answer s", 8000), "the slow answer never came");
 	usleep(600000); /* the stall's end reaches the stream */
 	char *hist = history();
-	if (hist && !strstr(hist, "slow-lookup")) {
-		/* The diagnosis of one live stall is not deterministic yet: how
-		 * the UI thread's segments are cut (preemption, peers) decides
-		 * whether a normal run is found to compare with. Said, and
-		 * tried once more; a second miss fails. */
-		printf("first hang not blamed on slow-lookup (%s); once more\n",
-		       strstr(hist, "argus-demo-app stalled") ? "see the report"
-		                                              : "no notification");
-		free(hist);
-		ASSERT_EQ(xdo("key h"), 0);
-		usleep(200000);
-		ASSERT_EQ(xdo("key f"), 0);
-		uint64_t t2 = mono_ns();
-		while (dunst_count("displayed") <= 0 && mono_ns() - t2 < 12000000000ull)
-			usleep(20000);
-		usleep(4500000); /* the slow answer, the stall's end */
-		hist = history();
-	}
 	stop(&daemon_pid); /* the stream client sees EOF */
 	for (int i = 0; i < 300 && waitpid(client, NULL, WNOHANG) == 0; i++)
 		usleep(10000);
