@@ -325,7 +325,7 @@ TEST(gtk_app_hang_is_diagnosed_and_notified_live)
 		         src, dir);
 		schema_rc = system(cmd);
 	}
-	char lsreports[160];
+	char lsreports[512];
 	snprintf(lsreports, sizeof(lsreports), "ls %s/*.json %s/*.txt >/dev/null 2>&1", reports,
 	         reports);
 	bool have_reports = system(lsreports) == 0;
