@@ -5,26 +5,64 @@
 #include "../bench/bench.h"
 #include "cli.h"
 
+#define QUICK_ARGS_MAX 16
+
+/* Each benchmark with the arguments of its short form (`argus bench`). */
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	const char *const quick[QUICK_ARGS_MAX];
 } benches[] = {
-    {"io", argus_bench_io, "write and read a synthetic trace: events/s, bytes/event"},
-    {"stream", argus_bench_stream, "merge alone and merge + JSON encoding: events/s, one core"},
-    {"ingest", argus_bench_ingest, "graph ingest: events/s, bytes per event held"},
-    {"overhead", argus_bench_overhead, "a workload untraced / under argus / under perf record"},
-    {"hooks", argus_bench_hooks, "ns per hooked call; a GTK3 workload with hooks on vs off"},
-    {"diagnose", argus_bench_diagnose, "stall detection to report (1/5/20 M events); beam search"},
+    {"io", argus_bench_io, "write and read a synthetic trace: events/s, bytes/event", {"--quick"}},
+    {"stream",
+     argus_bench_stream,
+     "merge alone and merge + JSON encoding: events/s, one core",
+     {"--events", "2000000"}},
+    {"ingest",
+     argus_bench_ingest,
+     "graph ingest: events/s, bytes per event held",
+     {"--events", "2000000"}},
+    {"overhead",
+     argus_bench_overhead,
+     "a workload untraced / under argus / under perf record",
+     {"--rounds", "5", "--", "taskset", "-c", "1", "perf", "bench", "sched", "pipe", "-l",
+      "50000"}},
+    {"hooks",
+     argus_bench_hooks,
+     "ns per hooked call; a GTK3 workload with hooks on vs off",
+     {"--iters", "2000000"}},
+    {"diagnose",
+     argus_bench_diagnose,
+     "stall detection to report (1/5/20 M events); beam search",
+     {"--quick"}},
 };
+
+#define NBENCH (sizeof(benches) / sizeof(benches[0]))
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench [NAME [ARGS]] [--quick]\n\n"
-	           "With no NAME, runs the short form (--quick) of every benchmark.\n"
+	fprintf(f, "usage: argus bench [NAME [ARGS]]\n\n"
+	           "With no NAME, runs the short form of every benchmark (shown as it runs).\n"
 	           "`argus bench NAME --help` describes one. Benchmarks:\n");
-	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+	for (size_t i = 0; i < NBENCH; i++)
 		fprintf(f, "  %-8s %s\n", benches[i].name, benches[i].summary);
+}
+
+static int run_quick(size_t i)
+{
+	char *args[QUICK_ARGS_MAX + 2] = {(char *)benches[i].name};
+	int n = 1;
+	printf("== argus bench %s", benches[i].name);
+	for (const char *const *a = benches[i].quick; *a && n <= QUICK_ARGS_MAX; a++) {
+		args[n++] = (char *)*a;
+		printf(" %s", *a);
+	}
+	printf(" ==\n");
+	fflush(stdout);
+	int rc = benches[i].fn(n, args);
+	fflush(stdout);
+	return rc;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -33,19 +71,16 @@ int cmd_bench(int argc, char **argv)
 		usage(stdout);
 		return ARGUS_EXIT_OK;
 	}
-	if (argc < 2 || !strcmp(argv[1], "--quick")) {
+	if (argc < 2) {
 		int worst = ARGUS_EXIT_OK;
-		for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
-			char *args[] = {(char *)benches[i].name, "--quick", NULL};
-			printf("== argus bench %s --quick ==\n", benches[i].name);
-			fflush(stdout);
-			int rc = benches[i].fn(2, args);
+		for (size_t i = 0; i < NBENCH; i++) {
+			int rc = run_quick(i);
 			if (rc != ARGUS_EXIT_OK)
 				worst = rc;
 		}
 		return worst;
 	}
-	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+	for (size_t i = 0; i < NBENCH; i++)
 		if (!strcmp(argv[1], benches[i].name))
 			return benches[i].fn(argc - 1, argv + 1);
 	cli_error("bench", "unknown benchmark '%s' (see argus bench --help)", argv[1]);
