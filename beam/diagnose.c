@@ -613,6 +613,44 @@ static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info
 static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
                     uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth);
 
+/* The edge that ended the wait before vertex id: its latest incoming edge
+ * from another thread at or before its start (a wake-up, a signal, a
+ * message); false when none. */
+static bool waker_edge(const struct ctx *c, argus_vid id, struct argus_edge_info *out)
+{
+	struct argus_vertex_info v, src;
+	struct argus_edge_info in[16];
+	if (!argus_graph_vertex(c->view, id, &v))
+		return false;
+	size_t ne = argus_graph_in_edges(c->view, id, in, 16);
+	bool found = false;
+	for (size_t k = 0; k < ne && k < 16; k++) {
+		if (in[k].kind == ARGUS_EDGE_ADJACENT || in[k].ts > v.start ||
+		    !argus_graph_vertex(c->view, in[k].src, &src) || src.tid == v.tid)
+			continue;
+		if (!found || in[k].ts > out->ts) {
+			*out = in[k];
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* Put vertex id, reached over edge e, in front of path p. */
+static void prepend(const struct ctx *c, struct argus_path *p, argus_vid id,
+                    const struct argus_edge_info *e)
+{
+	uint32_t n = p->n < ARGUS_PATH_MAX ? p->n : ARGUS_PATH_MAX - 1;
+	memmove(&p->v[1], &p->v[0], n * sizeof(p->v[0]));
+	if (n > 0)
+		memmove(&p->edge[1], &p->edge[0],
+		        (n < ARGUS_PATH_MAX - 1 ? n : ARGUS_PATH_MAX - 2) * sizeof(p->edge[0]));
+	p->v[0] = id;
+	p->edge[0] = *e;
+	p->n = n + 1;
+	p->penalty += c->p->a * e->strength + c->p->b;
+}
+
 /* Algorithm 2 on anomaly vertex a over [from, now]; chain = the threads
  * already blamed on the way (a's first). Adds candidates; returns how many
  * culprits it found, -1 out of memory. *loops_back: a normal path of a's
@@ -628,7 +666,17 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 	if (!target)
 		return 0;
 	struct argus_path paths[8];
-	int np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
+	struct argus_edge_info wake;
+	int np;
+	if (!spinning && waker_edge(c, target, &wake)) {
+		/* the normal path starts with what ended the baseline's wait, not
+		 * with whatever else its answer segment went on to receive */
+		np = argus_beam_search(&c->g, wake.src, c->p, paths, 8, NULL);
+		for (int k = 0; k < np; k++)
+			prepend(c, &paths[k], target, &wake);
+	} else {
+		np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
+	}
 	if (np < 0)
 		return -1;
 	/* a spinning loop waits for its flag: the paths through the flag's

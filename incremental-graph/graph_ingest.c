@@ -603,8 +603,9 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 	account(v, ev, ts);
 
 	switch (type) {
-	case ARGUS_EV_SYS_ENTER: {
-		uint16_t nr = ev->sys_enter.nr;
+	case ARGUS_EV_SYS_ENTER:
+	case ARGUS_EV_FUTEX_WAIT: { /* a futex wait's entry record is futex_wait */
+		uint16_t nr = type == ARGUS_EV_FUTEX_WAIT ? NR_FUTEX : ev->sys_enter.nr;
 		t->in_sys = true;
 		t->sys_nr = nr;
 		t->sys_ts = ts;

@@ -604,6 +604,33 @@ TEST(futex_wake_without_entry_record)
 	done(&f);
 }
 
+/* The kernel reports a futex wait's entry as a futex_wait record (no
+ * sys_enter): the segment still ends in a futex wait, with its result. */
+TEST(futex_wait_record_is_the_wait_entry)
+{
+	struct argus_event fw = ev_base(1 * MS, ARGUS_EV_FUTEX_WAIT, 10, 11);
+	fw.futex.uaddr = 0xF;
+	fw.futex.timeout_ns = -1;
+	/* clang-format off */
+	struct argus_event ev[] = {
+		fw,
+		ev_switch(2 * MS, 10, 11, 1, 0, 0),
+		ev_wakeup(9 * MS, 10, 12, 10, 11, 0),
+		ev_futex_wake(9 * MS + 1, 10, 12, 0xF, 1),
+		ev_sys_exit(10 * MS, 10, 11, T_FUTEX, 0),
+		ev_sys_enter(11 * MS, 10, 11, T_WRITE),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	struct argus_vertex_info a;
+	ASSERT(argus_graph_vertex(&f.v, seg(&f, 11, 0), &a));
+	ASSERT_EQ(a.wait_kind, ARGUS_WAIT_FUTEX);
+	ASSERT_EQ(a.wait_nr, T_FUTEX);
+	ASSERT_EQ(a.wait_ret, 0);
+	done(&f);
+}
+
 /* A wake-up with no communication: weak. */
 TEST(wakeup_no_communication_weak)
 {
@@ -879,7 +906,8 @@ TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(edge_flag_write_read), TEST_ENTRY(futex_cond_signal_strong),
           TEST_ENTRY(futex_mutex_handoff_weak), TEST_ENTRY(futex_broadcast_weak),
           TEST_ENTRY(futex_unknown_weak), TEST_ENTRY(futex_wake_without_entry_record),
-          TEST_ENTRY(wakeup_no_communication_weak), TEST_ENTRY(adjacent_weak_shared_common_symbol),
+          TEST_ENTRY(futex_wait_record_is_the_wait_entry), TEST_ENTRY(wakeup_no_communication_weak),
+          TEST_ENTRY(adjacent_weak_shared_common_symbol),
           TEST_ENTRY(adjacent_boosted_shared_rare_symbol),
           TEST_ENTRY(adjacent_left_out_no_shared_symbol), TEST_ENTRY(adjacent_left_out_idle_wait),
           TEST_ENTRY(ui_input_marks_vertex), TEST_ENTRY(split_loop_iteration),

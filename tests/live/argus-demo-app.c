@@ -8,11 +8,16 @@
  * read): 'f' / the button answer in 3 ms (normal runs), 'h' makes the
  * helper sleep 4 s in answer_slowly() first, so the UI stalls 4 s and the
  * root cause is the helper's sleep - a LongWait chain across processes.
+ * With --via-worker the UI thread hands each request to a worker thread
+ * ("lookup-worker") and waits on a condition variable for it: the chain is
+ * UI thread -> worker -> helper process.
  * Exits after --exit-after SECONDS (default 60) or on SIGTERM; the helper
  * exits when the socket closes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -24,10 +29,20 @@
 #include <glib-unix.h>
 #include <gtk/gtk.h>
 
+/* The worker of --via-worker: one request at a time, handed over under mu. */
+struct worker {
+	pthread_mutex_t mu;
+	pthread_cond_t asked, answered;
+	char req;
+	bool pending, done;
+	int sock;
+};
+
 struct app {
 	int sock;
 	GtkWidget *label;
 	unsigned requests;
+	struct worker *worker; /* NULL: the UI thread asks the helper itself */
 };
 
 /* ---- the helper process ---- */
@@ -69,13 +84,53 @@ __attribute__((noinline)) static void slow_lookup_service(int fd)
 	}
 }
 
-/* ---- the UI ---- */
+/* ---- the worker thread (--via-worker) ---- */
 
-/* Synchronous request in the UI thread: the hang. */
-__attribute__((noinline)) static void ask_helper(struct app *a, char req)
+__attribute__((noinline)) static bool request(int sock, char req)
 {
 	char ans;
-	if (write(a->sock, &req, 1) != 1 || read(a->sock, &ans, 1) != 1)
+	return write(sock, &req, 1) == 1 && read(sock, &ans, 1) == 1;
+}
+
+static void *lookup_worker(void *arg)
+{
+	struct worker *w = arg;
+	prctl(PR_SET_NAME, "lookup-worker");
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->pending)
+			pthread_cond_wait(&w->asked, &w->mu);
+		char req = w->req;
+		w->pending = false;
+		pthread_mutex_unlock(&w->mu);
+		request(w->sock, req);
+		pthread_mutex_lock(&w->mu);
+		w->done = true;
+		pthread_cond_signal(&w->answered);
+	}
+	return NULL;
+}
+
+/* The UI thread waits for the worker's answer: the hang, one hop further. */
+__attribute__((noinline)) static bool ask_worker(struct worker *w, char req)
+{
+	pthread_mutex_lock(&w->mu);
+	w->req = req;
+	w->pending = true;
+	w->done = false;
+	pthread_cond_signal(&w->asked);
+	while (!w->done)
+		pthread_cond_wait(&w->answered, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	return true;
+}
+
+/* ---- the UI ---- */
+
+/* Synchronous request from the UI thread: the hang. */
+__attribute__((noinline)) static void ask_helper(struct app *a, char req)
+{
+	if (!(a->worker ? ask_worker(a->worker, req) : request(a->sock, req)))
 		return;
 	char text[64];
 	snprintf(text, sizeof(text), "%u answers (last: %s)", ++a->requests,
@@ -115,9 +170,13 @@ static gboolean on_term(gpointer arg)
 int main(int argc, char **argv)
 {
 	int exit_after = 60;
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--exit-after"))
+	bool via_worker = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
 			exit_after = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--via-worker"))
+			via_worker = true;
+	}
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		perror("socketpair");
@@ -137,6 +196,18 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	struct app a = {.sock = sv[0]};
+	static struct worker w = {.mu = PTHREAD_MUTEX_INITIALIZER,
+	                          .asked = PTHREAD_COND_INITIALIZER,
+	                          .answered = PTHREAD_COND_INITIALIZER};
+	if (via_worker) {
+		pthread_t th;
+		w.sock = sv[0];
+		if (pthread_create(&th, NULL, lookup_worker, &w)) {
+			perror("pthread_create");
+			return 1;
+		}
+		a.worker = &w;
+	}
 	gtk_init(&argc, &argv);
 	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	gtk_window_set_title(GTK_WINDOW(win), "argus-demo");

@@ -239,7 +239,9 @@ static uint64_t stall_since(const char *ndjson, int pid)
 	return 0;
 }
 
-TEST(gtk_app_hang_is_diagnosed_and_notified_live)
+/* One live run: argus start, the app (with extra_arg, may be NULL), normal
+ * look-ups, the hang; the notification must name the helper process. */
+static void live_case(const char *extra_arg)
 {
 	const char *bin = getenv("ARGUS_BIN"), *app_bin = getenv("ARGUS_DEMO_APP");
 	if (!bin || access(bin, X_OK) != 0 || !app_bin || access(app_bin, X_OK) != 0)
@@ -274,7 +276,7 @@ TEST(gtk_app_hang_is_diagnosed_and_notified_live)
 	char *cargv[] = {(char *)bin, "stream",          "--run-dir", run,
 	                 "--kinds",   "stall,diagnosis", NULL};
 	client = spawn(cargv, "stream.ndjson", NULL);
-	char *aargv[] = {(char *)app_bin, "--exit-after", "25", NULL};
+	char *aargv[] = {(char *)app_bin, "--exit-after", "25", (char *)extra_arg, NULL};
 	app = spawn(aargv, "app.log", NULL);
 	ASSERT_MSG(file_has("app.log", "ready", 10000), "the GTK app did not start");
 	char find[64];
@@ -359,4 +361,16 @@ TEST(gtk_app_hang_is_diagnosed_and_notified_live)
 	free(log);
 }
 
-TEST_MAIN(TEST_ENTRY(gtk_app_hang_is_diagnosed_and_notified_live))
+TEST(gtk_app_hang_is_diagnosed_and_notified_live)
+{
+	live_case(NULL);
+}
+
+/* UI thread -> worker thread (condition variable) -> helper process. */
+TEST(hang_through_a_worker_thread_names_the_helper)
+{
+	live_case("--via-worker");
+}
+
+TEST_MAIN(TEST_ENTRY(gtk_app_hang_is_diagnosed_and_notified_live),
+          TEST_ENTRY(hang_through_a_worker_thread_names_the_helper))
