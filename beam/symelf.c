@@ -118,11 +118,26 @@ static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t
 	if (!name)
 		return false;
 	snprintf(func, fcap, "%s", name);
-	Dwfl_Line *line = dwfl_module_getsrc(m, ip);
+	/* stack frames are mostly return addresses: the call is the
+	 * instruction before, whose line is the one that waited (the address
+	 * itself may map to the next line, or to line 0) */
+	const char *before = ip ? dwfl_module_addrname(m, ip - 1) : NULL;
+	uint64_t at = before && !strcmp(before, name) ? ip - 1 : ip;
 	int lineno = 0;
-	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-	if (!file)
-		file = line_by_cu_scan(m, ip, &lineno);
+	const char *file = NULL;
+	for (int pass = 0; pass < 2 && (!file || !lineno); pass++, at = ip) {
+		Dwfl_Line *line = dwfl_module_getsrc(m, at);
+		int l = 0;
+		const char *f = line ? dwfl_lineinfo(line, NULL, &l, NULL, NULL, NULL) : NULL;
+		if (!f)
+			f = line_by_cu_scan(m, at, &l);
+		if (f && (!file || l)) {
+			file = f;
+			lineno = l;
+		}
+		if (at == ip)
+			break;
+	}
 	if (file)
 		snprintf(srcline, scap, "%s:%d", file, lineno);
 	else
