@@ -350,9 +350,21 @@ static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool pref
 	}
 }
 
+/* Two frames of pid in the same function: samples taken inside a loop
+ * differ in the innermost address, not in the function. */
+static bool same_function(const struct ctx *c, uint32_t pid, uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return true;
+	char fa[128], fb[128], sl[128];
+	return c->sym->resolve(c->sym->arg, pid, a, fa, sizeof(fa), sl, sizeof(sl)) &&
+	       c->sym->resolve(c->sym->arg, pid, b, fb, sizeof(fb), sl, sizeof(sl)) &&
+	       !strcmp(fa, fb);
+}
+
 /* LongRunning: the longest common sequence (outermost first) of the stacks
- * sampled in [from, to]; its innermost application frame is the costly
- * function. */
+ * sampled in [from, to], frames compared by function; its innermost
+ * application frame is the costly function. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                             uint64_t to, char *out, size_t cap, uint32_t *nsamples)
 {
@@ -382,7 +394,8 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 			continue;
 		}
 		uint32_t m = 0;
-		while (m < ncommon && m < depth && common[m] == ips[depth - 1 - m])
+		while (m < ncommon && m < depth &&
+		       same_function(c, pid, common[m], ips[depth - 1 - m]))
 			m++;
 		ncommon = m;
 	}

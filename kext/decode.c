@@ -115,6 +115,21 @@ static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_eve
 	}
 	while (depth < TRACER_STACK_DEPTH && ips[depth])
 		depth++;
+	/* A wait inside a libc wrapper without frame pointers: the frame-pointer
+	 * walk skips the wrapper's caller, the function that waited. sp_ret is
+	 * that caller's return address (docs/kext.md): put it back as frame 1. */
+	uint64_t ret = e->stack.sp_ret;
+	if (e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT && ret && depth >= 1) {
+		bool present = false;
+		for (uint32_t i = 1; i < depth && i < 4; i++)
+			present |= ips[i] == ret;
+		if (!present) {
+			uint32_t keep = depth < TRACER_STACK_DEPTH ? depth : TRACER_STACK_DEPTH - 1;
+			memmove(&ips[2], &ips[1], (keep - 1) * sizeof(ips[0]));
+			ips[1] = ret;
+			depth = keep + 1;
+		}
+	}
 	*depth_out = depth;
 	return sink->intern_stack ? sink->intern_stack(sink->arg, ips, depth) : 0;
 }
