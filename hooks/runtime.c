@@ -113,14 +113,15 @@ void hooks_emit(struct argus_event *ev)
 		return;
 	}
 	self.in_emit = 1;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (!ev->ts) { /* a caller may stamp the time it was called */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ev->ts = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
 	if (!self.tid)
 		self.tid = (pid_t)syscall(SYS_gettid);
 	unsigned cpu = 0;
 	getcpu(&cpu, NULL);
-	if (!ev->ts) /* a caller may stamp the time it was called */
-		ev->ts = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	ev->pid = (uint32_t)r->pid;
 	ev->tid = (uint32_t)self.tid;
 	ev->cpu = (uint16_t)cpu;
