@@ -34,6 +34,7 @@
 #include "inline_hook.h"
 #include "ringbuf.h"
 
+#include "../cli/cli.h"
 #include "bench.h"
 
 static uint64_t now_ns(void)
@@ -41,32 +42,6 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static bool find_lib(char *out, size_t cap)
-{
-	const char *env = getenv("ARGUS_HOOKS_LIB");
-	struct stat st;
-	if (env) {
-		snprintf(out, cap, "%s", env);
-		return stat(out, &st) == 0;
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return false;
-	*slash = 0;
-	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		int len = snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
-		if (len > 0 && (size_t)len < cap && stat(out, &st) == 0)
-			return true;
-	}
-	return false;
 }
 
 enum mode { MODE_LIBC, MODE_INERT, MODE_CONSUMER };
@@ -361,7 +336,7 @@ int argus_bench_hooks(int argc, char **argv)
 	if (!iters)
 		iters = 1;
 	char lib[PATH_MAX];
-	if (!find_lib(lib, sizeof(lib))) {
+	if (!cli_hooks_lib(lib, sizeof(lib))) {
 		fprintf(stderr, "argus bench hooks: %s not found (set ARGUS_HOOKS_LIB)\n",
 		        ARGUS_HOOK_LIB_NAME);
 		return 6;

@@ -112,37 +112,6 @@ static int check_flags(const char *path)
 	return ARGUS_EXIT_OK;
 }
 
-static bool file_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool find_hooks_lib(char *out, size_t cap)
-{
-	const char *env = getenv("ARGUS_HOOKS_LIB");
-	if (env) {
-		snprintf(out, cap, "%s", env);
-		return file_exists(out);
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return false;
-	*slash = 0;
-	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		int len = snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
-		if (len > 0 && (size_t)len < cap && file_exists(out))
-			return true;
-	}
-	return false;
-}
-
 static int parse(struct run_opts *o, int argc, char **argv)
 {
 	o->rings = 16;
@@ -330,7 +299,7 @@ int cmd_run(int argc, char **argv)
 	if (r.o.flags && (rc = check_flags(r.o.flags)))
 		return rc;
 	char lib[PATH_MAX];
-	if (!find_hooks_lib(lib, sizeof(lib))) {
+	if (!cli_hooks_lib(lib, sizeof(lib))) {
 		cli_error("run", "%s not found (set ARGUS_HOOKS_LIB to its path)",
 		          ARGUS_HOOK_LIB_NAME);
 		return ARGUS_EXIT_IO;

@@ -6,6 +6,7 @@
 #define ARGUS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum argus_exit {
@@ -58,5 +59,11 @@ int cli_trace_exit(int trace_err);
  * and returns NULL (exit ARGUS_EXIT_USAGE).
  */
 const char *cli_one_file(const char *cmd, int argc, char **argv, int optind);
+
+/*
+ * Where libargus-hooks.so is: $ARGUS_HOOKS_LIB, else next to this argus
+ * binary (../hooks/ in a build tree, ../lib/argus/ or ../lib/ installed).
+ */
+bool cli_hooks_lib(char *out, size_t cap);
 
 #endif /* ARGUS_CLI_H */

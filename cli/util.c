@@ -1,13 +1,16 @@
 /* Argument parsing shared by the subcommands. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../hooks/hooks.h"
 #include "cli.h"
 #include "event.h"
 
@@ -142,4 +145,35 @@ const char *cli_one_file(const char *cmd, int argc, char **argv, int optind)
 		return NULL;
 	}
 	return path;
+}
+
+static bool regular_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool cli_hooks_lib(char *out, size_t cap)
+{
+	const char *env = getenv("ARGUS_HOOKS_LIB");
+	if (env) {
+		snprintf(out, cap, "%s", env);
+		return regular_file(out);
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		int len = snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
+		if (len > 0 && (size_t)len < cap && regular_file(out))
+			return true;
+	}
+	return false;
 }
