@@ -15,55 +15,15 @@
 #include <unistd.h>
 
 #include "beam.h"
+#include "desktop.h"
 #include "test.h"
 
-static char dir[64], bus_path[128];
-static pid_t xvfb = -1, bus = -1, dunst = -1;
-
-static bool have(const char *prog)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
-}
-
-static pid_t spawn(char *const argv[])
-{
-	pid_t p = fork();
-	if (p == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 1);
-		dup2(null, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return p;
-}
-
-static void stop(pid_t *p)
-{
-	if (*p > 0) {
-		kill(*p, SIGTERM);
-		waitpid(*p, NULL, 0);
-	}
-	*p = -1;
-}
-
-static bool wait_path(const char *path, int ms)
-{
-	for (int i = 0; i < ms / 10; i++) {
-		if (access(path, F_OK) == 0)
-			return true;
-		usleep(10000);
-	}
-	return false;
-}
+static char dir[64];
+static struct desktop desk = {-1, -1, -1};
 
 static void teardown(void)
 {
-	stop(&dunst);
-	stop(&bus);
-	stop(&xvfb);
+	desktop_stop(&desk);
 	if (dir[0]) {
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -72,57 +32,14 @@ static void teardown(void)
 	}
 }
 
-/* Xvfb on a free display, a session bus, dunst; env set for this process
- * and its children. Returns NULL or a reason to skip. */
+/* The private desktop (tests/desktop.h); NULL or a reason to skip. */
 static const char *setup(void)
 {
-	if (!have("Xvfb") || !have("dbus-daemon") || !have("dunst") || !have("dunstctl"))
-		return "Xvfb, dbus-daemon, dunst or dunstctl not installed "
-		       "(scripts/install-deps.sh)";
 	snprintf(dir, sizeof(dir), "/tmp/argus-notify-XXXXXX");
 	if (!mkdtemp(dir))
 		return "mkdtemp failed";
 	chmod(dir, 0700);
-	setenv("XDG_RUNTIME_DIR", dir, 1);
-	setenv("HOME", dir, 1);
-	int disp = -1;
-	for (int n = 90 + (getpid() % 100); n < 400; n++) {
-		char lock[64];
-		snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
-		if (access(lock, F_OK) != 0) {
-			disp = n;
-			break;
-		}
-	}
-	if (disp < 0)
-		return "no free X display number";
-	char dname[16], sock[64];
-	snprintf(dname, sizeof(dname), ":%d", disp);
-	snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", disp);
-	char *xargv[] = {"Xvfb", dname, "-nolisten", "tcp", "-screen", "0", "800x600x24", NULL};
-	xvfb = spawn(xargv);
-	if (!wait_path(sock, 5000))
-		return "Xvfb did not start";
-	setenv("DISPLAY", dname, 1);
-	/* the bus address is set before the bus starts */
-	snprintf(bus_path, sizeof(bus_path), "%s/bus", dir);
-	char addr[160], addr_arg[180];
-	snprintf(addr, sizeof(addr), "unix:path=%s", bus_path);
-	snprintf(addr_arg, sizeof(addr_arg), "--address=%s", addr);
-	setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1);
-	char *bargv[] = {"dbus-daemon", "--session", "--nofork", addr_arg, NULL};
-	bus = spawn(bargv);
-	if (!wait_path(bus_path, 5000))
-		return "dbus-daemon did not start";
-	char *dargv[] = {"dunst", NULL};
-	dunst = spawn(dargv);
-	/* dunst owns org.freedesktop.Notifications once it is up */
-	for (int i = 0; i < 500; i++) {
-		if (system("dunstctl count displayed >/dev/null 2>&1") == 0)
-			return NULL;
-		usleep(10000);
-	}
-	return "dunst did not come up on the private bus";
+	return desktop_start(&desk, dir, 90);
 }
 
 /* dunst's history (JSON) as a string; caller frees. */
@@ -230,23 +147,16 @@ TEST(open_report_action_opens_the_report)
 	char *const argv[] = {(char *)bin,     "start",
 	                      "--notify-once", "gedit stalled 2.9 s: udisksd 716/716 blocked",
 	                      report,          NULL};
-	pid_t notifier = spawn(argv);
+	pid_t notifier = desktop_spawn(argv, NULL);
 	unsetenv("ARGUS_OPEN");
 	bool shown = false;
 	for (int i = 0; i < 250 && !shown; i++) {
-		FILE *p = popen("dunstctl count displayed 2>/dev/null", "r");
-		int n = 0;
-		if (p) {
-			if (fscanf(p, "%d", &n) != 1)
-				n = 0;
-			pclose(p);
-		}
-		shown = n > 0;
+		shown = desktop_dunst_count("displayed") > 0;
 		if (!shown)
 			usleep(20000);
 	}
 	int acted = shown ? system("dunstctl action 0 >/dev/null 2>&1") : -1;
-	bool ok = wait_path(opened, 5000);
+	bool ok = desktop_wait_path(opened, 5000);
 	char buf[256] = "";
 	if (ok) {
 		FILE *o = fopen(opened, "r");
@@ -256,7 +166,7 @@ TEST(open_report_action_opens_the_report)
 			fclose(o);
 		}
 	}
-	stop(&notifier);
+	desktop_kill(&notifier);
 	teardown();
 	ASSERT_MSG(shown, "the notification was never displayed");
 	ASSERT_EQ(acted, 0);

@@ -21,23 +21,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "desktop.h"
 #include "test.h"
 
 static char dir[64];
-static pid_t xvfb = -1, bus = -1, dunst = -1, daemon_pid = -1, client = -1, app = -1;
+static struct desktop desk = {-1, -1, -1};
+static pid_t daemon_pid = -1, client = -1, app = -1;
 
 static uint64_t mono_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static bool have(const char *prog)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
 }
 
 /* Start argv with stdout + stderr to dir/log (NULL = /dev/null); unset =
@@ -115,9 +110,7 @@ static void teardown(void)
 	stop(&app);
 	stop(&daemon_pid);
 	stop(&client);
-	stop(&dunst);
-	stop(&bus);
-	stop(&xvfb);
+	desktop_stop(&desk);
 	if (dir[0] && !getenv("ARGUS_KEEP_TEST_DIR")) {
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -126,77 +119,13 @@ static void teardown(void)
 	}
 }
 
-/* Xvfb on a free display, a session bus, dunst; env set for this process
- * and its children. Returns NULL or a reason to skip. */
+/* The private desktop (tests/desktop.h), plus xdotool to drive the app;
+ * NULL or a reason to skip. */
 static const char *setup_desktop(void)
 {
-	if (!have("Xvfb") || !have("dbus-daemon") || !have("dunst") || !have("dunstctl") ||
-	    !have("xdotool") || !have("dbus-send"))
-		return "Xvfb, dbus-daemon, dbus-send, dunst, dunstctl or xdotool not installed "
-		       "(scripts/install-deps.sh)";
-	char xdg[96];
-	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
-	if (mkdir(xdg, 0700))
-		return "cannot create XDG_RUNTIME_DIR";
-	setenv("XDG_RUNTIME_DIR", xdg, 1);
-	setenv("HOME", dir, 1);
-	/* no accessibility bus: its registry would be one more GUI process */
-	setenv("NO_AT_BRIDGE", "1", 1);
-	int disp = -1;
-	for (int n = 420 + (getpid() % 100); n < 600; n++) {
-		char lock[64];
-		snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
-		if (access(lock, F_OK) != 0) {
-			disp = n;
-			break;
-		}
-	}
-	if (disp < 0)
-		return "no free X display number";
-	char dname[16], sock[64];
-	snprintf(dname, sizeof(dname), ":%d", disp);
-	snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", disp);
-	char *xargv[] = {"Xvfb", dname, "-nolisten", "tcp", "-screen", "0", "800x600x24", NULL};
-	xvfb = spawn(xargv, NULL, NULL);
-	if (!wait_path(sock, 5000))
-		return "Xvfb did not start";
-	setenv("DISPLAY", dname, 1);
-	/* the bus address is set before the bus starts */
-	char addr[160], addr_arg[180];
-	snprintf(addr, sizeof(addr), "unix:path=%s/bus", xdg);
-	snprintf(addr_arg, sizeof(addr_arg), "--address=%s", addr);
-	setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1);
-	char *bargv[] = {"dbus-daemon", "--session", "--nofork", addr_arg, NULL};
-	bus = spawn(bargv, NULL, NULL);
-	if (!wait_path(addr + strlen("unix:path="), 5000))
-		return "dbus-daemon did not start";
-	char *dargv[] = {"dunst", NULL};
-	dunst = spawn(dargv, "dunst.log", NULL);
-	/* ask the bus, not dunst: a call to a name nobody owns yet would make
-	 * the bus start a second dunst of its own (left behind at the end) */
-	for (int i = 0; i < 500; i++) {
-		if (system("dbus-send --session --print-reply --dest=org.freedesktop.DBus "
-		           "/org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner "
-		           "string:org.freedesktop.Notifications 2>/dev/null | "
-		           "grep -q 'boolean true'") == 0)
-			return NULL;
-		usleep(10000);
-	}
-	return "dunst did not come up on the private bus";
-}
-
-static int dunst_count(const char *what)
-{
-	char cmd[96];
-	snprintf(cmd, sizeof(cmd), "dunstctl count %s 2>/dev/null", what);
-	FILE *p = popen(cmd, "r");
-	int n = -1;
-	if (p) {
-		if (fscanf(p, "%d", &n) != 1)
-			n = -1;
-		pclose(p);
-	}
-	return n;
+	if (!desktop_have("xdotool"))
+		return "xdotool not installed (scripts/install-deps.sh)";
+	return desktop_start(&desk, dir, 420);
 }
 
 /* dunst's history (JSON) after closing what is shown; caller frees. */
@@ -299,7 +228,7 @@ static void live_case(const char *extra_arg)
 	usleep(200000);
 	ASSERT_EQ(xdo("key f"), 0);
 	while (!seen && mono_ns() - t_key < 12000000000ull) {
-		if (dunst_count("displayed") > 0 || dunst_count("history") > 0)
+		if (desktop_dunst_count("displayed") > 0 || desktop_dunst_count("history") > 0)
 			seen = mono_ns();
 		else
 			usleep(20000);
