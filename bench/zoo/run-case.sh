@@ -33,9 +33,13 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--match function|process] CASE_DIR..." >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root for live tracing"; exit 77; }
-for t in Xvfb xdotool python3; do
+for t in Xvfb xdotool python3 dbus-daemon; do
 	command -v $t >/dev/null || { echo "skipped: $t missing (scripts/install-deps.sh)"; exit 77; }
 done
+
+# the case runs in its own folder: make paths absolute
+case $argus in */*) argus=$(cd "$(dirname "$argus")" && pwd)/$(basename "$argus") ;; esac
+[ -n "$bindir" ] && bindir=$(cd "$bindir" && pwd)
 
 # key=value from a truth file
 get() { sed -n "s/^$2=//p" "$1" | head -1; }
@@ -63,6 +67,14 @@ for case in "$@"; do
 		Xvfb "$DISPLAY" -nolisten tcp -screen 0 640x480x24 >/dev/null 2>&1 &
 		xvfb=$!
 		for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+		# a private session bus and home: cases may talk D-Bus or write files
+		export HOME=$work XDG_RUNTIME_DIR=$work/run
+		mkdir -m 0700 run
+		bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || exit 3
+		export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
+		buspid=$(echo "$bus" | sed -n 2p)
+		# where a case's program finds its helper programs
+		export ZOO_BIN_DIR=$(dirname "$(command -v "$bin")")
 		"$argus" record --all -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
 		rec=$!
 		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
@@ -76,7 +88,7 @@ for case in "$@"; do
 		"$argus" diagnose --json trace.argus >beam.json 2>beam.err
 		"$argus" diagnose --json --algo critical-path trace.argus >cp.json 2>cp.err
 		"$argus" diagnose --json --no-weak-edges trace.argus >nwe.json 2>nwe.err
-		kill $app $xvfb 2>/dev/null
+		kill $app $xvfb $buspid 2>/dev/null
 		wait $app $xvfb 2>/dev/null
 		[ $drv = 0 ] || { echo "$name: driver failed: $(cat driver.log)" >&2; exit 3; }
 		[ $rc = 0 ] || { echo "$name: argus record failed: $(cat rec.log)" >&2; exit 3; }

@@ -13,6 +13,8 @@ for _ in 1 2 3; do
 	sleep 0.3
 done
 xdotool key h
+# the hang starts now: the runner takes the baselines' snapshots from here
+touch hang
 # and a key more, as an impatient user would: the press and release of 'h'
 # may both be read before the handler hangs, leaving no unread input for the
 # stall trigger to see
