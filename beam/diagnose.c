@@ -478,24 +478,18 @@ static bool answered_by(const struct ctx *c, argus_vid woke, const uint32_t *pid
 	return false;
 }
 
-static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
-                          uint64_t now, struct argus_vertex_info *out)
+/* The latest vertex of a's thread before it (index ai, the thread's first
+ * at lo) that behaved differently; with by_sig, only similar ones. */
+static bool scan_baseline(const struct ctx *c, const struct argus_vertex_info *a, ssize_t ai,
+                          size_t lo, bool spinning, const uint32_t *pids, uint32_t npids,
+                          bool by_sig, struct argus_vertex_info *out)
 {
-	/* the paper compares the peers of connection events: a baseline of a
-	 * wait answers the same peers the stalled vertex asked */
-	uint32_t pids[8];
-	uint32_t npids = spinning ? 0 : asked_pids(c, a, now, pids, 8);
-	ssize_t ai = index_of(c, a);
-	if (ai < 0)
-		return false;
-	size_t lo, hi;
-	thread_range(c, a->tid, &lo, &hi);
 	uint32_t seen = 0;
 	for (ssize_t i = ai - 1; i >= (ssize_t)lo && seen < c->p->max_similar; i--, seen++) {
 		struct argus_vertex_info v;
 		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
 			continue;
-		if (!similar(c, a, &v))
+		if (by_sig && !similar(c, a, &v))
 			continue;
 		if (spinning) {
 			if (v.end - v.start < c->p->long_wait_ns)
@@ -510,12 +504,55 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 	return false;
 }
 
+static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
+                          uint64_t now, struct argus_vertex_info *out)
+{
+	/* the paper compares the peers of connection events: a baseline of a
+	 * wait answers the same peers the stalled vertex asked */
+	uint32_t pids[8];
+	uint32_t npids = spinning ? 0 : asked_pids(c, a, now, pids, 8);
+	ssize_t ai = index_of(c, a);
+	if (ai < 0)
+		return false;
+	size_t lo, hi;
+	thread_range(c, a->tid, &lo, &hi);
+	/* then without the signature: when the input that led to the wait was
+	 * read in another batch (a key's press and release together), no
+	 * earlier segment has its shape, but one that waited the same way and
+	 * was answered by the peers the stalled vertex asked is the normal run
+	 * of the same request */
+	return scan_baseline(c, a, ai, lo, spinning, pids, npids, true, out) ||
+	       (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, false, out));
+}
+
 static bool in_chain(const uint32_t *chain, uint32_t n, uint32_t tid)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (chain[i] == tid)
 			return true;
 	return false;
+}
+
+/* The call v's thread rests in after v on the normal run: v's own wait, or,
+ * when a split (a new peer, a wake-up) cut v short, the wait the thread went
+ * on to; 0xffff = none seen. A worker thread relaying a reply (GDBus's)
+ * reads, is cut at its send to a new peer, and only then waits in poll. */
+static uint16_t normal_wait_nr(const struct ctx *c, const struct argus_vertex_info *v)
+{
+	if (v->flags & ARGUS_VF_WAITED)
+		return v->wait_nr;
+	ssize_t vi = index_of(c, v);
+	if (vi < 0)
+		return 0xffff;
+	for (size_t i = (size_t)vi + 1; i < c->ntv && i <= (size_t)vi + 8 && c->tv[i].tid == v->tid;
+	     i++) {
+		struct argus_vertex_info x;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &x))
+			break;
+		if (x.flags & ARGUS_VF_WAITED)
+			return x.wait_nr;
+	}
+	return 0xffff;
 }
 
 /* In [from, now]: a vertex of v's thread blocked long where v (its normal
@@ -525,6 +562,7 @@ static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v,
                          uint64_t now, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
+	uint16_t rest = normal_wait_nr(c, v);
 	thread_range(c, v->tid, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		struct argus_vertex_info x;
@@ -538,7 +576,7 @@ static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v,
 		if (b1 <= b0 || b1 - b0 < c->p->long_wait_ns)
 			continue;
 		/* in the same call it normally waits in: idle as usual */
-		if ((v->flags & ARGUS_VF_WAITED) && x.wait_nr == v->wait_nr)
+		if (rest != 0xffff && x.wait_nr == rest)
 			continue;
 		*out = x;
 		return true;
