@@ -748,10 +748,14 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 		}
 	}
 	int found = 0;
-	for (int k = 0; k < np; k++) {
-		/* pass 1: a thread of the normal path that is blocked itself
-		 * (recurse on it); pass 2: one that ran but did not wake */
-		for (int pass = 1; pass <= 2; pass++) {
+	/* pass 1: on each normal path, a thread that is blocked itself
+	 * (recurse on it); pass 2, only when no path has one: a thread that
+	 * ran but did not wake. Per path, a path that ended where another had
+	 * already taken its source (a relay's batch) would name the relay as
+	 * a missing wake-up, at a lower penalty than the blocked thread
+	 * further along the path that took it. */
+	for (int pass = 1; pass <= 2 && !found; pass++) {
+		for (int k = 0; k < np; k++) {
 			int32_t pen = pen0;
 			bool hit = false;
 			for (uint32_t i = 1; i < paths[k].n && !hit; i++) {
@@ -798,10 +802,8 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 					    c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED,
 					    pen, depth);
 			}
-			if (hit) {
+			if (hit)
 				found++;
-				break;
-			}
 		}
 	}
 	return found;

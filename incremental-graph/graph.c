@@ -353,6 +353,7 @@ void gr_close_segment(struct argus_graph *g, struct gthread *t, uint64_t ts, boo
 	t->cur = 0;
 	t->npeers = 0;
 	t->sent = false;
+	t->answered = false;
 }
 
 argus_vid gr_open_segment(struct argus_graph *g, struct gthread *t, uint64_t ts, uint8_t split,
@@ -380,6 +381,7 @@ argus_vid gr_open_segment(struct argus_graph *g, struct gthread *t, uint64_t ts,
 	t->blocked = false;
 	t->npeers = 0;
 	t->sent = false;
+	t->answered = false;
 	if (v->prev) {
 		t->adj_src = v->prev;
 		t->adj_dst = id;

@@ -279,8 +279,16 @@ static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_
 		argus_vid prev = t->cur;
 		memcpy(t->prev_peers, t->peers, sizeof(t->peers));
 		t->nprev_peers = t->npeers;
+		/* in a known batching loop a receive from a new peer begins the
+		 * next item once the segment before it has sent (its forward or
+		 * answer). A segment that only read has its output in the
+		 * segments after it (a bus daemon reads a batch, then writes
+		 * it), and a send to a second new peer begins no item: those
+		 * cuts keep a weak edge back */
 		gr_cut(g, t, ts, ARGUS_SPLIT_BATCH,
-		       t->batch_known ? ARGUS_LEFTOUT_KNOWN_BATCH : 0xff, 0);
+		       t->batch_known && !send && t->answered ? ARGUS_LEFTOUT_KNOWN_BATCH
+		                                              : 0xff,
+		       0);
 		t->batch_prev = prev;
 		t->batch_seq = t->sys_seq;
 	}
@@ -294,7 +302,9 @@ static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_
 			t->peers[t->npeers - 1] = conn;
 		}
 		if (send)
-			t->sent = true;
+			t->sent = t->answered = true;
+		else if (p->ret > 0)
+			t->answered = false;
 		src = t->cur;
 	}
 	if (p->ret <= 0)

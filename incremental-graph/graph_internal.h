@@ -139,6 +139,7 @@ struct gthread {
 	uint64_t peers[MAX_PEERS];
 	uint8_t npeers;
 	bool sent;
+	bool answered; /* cur sent after its last receive */
 	argus_vid batch_prev; /* segment before a batch split, within one call */
 	uint32_t batch_seq;
 	uint64_t prev_peers[MAX_PEERS];
