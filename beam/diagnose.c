@@ -264,6 +264,17 @@ static ssize_t index_of(const struct ctx *c, const struct argus_vertex_info *v)
 	return -1;
 }
 
+/* Where the receivers of the messages of the thread's vertex i begin: at
+ * the start of the thread's vertex before it. A send is recorded at its
+ * syscall's exit, and a batch split at a send begins the new segment there,
+ * after the receiver the call already woke opened its segment. */
+static uint64_t receivers_from(const struct ctx *c, size_t i)
+{
+	size_t lo, hi;
+	thread_range(c, c->tv[i].tid, &lo, &hi);
+	return i > lo ? c->tv[i - 1].start : c->tv[i].start;
+}
+
 /* The thread's vertex after v (the one its wait woke into), 0 = none. */
 static argus_vid successor(const struct ctx *c, const struct argus_vertex_info *v)
 {
@@ -447,7 +458,11 @@ static uint32_t asked_pids(const struct ctx *c, const struct argus_vertex_info *
                            uint32_t *pids, uint32_t cap)
 {
 	uint32_t n = 0;
-	for (size_t i = time_lower(c, a->start); i < c->ntv && c->tt[i].start <= now && n < cap;
+	ssize_t ai = index_of(c, a);
+	if (ai < 0)
+		return 0;
+	for (size_t i = time_lower(c, receivers_from(c, (size_t)ai));
+	     i < c->ntv && c->tt[i].start <= now && n < cap;
 	     i++) {
 		if (c->tt[i].tid == a->tid)
 			continue;
@@ -792,7 +807,8 @@ static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, ui
 			break;
 		uint64_t best = 0;
 		bool found = false;
-		for (size_t k = time_lower(c, s.start); k < c->ntv && c->tt[k].start <= now; k++) {
+		for (size_t k = time_lower(c, receivers_from(c, (size_t)i));
+		     k < c->ntv && c->tt[k].start <= now; k++) {
 			if (c->tt[k].tid == a->tid)
 				continue;
 			struct argus_edge_info in[16];
