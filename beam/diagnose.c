@@ -640,6 +640,8 @@ static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info
 
 static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
                     uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth);
+static int spin_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                     uint32_t *chain, uint32_t nchain);
 
 /* The edge that ended the wait before vertex id: its latest incoming edge
  * from another thread at or before its start (a wake-up, a signal, a
@@ -709,6 +711,7 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 		return -1;
 	/* a spinning loop waits for its flag: the paths through the flag's
 	 * writer, when the baseline has one */
+	bool flag_seen = false;
 	if (spinning) {
 		int k = 0;
 		for (int i = 0; i < np; i++)
@@ -716,6 +719,7 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 				paths[k++] = paths[i];
 		if (k)
 			np = k;
+		flag_seen = k > 0;
 	}
 	if (depth == 0) {
 		c->baseline = base.id;
@@ -723,6 +727,12 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 			c->normal_path = paths[0];
 			c->has_normal = true;
 		}
+	}
+	if (spinning && !flag_seen) {
+		/* the flag's writer is unseen: who owes the spinner its answer */
+		int r = spin_peer(c, a, now, chain, nchain);
+		if (r)
+			return r;
 	}
 	int found = 0;
 	for (int k = 0; k < np; k++) {
@@ -888,6 +898,46 @@ static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t f
 	return 1;
 }
 
+/* A yield loop spins on a flag some thread should set; its writes are seen
+ * only with hooks (flag edges). Without them, the thread that received the
+ * spinning segment's last request owes it the answer: blocked in another
+ * call than the one it took the request from, it is the culprit (diagnosed
+ * again for its own); back in that call, it ran and did not answer (a
+ * missing wake-up, at the vertex that received the request). Returns the
+ * culprits found (0: no request of it was received), -1 out of memory. */
+static int spin_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                     uint32_t *chain, uint32_t nchain)
+{
+	struct argus_vertex_info x, idle, s;
+	if (!ipc_asked(c, a, now, &x) || in_chain(chain, nchain, x.tid))
+		return 0;
+	int32_t pen = c->p->a * ARGUS_STRONG + c->p->b;
+	ssize_t xi = index_of(c, &x);
+	size_t lo, hi;
+	thread_range(c, x.tid, &lo, &hi);
+	/* the vertex before x ended in the wait the request came to */
+	if (xi > (ssize_t)lo && argus_graph_vertex(c->view, c->tv[xi - 1].vid, &idle) &&
+	    find_blocked(c, &idle, x.start, now, &s)) {
+		int sub = 0;
+		bool loop = false;
+		if (c->p->max_recurse > 1 && nchain < 32) {
+			chain[nchain] = s.tid;
+			sub = ipc_peer(c, &s, s.start, now, chain, nchain + 1, pen, 1);
+			if (!sub)
+				sub = compare(c, &s, s.start, now, chain, nchain + 1, pen, 1, false,
+				              &loop);
+			if (sub < 0)
+				return -1;
+		}
+		if (!sub)
+			add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED, pen,
+			              1);
+		return 1;
+	}
+	add_candidate(c, &x, ARGUS_ROOT_MISSING_WAKE, pen, 0);
+	return 1;
+}
+
 /* ---- the anomaly vertex ---- */
 
 /* The UI thread's segment overlapping the stall: for a LongWait the one
@@ -1018,6 +1068,9 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			if (r == 0)
 				r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
 				            stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
+			/* a yield loop with nothing to compare with */
+			if (r == 0 && stall->cls == ARGUS_STALL_YIELD_LOOP)
+				r = spin_peer(&c, &a, now, chain, 1);
 			if (r < 0) {
 				free(c.tv);
 				free(c.tt);
