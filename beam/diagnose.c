@@ -812,8 +812,9 @@ static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, ui
 		struct argus_vertex_info s;
 		if (!argus_graph_vertex(c->view, c->tv[i].vid, &s))
 			break;
-		if (i < ai && (!(s.flags & ARGUS_VF_WAITED) || s.wait_nr != a->wait_nr ||
-		               s.wait_ns >= c->p->long_wait_ns))
+		/* the earlier segments of one split read (a spinning a has none) */
+		if (i < ai && (!(a->flags & ARGUS_VF_WAITED) || !(s.flags & ARGUS_VF_WAITED) ||
+		               s.wait_nr != a->wait_nr || s.wait_ns >= c->p->long_wait_ns))
 			break;
 		uint64_t best = 0;
 		bool found = false;
