@@ -198,6 +198,27 @@ TEST(peer_silent_after_a_lost_switch_record_is_still_the_culprit)
 	free(d);
 }
 
+/* The app talked to another peer in the same segment first (it read an
+ * event and sent its reply): the request to the helper splits the segment
+ * (a second new destination), at the send's record - stamped at its exit,
+ * after the helper the call woke began its own segment. */
+TEST(request_split_from_earlier_traffic_blames_the_sleeping_peer)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	uint64_t hang = 1 * SEC;
+	add(t, ev_wakeup(hang - 3000, TOOL, TOOL, APP, APP, 0));
+	/* a connection of its own (0xb1 ^ 0xb2 is the helper's 0xa1 ^ 0xa2) */
+	add(t, ipc(hang - 2000, false, APP, 0xc1, 0xc4));
+	add(t, ipc(hang - 1000, true, APP, 0xc1, 0xc4));
+	request(t, hang, 4 * SEC, false);
+	ASSERT_EQ(diagnose(t, hang, d), HELPER);
+	ASSERT_EQ(d->root.reason, ARGUS_ROOT_BLOCKED);
+	free(t);
+	free(d);
+}
+
 TEST(yield_loop_on_a_dropped_request_blames_the_peer_that_took_it)
 {
 	struct trace *t = calloc(1, sizeof(*t));
@@ -216,4 +237,5 @@ TEST(yield_loop_on_a_dropped_request_blames_the_peer_that_took_it)
 TEST_MAIN(TEST_ENTRY(split_read_without_a_normal_run_blames_the_sleeping_peer),
           TEST_ENTRY(split_read_after_normal_runs_blames_the_sleeping_peer_not_a_bystander),
           TEST_ENTRY(peer_silent_after_a_lost_switch_record_is_still_the_culprit),
+          TEST_ENTRY(request_split_from_earlier_traffic_blames_the_sleeping_peer),
           TEST_ENTRY(yield_loop_on_a_dropped_request_blames_the_peer_that_took_it))
