@@ -462,8 +462,7 @@ static uint32_t asked_pids(const struct ctx *c, const struct argus_vertex_info *
 	if (ai < 0)
 		return 0;
 	for (size_t i = time_lower(c, receivers_from(c, (size_t)ai));
-	     i < c->ntv && c->tt[i].start <= now && n < cap;
-	     i++) {
+	     i < c->ntv && c->tt[i].start <= now && n < cap; i++) {
 		if (c->tt[i].tid == a->tid)
 			continue;
 		struct argus_edge_info in[16];

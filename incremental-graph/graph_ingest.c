@@ -436,7 +436,8 @@ static void sys_done(struct argus_graph *g, struct gthread *t, struct gvertex *v
 		atomic_store_explicit(&w->wait, wv, memory_order_relaxed);
 		/* its wake-up went unseen (say, a timeout's, whose interrupt
 		 * left no record): the wait lasted until the thread ran again */
-		if (!atomic_load_explicit(&w->wait_ns, memory_order_relaxed) && v->start > t->wait_at)
+		if (!atomic_load_explicit(&w->wait_ns, memory_order_relaxed) &&
+		    v->start > t->wait_at)
 			atomic_store_explicit(&w->wait_ns, v->start - t->wait_at,
 			                      memory_order_relaxed);
 	}

@@ -92,8 +92,8 @@ static void spin_request(struct trace *t, uint64_t ts, bool answered, uint64_t s
 	if (answered) {
 		add(t, ev_wakeup(ts + 4000, HELPER, HELPER, APP, APP + 1, 0));
 		add(t, ipc(ts + 5000, true, HELPER, SOCK_HELPER, SOCK_APP));
-		add(t, ev_ipc(ts + 6000, false, APP, APP + 1, SOCK_APP, SOCK_HELPER,
-		              ARGUS_OBJ_UNIX, 1));
+		add(t, ev_ipc(ts + 6000, false, APP, APP + 1, SOCK_APP, SOCK_HELPER, ARGUS_OBJ_UNIX,
+		              1));
 		add(t, ev_sys_enter(ts + 6500, APP, APP + 1, T_READ));
 		add(t, ev_switch(ts + 6600, APP, APP + 1, 1, 0, 0));
 	}
@@ -110,8 +110,7 @@ static void spin_request(struct trace *t, uint64_t ts, bool answered, uint64_t s
 
 /* Feed the events up to the stall's detection (what the daemon has then),
  * diagnose it; returns the root's pid (0 = none). */
-static uint32_t diagnose_as(struct trace *t, uint64_t since, uint8_t cls,
-                            struct argus_diagnosis *d)
+static uint32_t diagnose_as(struct trace *t, uint64_t since, uint8_t cls, struct argus_diagnosis *d)
 {
 	struct argus_graph *g;
 	ASSERT_EQ(argus_graph_new(&g, NULL), 0);

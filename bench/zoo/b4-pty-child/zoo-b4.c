@@ -154,8 +154,7 @@ static bool read_more(struct app *a, int fd)
 }
 
 /* The master's callback in the UI's main loop. */
-__attribute__((noinline)) static gboolean on_tunnel_output(gint fd, GIOCondition cond,
-                                                           gpointer arg)
+__attribute__((noinline)) static gboolean on_tunnel_output(gint fd, GIOCondition cond, gpointer arg)
 {
 	(void)cond;
 	struct app *a = arg;
