@@ -264,6 +264,17 @@ static ssize_t index_of(const struct ctx *c, const struct argus_vertex_info *v)
 	return -1;
 }
 
+/* Where the receivers of the messages of the thread's vertex i begin: at
+ * the start of the thread's vertex before it. A send is recorded at its
+ * syscall's exit, and a batch split at a send begins the new segment there,
+ * after the receiver the call already woke opened its segment. */
+static uint64_t receivers_from(const struct ctx *c, size_t i)
+{
+	size_t lo, hi;
+	thread_range(c, c->tv[i].tid, &lo, &hi);
+	return i > lo ? c->tv[i - 1].start : c->tv[i].start;
+}
+
 /* The thread's vertex after v (the one its wait woke into), 0 = none. */
 static argus_vid successor(const struct ctx *c, const struct argus_vertex_info *v)
 {
@@ -447,8 +458,11 @@ static uint32_t asked_pids(const struct ctx *c, const struct argus_vertex_info *
                            uint32_t *pids, uint32_t cap)
 {
 	uint32_t n = 0;
-	for (size_t i = time_lower(c, a->start); i < c->ntv && c->tt[i].start <= now && n < cap;
-	     i++) {
+	ssize_t ai = index_of(c, a);
+	if (ai < 0)
+		return 0;
+	for (size_t i = time_lower(c, receivers_from(c, (size_t)ai));
+	     i < c->ntv && c->tt[i].start <= now && n < cap; i++) {
 		if (c->tt[i].tid == a->tid)
 			continue;
 		struct argus_edge_info in[16];
@@ -663,6 +677,8 @@ static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info
 
 static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t from, uint64_t now,
                     uint32_t *chain, uint32_t nchain, int32_t pen0, uint32_t depth);
+static int spin_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                     uint32_t *chain, uint32_t nchain);
 
 /* The edge that ended the wait before vertex id: its latest incoming edge
  * from another thread at or before its start (a wake-up, a signal, a
@@ -732,6 +748,7 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 		return -1;
 	/* a spinning loop waits for its flag: the paths through the flag's
 	 * writer, when the baseline has one */
+	bool flag_seen = false;
 	if (spinning) {
 		int k = 0;
 		for (int i = 0; i < np; i++)
@@ -739,6 +756,7 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 				paths[k++] = paths[i];
 		if (k)
 			np = k;
+		flag_seen = k > 0;
 	}
 	if (depth == 0) {
 		c->baseline = base.id;
@@ -746,6 +764,12 @@ static int compare(struct ctx *c, const struct argus_vertex_info *a, uint64_t fr
 			c->normal_path = paths[0];
 			c->has_normal = true;
 		}
+	}
+	if (spinning && !flag_seen) {
+		/* the flag's writer is unseen: who owes the spinner its answer */
+		int r = spin_peer(c, a, now, chain, nchain);
+		if (r)
+			return r;
 	}
 	int found = 0;
 	/* pass 1: on each normal path, a thread that is blocked itself
@@ -827,12 +851,14 @@ static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, ui
 		struct argus_vertex_info s;
 		if (!argus_graph_vertex(c->view, c->tv[i].vid, &s))
 			break;
-		if (i < ai && (!(s.flags & ARGUS_VF_WAITED) || s.wait_nr != a->wait_nr ||
-		               s.wait_ns >= c->p->long_wait_ns))
+		/* the earlier segments of one split read (a spinning a has none) */
+		if (i < ai && (!(a->flags & ARGUS_VF_WAITED) || !(s.flags & ARGUS_VF_WAITED) ||
+		               s.wait_nr != a->wait_nr || s.wait_ns >= c->p->long_wait_ns))
 			break;
 		uint64_t best = 0;
 		bool found = false;
-		for (size_t k = time_lower(c, s.start); k < c->ntv && c->tt[k].start <= now; k++) {
+		for (size_t k = time_lower(c, receivers_from(c, (size_t)i));
+		     k < c->ntv && c->tt[k].start <= now; k++) {
 			if (c->tt[k].tid == a->tid)
 				continue;
 			struct argus_edge_info in[16];
@@ -909,6 +935,46 @@ static int ipc_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t f
 	}
 	if (!sub)
 		add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED, pen, depth);
+	return 1;
+}
+
+/* A yield loop spins on a flag some thread should set; its writes are seen
+ * only with hooks (flag edges). Without them, the thread that received the
+ * spinning segment's last request owes it the answer: blocked in another
+ * call than the one it took the request from, it is the culprit (diagnosed
+ * again for its own); back in that call, it ran and did not answer (a
+ * missing wake-up, at the vertex that received the request). Returns the
+ * culprits found (0: no request of it was received), -1 out of memory. */
+static int spin_peer(struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                     uint32_t *chain, uint32_t nchain)
+{
+	struct argus_vertex_info x, idle, s;
+	if (!ipc_asked(c, a, now, &x) || in_chain(chain, nchain, x.tid))
+		return 0;
+	int32_t pen = c->p->a * ARGUS_STRONG + c->p->b;
+	ssize_t xi = index_of(c, &x);
+	size_t lo, hi;
+	thread_range(c, x.tid, &lo, &hi);
+	/* the vertex before x ended in the wait the request came to */
+	if (xi > (ssize_t)lo && argus_graph_vertex(c->view, c->tv[xi - 1].vid, &idle) &&
+	    find_blocked(c, &idle, x.start, now, &s)) {
+		int sub = 0;
+		bool loop = false;
+		if (c->p->max_recurse > 1 && nchain < 32) {
+			chain[nchain] = s.tid;
+			sub = ipc_peer(c, &s, s.start, now, chain, nchain + 1, pen, 1);
+			if (!sub)
+				sub = compare(c, &s, s.start, now, chain, nchain + 1, pen, 1, false,
+				              &loop);
+			if (sub < 0)
+				return -1;
+		}
+		if (!sub)
+			add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED, pen,
+			              1);
+		return 1;
+	}
+	add_candidate(c, &x, ARGUS_ROOT_MISSING_WAKE, pen, 0);
 	return 1;
 }
 
@@ -1042,6 +1108,9 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			if (r == 0)
 				r = compare(&c, &a, stall->since, now, chain, 1, 0, 0,
 				            stall->cls == ARGUS_STALL_YIELD_LOOP, NULL);
+			/* a yield loop with nothing to compare with */
+			if (r == 0 && stall->cls == ARGUS_STALL_YIELD_LOOP)
+				r = spin_peer(&c, &a, now, chain, 1);
 			if (r < 0) {
 				free(c.tv);
 				free(c.tt);

@@ -133,6 +133,10 @@ static void on_switch(struct argus_graph *g, const struct argus_event *ev, struc
 		if (v)
 			account(v, ev, ts);
 		if (p->prev_state != 0) {
+			/* no stack record at this block: it blocked where it did
+			 * last time (the kext writes a stack per new place) */
+			if (v && t->wait_stack && t->wait_stack_ts != ts)
+				attach_stack(g, t, t->cur, t->wait_stack);
 			if (v)
 				gr_close_segment(g, t, ts, true);
 			t->blocked = true;
@@ -440,6 +444,12 @@ static void sys_done(struct argus_graph *g, struct gthread *t, struct gvertex *v
 		uint64_t wv = atomic_load_explicit(&w->wait, memory_order_relaxed);
 		wv = (wv & ~0xffffffffull) | (uint32_t)(int32_t)ev->sys_exit.ret;
 		atomic_store_explicit(&w->wait, wv, memory_order_relaxed);
+		/* its wake-up went unseen (say, a timeout's, whose interrupt
+		 * left no record): the wait lasted until the thread ran again */
+		if (!atomic_load_explicit(&w->wait_ns, memory_order_relaxed) &&
+		    v->start > t->wait_at)
+			atomic_store_explicit(&w->wait_ns, v->start - t->wait_at,
+			                      memory_order_relaxed);
 	}
 	t->wait_vid = 0;
 	t->in_sys = false;
@@ -576,6 +586,8 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 	case ARGUS_EV_STACK:
 		/* a wait stack of a blocked thread belongs to the segment that waited */
 		attach_stack(g, t, t->cur ? t->cur : t->last, ev->stack.ustack);
+		t->wait_stack = ev->stack.ustack;
+		t->wait_stack_ts = ts;
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_LOOP_ITER_BEGIN:

@@ -131,6 +131,10 @@ struct gthread {
 	uint32_t sys_seq;
 	argus_vid wait_vid; /* segment that ended at this thread's blocking wait */
 	uint64_t wait_at;
+	/* its last wait stack: the kext writes none for a block at the same
+	 * place as the previous one, whose stack then still applies */
+	uint32_t wait_stack;
+	uint64_t wait_stack_ts;
 	/* on-CPU accounting */
 	uint64_t oncpu_since;
 	uint64_t irq_ns_at_in;

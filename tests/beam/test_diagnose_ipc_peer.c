@@ -8,6 +8,9 @@
  * and also when the helper's switch-out record was lost (it just goes
  * silent). Before, the diagnosis blamed the UI thread's own read (no
  * baseline) or a bystander on the normal path (live runs under load).
+ * And a UI thread that spins (sched_yield) on a flag the helper's answer
+ * should set, where the helper took the request and never answered: with
+ * no flag edge to follow (no hooks), the helper is the root cause.
  */
 #include <stdlib.h>
 
@@ -19,7 +22,7 @@ enum { APP = 100, HELPER = 200, TOOL = 300 };
 enum { SOCK_APP = 0xa1, SOCK_HELPER = 0xa2, SOCK_TOOL = 0xb1, SOCK_TOOL_PEER = 0xb2 };
 
 struct trace {
-	struct argus_event ev[256];
+	struct argus_event ev[1024];
 	size_t n;
 };
 
@@ -74,9 +77,40 @@ static void bystander(struct trace *t, uint64_t ts)
 	add(t, ipc(ts + 500, false, APP, SOCK_TOOL_PEER, SOCK_TOOL));
 }
 
+enum { T_SCHED_YIELD = 24 };
+
+/* A request at ts the helper takes and answers at once to the app's
+ * receiver thread (tid APP + 1), or drops (!answered); the app spins on
+ * sched_yield meanwhile, for spin_ns, until the answer would have set its
+ * flag. */
+static void spin_request(struct trace *t, uint64_t ts, bool answered, uint64_t spin_ns)
+{
+	add(t, ev_wakeup(ts, APP, APP, HELPER, HELPER, 0));
+	add(t, ipc(ts + 1000, true, APP, SOCK_APP, SOCK_HELPER));
+	add(t, ev_sys_exit(ts + 2000, HELPER, HELPER, T_READ, 1));
+	add(t, ipc(ts + 3000, false, HELPER, SOCK_HELPER, SOCK_APP));
+	if (answered) {
+		add(t, ev_wakeup(ts + 4000, HELPER, HELPER, APP, APP + 1, 0));
+		add(t, ipc(ts + 5000, true, HELPER, SOCK_HELPER, SOCK_APP));
+		add(t, ev_ipc(ts + 6000, false, APP, APP + 1, SOCK_APP, SOCK_HELPER, ARGUS_OBJ_UNIX,
+		              1));
+		add(t, ev_sys_enter(ts + 6500, APP, APP + 1, T_READ));
+		add(t, ev_switch(ts + 6600, APP, APP + 1, 1, 0, 0));
+	}
+	add(t, ev_sys_enter(ts + 7000, HELPER, HELPER, T_READ));
+	add(t, ev_switch(ts + 8000, HELPER, HELPER, 1, 0, 0));
+	for (uint64_t y = ts + 10000; y < ts + spin_ns; y += 20 * MS) {
+		add(t, ev_sys_enter(y, APP, APP, T_SCHED_YIELD));
+		add(t, ev_sys_exit(y + 1000, APP, APP, T_SCHED_YIELD, 0));
+	}
+	/* back in its loop */
+	add(t, ev_sys_enter(ts + spin_ns, APP, APP, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + spin_ns + 1000, APP, APP, 1, 0, 0));
+}
+
 /* Feed the events up to the stall's detection (what the daemon has then),
  * diagnose it; returns the root's pid (0 = none). */
-static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis *d)
+static uint32_t diagnose_as(struct trace *t, uint64_t since, uint8_t cls, struct argus_diagnosis *d)
 {
 	struct argus_graph *g;
 	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
@@ -88,11 +122,11 @@ static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis
 	                         .tid = APP,
 	                         .since = since,
 	                         .detected = since + 2 * SEC,
-	                         .cls = ARGUS_STALL_LONG_WAIT,
-	                         .blocked = true,
-	                         .wait_nr = T_READ};
+	                         .cls = cls,
+	                         .blocked = cls == ARGUS_STALL_LONG_WAIT,
+	                         .wait_nr = cls == ARGUS_STALL_LONG_WAIT ? T_READ : 0xffff};
 	/* in time order: the comm records last were written with small ts */
-	struct argus_event sorted[256];
+	struct argus_event sorted[1024];
 	size_t n = 0;
 	for (size_t i = t->n - 3; i < t->n; i++)
 		sorted[n++] = t->ev[i];
@@ -109,6 +143,11 @@ static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis
 	argus_graph_free(g);
 	printf("%s\n", d->summary);
 	return d->ncandidates ? d->root.v.pid : 0;
+}
+
+static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis *d)
+{
+	return diagnose_as(t, since, ARGUS_STALL_LONG_WAIT, d);
 }
 
 TEST(split_read_without_a_normal_run_blames_the_sleeping_peer)
@@ -158,6 +197,44 @@ TEST(peer_silent_after_a_lost_switch_record_is_still_the_culprit)
 	free(d);
 }
 
+/* The app talked to another peer in the same segment first (it read an
+ * event and sent its reply): the request to the helper splits the segment
+ * (a second new destination), at the send's record - stamped at its exit,
+ * after the helper the call woke began its own segment. */
+TEST(request_split_from_earlier_traffic_blames_the_sleeping_peer)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	uint64_t hang = 1 * SEC;
+	add(t, ev_wakeup(hang - 3000, TOOL, TOOL, APP, APP, 0));
+	/* a connection of its own (0xb1 ^ 0xb2 is the helper's 0xa1 ^ 0xa2) */
+	add(t, ipc(hang - 2000, false, APP, 0xc1, 0xc4));
+	add(t, ipc(hang - 1000, true, APP, 0xc1, 0xc4));
+	request(t, hang, 4 * SEC, false);
+	ASSERT_EQ(diagnose(t, hang, d), HELPER);
+	ASSERT_EQ(d->root.reason, ARGUS_ROOT_BLOCKED);
+	free(t);
+	free(d);
+}
+
+TEST(yield_loop_on_a_dropped_request_blames_the_peer_that_took_it)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	for (int i = 0; i < 3; i++)
+		spin_request(t, SEC + (uint64_t)i * 300 * MS, true, 40 * MS);
+	uint64_t hang = 2 * SEC;
+	spin_request(t, hang, false, 4 * SEC);
+	ASSERT_EQ(diagnose_as(t, hang, ARGUS_STALL_YIELD_LOOP, d), HELPER);
+	ASSERT_EQ(d->root.reason, ARGUS_ROOT_MISSING_WAKE);
+	free(t);
+	free(d);
+}
+
 TEST_MAIN(TEST_ENTRY(split_read_without_a_normal_run_blames_the_sleeping_peer),
           TEST_ENTRY(split_read_after_normal_runs_blames_the_sleeping_peer_not_a_bystander),
-          TEST_ENTRY(peer_silent_after_a_lost_switch_record_is_still_the_culprit))
+          TEST_ENTRY(peer_silent_after_a_lost_switch_record_is_still_the_culprit),
+          TEST_ENTRY(request_split_from_earlier_traffic_blames_the_sleeping_peer),
+          TEST_ENTRY(yield_loop_on_a_dropped_request_blames_the_peer_that_took_it))

@@ -121,6 +121,52 @@ TEST(split_blocking_wait)
 	done(&f);
 }
 
+/* A wait whose wake-up left no record (a timeout's interrupt, missed) lasts
+ * until the thread runs again. */
+TEST(split_wait_without_wakeup_record)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 10, 11, T_EPOLL_WAIT),
+		ev_switch(2 * MS, 10, 11, 1, 0, 0),
+		ev_sys_exit(1502 * MS, 10, 11, T_EPOLL_WAIT, 0),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	struct argus_vertex_info a;
+	ASSERT(argus_graph_vertex(&f.v, seg(&f, 11, 0), &a));
+	ASSERT(a.flags & ARGUS_VF_WAITED);
+	ASSERT_U64_EQ(a.wait_ns, 1500 * MS);
+	done(&f);
+}
+
+/* The kext writes a wait stack only for a new place: a thread that blocks
+ * where it blocked before keeps that stack. */
+TEST(wait_stack_of_the_same_place_carried)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 10, 11, T_READ),
+		ev_obj(2 * MS, ARGUS_EV_STACK, 10, 11, 77),
+		ev_switch(2 * MS, 10, 11, 1, 0, 0),
+		ev_wakeup(3 * MS, 20, 21, 10, 11, 0),
+		ev_sys_exit(4 * MS, 10, 11, T_READ, 1),
+		ev_sys_enter(5 * MS, 10, 11, T_READ),
+		ev_switch(6 * MS, 10, 11, 1, 0, 0),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	struct argus_vertex_info a, b;
+	ASSERT(argus_graph_vertex(&f.v, seg(&f, 11, 0), &a));
+	ASSERT(argus_graph_vertex(&f.v, seg(&f, 11, 1), &b));
+	ASSERT_EQ(a.stack_last, 77);
+	ASSERT_EQ(b.stack_first, 77);
+	ASSERT_EQ(b.stack_last, 77);
+	done(&f);
+}
+
 /* Event-loop dispatch begin / end cut segments (000 s5, 001 P8); the
  * adjacent edge between dispatches is a known batching API: left out. */
 TEST(split_dispatch_hooks)
@@ -897,7 +943,8 @@ TEST(edge_ipc_send_stamped_after_recv)
 	done(&f);
 }
 
-TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_dispatch_hooks),
+TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_wait_without_wakeup_record),
+          TEST_ENTRY(wait_stack_of_the_same_place_carried), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(split_batch_daemon), TEST_ENTRY(adjacent_left_out_known_batching),
           TEST_ENTRY(split_piggyback_send_recv), TEST_ENTRY(irq_splice_no_edge),
           TEST_ENTRY(kworker_segments_alone), TEST_ENTRY(edge_ipc_request_reply),
