@@ -1,5 +1,5 @@
 #!/bin/sh
-# B12 driver: three lines typed into the console ('f'), then the hang
+# B12 driver: three commands recalled into the console ('f'), then the hang
 # ('h': a script pasted, whose echo keeps the console locked about 4 s).
 # Runs in the case's work folder with DISPLAY set; $1 is the program's
 # window title.

@@ -9,11 +9,17 @@
  * 10 ms to draw the cursor, and to hand an edit to the line editor. The
  * line editor keeps the mutex while it echoes an edit, and it redisplays
  * the whole line after every character it inserts, one write(2) per
- * character: typing ('f', 24 characters) costs a few milliseconds, pasting
- * a script ('h', a length calibrated at start-up) about 4 s of tty writes,
- * all that time with the mutex held. The UI thread waits on the mutex: a
- * LongWait stall whose root cause is the line editor's rl_redisplay. Exits
- * after --exit-after SECONDS (default 60) or on SIGTERM.
+ * character: recalling a command from the history ('f', a length calibrated
+ * at start-up) costs about 50 ms, in which the UI thread waits on the mutex
+ * a few times, briefly; pasting a script ('h') costs 4 s of tty writes, all
+ * that time with the mutex held. The paste's length is set by time (its
+ * characters go in until 4 s have passed: a script as long as this machine
+ * echoes in 4 s): the pty's speed depends on how the writer, the kernel's
+ * tty worker and the terminal are scheduled, which a busy machine changes
+ * by a factor of two between a probe and the paste. The UI thread waits on
+ * the mutex: a LongWait stall whose root cause is the line editor's
+ * rl_redisplay. Exits after --exit-after SECONDS (default 60) or on
+ * SIGTERM.
  */
 #include <errno.h>
 #include <math.h>
@@ -40,6 +46,7 @@ struct console {
 	size_t len, cap, cursor;
 	const char *job;      /* text to insert, NULL = none */
 	size_t job_len;
+	double until;         /* the job's deadline (now_s()), 0 = none */
 	bool quit;
 };
 
@@ -47,11 +54,11 @@ struct app {
 	struct console con;
 	GtkWidget *label;
 	size_t last_cursor;
-	char *script; /* what 'h' pastes */
-	size_t script_len;
+	char *script; /* what 'f' recalls (its start) and 'h' pastes */
+	size_t recall_len, script_len;
 };
 
-static const char typed[] = "plot (x, sin (x)); hold on";
+static const char command[] = "plot (x, sin (x)); hold on; ";
 
 static double now_s(void)
 {
@@ -88,10 +95,11 @@ __attribute__((noinline)) static void rl_redisplay(struct console *c)
 		return;
 }
 
-/* Inserts text at the cursor, echoing as it goes; called with the lock
- * held (the line must not change under the redisplay). */
+/* Inserts text at the cursor, echoing as it goes, until the text ends or
+ * the clock reaches until (0: no limit); called with the lock held (the
+ * line must not change under the redisplay). */
 __attribute__((noinline)) static void rl_insert_text(struct console *c, const char *text,
-                                                     size_t n)
+                                                     size_t n, double until)
 {
 	if (c->len + n + 1 > c->cap) {
 		size_t cap = (c->len + n + 1) * 2;
@@ -107,6 +115,8 @@ __attribute__((noinline)) static void rl_insert_text(struct console *c, const ch
 		c->line[c->cursor++] = ch;
 		c->len++;
 		rl_redisplay(c);
+		if (until > 0 && now_s() >= until)
+			break;
 	}
 }
 
@@ -122,35 +132,34 @@ static void *rl_thread(void *arg)
 			break;
 		const char *text = c->job;
 		size_t n = c->job_len;
+		double until = c->until;
 		c->job = NULL;
 		/* a fresh line for each edit, as a console does for a command */
 		c->len = c->cursor = 0;
-		rl_insert_text(c, text, n);
+		rl_insert_text(c, text, n, until);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
 }
 
-/* Characters to paste for about 4 s of redisplay: the cost is quadratic
- * in them. Probes the editor itself (on this thread, before the UI
- * starts); the fastest of three, so a probe preempted on a busy machine
- * does not shorten the hang below the stall threshold. */
-static size_t calibrate(struct console *c, const char *text, size_t max)
+/* Characters to recall for about 50 ms of redisplay: the cost is
+ * quadratic in them. Probes the editor itself (on this thread, before the
+ * UI starts); the fastest of three. */
+static size_t calibrate(struct console *c, const char *text)
 {
-	const size_t probe = 300;
+	const size_t probe = 500;
 	double best = 1e9;
 	for (int i = 0; i < 3; i++) {
 		pthread_mutex_lock(&c->lock);
 		c->len = c->cursor = 0;
 		double t0 = now_s();
-		rl_insert_text(c, text, probe);
+		rl_insert_text(c, text, probe, 0);
 		double dt = now_s() - t0;
 		pthread_mutex_unlock(&c->lock);
 		if (dt < best)
 			best = dt;
 	}
-	size_t n = (size_t)(probe * sqrt(4.0 / (best > 1e-6 ? best : 1e-6)));
-	return n < max ? n : max;
+	return (size_t)(probe * sqrt(0.05 / (best > 1e-6 ? best : 1e-6)));
 }
 
 /* ---- the UI ---- */
@@ -174,8 +183,9 @@ __attribute__((noinline)) static gboolean ui_draw_cursor(gpointer arg)
 __attribute__((noinline)) static void ui_send_edit(struct app *a, bool paste)
 {
 	pthread_mutex_lock(&a->con.lock);
-	a->con.job = paste ? a->script : typed;
-	a->con.job_len = paste ? a->script_len : sizeof(typed) - 1;
+	a->con.job = a->script;
+	a->con.job_len = paste ? a->script_len : a->recall_len;
+	a->con.until = paste ? now_s() + 4.0 : 0;
 	pthread_cond_signal(&a->con.job_ready);
 	pthread_mutex_unlock(&a->con.lock);
 	printf("edit %c\n", paste ? 'h' : 'f');
@@ -196,12 +206,12 @@ static gboolean on_quit(gpointer arg)
 	return G_SOURCE_REMOVE;
 }
 
-/* A script of lines like the typed one, max characters. */
+/* A script of commands, max characters. */
 static char *make_script(size_t max)
 {
 	char *s = malloc(max + 1);
 	for (size_t i = 0; i < max; i++)
-		s[i] = typed[i % (sizeof(typed) - 1)];
+		s[i] = command[i % (sizeof(command) - 1)];
 	s[max] = 0;
 	return s;
 }
@@ -242,7 +252,8 @@ int main(int argc, char **argv)
 	                        .tty = slave}};
 	const size_t max_script = 1 << 20;
 	a.script = make_script(max_script);
-	a.script_len = calibrate(&a.con, a.script, max_script);
+	a.script_len = max_script;
+	a.recall_len = calibrate(&a.con, a.script);
 	a.con.len = a.con.cursor = 0;
 	pthread_t rl;
 	if (pthread_create(&rl, NULL, rl_thread, &a.con)) {
@@ -254,7 +265,7 @@ int main(int argc, char **argv)
 	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	gtk_window_set_title(GTK_WINDOW(win), "zoo-b12");
 	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (type a line) or h (paste a script)");
+	a.label = gtk_label_new("press f (recall a command) or h (paste a script)");
 	gtk_container_add(GTK_CONTAINER(win), a.label);
 	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
 	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
@@ -262,7 +273,7 @@ int main(int argc, char **argv)
 	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
 	g_unix_signal_add(SIGTERM, on_quit, NULL);
 	gtk_widget_show_all(win);
-	printf("ready (paste: %zu characters)\n", a.script_len);
+	printf("ready (recall: %zu characters)\n", a.recall_len);
 	fflush(stdout);
 	gtk_main();
 
