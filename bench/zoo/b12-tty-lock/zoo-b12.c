@@ -47,6 +47,7 @@ struct console {
 	const char *job;      /* text to insert, NULL = none */
 	size_t job_len;
 	double until;         /* the job's deadline (now_s()), 0 = none */
+	unsigned long long echoed; /* bytes written to the tty */
 	bool quit;
 };
 
@@ -83,16 +84,15 @@ static void term_drain(int master)
 /* ---- the line editor thread ---- */
 
 /* The bug: the whole line again after every character, one write(2) per
- * character, with no output buffering. */
-__attribute__((noinline)) static void rl_redisplay(struct console *c)
+ * character, with no output buffering. Returns the bytes written. */
+__attribute__((noinline)) static size_t rl_redisplay(struct console *c)
 {
 	if (write(c->tty, "\r", 1) != 1)
-		return;
+		return 0;
 	for (size_t i = 0; i < c->len; i++)
 		if (write(c->tty, &c->line[i], 1) != 1)
-			return;
-	if (write(c->tty, "\033[K", 3) != 3)
-		return;
+			return i + 1;
+	return c->len + 1 + (write(c->tty, "\033[K", 3) == 3 ? 3 : 0);
 }
 
 /* Inserts text at the cursor, echoing as it goes, until the text ends or
@@ -114,7 +114,7 @@ __attribute__((noinline)) static void rl_insert_text(struct console *c, const ch
 		memmove(c->line + c->cursor + 1, c->line + c->cursor, c->len - c->cursor);
 		c->line[c->cursor++] = ch;
 		c->len++;
-		rl_redisplay(c);
+		c->echoed += rl_redisplay(c);
 		if (until > 0 && now_s() >= until)
 			break;
 	}
