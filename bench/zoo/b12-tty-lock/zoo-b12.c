@@ -5,14 +5,15 @@
  * A script editor with a console: the console's line editor runs on its own
  * thread (zoo-b12-rl), writing to a real pty (openpty) whose master a
  * terminal process (zoo-b12-term, fork()ed) drains. The edit line and its
- * cursor are guarded by one pthread mutex; the UI thread takes it every
- * 10 ms to draw the cursor, and to hand an edit to the line editor. The
- * line editor keeps the mutex while it echoes an edit, and it redisplays
- * the whole line after every character it inserts, one write(2) per
- * character: recalling a command from the history ('f', a length calibrated
- * at start-up) costs about 50 ms, in which the UI thread waits on the mutex
- * a few times, briefly; pasting a script ('h') costs 4 s of tty writes, all
- * that time with the mutex held. The paste's length is set by time (its
+ * cursor are guarded by one pthread mutex, which the UI thread takes for
+ * every key press, to hand the edit to the line editor and read the
+ * cursor. The line editor keeps the mutex while it echoes an edit, and it
+ * redisplays the whole line after every character it inserts, one write(2)
+ * per character: recalling a command from the history ('f', a length
+ * calibrated at start-up) costs about 100 ms, so a second key press right
+ * after it waits that long for the mutex; pasting a script ('h') costs 4 s
+ * of tty writes, all that time with the mutex held, and the next key press
+ * waits for all of it. The paste's length is set by time (its
  * characters go in until 4 s have passed: a script as long as this machine
  * echoes in 4 s): the pty's speed depends on how the writer, the kernel's
  * tty worker and the terminal are scheduled, which a busy machine changes
@@ -54,7 +55,6 @@ struct console {
 struct app {
 	struct console con;
 	GtkWidget *label;
-	size_t last_cursor;
 	char *script; /* what 'f' recalls (its start) and 'h' pastes */
 	size_t recall_len, script_len;
 };
@@ -142,7 +142,7 @@ static void *rl_thread(void *arg)
 	return NULL;
 }
 
-/* Characters to recall for about 50 ms of redisplay: the cost is
+/* Characters to recall for about 100 ms of redisplay: the cost is
  * quadratic in them. Probes the editor itself (on this thread, before the
  * UI starts); the fastest of three. */
 static size_t calibrate(struct console *c, const char *text)
@@ -159,35 +159,24 @@ static size_t calibrate(struct console *c, const char *text)
 		if (dt < best)
 			best = dt;
 	}
-	return (size_t)(probe * sqrt(0.05 / (best > 1e-6 ? best : 1e-6)));
+	return (size_t)(probe * sqrt(0.1 / (best > 1e-6 ? best : 1e-6)));
 }
 
 /* ---- the UI ---- */
 
-/* Every 10 ms: the console's cursor, read under the lock. */
-__attribute__((noinline)) static gboolean ui_draw_cursor(gpointer arg)
-{
-	struct app *a = arg;
-	pthread_mutex_lock(&a->con.lock);
-	size_t cursor = a->con.cursor;
-	pthread_mutex_unlock(&a->con.lock);
-	if (cursor != a->last_cursor) {
-		char out[64];
-		snprintf(out, sizeof(out), "column %zu", cursor);
-		gtk_label_set_text(GTK_LABEL(a->label), out);
-		a->last_cursor = cursor;
-	}
-	return G_SOURCE_CONTINUE;
-}
 
 __attribute__((noinline)) static void ui_send_edit(struct app *a, bool paste)
 {
 	pthread_mutex_lock(&a->con.lock);
+	size_t cursor = a->con.cursor;
 	a->con.job = a->script;
 	a->con.job_len = paste ? a->script_len : a->recall_len;
 	a->con.until = paste ? now_s() + 4.0 : 0;
 	pthread_cond_signal(&a->con.job_ready);
 	pthread_mutex_unlock(&a->con.lock);
+	char out[64];
+	snprintf(out, sizeof(out), "column %zu", cursor);
+	gtk_label_set_text(GTK_LABEL(a->label), out);
 	printf("edit %c\n", paste ? 'h' : 'f');
 	fflush(stdout);
 }
@@ -269,7 +258,6 @@ int main(int argc, char **argv)
 	gtk_container_add(GTK_CONTAINER(win), a.label);
 	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
 	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add(10, ui_draw_cursor, &a);
 	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
 	g_unix_signal_add(SIGTERM, on_quit, NULL);
 	gtk_widget_show_all(win);
