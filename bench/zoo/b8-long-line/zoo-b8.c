@@ -125,7 +125,7 @@ __attribute__((noinline)) static void term_render_line(struct app *a, bool long_
  * does not shorten the hang below the stall threshold. */
 static size_t calibrate(struct app *a)
 {
-	const size_t probe = 60000;
+	const size_t probe = 150000; /* megabytes, as the long line: out of the small caches */
 	struct line l;
 	fill_line(&l, probe);
 	double best = 1e9;
