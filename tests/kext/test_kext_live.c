@@ -505,7 +505,8 @@ TEST(sample_in_libc_names_the_function_that_called_it)
 			named++;
 	}
 	ASSERT_MSG(samples > 0, "no CPU_SAMPLE of the copying child");
-	ASSERT_MSG(named > 0, "no CPU_SAMPLE whose sp_ret is in kext_test_copying_function (%u samples)",
+	ASSERT_MSG(named > 0,
+	           "no CPU_SAMPLE whose sp_ret is in kext_test_copying_function (%u samples)",
 	           samples);
 	collector_free(&c);
 }

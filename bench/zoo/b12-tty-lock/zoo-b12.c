@@ -42,12 +42,12 @@
 struct console {
 	pthread_mutex_t lock; /* guards everything below */
 	pthread_cond_t job_ready;
-	int tty;              /* the pty's slave end */
-	char *line;           /* the edit line */
+	int tty;    /* the pty's slave end */
+	char *line; /* the edit line */
 	size_t len, cap, cursor;
-	const char *job;      /* text to insert, NULL = none */
+	const char *job; /* text to insert, NULL = none */
 	size_t job_len;
-	double until;         /* the job's deadline (now_s()), 0 = none */
+	double until;              /* the job's deadline (now_s()), 0 = none */
 	unsigned long long echoed; /* bytes written to the tty */
 	bool quit;
 };
@@ -98,8 +98,8 @@ __attribute__((noinline)) static size_t rl_redisplay(struct console *c)
 /* Inserts text at the cursor, echoing as it goes, until the text ends or
  * the clock reaches until (0: no limit); called with the lock held (the
  * line must not change under the redisplay). */
-__attribute__((noinline)) static void rl_insert_text(struct console *c, const char *text,
-                                                     size_t n, double until)
+__attribute__((noinline)) static void rl_insert_text(struct console *c, const char *text, size_t n,
+                                                     double until)
 {
 	if (c->len + n + 1 > c->cap) {
 		size_t cap = (c->len + n + 1) * 2;
@@ -163,7 +163,6 @@ static size_t calibrate(struct console *c, const char *text)
 }
 
 /* ---- the UI ---- */
-
 
 __attribute__((noinline)) static void ui_send_edit(struct app *a, bool paste)
 {

@@ -13,12 +13,12 @@
  * costly function is url_search_line. Exits after --exit-after SECONDS
  * (default 60) or on SIGTERM.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include <time.h>
 
 #include <glib-unix.h>

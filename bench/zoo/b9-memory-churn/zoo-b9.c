@@ -99,8 +99,8 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer arg)
 	(void)w;
 	bool zoomed = a->zoomed;
 	a->zoomed = false;
-	uint32_t sum = zoomed ? composite_tiles(a->zoomed_tiles, LARGE_TILE)
-	                      : composite_tiles(1, SMALL_TILE);
+	uint32_t sum =
+	    zoomed ? composite_tiles(a->zoomed_tiles, LARGE_TILE) : composite_tiles(1, SMALL_TILE);
 	cairo_set_source_rgb(cr, (sum & 0xff) / 255.0, 0.3, 0.4);
 	cairo_paint(cr);
 	if (a->frames++ || zoomed) {
