@@ -13,13 +13,14 @@
  * calibrated at start-up) costs about 100 ms, so a second key press right
  * after it waits that long for the mutex; pasting a script ('h') costs 4 s
  * of tty writes, all that time with the mutex held, and the next key press
- * waits for all of it. The paste's length is set by time (its
- * characters go in until 4 s have passed: a script as long as this machine
- * echoes in 4 s): the pty's speed depends on how the writer, the kernel's
- * tty worker and the terminal are scheduled, which a busy machine changes
- * by a factor of two between a probe and the paste. The UI thread waits on
- * the mutex: a LongWait stall whose root cause is the line editor's
- * rl_redisplay. Exits after --exit-after SECONDS (default 60) or on
+ * waits for all of it: a LongWait stall whose root cause is the line
+ * editor's rl_redisplay.
+ *
+ * The paste's length is set by time (its characters go in until 4 s have
+ * passed: a script as long as this machine echoes in 4 s): the pty's speed
+ * depends on how the writer, the kernel's tty worker and the terminal are
+ * scheduled, which a busy machine changes by a factor of two between a
+ * probe and the paste. Exits after --exit-after SECONDS (default 60) or on
  * SIGTERM.
  */
 #include <errno.h>
