@@ -598,6 +598,13 @@ static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v,
 	return false;
 }
 
+/* Whether x ran inside [from, now]: a thread that took the job before the
+ * waiter blocked and is still at it began before the stall. */
+static bool ran_in(const struct argus_vertex_info *x, uint64_t from, uint64_t now)
+{
+	return x->start <= now && x->end >= from;
+}
+
 /* In [from, now]: a vertex of v's thread similar to v - it ran as it does
  * normally, yet the waiter was not woken (a missing wake-up). */
 static bool find_similar(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,
@@ -607,8 +614,8 @@ static bool find_similar(const struct ctx *c, const struct argus_vertex_info *v,
 	thread_range(c, v->tid, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		struct argus_vertex_info x;
-		if (c->tv[i].start > now || c->tv[i].start < from ||
-		    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+		if (c->tv[i].start > now || !argus_graph_vertex(c->view, c->tv[i].vid, &x) ||
+		    !ran_in(&x, from, now))
 			continue;
 		if (similar(c, &x, v)) {
 			*out = x;
@@ -664,8 +671,8 @@ static bool vertex_in_thread(const struct ctx *c, const struct argus_vertex_info
 	thread_range(c, v->tid, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		struct argus_vertex_info x;
-		if (c->tv[i].start > now || c->tv[i].start < from ||
-		    !argus_graph_vertex(c->view, c->tv[i].vid, &x))
+		if (c->tv[i].start > now || !argus_graph_vertex(c->view, c->tv[i].vid, &x) ||
+		    !ran_in(&x, from, now))
 			continue;
 		if (!found || more_work(&x, out)) {
 			*out = x;

@@ -324,8 +324,9 @@ struct argus_ev_stack {
 	argus_u32 ustack; /* stack-table id of the user stack, 0 = none */
 	argus_u32 kstack; /* stack-table id of the kernel stack, 0 = none */
 	argus_u64 ip;     /* user instruction pointer at the sample / syscall */
-	argus_u64 sp_ret; /* word at the user stack pointer: the caller of a leaf
-	                     libc syscall wrapper when frame pointers are missing */
+	argus_u64 sp_ret; /* return address into the executable found on the user
+	                     stack: the caller of a libc function without frame
+	                     pointers (waits; samples inside a shared library) */
 	argus_u32 kind;   /* enum argus_stack_kind */
 	argus_u32 depth;  /* frames captured in the user stack */
 	argus_u64 _pad;

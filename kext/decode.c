@@ -115,11 +115,14 @@ static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_eve
 	}
 	while (depth < TRACER_STACK_DEPTH && ips[depth])
 		depth++;
-	/* A wait inside a libc wrapper without frame pointers: the frame-pointer
-	 * walk skips the wrapper's caller, the function that waited. sp_ret is
-	 * that caller's return address (docs/kext.md): put it back as frame 1. */
+	/* A wait inside a libc wrapper, or a sample inside a libc function,
+	 * without frame pointers: the frame-pointer walk skips the libc
+	 * function's caller, the function that waited or ran. sp_ret is that
+	 * caller's return address (docs/kext.md): put it back as frame 1. */
 	uint64_t ret = e->stack.sp_ret;
-	if (e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT && ret && depth >= 1) {
+	if (((e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT) ||
+	     e->type == ARGUS_EV_CPU_SAMPLE) &&
+	    ret && depth >= 1) {
 		bool present = false;
 		for (uint32_t i = 1; i < depth && i < 4; i++)
 			present |= ips[i] == ret;

@@ -720,6 +720,29 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 
 /* ---- scheduling ---------------------------------------------------------- */
 
+/* The first return address on the user stack at sp that points into the
+ * executable's own code, else the word at sp (the return address of a leaf
+ * such as a syscall wrapper): Debian's libc keeps no frame pointers, so this
+ * names the application function that called into libc. 0 when unreadable. */
+static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp)
+{
+	__u64(*words)[TRACER_SCAN_WORDS];
+	__u64 lo = mm->start_code, hi = mm->end_code, ret = 0;
+	__u32 zero = 0;
+
+	words = bpf_map_lookup_elem(&scan, &zero);
+	if (!words || bpf_probe_read_user(*words, sizeof(*words), (void *)sp))
+		return 0;
+	ret = (*words)[0];
+	for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
+		__u64 w = (*words)[i];
+
+		if (w >= lo && w < hi)
+			return w;
+	}
+	return ret;
+}
+
 /* The stack of a thread that is about to block, unless it blocks where it
  * blocked last time (same user ip and stack pointer: then the previous STACK
  * record still applies, and a ping-pong loop pays for one stack only). */
@@ -727,10 +750,8 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
                                        __u64 ts)
 {
 	struct pt_regs *regs;
-	__u64 ip, sp, sp_ret = 0, lo, hi;
-	__u64(*words)[TRACER_SCAN_WORDS];
+	__u64 ip, sp, sp_ret;
 	struct mm_struct *mm;
-	__u32 zero = 0;
 	struct emit em;
 	long id;
 
@@ -744,26 +765,10 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	sp = regs->sp;
 	if (st->wait_ip == ip && st->wait_sp == sp)
 		return;
-	words = bpf_map_lookup_elem(&scan, &zero);
 	mm = prev->mm;
-	if (!words || !mm)
+	if (!mm)
 		return;
-	/* Debian's libc keeps no frame pointers: the application function that
-	 * called into libc is found as the first return address on the user
-	 * stack that points into the executable's own code. */
-	lo = mm->start_code;
-	hi = mm->end_code;
-	if (!bpf_probe_read_user(*words, sizeof(*words), (void *)sp)) {
-		sp_ret = (*words)[0];
-		for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
-			__u64 w = (*words)[i];
-
-			if (w >= lo && w < hi) {
-				sp_ret = w;
-				break;
-			}
-		}
-	}
+	sp_ret = user_sp_ret(mm, sp);
 	if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 		return;
 	id = user_stack_id(ctx, em.ev->cpu);
@@ -1107,6 +1112,8 @@ SEC("perf_event")
 int cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *t = cur();
+	__u64 ip = 0, sp_ret = 0;
+	struct mm_struct *mm;
 	struct pt_regs *uregs;
 	struct emit em;
 	long id;
@@ -1117,9 +1124,20 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	id = user_stack_id(ctx, em.ev->cpu);
 	uregs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (uregs) {
+		uregs = KCAST(struct pt_regs, uregs);
+		ip = uregs->ip;
+		mm = KCAST(struct mm_struct, t->mm);
+		/* On CPU inside a shared library (a libc memcpy, a syscall
+		 * wrapper the kernel is working for): its caller in the
+		 * executable, which the frame-pointer walk skips, as for waits. */
+		if (mm && (ip < mm->start_code || ip >= mm->end_code))
+			sp_ret = user_sp_ret(mm, uregs->sp);
+	}
 	em.ev->flags &= ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ); /* the sample's own context */
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1;
-	em.ev->stack.ip = uregs ? BPF_CORE_READ(uregs, ip) : 0;
+	em.ev->stack.ip = ip;
+	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_SAMPLE;
 	submit(&em);
 	return 0;

@@ -2,8 +2,9 @@
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
  * IPC object identity for pipes, unix socketpairs and eventfd, futex wait /
  * wake pairing, timerfd arm -> fire -> read, wait stacks naming the function
- * that blocked, drops under a burst into tiny rings, argus never tracing
- * itself, and the privilege / BTF errors.
+ * that blocked, CPU samples inside libc naming the function that called it,
+ * drops under a burst into tiny rings, argus never tracing itself, and the
+ * privilege / BTF errors.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -446,6 +447,70 @@ TEST(wait_stack_names_the_function_that_blocked)
 	collector_free(&c);
 }
 
+/* ---- a thread on CPU inside libc: the sample names the function that called ---- */
+/* exported (ENABLE_EXPORTS) so dladdr can name it; copies with libc's
+ * memcpy, which keeps no frame pointer, for secs */
+__attribute__((noinline)) void kext_test_copying_function(char *dst, const char *src, size_t n,
+                                                          double secs)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 16; i++)
+			memcpy(dst, src, n);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	__asm__ volatile("" ::: "memory"); /* keep the call from being a tail call */
+}
+
+static void copying_main(void *arg)
+{
+	(void)arg;
+	size_t n = 1 << 20;
+	char *a = calloc(1, n), *b = calloc(1, n);
+
+	if (!a || !b)
+		_exit(1);
+	kext_test_copying_function(a, b, n, 0.6);
+}
+
+TEST(sample_in_libc_names_the_function_that_called_it)
+{
+	struct argus_kext_opts o = {.pid_filter = true};
+	struct collector c;
+
+#ifdef UNDER_ASAN
+	/* ASan's memcpy is the executable's own code: no libc frame to repair */
+	SKIP("memcpy is ASan's under a sanitizer build");
+#endif
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(copying_main, NULL);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	unsigned samples = 0, named = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+		Dl_info info;
+
+		if (e->type != ARGUS_EV_CPU_SAMPLE || e->pid != (uint32_t)g.pid)
+			continue;
+		samples++;
+		/* the child is a fork of this process: same addresses */
+		if (e->stack.sp_ret && dladdr((void *)(uintptr_t)(e->stack.sp_ret - 1), &info) &&
+		    info.dli_sname && !strcmp(info.dli_sname, "kext_test_copying_function"))
+			named++;
+	}
+	ASSERT_MSG(samples > 0, "no CPU_SAMPLE of the copying child");
+	ASSERT_MSG(named > 0,
+	           "no CPU_SAMPLE whose sp_ret is in kext_test_copying_function (%u samples)",
+	           samples);
+	collector_free(&c);
+}
+
 /* ---- tiny rings under a burst: drops counted and reported ------------------- */
 static void burst(void *arg)
 {
@@ -616,6 +681,7 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
           TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
+          TEST_ENTRY(sample_in_libc_names_the_function_that_called_it),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
           TEST_ENTRY(comm_filter_keeps_only_that_name), TEST_ENTRY(missing_btf_is_nosupport),
           TEST_ENTRY(unprivileged_is_epriv))
