@@ -350,6 +350,7 @@ int argus_bench_zoo(int argc, char **argv)
 	snprintf(r->zoo_dir, sizeof(r->zoo_dir), "%s", ARGUS_ZOO_SRC_DIR);
 	snprintf(r->bin_dir, sizeof(r->bin_dir), "%s", ARGUS_ZOO_BIN_DIR);
 	int c, rc = ARGUS_EXIT_OK;
+	bool bin_dir_given = false;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -367,6 +368,7 @@ int argus_bench_zoo(int argc, char **argv)
 			break;
 		case 'b':
 			snprintf(r->bin_dir, sizeof(r->bin_dir), "%s", optarg);
+			bin_dir_given = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -385,11 +387,12 @@ int argus_bench_zoo(int argc, char **argv)
 		return ARGUS_EXIT_USAGE;
 	}
 	if (!is_dir(r->bin_dir)) {
+		/* the default folder is missing when the build had no GTK3 */
 		cli_error("bench zoo",
 		          "no zoo programs at '%s' (cmake --build BUILD --target zoo; --bin-dir)",
 		          r->bin_dir);
 		free(r);
-		return ARGUS_EXIT_USAGE;
+		return bin_dir_given ? ARGUS_EXIT_USAGE : ARGUS_EXIT_NOSUPPORT;
 	}
 	if (optind < argc) {
 		if (r->quick) {

@@ -183,7 +183,7 @@ for case in "$@"; do
 	bin=$prog
 	[ -n "$bindir" ] && bin=$bindir/$prog
 	command -v "$bin" >/dev/null || { echo "$name: program $bin not found (--bin-dir)" >&2; status=3; continue; }
-	work=$(mktemp -d /tmp/argus-zoo-XXXXXX)
+	work=$(mktemp -d "${TMPDIR:-/tmp}/argus-zoo-XXXXXX")
 	mkdir "$work/argus"
 	run_pass argus "$work/argus"
 	rc=$?
