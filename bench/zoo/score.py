@@ -101,7 +101,17 @@ def system_module(path, bin_dir):
 
 
 EUSTACK_FRAME = re.compile(r"^#\d+\s+0x[0-9a-f]+\s+(?:(\S+)\s+)?-\s+(.*)$")
-GDB_FRAME = re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*?\)(?: from (\S+))?(?: at .*)?$")
+GDB_FRAME = re.compile(r"^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+) \(.*?\)(?: from (\S+))?(?: at .*)?$")
+
+
+def module_at(maps, addr):
+    """The file mapped at addr in a /proc/PID/maps text, or None."""
+    for line in (maps or "").splitlines():
+        f = line.split(None, 5)
+        lo, _, hi = f[0].partition("-")
+        if int(lo, 16) <= addr < int(hi, 16):
+            return f[5].strip() if len(f) > 5 else None
+    return None
 
 
 def stack_answers(work, truth, pid, bin_dir):
@@ -118,14 +128,17 @@ def stack_answers(work, truth, pid, bin_dir):
             if m and m.group(1) and not system_module(m.group(2).strip(), bin_dir):
                 frames.append((comm, m.group(1)))
         return frames
-    text = read(work, "gdb.txt")
+    text, maps = read(work, "gdb.txt"), read(work, "maps.txt")
     if text and ("(LWP %d)" % pid) in text:
         ok = True
         block = text.split("(LWP %d)" % pid, 1)[1].split("\nThread ", 1)[0]
         for line in block.splitlines():
             m = GDB_FRAME.match(line.strip())
-            if m and m.group(1) != "??" and not system_module(m.group(2) or "", bin_dir):
-                frames.append((comm, m.group(1)))
+            if not m or m.group(2) == "??":
+                continue
+            module = m.group(3) or (module_at(maps, int(m.group(1), 16)) if m.group(1) else None)
+            if module and not system_module(module, bin_dir):
+                frames.append((comm, m.group(2)))
     return frames if ok else None
 
 

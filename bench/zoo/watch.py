@@ -14,7 +14,7 @@ Runs in the case's scratch folder, started before the driver. Two threads:
 - notify: logs the Notify calls on the session bus (dbus-monitor) with
   their CLOCK_MONOTONIC time (ns) to `notifications`.
 
-Files written: hang_ns, eustack.txt (or gdb.txt), snapshot_ns (start and end
+Files written: hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
 of the snapshot: how long the app was stopped), perf.data, case_pids,
 offwake.txt or offwake.na, notifications.
 """
@@ -95,8 +95,15 @@ def baselines(app, root, limit_s):
         rc = subprocess.call(["eu-stack", "-m", "-p", str(app)], stdout=out,
                              stderr=subprocess.STDOUT, timeout=20)
     if rc != 0 and shutil.which("gdb"):
+        # gdb names a frame's library only when it lacks debug info: the
+        # app's memory map says which module each frame's address is in
+        try:
+            shutil.copyfile("/proc/%d/maps" % app, "maps.txt")
+        except OSError:
+            pass
         with open("gdb.txt", "w") as out:
             subprocess.call(["gdb", "-batch", "-nx", "-p", str(app),
+                             "-ex", "set print frame-info location-and-address",
                              "-ex", "thread apply all bt"], stdout=out,
                             stderr=subprocess.DEVNULL, timeout=30)
     write("snapshot_ns", "%d %d\n" % (t0, time.monotonic_ns()))
