@@ -70,17 +70,18 @@ struct zoo_run {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench zoo [--quick] [--keep] [--no-baselines] [--zoo-dir DIR]\n"
-	           "                       [--bin-dir DIR] [CASE...]\n"
-	           "  runs the bug zoo's cases live (every case, the --quick ones, or those\n"
-	           "  named) and prints argus against the baselines as in the paper's Table 4\n"
-	           "  --quick         the cases whose truth file says quick=1\n"
-	           "  --keep          keep each case's scratch folder (trace, JSON, snapshots)\n"
-	           "  --no-baselines  argus alone: no stack snapshot, perf or offwaketime\n"
-	           "  --zoo-dir DIR   the zoo's sources (default %s)\n"
-	           "  --bin-dir DIR   the zoo's programs (default %s)\n"
-	           "  exit 0 when argus's top-1 is right on every case run, 1 otherwise;\n"
-	           "  needs root (eBPF), Xvfb, xdotool, dbus-daemon, python3\n",
+	fprintf(f,
+	        "usage: argus bench zoo [--quick] [--keep] [--no-baselines] [--zoo-dir DIR]\n"
+	        "                       [--bin-dir DIR] [CASE...]\n"
+	        "  runs the bug zoo's cases live (every case, the --quick ones, or those\n"
+	        "  named) and prints argus against the baselines as in the paper's Table 4\n"
+	        "  --quick         the cases whose truth file says quick=1\n"
+	        "  --keep          keep each case's scratch folder (trace, JSON, snapshots)\n"
+	        "  --no-baselines  argus alone: no stack snapshot, perf or offwaketime\n"
+	        "  --zoo-dir DIR   the zoo's sources (default %s)\n"
+	        "  --bin-dir DIR   the zoo's programs (default %s)\n"
+	        "  exit 0 when argus's top-1 is right on every case run, 1 otherwise;\n"
+	        "  needs root (eBPF), Xvfb, xdotool, dbus-daemon, python3\n",
 	        *ARGUS_ZOO_SRC_DIR ? ARGUS_ZOO_SRC_DIR : "none built in",
 	        *ARGUS_ZOO_BIN_DIR ? ARGUS_ZOO_BIN_DIR : "none built in");
 }
@@ -134,8 +135,8 @@ static int list_cases(struct zoo_run *r)
 		snprintf(dir, sizeof(dir), "%s/%s", r->zoo_dir, e->d_name);
 		if (!truth_value(dir, "program", quick, sizeof(quick)))
 			continue;
-		if (r->quick && !(truth_value(dir, "quick", quick, sizeof(quick)) &&
-		                  !strcmp(quick, "1")))
+		if (r->quick &&
+		    !(truth_value(dir, "quick", quick, sizeof(quick)) && !strcmp(quick, "1")))
 			continue;
 		snprintf(r->cases[r->ncases++], ZOO_NAME_MAX, "%s", e->d_name);
 	}
@@ -287,8 +288,7 @@ static void print_table(const struct zoo_run *r)
 	char id[ZOO_CASES_MAX][ZOO_NAME_MAX];
 	int w = 4;
 	for (int i = 0; i < r->ncases; i++) {
-		snprintf(id[i], sizeof(id[i]), "%.*s", (int)strcspn(r->cases[i], "-"),
-		         r->cases[i]);
+		snprintf(id[i], sizeof(id[i]), "%.*s", (int)strcspn(r->cases[i], "-"), r->cases[i]);
 		if ((int)strlen(id[i]) + 1 > w)
 			w = (int)strlen(id[i]) + 1;
 	}
@@ -324,8 +324,10 @@ static void print_table(const struct zoo_run *r)
 	printf("(seconds from the stall's start: to the live daemon's desktop notification; to\n"
 	       " the detection argus diagnose replays on the recorded trace)\n\n");
 	for (int i = 0; i < r->ncases; i++)
-		printf("%-*s %s%s%s\n", w, id[i], r->cases[i], r->res[i].ran ? ": argus named " : "",
-		       r->res[i].ran ? (*r->res[i].answer ? r->res[i].answer : "no stall") : ": did not run");
+		printf("%-*s %s%s%s\n", w, id[i], r->cases[i],
+		       r->res[i].ran ? ": argus named " : "",
+		       r->res[i].ran ? (*r->res[i].answer ? r->res[i].answer : "no stall")
+		                     : ": did not run");
 	/* each different reason once */
 	for (int i = 0; i < r->ncases; i++) {
 		bool seen = false;
@@ -339,9 +341,12 @@ static void print_table(const struct zoo_run *r)
 int argus_bench_zoo(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"quick", no_argument, 0, 'q'},         {"keep", no_argument, 0, 'k'},
-	    {"no-baselines", no_argument, 0, 'n'},  {"zoo-dir", required_argument, 0, 'z'},
-	    {"bin-dir", required_argument, 0, 'b'}, {"help", no_argument, 0, 'h'},
+	    {"quick", no_argument, 0, 'q'},
+	    {"keep", no_argument, 0, 'k'},
+	    {"no-baselines", no_argument, 0, 'n'},
+	    {"zoo-dir", required_argument, 0, 'z'},
+	    {"bin-dir", required_argument, 0, 'b'},
+	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
 	struct zoo_run *r = calloc(1, sizeof(*r));

@@ -22,14 +22,14 @@
 
 /* X(test name, case folder): what the case is and why argus gets it right. */
 #define ZOO_QUICK_CASES(X)                                                                         \
-	/* B6: the root cause is three processes away from the stalled UI                  \
-	 * thread, asleep in svc_c_flush_slowly (inside libc's clock_nanosleep,             \
-	 * whose missing frame pointer hides that caller from the frame-pointer             \
-	 * stack: the wait's sp_ret puts it back). */                                       \
+	/* B6: the root cause is three processes away from the stalled UI                          \
+	 * thread, asleep in svc_c_flush_slowly (inside libc's clock_nanosleep,                    \
+	 * whose missing frame pointer hides that caller from the frame-pointer                    \
+	 * stack: the wait's sp_ret puts it back). */                                              \
 	X(b6_service_chain_top1_names_the_sleeping_function, "b6-service-chain")                   \
-	/* B5: a LongRunning stall in a (static) library function called from the           \
-	 * key handler: the costly function is zoo_hash_tokens (samples differ in           \
-	 * the innermost address, not in the function). */                                  \
+	/* B5: a LongRunning stall in a (static) library function called from the                  \
+	 * key handler: the costly function is zoo_hash_tokens (samples differ in                  \
+	 * the innermost address, not in the function). */                                         \
 	X(b5_library_loop_top1_names_the_looping_function, "b5-library-loop")
 
 static char out[1 << 16];
