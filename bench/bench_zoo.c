@@ -295,7 +295,7 @@ static void print_table(const struct zoo_run *r)
 	printf("\nroot cause right at top-1/top-3 (Y right, N wrong, - could not run)\n");
 	printf("%-34s", "");
 	for (int i = 0; i < r->ncases; i++)
-		printf(" %-*s", w, id[i]);
+		printf(" %-*s", i + 1 < r->ncases ? w : 0, id[i]);
 	printf("\n");
 	for (size_t m = 0; m < ZOO_NMETHODS; m++) {
 		printf("%-34s", zoo_methods[m].label);
@@ -304,7 +304,7 @@ static void print_table(const struct zoo_run *r)
 			if (r->res[i].ran)
 				snprintf(cell, sizeof(cell), "%s/%s", mark_str(r->res[i].top1[m]),
 				         mark_str(r->res[i].top3[m]));
-			printf(" %-*s", w, cell);
+			printf(" %-*s", i + 1 < r->ncases ? w : 0, cell);
 		}
 		printf("\n");
 	}
@@ -317,7 +317,7 @@ static void print_table(const struct zoo_run *r)
 			char cell[16] = "-";
 			if (r->res[i].ran && s >= 0)
 				snprintf(cell, sizeof(cell), "%.2f", s);
-			printf(" %-*s", w, cell);
+			printf(" %-*s", i + 1 < r->ncases ? w : 0, cell);
 		}
 		printf("\n");
 	}
