@@ -83,6 +83,18 @@ def offwaketime_tool():
     return (tool, None) if not why else (None, "; ".join(why))
 
 
+def run(argv, out, err, timeout):
+    """argv's exit status, stdout to the file out; -1 when it cannot run
+    (a missing tool leaves its column empty, not the others)."""
+    try:
+        with open(out, "w") as f:
+            return subprocess.call(argv, stdout=f, stderr=err, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        with open(out + ".err" if out != "/dev/null" else "watch.err", "a") as f:
+            f.write("%s: %s\n" % (argv[0], e))
+        return -1
+
+
 def baselines(app, root, limit_s):
     hang = wait_hang(limit_s)
     if hang is None:
@@ -91,9 +103,7 @@ def baselines(app, root, limit_s):
     write("hang_ns", "%d\n" % hang)
     time.sleep(max(0.0, SNAPSHOT_DELAY_S - (time.monotonic_ns() - hang) / 1e9))
     t0 = time.monotonic_ns()
-    with open("eustack.txt", "w") as out:
-        rc = subprocess.call(["eu-stack", "-m", "-p", str(app)], stdout=out,
-                             stderr=subprocess.STDOUT, timeout=20)
+    rc = run(["eu-stack", "-m", "-p", str(app)], "eustack.txt", subprocess.STDOUT, 20)
     if rc != 0 and shutil.which("gdb"):
         # gdb names a frame's library only when it lacks debug info: the
         # app's memory map says which module each frame's address is in
@@ -101,11 +111,9 @@ def baselines(app, root, limit_s):
             shutil.copyfile("/proc/%d/maps" % app, "maps.txt")
         except OSError:
             pass
-        with open("gdb.txt", "w") as out:
-            subprocess.call(["gdb", "-batch", "-nx", "-p", str(app),
-                             "-ex", "set print frame-info location-and-address",
-                             "-ex", "thread apply all bt"], stdout=out,
-                            stderr=subprocess.DEVNULL, timeout=30)
+        run(["gdb", "-batch", "-nx", "-p", str(app), "-ex",
+             "set print frame-info location-and-address", "-ex", "thread apply all bt"],
+            "gdb.txt", subprocess.DEVNULL, 30)
     write("snapshot_ns", "%d %d\n" % (t0, time.monotonic_ns()))
     tool, why = offwaketime_tool()
     off = None
@@ -115,9 +123,9 @@ def baselines(app, root, limit_s):
                                stderr=open("offwake.err", "w"))
     else:
         write("offwake.na", why)
-    subprocess.call(["perf", "record", "-a", "-g", "-F", "199", "-o", "perf.data", "--",
-                     "sleep", str(PERF_SECONDS)], stdout=subprocess.DEVNULL,
-                    stderr=open("perf.err", "w"), timeout=30)
+    with open("perf.err", "w") as err:
+        run(["perf", "record", "-a", "-g", "-F", "199", "-o", "perf.data", "--", "sleep",
+             str(PERF_SECONDS)], "/dev/null", err, 30)
     me = os.getpid()
     write("case_pids", "".join("%d\n" % p for p in descendants(root) if p != me))
     if off:
