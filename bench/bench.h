@@ -12,17 +12,15 @@ int argus_bench_io(int argc, char **argv);
 int argus_bench_stream(int argc, char **argv);
 /* Ingest into the graph window: events/s, bytes per event held. */
 int argus_bench_ingest(int argc, char **argv);
-/* Tracing overhead on a workload: untraced vs argus vs perf record (kext/). */
+/* Tracing overhead on a command: untraced vs argus record vs perf record (kext/). */
 int argus_bench_overhead(int argc, char **argv);
 /* In-process hooks: ns per hooked call, GTK3 workload hooks on vs off. */
 int argus_bench_hooks(int argc, char **argv);
 /* Stall detection to finished report over 1 M / 5 M / 20 M event windows;
  * beam search alone on a graph of 1.68 M vertices (beam/). */
 int argus_bench_diagnose(int argc, char **argv);
-
-/* Tracing overhead on a command: untraced vs argus record vs perf record. */
-int argus_bench_overhead(int argc, char **argv);
-/* In-process hooks: ns per hooked call, GTK3 workload hooks on vs off. */
-int argus_bench_hooks(int argc, char **argv);
+/* The bug zoo live: argus against the baselines per case (Table 4), the
+ * seconds from a stall's start to its notification (bench/zoo/). */
+int argus_bench_zoo(int argc, char **argv);
 
 #endif /* ARGUS_BENCH_H */

@@ -1,18 +1,28 @@
 #!/bin/sh
-# run-case.sh - run bug zoo cases live under argus and score the diagnoses.
+# run-case.sh - run bug zoo cases live under argus and score argus and the
+# baselines against each case's truth (bench/zoo/README.md).
 #
-#   bench/zoo/run-case.sh [--argus BIN] [--bin-dir DIR] [--keep]
-#                         [--match function|process] CASE_DIR...
+#   bench/zoo/run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json]
+#                         [--match function|process] [--no-baselines]
+#                         [--no-live] CASE_DIR...
 #
-# Per case: a private Xvfb, `argus record --all` for the case's
-# record_seconds, the case's program, its driver.sh (normal interactions,
-# then the hang), then `argus diagnose --json` of the trace with beam search,
-# --algo critical-path and --no-weak-edges (while the program still runs, so
-# its functions are named), scored by score.py against the case's truth file:
-# one line per case. --match process only asks that argus's top-1 names the
-# root-cause process (and the stall class). Exit status: 0 argus's top-1
-# right on every case, 1 a
-# miss, 2 usage, 3 a case could not run (its line says why), 77 cannot run
+# Each case runs twice, on a fresh private desktop (Xvfb, session bus,
+# dunst) each time:
+#  1. argus: the live daemon (`argus start`, as a user runs it) with a JSON
+#     stream client, `argus record --all` for the case's record_seconds, the
+#     program, the driver (normal interactions, then the hang), watch.py
+#     logging the notifications; then `argus diagnose --json` of the trace
+#     with beam search, --algo critical-path and --no-weak-edges (while the
+#     program still runs, so its functions are named).
+#  2. baselines, without argus: the program and the driver again, watch.py
+#     taking the stack snapshot and perf's profile 1 s into the hang. A
+#     separate run because the snapshot stops the app (ptrace), which cuts
+#     the very wait argus follows.
+# score.py then prints one line per case (--json: one JSON object per case).
+# --no-baselines skips run 2, --no-live leaves the daemon out of run 1.
+# --match process only asks that argus's top-1 names the root-cause process
+# (and the stall class). Exit status: 0 argus's top-1 right on every case, 1
+# a miss, 2 usage, 3 a case could not run (its line says why), 77 cannot run
 # here at all (not root, no Xvfb / xdotool / python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,22 +30,35 @@ argus=${ARGUS_BIN:-argus}
 bindir=
 keep=0
 match=function
+format=text
+baselines=1
+live=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--argus) argus=$2; shift 2 ;;
 	--bin-dir) bindir=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--json) format=json; shift ;;
 	--match) match=$2; shift 2 ;;
+	--no-baselines) baselines=0; shift ;;
+	--no-live) live=0; shift ;;
 	--) shift; break ;;
 	-*) echo "run-case.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--match function|process] CASE_DIR..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json] [--match function|process] [--no-baselines] [--no-live] CASE_DIR..." >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root for live tracing"; exit 77; }
 for t in Xvfb xdotool python3 dbus-daemon; do
 	command -v $t >/dev/null || { echo "skipped: $t missing (scripts/install-deps.sh)"; exit 77; }
 done
+# without these a column is n/a, not the run
+command -v dunst >/dev/null && command -v dbus-monitor >/dev/null || live=0
+if [ $baselines = 1 ]; then
+	for t in eu-stack perf; do
+		command -v $t >/dev/null || echo "run-case.sh: $t missing: its column will be n/a" >&2
+	done
+fi
 
 # the case runs in its own folder: make paths absolute
 case $argus in */*) argus=$(cd "$(dirname "$argus")" && pwd)/$(basename "$argus") ;; esac
@@ -44,8 +67,110 @@ case $argus in */*) argus=$(cd "$(dirname "$argus")" && pwd)/$(basename "$argus"
 # key=value from a truth file
 get() { sed -n "s/^$2=//p" "$1" | head -1; }
 
+# until a file exists (tenths of a second)
+wait_file() { for _ in $(seq "$2"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+# run_pass argus|baselines DIR: one run of the case in DIR (a subshell:
+# its exit status is 3 when the case could not run)
+run_pass() (
+	pass=$1
+	cd "$2" || exit 3
+	pids=
+	daemon= stream=
+	# everything this run started, last first; the app reaps its helpers
+	# before the X server goes away
+	cleanup() {
+		for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+		pids=
+	}
+	trap cleanup EXIT
+	trap 'exit 3' INT TERM
+	export NO_AT_BRIDGE=1
+	for n in $(seq $((150 + $$ % 200)) 399); do [ -e "/tmp/.X$n-lock" ] || break; done
+	export DISPLAY=":$n"
+	Xvfb "$DISPLAY" -nolisten tcp -screen 0 640x480x24 >/dev/null 2>&1 &
+	pids="$! $pids"
+	wait_file "/tmp/.X11-unix/X$n" 50
+	# a private session bus and home: cases may talk D-Bus or write files
+	export HOME=$PWD XDG_RUNTIME_DIR=$PWD/run
+	mkdir -m 0700 run
+	bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || exit 3
+	export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
+	pids="$(echo "$bus" | sed -n 2p) $pids"
+	# where a case's program finds its helper programs
+	export ZOO_BIN_DIR=$(dirname "$(command -v "$bin")")
+	wopt="--no-baselines --no-notify"
+	if [ $pass = argus ] && [ $live = 1 ]; then
+		# the desktop's notification daemon, and argus as a user runs it:
+		# the daemon finds the app's session bus itself
+		dunst >dunst.log 2>&1 &
+		pids="$! $pids"
+		for _ in $(seq 100); do
+			dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+				org.freedesktop.DBus.NameHasOwner string:org.freedesktop.Notifications 2>/dev/null |
+				grep -q "boolean true" && break
+			sleep 0.1
+		done
+		env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$PWD/daemon" --no-recorder \
+			--hooks-dir "" --reports "$PWD/reports" >daemon.log 2>&1 &
+		daemon=$!
+		pids="$daemon $pids"
+		if wait_file "$PWD/daemon/stream.sock" 200; then
+			"$argus" stream --run-dir "$PWD/daemon" --kinds stall,diagnosis >live.ndjson 2>stream.err &
+			stream=$!
+			pids="$stream $pids"
+			wopt="--no-baselines"
+		else
+			echo "$name: argus start did not come up (no live figures): $(tail -1 daemon.log)" >&2
+		fi
+	fi
+	[ $pass = baselines ] && wopt="--no-notify"
+	rec=
+	if [ $pass = argus ]; then
+		"$argus" record --all -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
+		rec=$!
+		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
+	fi
+	"$bin" --exit-after $((secs + 60)) >prog.log 2>&1 &
+	app=$!
+	pids="$app $pids"
+	echo $app >prog.pid
+	# shellcheck disable=SC2086 # wopt: words
+	python3 "$here/watch.py" --app $app --case-root $$ --seconds "$secs" $wopt >watch.log 2>&1 &
+	watch=$!
+	pids="$watch $pids"
+	"$case/driver.sh" "$prog" >driver.log 2>&1
+	drv=$?
+	rc=0
+	if [ -n "$rec" ]; then
+		wait $rec
+		rc=$?
+	fi
+	wait $watch
+	if [ -n "$stream" ]; then
+		# the stream client ends on the daemon's EOF, its lines flushed
+		"$argus" stop --run-dir "$PWD/daemon" >/dev/null 2>&1 || kill "$daemon"
+		wait "$daemon"
+		for _ in $(seq 50); do kill -0 "$stream" 2>/dev/null || break; sleep 0.1; done
+	fi
+	if [ $pass = argus ]; then
+		"$argus" diagnose --json trace.argus >beam.json 2>beam.err
+		"$argus" diagnose --json --algo critical-path trace.argus >cp.json 2>cp.err
+		"$argus" diagnose --json --no-weak-edges trace.argus >nwe.json 2>nwe.err
+	fi
+	cleanup
+	# perf's symbols come from the binaries on disk: after the hang, so
+	# that its CPU time does not land inside the stall
+	if [ -s perf.data ]; then
+		perf script -i perf.data -F comm,pid,tid,ip,sym,dso >perf.script 2>perf-script.err
+	fi
+	[ $drv = 0 ] || { echo "$name: driver failed ($pass run): $(cat driver.log)" >&2; exit 3; }
+	[ $rc = 0 ] || { echo "$name: argus record failed: $(cat rec.log)" >&2; exit 3; }
+	exit 0
+)
+
 status=0
-python3 "$here/score.py" --header
+[ $format = text ] && python3 "$here/score.py" --header
 for case in "$@"; do
 	case=$(cd "$case" 2>/dev/null && pwd) || { echo "$case: no such case" >&2; status=3; continue; }
 	name=$(basename "$case")
@@ -58,43 +183,25 @@ for case in "$@"; do
 	bin=$prog
 	[ -n "$bindir" ] && bin=$bindir/$prog
 	command -v "$bin" >/dev/null || { echo "$name: program $bin not found (--bin-dir)" >&2; status=3; continue; }
-	work=$(mktemp -d /tmp/argus-zoo-XXXXXX)
-	(
-		cd "$work" || exit 3
-		export NO_AT_BRIDGE=1
-		for n in $(seq $((150 + $$ % 200)) 399); do [ -e "/tmp/.X$n-lock" ] || break; done
-		export DISPLAY=":$n"
-		Xvfb "$DISPLAY" -nolisten tcp -screen 0 640x480x24 >/dev/null 2>&1 &
-		xvfb=$!
-		for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
-		# a private session bus and home: cases may talk D-Bus or write files
-		export HOME=$work XDG_RUNTIME_DIR=$work/run
-		mkdir -m 0700 run
-		bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || exit 3
-		export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
-		buspid=$(echo "$bus" | sed -n 2p)
-		# where a case's program finds its helper programs
-		export ZOO_BIN_DIR=$(dirname "$(command -v "$bin")")
-		"$argus" record --all -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
-		rec=$!
-		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
-		"$bin" --exit-after $((secs + 60)) >prog.log 2>&1 &
-		app=$!
-		echo $app >prog.pid
-		"$case/driver.sh" "$prog" >driver.log 2>&1
-		drv=$?
-		wait $rec
-		rc=$?
-		"$argus" diagnose --json trace.argus >beam.json 2>beam.err
-		"$argus" diagnose --json --algo critical-path trace.argus >cp.json 2>cp.err
-		"$argus" diagnose --json --no-weak-edges trace.argus >nwe.json 2>nwe.err
-		kill $app $xvfb $buspid 2>/dev/null
-		wait $app $xvfb 2>/dev/null
-		[ $drv = 0 ] || { echo "$name: driver failed: $(cat driver.log)" >&2; exit 3; }
-		[ $rc = 0 ] || { echo "$name: argus record failed: $(cat rec.log)" >&2; exit 3; }
-		python3 "$here/score.py" --match "$match" "$name" "$truth" $app beam.json cp.json nwe.json
-	)
+	work=$(mktemp -d "${TMPDIR:-/tmp}/argus-zoo-XXXXXX")
+	mkdir "$work/argus"
+	run_pass argus "$work/argus"
 	rc=$?
+	basedir=
+	if [ $rc = 0 ] && [ $baselines = 1 ]; then
+		mkdir "$work/baselines"
+		run_pass baselines "$work/baselines"
+		rc=$?
+		basedir=$work/baselines
+	fi
+	if [ $rc = 0 ]; then
+		fopt="--match $match --bin-dir $(dirname "$(command -v "$bin")")"
+		[ $format = json ] && fopt="$fopt --json"
+		[ -n "$basedir" ] && fopt="$fopt --baselines $basedir"
+		# shellcheck disable=SC2086 # fopt: words
+		python3 "$here/score.py" $fopt "$name" "$truth" "$(cat "$work/argus/prog.pid")" "$work/argus"
+		rc=$?
+	fi
 	[ $rc -gt $status ] && status=$rc
 	if [ $keep = 1 ] || [ $rc = 3 ]; then
 		echo "$name: files in $work" >&2

@@ -1,22 +1,50 @@
 #!/usr/bin/env python3
-"""score.py - score one bug zoo case's diagnoses against its truth file.
+"""score.py - score one bug zoo case: argus and the baselines against its truth.
 
   score.py --header
-  score.py [--match function|process] CASE TRUTH PID BEAM.json CP.json NWE.json
+  score.py [--json] [--match function|process] [--bin-dir DIR] [--baselines BASEDIR]
+           CASE TRUTH PID WORKDIR
 
-Each JSON file is `argus diagnose --json` output (docs/report.md). The stall
-scored is the longest one of the case's program (app == anomaly_comm, pid ==
-PID). A diagnosis is right at top-k when one of its first k candidates names
-the root-cause process (vertex comm == root_comm) and function (== root_function).
-"proc1" is the weaker check: the first candidate names the root-cause process.
-Prints one line; exit 0 when beam search is right at top-1 (--match function,
-the default) or names the process at top-1 with the truth's stall class
-(--match process), 1 otherwise.
+WORKDIR is the folder of the case's argus run as run-case.sh leaves it,
+BASEDIR that of its baselines run (without argus; its prog.pid is the app):
+  beam.json, cp.json, nwe.json   `argus diagnose --json` of the trace: beam
+                                 search, --algo critical-path, --no-weak-edges
+  live.ndjson, notifications    the live daemon's stall and diagnosis lines;
+                                 the Notify calls on the session bus
+  BASEDIR/eustack.txt or gdb.txt the app's stacks 1 s into the hang
+  BASEDIR/perf.script, case_pids `perf script` of 1 s of the hang; the
+                                 processes of the case's desktop
+  BASEDIR/offwake.txt or .na     BCC offwaketime's folded stacks, or why not
+
+A method is right at top-k when one of its first k answers names the
+root-cause thread's comm (root_comm) and function (root_function). What an
+answer is, per method (bench/zoo/README.md "Scoring the baselines"):
+  argus, critical path, no weak edges: the report's candidates, in order.
+  stack snapshot: the frames of the app's main thread, innermost first,
+    leaving out system code (the kernel, and shared objects outside the
+    zoo's program folder: libc, ld.so, GLib, GTK, ...) and frames without a
+    symbol; the thread is the app's, so a root cause elsewhere is a miss.
+  perf: (comm, function) pairs by samples, each sample counted for the
+    innermost frame of its call chain outside system code; only samples of
+    the case's desktop (not argus, perf, dunstctl), so the rest of a shared
+    machine does not decide the column.
+  offwaketime: its folded (wakee ; waker) stacks by time; right when the
+    waker side names root_comm and root_function.
+The stall scored is the app's (anomaly_comm, PID) longest one. Exit 0 when
+argus is right at top-1 (--match function, the default) or names the process
+at top-1 with the truth's stall class (--match process), 1 otherwise.
 """
 import json
+import os
+import re
 import sys
 
-COLS = "%-18s %-6s %-6s %-6s %-7s %-13s %-6s %-6s %-6s %-6s %-6s %-6s  %s"
+COLS = ("%-18s %-5s %-5s %-5s %-7s %-7s %-13s %-5s %-5s %-5s %-5s %-5s %-5s %-5s %-5s"
+        "  %s")
+HEADER = ("case", "top1", "top3", "proc1", "detect", "notify", "class", "cp-1", "cp-3",
+          "nwe-1", "nwe-3", "stk-1", "stk-3", "perf1", "perf3", "argus top-1 (comm function)")
+# the measuring tools: their samples are not the desktop's
+TOOL_COMMS = ("perf", "dunstctl", "eu-stack", "gdb", "sleep", "xdotool")
 
 
 def truth_of(path):
@@ -30,20 +58,27 @@ def truth_of(path):
     return t
 
 
-def stall_of(path, truth, pid):
+def read(work, name):
+    try:
+        with open(os.path.join(work, name)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def stall_of(text, truth, pid):
     """The case's longest stall in one diagnose --json output, or None."""
     best = None
-    with open(path) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            d = json.loads(line)
-            s = d["stall"]
-            if s["app"] != truth["anomaly_comm"] or s["pid"] != pid:
-                continue
-            dur = s["duration_ns"] if s["duration_ns"] is not None else 1 << 62
-            if best is None or dur > best[0]:
-                best = (dur, d)
+    for line in (text or "").splitlines():
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        s = d["stall"]
+        if s["app"] != truth["anomaly_comm"] or s["pid"] != pid:
+            continue
+        dur = s["duration_ns"] if s["duration_ns"] is not None else 1 << 62
+        if best is None or dur > best[0]:
+            best = (dur, d)
     return best[1] if best else None
 
 
@@ -52,55 +87,262 @@ def names(c):
     return v.get("comm"), c.get("function")
 
 
-def right_at(d, truth, k):
+def report_answers(d):
+    return [names(c) for c in (d["candidates"] or [])] if d else None
+
+
+def system_module(path, bin_dir):
+    """The kernel, a BPF program, or a shared object not of the zoo."""
+    if not path or path.startswith("[") or path.startswith("bpf_prog"):
+        return True
+    if bin_dir and os.path.dirname(path) == bin_dir:
+        return False
+    return re.search(r"\.so(\.|$)", os.path.basename(path)) is not None
+
+
+EUSTACK_FRAME = re.compile(r"^#\d+\s+0x[0-9a-f]+\s+(?:(\S+)\s+)?-\s+(.*)$")
+GDB_FRAME = re.compile(r"^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+) \(.*?\)(?: from (\S+))?(?: at .*)?$")
+
+
+def module_at(maps, addr):
+    """The file mapped at addr in a /proc/PID/maps text, or None."""
+    for line in (maps or "").splitlines():
+        f = line.split(None, 5)
+        lo, _, hi = f[0].partition("-")
+        if int(lo, 16) <= addr < int(hi, 16):
+            return f[5].strip() if len(f) > 5 else None
+    return None
+
+
+def stack_answers(work, truth, pid, bin_dir):
+    """The app's main-thread frames (comm, function), innermost first, or
+    None when there is no snapshot."""
+    comm = truth["anomaly_comm"]
+    text = read(work, "eustack.txt")
+    frames, ok = [], False
+    if text and ("TID %d:" % pid) in text:
+        ok = True
+        block = text.split("TID %d:" % pid, 1)[1].split("\nTID ", 1)[0]
+        for line in block.splitlines():
+            m = EUSTACK_FRAME.match(line.strip())
+            if m and m.group(1) and not system_module(m.group(2).strip(), bin_dir):
+                frames.append((comm, m.group(1)))
+        return frames
+    text, maps = read(work, "gdb.txt"), read(work, "maps.txt")
+    if text and ("(LWP %d)" % pid) in text:
+        ok = True
+        block = text.split("(LWP %d)" % pid, 1)[1].split("\nThread ", 1)[0]
+        for line in block.splitlines():
+            m = GDB_FRAME.match(line.strip())
+            if not m or m.group(2) == "??":
+                continue
+            module = m.group(3) or (module_at(maps, int(m.group(1), 16)) if m.group(1) else None)
+            if module and not system_module(module, bin_dir):
+                frames.append((comm, m.group(2)))
+    return frames if ok else None
+
+
+PERF_HEAD = re.compile(r"^(.*?)\s+(\d+)/(\d+)\s*$")
+PERF_FRAME = re.compile(r"^\s+[0-9a-f]+\s+(.*?)\s+\((.*)\)\s*$")
+
+
+def perf_answers(work, bin_dir):
+    """(comm, function) pairs of the case's desktop by samples, or None."""
+    text, pids = read(work, "perf.script"), read(work, "case_pids")
+    if text is None or pids is None:
+        return None
+    keep = {int(p) for p in pids.split()}
+    counts = {}
+
+    def close(sample):
+        if not sample or sample[1] not in keep:
+            return
+        comm = sample[0]
+        if comm in TOOL_COMMS or comm.startswith("argus"):
+            return
+        for sym, dso in sample[2]:
+            if sym != "[unknown]" and not system_module(dso, bin_dir):
+                key = (comm, sym.split("+0x")[0])
+                counts[key] = counts.get(key, 0) + 1
+                return
+
+    sample = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = PERF_HEAD.match(line)
+        if m and not line[0].isspace():
+            close(sample)
+            sample = (m.group(1).strip(), int(m.group(2)), [])
+            continue
+        m = PERF_FRAME.match(line)
+        if m and sample:
+            sample[2].append((m.group(1), m.group(2)))
+    close(sample)
+    return [k for k, _ in sorted(counts.items(), key=lambda kv: -kv[1])]
+
+
+def offwake_answers(work, truth):
+    """(answers, None) from offwaketime's folded stacks, or (None, why)."""
+    na = read(work, "offwake.na")
+    if na is not None:
+        return None, na.strip()
+    text = read(work, "offwake.txt")
+    if text is None:
+        return None, "not run"
+    rows = []
+    for line in text.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit() or ";--;" not in stack:
+            continue
+        waker = stack.split(";--;", 1)[1].split(";")
+        # the waker side: its stack, then its comm last
+        answer = (waker[-1], truth["root_function"] if truth["root_function"] in waker[:-1]
+                  else (waker[-2] if len(waker) > 1 else None))
+        rows.append((int(count), answer))
+    rows.sort(key=lambda r: -r[0])
+    return [a for _, a in rows], None
+
+
+def right_at(answers, truth, k):
     want = (truth["root_comm"], truth["root_function"])
-    return any(names(c) == want for c in (d["candidates"] or [])[:k])
+    return answers is not None and want in answers[:k]
 
 
-def proc_right(d, truth):
-    """The first candidate names the root-cause process."""
-    c = d["candidates"] or []
-    return bool(c) and names(c[0])[0] == truth["root_comm"]
+def live_of(work, pid, hang_ns):
+    """The live daemon's stall of the app (start line), its diagnosis and
+    when the notification showed: (stall, report, notified_ns)."""
+    stall, report = None, None
+    for line in (read(work, "live.ndjson") or "").splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("kind") == "stall" and o.get("pid") == pid and o.get("phase") == "start":
+            # the stall nearest the driver's hang mark
+            if stall is None or (hang_ns and abs(o["since"] - hang_ns) <
+                                 abs(stall["since"] - hang_ns)):
+                stall = o
+        if o.get("kind") == "diagnosis" and o["report"]["stall"]["pid"] == pid:
+            if report is None or (stall and o["report"]["stall"]["since"] == stall["since"]):
+                report = o["report"]
+    return stall, report, notified_at(work, report)
 
 
-def yn(b):
-    return "right" if b else "wrong"
+def notified_at(work, report):
+    """When the notification of this diagnosis went out (ns), or None: the
+    Notify call whose body is the report's summary."""
+    if not report:
+        return None
+    at, body = None, []
+    for line in (read(work, "notifications") or "").splitlines() + ["0"]:
+        if line.strip().isdigit():
+            if at and any(report["summary"] in b for b in body):
+                return at
+            at, body = int(line), []
+        else:
+            body.append(line)
+    return None
+
+
+def mark(answers, truth, k):
+    return None if answers is None else right_at(answers, truth, k)
 
 
 def main():
     if sys.argv[1:] == ["--header"]:
-        print(COLS % ("case", "top1", "top3", "proc1", "detect", "class", "cp-1", "cp-3",
-                      "cp-p1", "nwe-1", "nwe-3", "nwe-p1", "argus top-1 (comm function)"))
+        print(COLS % HEADER)
         return 0
     args = sys.argv[1:]
-    match = "function"
-    if args[:1] == ["--match"]:
-        match, args = args[1], args[2:]
-    if match not in ("function", "process") or len(args) != 6:
-        print("usage: score.py [--match function|process] CASE TRUTH PID BEAM CP NWE",
-              file=sys.stderr)
+    match, as_json, bin_dir, base = "function", False, None, None
+    while args and args[0].startswith("--"):
+        if args[0] == "--json":
+            as_json, args = True, args[1:]
+        elif args[0] == "--match" and len(args) > 1:
+            match, args = args[1], args[2:]
+        elif args[0] == "--baselines" and len(args) > 1:
+            base, args = args[1], args[2:]
+        elif args[0] == "--bin-dir" and len(args) > 1:
+            bin_dir, args = os.path.realpath(args[1]), args[2:]
+        else:
+            break
+    if match not in ("function", "process") or len(args) != 4:
+        print("usage: score.py [--json] [--match function|process] [--bin-dir DIR] "
+              "CASE TRUTH PID WORKDIR", file=sys.stderr)
         return 2
-    case, truth_path, pid = args[0], args[1], int(args[2])
-    truth = truth_of(truth_path)
-    beam, cp, nwe = (stall_of(p, truth, pid) for p in args[3:6])
-    if beam is None:
-        print(COLS % (case, "wrong", "wrong", "wrong", "-", "no-stall", "-", "-", "-", "-", "-", "-",
-                      "no stall of %s pid %d" % (truth["anomaly_comm"], pid)))
-        return 1
-    s = beam["stall"]
-    detect = "%.2fs" % ((s["detected"] - s["since"]) / 1e9)
-    top = beam["candidates"][0] if beam["candidates"] else {}
-    class_ok = s["class"] == truth.get("class", s["class"])
-    cls = s["class"] if class_ok else s["class"] + "!"
-    proc_ok = proc_right(beam, truth)
-    cols = [c for d in (cp, nwe) for c in
-            ((yn(right_at(d, truth, 1)), yn(right_at(d, truth, 3)), yn(proc_right(d, truth)))
-             if d else ("-", "-", "-"))]
-    print(COLS % (case, yn(right_at(beam, truth, 1)), yn(right_at(beam, truth, 3)), yn(proc_ok),
-                  detect, cls, *cols, "%s %s" % names(top)))
+    case, truth, pid, work = args[0], truth_of(args[1]), int(args[2]), args[3]
+    diag = {m: stall_of(read(work, f), truth, pid)
+            for m, f in (("argus", "beam.json"), ("critical_path", "cp.json"),
+                         ("no_weak_edges", "nwe.json"))}
+    beam = diag["argus"]
+    answers = {m: report_answers(d) for m, d in diag.items()}
+    answers["stack_snapshot"] = answers["perf"] = answers["offwaketime"] = None
+    off_why = "baselines not run"
+    snap = None
+    if base:
+        base_pid = int(read(base, "prog.pid"))
+        answers["stack_snapshot"] = stack_answers(base, truth, base_pid, bin_dir)
+        answers["perf"] = perf_answers(base, bin_dir)
+        answers["offwaketime"], off_why = offwake_answers(base, truth)
+        snap = read(base, "snapshot_ns")
+    hang = read(work, "hang_ns")
+    hang_ns = int(hang) if hang else None
+    stopped_s = None
+    if snap:
+        a, b = (int(x) for x in snap.split())
+        stopped_s = (b - a) / 1e9
+    live, live_report, notified = live_of(work, pid, hang_ns)
+
+    s = beam["stall"] if beam else None
+    out = {
+        "case": case,
+        "root": "%s %s" % (truth["root_comm"], truth["root_function"]),
+        "class": s["class"] if s else None,
+        "class_right": bool(s) and s["class"] == truth.get("class", s["class"]),
+        "argus_proc1": bool(beam) and bool(answers["argus"]) and
+        answers["argus"][0][0] == truth["root_comm"],
+        "argus_answer": "%s %s" % answers["argus"][0] if beam and answers["argus"] else None,
+        # offline: argus diagnose's trigger replayed on the recorded trace
+        "detect_offline_s": (s["detected"] - s["since"]) / 1e9 if s else None,
+        # live: the daemon's stall start to dunst showing the notification
+        "notify_s": (notified - live["since"]) / 1e9 if live and notified else None,
+        "live_detect_s": (live["detected"] - live["since"]) / 1e9 if live else None,
+        "live_answer": "%s %s" % names(live_report["candidates"][0])
+        if live_report and live_report.get("candidates") else None,
+        "hang_to_since_s": (live["since"] - hang_ns) / 1e9 if live and hang_ns else None,
+        "snapshot_stopped_s": stopped_s,
+        "offwaketime_na": off_why,
+    }
+    for m in ("argus", "critical_path", "no_weak_edges", "stack_snapshot", "perf",
+              "offwaketime"):
+        out[m + "_top1"] = mark(answers[m], truth, 1)
+        out[m + "_top3"] = mark(answers[m], truth, 3)
+    for m in ("stack_snapshot", "perf"):
+        a = answers[m]
+        out[m + "_answers"] = ["%s %s" % x for x in a[:3]] if a is not None else None
+    out["argus_top1"] = bool(out["argus_top1"])
+    out["argus_top3"] = bool(out["argus_top3"])
+
+    if as_json:
+        print(json.dumps(out, separators=(",", ":")))
+    else:
+        def yn(b):
+            return "-" if b is None else ("right" if b else "wrong")
+
+        def secs(v):
+            return "-" if v is None else "%.2fs" % v
+        cls = "no-stall" if not s else (s["class"] if out["class_right"] else s["class"] + "!")
+        print(COLS % (case, yn(out["argus_top1"]), yn(out["argus_top3"]),
+                      yn(out["argus_proc1"]), secs(out["detect_offline_s"]),
+                      secs(out["notify_s"]), cls,
+                      *(yn(out[m + k]) for m in ("critical_path", "no_weak_edges",
+                                                 "stack_snapshot", "perf")
+                        for k in ("_top1", "_top3")),
+                      out["argus_answer"] or "no stall of %s pid %d" % (truth["anomaly_comm"],
+                                                                        pid)))
     if match == "process":
-        return 0 if proc_ok and class_ok else 1
-    return 0 if right_at(beam, truth, 1) else 1
+        return 0 if out["argus_proc1"] and out["class_right"] else 1
+    return 0 if out["argus_top1"] else 1
 
 
 if __name__ == "__main__":

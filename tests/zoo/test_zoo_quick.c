@@ -1,10 +1,18 @@
 /*
- * test_zoo_quick.c - the bug zoo's quick subset, live: bench/zoo/run-case.sh
- * runs each case (its GTK3 program under a private Xvfb, its xdotool driver,
- * `argus record --all`, `argus diagnose --json`) and scores argus's top-1
- * against the case's truth file. Labels "live", "gui"; skipped without root,
- * Xvfb, xdotool or python3 (the runner says which).
+ * test_zoo_quick.c - the bug zoo's quick subset, live: `argus bench zoo
+ * --no-baselines CASE` runs each case (its GTK3 program under a private
+ * Xvfb, its xdotool driver, the live daemon and `argus record --all`, then
+ * `argus diagnose --json`; bench/zoo/run-case.sh) and the test asserts that
+ * argus's top-1 names the case's root-cause thread and function (truth
+ * file). Correctness, not speed: the baselines are left out. Labels "live",
+ * "gui"; skipped without root, Xvfb, xdotool or python3 (argus says which).
+ *
+ * Adding a case: one line in ZOO_QUICK_CASES below (and quick=1 in its
+ * truth file; every_quick_case_has_a_test checks the two agree).
  */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -12,20 +20,34 @@
 
 #include "test.h"
 
-/* Runs the runner on one case; its output (table or reason) into out. */
-static int run_case(const char *match, const char *name, char *out, size_t cap)
+/* X(test name, case folder): what the case is and why argus gets it right. */
+#define ZOO_QUICK_CASES(X)                                                                         \
+	/* B6: the root cause is three processes away from the stalled UI                          \
+	 * thread, asleep in svc_c_flush_slowly (inside libc's clock_nanosleep,                    \
+	 * whose missing frame pointer hides that caller from the frame-pointer                    \
+	 * stack: the wait's sp_ret puts it back). */                                              \
+	X(b6_service_chain_top1_names_the_sleeping_function, "b6-service-chain")                   \
+	/* B5: a LongRunning stall in a (static) library function called from the                  \
+	 * key handler: the costly function is zoo_hash_tokens (samples differ in                  \
+	 * the innermost address, not in the function). */                                         \
+	X(b5_library_loop_top1_names_the_looping_function, "b5-library-loop")
+
+static char out[1 << 16];
+
+/* `argus bench zoo` on one case; its output into out, its exit status. */
+static int run_case(const char *name)
 {
 	const char *bin = getenv("ARGUS_BIN"), *src = getenv("ARGUS_SRC");
 	const char *zoo = getenv("ARGUS_ZOO_BIN_DIR");
-	char cmd[1024];
+	char cmd[2048];
 	snprintf(cmd, sizeof(cmd),
-	         "timeout -k 5 120 sh %s/bench/zoo/run-case.sh --argus %s --bin-dir %s "
-	         "--match %s %s/bench/zoo/%s 2>&1",
-	         src, bin, zoo, match, src, name);
+	         "timeout -k 5 120 %s bench zoo --no-baselines --zoo-dir %s/bench/zoo "
+	         "--bin-dir %s %s 2>&1",
+	         bin, src, zoo, name);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return -1;
-	size_t n = fread(out, 1, cap - 1, p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
 	while (n && out[n - 1] == '\n')
 		n--;
 	out[n] = 0;
@@ -33,38 +55,65 @@ static int run_case(const char *match, const char *name, char *out, size_t cap)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Runs one case at --match function (process, class and function of the
- * top-1 root cause); skips with the runner's reason. */
-#define CHECK_CASE(name)                                                                           \
-	do {                                                                                       \
-		const char *bin_ = getenv("ARGUS_BIN"), *src_ = getenv("ARGUS_SRC");               \
-		if (!bin_ || access(bin_, X_OK) != 0 || !src_ || !getenv("ARGUS_ZOO_BIN_DIR"))     \
-			SKIP("ARGUS_BIN, ARGUS_SRC or ARGUS_ZOO_BIN_DIR not set (run through "     \
-			     "ctest)");                                                            \
-		static char out_[1 << 16];                                                         \
-		int rc_ = run_case("function", name, out_, sizeof(out_));                           \
-		if (rc_ == 77)                                                                     \
-			SKIP("%s",                                                                 \
-			     strstr(out_, "skipped: ") ? strstr(out_, "skipped: ") + 9 : out_);    \
-		ASSERT_MSG(rc_ == 0, "run-case.sh exit %d:\n%s", rc_, out_);                       \
-	} while (0)
-
-/* B6: the root cause is three processes away from the stalled UI thread,
- * asleep in svc_c_flush_slowly (inside libc's clock_nanosleep, whose
- * missing frame pointer hides that caller from the frame-pointer stack:
- * the wait's sp_ret puts it back). */
-TEST(b6_service_chain_top1_names_the_sleeping_function)
+static void check_case(const char *name)
 {
-	CHECK_CASE("b6-service-chain");
+	const char *bin = getenv("ARGUS_BIN"), *src = getenv("ARGUS_SRC");
+	if (!bin || access(bin, X_OK) != 0 || !src || !getenv("ARGUS_ZOO_BIN_DIR"))
+		SKIP("ARGUS_BIN, ARGUS_SRC or ARGUS_ZOO_BIN_DIR not set (run through ctest)");
+	int rc = run_case(name);
+	/* 3: not root, 4: a tool missing (the output says which) */
+	if (rc == 3 || rc == 4) {
+		const char *why = strstr(out, "skipped: ");
+		SKIP("%s", why ? why + 9 : out);
+	}
+	ASSERT_MSG(rc == 0, "argus bench zoo %s: exit %d:\n%s", name, rc, out);
 }
 
-/* B5: a LongRunning stall in a (static) library function called from the
- * key handler: the costly function is zoo_hash_tokens (samples differ in
- * the innermost address, not in the function). */
-TEST(b5_library_loop_top1_names_the_looping_function)
+#define DEFINE_TEST(test, dir)                                                                     \
+	TEST(test)                                                                                 \
+	{                                                                                          \
+		check_case(dir);                                                                   \
+	}
+ZOO_QUICK_CASES(DEFINE_TEST)
+
+#define NAME_OF(test, dir) dir,
+static const char *const tested[] = {ZOO_QUICK_CASES(NAME_OF)};
+
+/* The cases whose truth file says quick=1 are exactly those tested here. */
+TEST(every_quick_case_has_a_test)
 {
-	CHECK_CASE("b5-library-loop");
+	const char *src = getenv("ARGUS_SRC");
+	if (!src)
+		SKIP("ARGUS_SRC not set (run through ctest)");
+	char zoo[1024];
+	snprintf(zoo, sizeof(zoo), "%s/bench/zoo", src);
+	DIR *d = opendir(zoo);
+	ASSERT_MSG(d, "cannot read %s", zoo);
+	size_t quick = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char path[1400], line[256];
+		snprintf(path, sizeof(path), "%s/%s/truth", zoo, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		bool is_quick = false;
+		while (fgets(line, sizeof(line), f))
+			is_quick |= !strcmp(line, "quick=1\n") || !strcmp(line, "quick=1");
+		fclose(f);
+		if (!is_quick)
+			continue;
+		quick++;
+		bool found = false;
+		for (size_t i = 0; i < sizeof(tested) / sizeof(tested[0]); i++)
+			found |= !strcmp(tested[i], e->d_name);
+		ASSERT_MSG(found, "%s has quick=1 but no line in ZOO_QUICK_CASES", e->d_name);
+	}
+	closedir(d);
+	ASSERT_MSG(quick == sizeof(tested) / sizeof(tested[0]),
+	           "ZOO_QUICK_CASES names %zu cases, %zu truth files say quick=1",
+	           sizeof(tested) / sizeof(tested[0]), quick);
 }
 
-TEST_MAIN(TEST_ENTRY(b6_service_chain_top1_names_the_sleeping_function),
-          TEST_ENTRY(b5_library_loop_top1_names_the_looping_function))
+#define ENTRY_OF(test, dir) TEST_ENTRY(test),
+TEST_MAIN(ZOO_QUICK_CASES(ENTRY_OF) TEST_ENTRY(every_quick_case_has_a_test))

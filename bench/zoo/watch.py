@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""watch.py - what the bug zoo runner captures live while a case's hang lasts.
+
+  watch.py --app PID --case-root PID [--seconds S] [--no-baselines] [--no-notify]
+
+Runs in the case's scratch folder, started before the driver. Two threads:
+
+- baselines: waits for the driver's `hang` file, then (1 s into the stall)
+  takes a stack snapshot of the app (eu-stack, gdb -batch if eu-stack
+  fails) and records the machine with `perf record -a -g -F 199` for 1 s
+  (BCC offwaketime beside it when it can run here; else offwake.na says why).
+  It lists the processes of the case's desktop (descendants of --case-root)
+  right after, for score.py to keep only those of perf's samples.
+- notify: logs the Notify calls on the session bus (dbus-monitor) with
+  their CLOCK_MONOTONIC time (ns) to `notifications`.
+
+Files written: hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
+of the snapshot: how long the app was stopped), perf.data, case_pids,
+offwake.txt or offwake.na, notifications.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+SNAPSHOT_DELAY_S = 1.0  # into the stall: well past any normal frame
+PERF_SECONDS = 1
+
+
+def write(name, text):
+    with open(name, "w") as f:
+        f.write(text)
+
+
+def wait_hang(limit_s):
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if os.path.exists("hang"):
+            return time.monotonic_ns()
+        time.sleep(0.005)
+    return None
+
+
+def descendants(root):
+    """root and every process below it, from /proc (ppid links)."""
+    kids = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        kids.setdefault(ppid, []).append(int(p))
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def offwaketime_tool():
+    """The offwaketime command, or None and why it cannot run here."""
+    tool = shutil.which("offwaketime-bpfcc") or shutil.which("offwaketime")
+    if not tool and os.access("/usr/share/bcc/tools/offwaketime", os.X_OK):
+        tool = "/usr/share/bcc/tools/offwaketime"
+    why = []
+    if not tool:
+        why.append("bpfcc-tools not installed")
+    # it attaches kprobes (finish_task_switch, try_to_wake_up) and compiles
+    # its program against the running kernel's headers
+    if not any(os.path.exists(p) for p in ("/sys/kernel/tracing/kprobe_events",
+                                          "/sys/kernel/debug/tracing/kprobe_events")):
+        why.append("no kprobes in this kernel (no kprobe_events)")
+    rel = os.uname().release
+    if not (os.path.exists("/lib/modules/%s/build" % rel)
+            or os.path.exists("/sys/kernel/kheaders.tar.xz")):
+        why.append("no headers for kernel %s" % rel)
+    return (tool, None) if not why else (None, "; ".join(why))
+
+
+def run(argv, out, err, timeout):
+    """argv's exit status, stdout to the file out; -1 when it cannot run
+    (a missing tool leaves its column empty, not the others)."""
+    try:
+        with open(out, "w") as f:
+            return subprocess.call(argv, stdout=f, stderr=err, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        with open(out + ".err" if out != "/dev/null" else "watch.err", "a") as f:
+            f.write("%s: %s\n" % (argv[0], e))
+        return -1
+
+
+def baselines(app, root, limit_s):
+    hang = wait_hang(limit_s)
+    if hang is None:
+        write("offwake.na", "the driver never marked the hang")
+        return
+    write("hang_ns", "%d\n" % hang)
+    time.sleep(max(0.0, SNAPSHOT_DELAY_S - (time.monotonic_ns() - hang) / 1e9))
+    t0 = time.monotonic_ns()
+    rc = run(["eu-stack", "-m", "-p", str(app)], "eustack.txt", subprocess.STDOUT, 20)
+    if rc != 0 and shutil.which("gdb"):
+        # gdb names a frame's library only when it lacks debug info: the
+        # app's memory map says which module each frame's address is in
+        try:
+            shutil.copyfile("/proc/%d/maps" % app, "maps.txt")
+        except OSError:
+            pass
+        run(["gdb", "-batch", "-nx", "-p", str(app), "-ex",
+             "set print frame-info location-and-address", "-ex", "thread apply all bt"],
+            "gdb.txt", subprocess.DEVNULL, 30)
+    write("snapshot_ns", "%d %d\n" % (t0, time.monotonic_ns()))
+    tool, why = offwaketime_tool()
+    off = None
+    if tool:
+        off = subprocess.Popen([tool, "-f", "-p", str(app), str(PERF_SECONDS)],
+                               stdout=open("offwake.txt", "w"),
+                               stderr=open("offwake.err", "w"))
+    else:
+        write("offwake.na", why)
+    with open("perf.err", "w") as err:
+        run(["perf", "record", "-a", "-g", "-F", "199", "-o", "perf.data", "--", "sleep",
+             str(PERF_SECONDS)], "/dev/null", err, 30)
+    me = os.getpid()
+    write("case_pids", "".join("%d\n" % p for p in descendants(root) if p != me))
+    if off:
+        try:
+            rc = off.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            off.kill()
+            rc = -1
+        if rc != 0:
+            with open("offwake.err") as f:
+                err = f.read().strip().splitlines()
+            write("offwake.na", "offwaketime failed: %s" % (err[-1] if err else "exit %d" % rc))
+
+
+def mark_hang(limit_s):
+    hang = wait_hang(limit_s)
+    if hang is not None:
+        write("hang_ns", "%d\n" % hang)
+
+
+def notify(limit_s):
+    """Logs every Notify call on the session bus to `notifications`: its
+    CLOCK_MONOTONIC time (ns) when dbus-monitor printed it, the moment argus
+    handed it to the desktop's notification server (dunst draws it on its
+    next frame), then its arguments indented. score.py picks the app's."""
+    try:
+        mon = subprocess.Popen(["dbus-monitor", "--session",
+                                "type='method_call',interface='org.freedesktop.Notifications',"
+                                "member='Notify'"], stdout=subprocess.PIPE, text=True,
+                               stderr=subprocess.DEVNULL)
+    except OSError:
+        return
+    timer = threading.Timer(limit_s, mon.terminate)
+    timer.start()
+    with open("notifications", "w") as out:
+        for line in mon.stdout:
+            if line.startswith("method call") and "member=Notify" in line:
+                out.write("%d\n" % time.monotonic_ns())
+            elif line.startswith(" "):
+                out.write(line)
+            out.flush()
+    timer.cancel()
+    mon.wait()
+
+
+def main():
+    args = sys.argv[1:]
+    app = root = None
+    limit_s, do_base, do_notify = 30.0, True, True
+    while args:
+        a = args.pop(0)
+        if a == "--app":
+            app = int(args.pop(0))
+        elif a == "--case-root":
+            root = int(args.pop(0))
+        elif a == "--seconds":
+            limit_s = float(args.pop(0))
+        elif a == "--no-baselines":
+            do_base = False
+        elif a == "--no-notify":
+            do_notify = False
+        else:
+            print("watch.py: unknown argument %s" % a, file=sys.stderr)
+            return 2
+    if app is None or root is None:
+        print("usage: watch.py --app PID --case-root PID [--seconds S] [--no-baselines]"
+              " [--no-notify]", file=sys.stderr)
+        return 2
+    threads = []
+    if do_base:
+        threads.append(threading.Thread(target=baselines, args=(app, root, limit_s)))
+    else:
+        threads.append(threading.Thread(target=mark_hang, args=(limit_s,)))
+    if do_notify:
+        threads.append(threading.Thread(target=notify, args=(limit_s,)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
