@@ -2,8 +2,8 @@
  * diagnose.c - one stall -> one diagnosis (docs/diagnosis.md).
  *
  * LongRunning: the anomaly vertex is the root; the causal path back to the
- * UI input (Algorithm 1) and the costly function (the longest common
- * sequence of the segment's sampled stacks).
+ * UI input (Algorithm 1) and the costly function (the heaviest sequence of
+ * the segment's sampled stacks that more than half of them share).
  * LongWait and yield loops: Algorithm 2. A baseline (an earlier, similar
  * vertex of the same thread that behaved differently), the normal causal
  * path that ended its wait (Algorithm 1 from the vertex it woke into, or the
@@ -362,14 +362,20 @@ static bool same_function(const struct ctx *c, uint32_t pid, uint64_t a, uint64_
 	       !strcmp(fa, fb);
 }
 
-/* LongRunning: the longest common sequence (outermost first) of the stacks
- * sampled in [from, to], frames compared by function; its innermost
- * application frame is the costly function. */
+/* LongRunning: the heaviest path of the stacks sampled in [from, to]:
+ * outermost frame first, at each depth the function that most of the
+ * samples still on the path share (frames compared by function), as long
+ * as more than half of all the samples go through it; its innermost
+ * application frame is the costly function. A prefix common to every
+ * sample would let one sample taken outside the hot function (the
+ * handler's own set-up at the segment's start) name its caller. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                             uint64_t to, char *out, size_t cap, uint32_t *nsamples)
 {
-	uint64_t common[ARGUS_STACK_MAX_DEPTH + 1];
-	uint32_t ncommon = 0, n = 0;
+	const uint64_t *stk[SAMPLES_PER_THREAD];
+	uint32_t depths[SAMPLES_PER_THREAD], on_path[SAMPLES_PER_THREAD];
+	uint64_t heavy[ARGUS_STACK_MAX_DEPTH + 1];
+	uint32_t nheavy = 0, n = 0;
 	*nsamples = 0;
 	if (!c->samples || !c->sym || !c->sym->stack)
 		return;
@@ -385,24 +391,49 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 		if (s->ts < from || s->ts > to ||
 		    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
 			continue;
-		if (depth > ARGUS_STACK_MAX_DEPTH)
-			depth = ARGUS_STACK_MAX_DEPTH;
-		if (!n++) {
-			for (uint32_t i = 0; i < depth; i++)
-				common[i] = ips[depth - 1 - i];
-			ncommon = depth;
-			continue;
-		}
-		uint32_t m = 0;
-		while (m < ncommon && m < depth &&
-		       same_function(c, pid, common[m], ips[depth - 1 - m]))
-			m++;
-		ncommon = m;
+		stk[n] = ips;
+		depths[n] = depth > ARGUS_STACK_MAX_DEPTH ? ARGUS_STACK_MAX_DEPTH : depth;
+		on_path[n] = n;
+		n++;
 	}
 	*nsamples = n;
-	for (uint32_t i = ncommon; i-- > 0;) {
+	/* frame i of sample j, outermost first */
+#define FRAME(j, i) stk[j][depths[j] - 1 - (i)]
+	for (uint32_t npath = n; nheavy < ARGUS_STACK_MAX_DEPTH;) {
+		/* the majority function at this depth (Boyer-Moore vote), then
+		 * the samples that have it */
+		uint64_t cand = 0;
+		uint32_t votes = 0;
+		for (uint32_t k = 0; k < npath; k++) {
+			uint32_t j = on_path[k];
+			if (depths[j] <= nheavy)
+				continue;
+			if (!votes) {
+				cand = FRAME(j, nheavy);
+				votes = 1;
+			} else if (same_function(c, pid, cand, FRAME(j, nheavy))) {
+				votes++;
+			} else {
+				votes--;
+			}
+		}
+		if (!votes)
+			break;
+		uint32_t kept = 0;
+		for (uint32_t k = 0; k < npath; k++) {
+			uint32_t j = on_path[k];
+			if (depths[j] > nheavy && same_function(c, pid, cand, FRAME(j, nheavy)))
+				on_path[kept++] = j;
+		}
+		if (kept * 2 <= n)
+			break;
+		heavy[nheavy++] = cand;
+		npath = kept;
+	}
+#undef FRAME
+	for (uint32_t i = nheavy; i-- > 0;) {
 		char f[128], sl[128];
-		if (c->sym->resolve(c->sym->arg, pid, common[i], f, sizeof(f), sl, sizeof(sl))) {
+		if (c->sym->resolve(c->sym->arg, pid, heavy[i], f, sizeof(f), sl, sizeof(sl))) {
 			snprintf(out, cap, "%s", f);
 			return;
 		}
