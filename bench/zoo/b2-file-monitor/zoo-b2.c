@@ -2,8 +2,9 @@
  * zoo-b2.c - bug zoo case B2: a file changed by another process starts a
  * long computation on the UI thread.
  *
- * The app shows a bibliography, doc.bib in its working folder, and watches
- * it with a GFileMonitor (GLib's inotify backend: the GLib worker thread
+ * The app shows a bibliography, bib/refs.bib under its working folder (a
+ * folder of its own: the monitor watches the file's folder, where no other
+ * file changes), and watches it with a GFileMonitor (GLib's inotify backend: the GLib worker thread
  * reads the inotify fd and wakes the main loop). When another process
  * finishes writing the file (CHANGES_DONE_HINT), the UI thread reloads it
  * and indexes its lines with doc_index_lines(), which finds each line's
@@ -26,7 +27,8 @@
 #include <glib-unix.h>
 #include <gtk/gtk.h>
 
-#define DOC_PATH "doc.bib"
+#define DOC_DIR "bib"
+#define DOC_PATH DOC_DIR "/refs.bib"
 
 struct app {
 	GtkWidget *label;
@@ -164,7 +166,8 @@ int main(int argc, char **argv)
 	}
 	size_t len;
 	char *text = make_doc(100, &len);
-	if (!g_file_set_contents(DOC_PATH, text, (gssize)len, NULL))
+	if (g_mkdir_with_parents(DOC_DIR, 0755) ||
+	    !g_file_set_contents(DOC_PATH, text, (gssize)len, NULL))
 		return 1;
 	g_free(text);
 
