@@ -116,10 +116,13 @@ static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_eve
 	while (depth < TRACER_STACK_DEPTH && ips[depth])
 		depth++;
 	/* A wait inside a libc wrapper without frame pointers: the frame-pointer
-	 * walk skips the wrapper's caller, the function that waited. sp_ret is
-	 * that caller's return address (docs/kext.md): put it back as frame 1. */
+	 * walk skips the wrapper's caller, the function that waited; a sample
+	 * in such a library loses the application function that called it.
+	 * sp_ret is that caller's return address (docs/kext.md): put it back as
+	 * frame 1. */
 	uint64_t ret = e->stack.sp_ret;
-	if (e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT && ret && depth >= 1) {
+	bool wait = e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT;
+	if ((wait || e->type == ARGUS_EV_CPU_SAMPLE) && ret && depth >= 1) {
 		bool present = false;
 		for (uint32_t i = 1; i < depth && i < 4; i++)
 			present |= ips[i] == ret;

@@ -720,6 +720,33 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 
 /* ---- scheduling ---------------------------------------------------------- */
 
+/* The first word among the top TRACER_SCAN_WORDS of the user stack at sp
+ * that points into the executable's own code (start_code..end_code): the
+ * return address into the application function that called into a shared
+ * library, found without frame pointers (Debian's libraries keep none);
+ * 0 when none does. *top is the word at sp (0 when unreadable). */
+static __always_inline __u64 scan_exe_return(__u64 sp, struct mm_struct *mm, __u64 *top)
+{
+	__u64(*words)[TRACER_SCAN_WORDS];
+	__u32 zero = 0;
+	__u64 lo, hi;
+
+	*top = 0;
+	words = bpf_map_lookup_elem(&scan, &zero);
+	if (!words || !mm || bpf_probe_read_user(*words, sizeof(*words), (void *)sp))
+		return 0;
+	lo = mm->start_code;
+	hi = mm->end_code;
+	*top = (*words)[0];
+	for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
+		__u64 w = (*words)[i];
+
+		if (w >= lo && w < hi)
+			return w;
+	}
+	return 0;
+}
+
 /* The stack of a thread that is about to block, unless it blocks where it
  * blocked last time (same user ip and stack pointer: then the previous STACK
  * record still applies, and a ping-pong loop pays for one stack only). */
@@ -727,10 +754,8 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
                                        __u64 ts)
 {
 	struct pt_regs *regs;
-	__u64 ip, sp, sp_ret = 0, lo, hi;
-	__u64(*words)[TRACER_SCAN_WORDS];
+	__u64 ip, sp, sp_ret, top;
 	struct mm_struct *mm;
-	__u32 zero = 0;
 	struct emit em;
 	long id;
 
@@ -744,26 +769,16 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	sp = regs->sp;
 	if (st->wait_ip == ip && st->wait_sp == sp)
 		return;
-	words = bpf_map_lookup_elem(&scan, &zero);
 	mm = prev->mm;
-	if (!words || !mm)
+	if (!mm)
 		return;
 	/* Debian's libc keeps no frame pointers: the application function that
 	 * called into libc is found as the first return address on the user
-	 * stack that points into the executable's own code. */
-	lo = mm->start_code;
-	hi = mm->end_code;
-	if (!bpf_probe_read_user(*words, sizeof(*words), (void *)sp)) {
-		sp_ret = (*words)[0];
-		for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
-			__u64 w = (*words)[i];
-
-			if (w >= lo && w < hi) {
-				sp_ret = w;
-				break;
-			}
-		}
-	}
+	 * stack that points into the executable's own code; else the word at
+	 * sp, the return address of a leaf syscall wrapper */
+	sp_ret = scan_exe_return(sp, mm, &top);
+	if (!sp_ret)
+		sp_ret = top;
 	if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 		return;
 	id = user_stack_id(ctx, em.ev->cpu);
@@ -1107,8 +1122,10 @@ SEC("perf_event")
 int cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *t = cur();
+	struct mm_struct *mm;
 	struct pt_regs *uregs;
 	struct emit em;
+	__u64 top;
 	long id;
 
 	if ((BPF_CORE_READ(t, flags) & PF_KTHREAD_) || !traced(t))
@@ -1120,6 +1137,12 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	em.ev->flags &= ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ); /* the sample's own context */
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1;
 	em.ev->stack.ip = uregs ? BPF_CORE_READ(uregs, ip) : 0;
+	/* caught in a shared library without frame pointers, the frame-pointer
+	 * walk loses the application function that called it (and often all
+	 * the frames beyond): find its return address on the stack */
+	mm = t->mm;
+	if (uregs && mm && (em.ev->stack.ip < mm->start_code || em.ev->stack.ip >= mm->end_code))
+		em.ev->stack.sp_ret = scan_exe_return(BPF_CORE_READ(uregs, sp), mm, &top);
 	em.ev->stack.kind = ARGUS_STACK_SAMPLE;
 	submit(&em);
 	return 0;

@@ -2,7 +2,7 @@
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
  * IPC object identity for pipes, unix socketpairs and eventfd, futex wait /
  * wake pairing, timerfd arm -> fire -> read, wait stacks naming the function
- * that blocked, drops under a burst into tiny rings, argus never tracing
+ * that blocked, samples in a library naming the function that called it, drops under a burst into tiny rings, argus never tracing
  * itself, and the privilege / BTF errors.
  */
 #include <dlfcn.h>
@@ -446,6 +446,67 @@ TEST(wait_stack_names_the_function_that_blocked)
 	collector_free(&c);
 }
 
+/* ---- a thread on CPU inside a shared library: the sample names its caller -- */
+static char spin_buf[1 << 20];
+
+/* exported (ENABLE_EXPORTS) so dladdr can name it; nearly all its time is
+ * in libc's memchr, which keeps no frame pointer */
+__attribute__((noinline)) void kext_test_spinning_function(void)
+{
+	char *volatile buf = spin_buf;
+	volatile size_t hits = 0;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 64; i++)
+			hits += memchr(buf, 1, sizeof(spin_buf)) != NULL;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 400000000L);
+	if (hits)
+		_exit(1); /* the buffer holds no 1 */
+}
+
+static void spinning_main(void *arg)
+{
+	(void)arg;
+	kext_test_spinning_function();
+}
+
+TEST(sample_in_a_library_names_the_calling_function)
+{
+	struct argus_kext_opts o = {.pid_filter = true};
+	struct collector c;
+
+#ifdef UNDER_ASAN
+	SKIP("ASan's memchr interceptor is the executable's own caller of libc");
+#endif
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(spinning_main, NULL);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	int samples = 0, named = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+		Dl_info info;
+
+		if (e->type != ARGUS_EV_CPU_SAMPLE || e->pid != (uint32_t)g.pid)
+			continue;
+		samples++;
+		/* the child is a fork of this process: same addresses */
+		if (e->stack.sp_ret && dladdr((void *)(uintptr_t)(e->stack.sp_ret - 1), &info) &&
+		    info.dli_sname && !strcmp(info.dli_sname, "kext_test_spinning_function"))
+			named++;
+	}
+	ASSERT_MSG(samples > 0, "no CPU sample of a child on CPU for 400 ms");
+	ASSERT_MSG(named * 2 > samples, "%d of %d samples have a sp_ret in kext_test_spinning_function",
+	           named, samples);
+	collector_free(&c);
+}
+
 /* ---- tiny rings under a burst: drops counted and reported ------------------- */
 static void burst(void *arg)
 {
@@ -616,6 +677,7 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
           TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
+          TEST_ENTRY(sample_in_a_library_names_the_calling_function),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
           TEST_ENTRY(comm_filter_keeps_only_that_name), TEST_ENTRY(missing_btf_is_nosupport),
           TEST_ENTRY(unprivileged_is_epriv))
