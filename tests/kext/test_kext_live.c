@@ -2,8 +2,9 @@
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
  * IPC object identity for pipes, unix socketpairs and eventfd, futex wait /
  * wake pairing, timerfd arm -> fire -> read, wait stacks naming the function
- * that blocked, samples in a library naming the function that called it, drops under a burst into tiny rings, argus never tracing
- * itself, and the privilege / BTF errors.
+ * that blocked, samples in a library naming the function that called it,
+ * drops under a burst into tiny rings, argus never tracing itself, and the
+ * privilege / BTF errors.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -502,8 +503,8 @@ TEST(sample_in_a_library_names_the_calling_function)
 			named++;
 	}
 	ASSERT_MSG(samples > 0, "no CPU sample of a child on CPU for 400 ms");
-	ASSERT_MSG(named * 2 > samples, "%d of %d samples have a sp_ret in kext_test_spinning_function",
-	           named, samples);
+	ASSERT_MSG(named * 2 > samples,
+	           "%d of %d samples have a sp_ret in kext_test_spinning_function", named, samples);
 	collector_free(&c);
 }
 

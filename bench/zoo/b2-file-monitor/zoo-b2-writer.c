@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (long i = 0; i < lines; i++)
-		fprintf(f, "@article{key%ld, title={Entry %ld}, year={%ld}}\n", i, i, 1990 + i % 30);
+		fprintf(f, "@article{key%ld, title={Entry %ld}, year={%ld}}\n", i, i,
+		        1990 + i % 30);
 	if (fclose(f)) {
 		perror(argv[1]);
 		return 1;

@@ -15,19 +15,19 @@
  * costly function is doc_index_lines. Key presses only update the label.
  * Exits after --exit-after SECONDS (default 60) or on SIGTERM.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include <time.h>
 
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <gtk/gtk.h>
 
-#define DOC_DIR "bib"
+#define DOC_DIR  "bib"
 #define DOC_PATH DOC_DIR "/refs.bib"
 
 struct app {

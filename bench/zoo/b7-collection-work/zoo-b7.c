@@ -27,9 +27,9 @@
 #include <gtk/gtk.h>
 
 #define HEAP_OBJECTS (1u << 20)
-#define HANG_SLACK 400 /* free slots the hang's page leaves */
-#define SMALL_NODES 4000
-#define SMALL_TEMPS 20000
+#define HANG_SLACK   400 /* free slots the hang's page leaves */
+#define SMALL_NODES  4000
+#define SMALL_TEMPS  20000
 
 struct obj {
 	struct obj *child; /* first child */
@@ -119,8 +119,7 @@ static bool heap_init(struct heap *h)
 /* Loads a page of nodes nodes into the heap (the old page becomes
  * garbage): rows of ten children under the root, each parsed from a
  * temporary token; then temps more temporaries (the page's scripts). */
-__attribute__((noinline)) static void page_load(struct heap *h, unsigned nodes,
-                                                unsigned long temps)
+__attribute__((noinline)) static void page_load(struct heap *h, unsigned nodes, unsigned long temps)
 {
 	h->root = NULL;
 	struct obj *page = gc_alloc(h, NULL);
