@@ -138,7 +138,7 @@ struct argus_diagnosis {
 	bool has_normal_path;
 	struct argus_path normal_path; /* baseline's path in a normal run */
 	struct argus_vertex_info normal_v[ARGUS_PATH_MAX];
-	char costly_func[128]; /* LongRunning: top frame of the samples' common sequence */
+	char costly_func[128]; /* LongRunning: innermost function on most samples */
 	uint32_t samples;      /* samples in the anomaly segment */
 	uint64_t diagnose_ns;  /* time the diagnosis took */
 	uint64_t vertices_indexed;

@@ -2,8 +2,8 @@
  * diagnose.c - one stall -> one diagnosis (docs/diagnosis.md).
  *
  * LongRunning: the anomaly vertex is the root; the causal path back to the
- * UI input (Algorithm 1) and the costly function (the longest common
- * sequence of the segment's sampled stacks).
+ * UI input (Algorithm 1) and the costly function (the innermost
+ * application function on most of the segment's sampled stacks).
  * LongWait and yield loops: Algorithm 2. A baseline (an earlier, similar
  * vertex of the same thread that behaved differently), the normal causal
  * path that ended its wait (Algorithm 1 from the vertex it woke into, or the
@@ -361,63 +361,97 @@ static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool pref
 	}
 }
 
-/* Two frames of pid in the same function: samples taken inside a loop
- * differ in the innermost address, not in the function. */
-static bool same_function(const struct ctx *c, uint32_t pid, uint64_t a, uint64_t b)
+/* The application functions the sampled stacks name, and on how many
+ * stacks each is. */
+struct fnames {
+	uint32_t n;
+	char (*name)[128];
+	uint32_t *count;
+	uint32_t cap;
+};
+
+static int fname_index(struct fnames *t, const char *f, bool add)
 {
-	if (a == b)
-		return true;
-	char fa[128], fb[128], sl[128];
-	return c->sym->resolve(c->sym->arg, pid, a, fa, sizeof(fa), sl, sizeof(sl)) &&
-	       c->sym->resolve(c->sym->arg, pid, b, fb, sizeof(fb), sl, sizeof(sl)) &&
-	       !strcmp(fa, fb);
+	for (uint32_t i = 0; i < t->n; i++)
+		if (!strcmp(t->name[i], f))
+			return (int)i;
+	if (!add || t->n == t->cap)
+		return -1;
+	snprintf(t->name[t->n], sizeof(t->name[0]), "%s", f);
+	t->count[t->n] = 0;
+	return (int)t->n++;
 }
 
-/* LongRunning: the longest common sequence (outermost first) of the stacks
- * sampled in [from, to], frames compared by function; its innermost
- * application frame is the costly function. */
+/* LongRunning: the innermost application function on more than half of the
+ * stacks sampled on the thread in [from, to] (its inclusive time is most
+ * of the segment's). Counted per function, not per frame position: a
+ * sample taken in a shared library without frame pointers carries the
+ * application frame that called it (docs/kext.md, sp_ret) and little or
+ * garbage beyond, and a sample taken outside the hot function (the
+ * handler's own set-up) must not hide it. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                             uint64_t to, char *out, size_t cap, uint32_t *nsamples)
 {
-	uint64_t common[ARGUS_STACK_MAX_DEPTH + 1];
-	uint32_t ncommon = 0, n = 0;
+	enum { MAX_FUNCS = 256 };
 	*nsamples = 0;
-	if (!c->samples || !c->sym || !c->sym->stack)
+	if (!c->samples || !c->sym || !c->sym->stack || !c->sym->resolve)
 		return;
 	uint32_t *ix = idmap_get(&c->samples->ix, tid);
 	if (!ix)
 		return;
 	const struct sring *r = &c->samples->r[*ix];
-	for (uint32_t k = 0; k < r->n; k++) {
-		const struct sample *s =
-		    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
-		const uint64_t *ips;
-		uint32_t depth;
-		if (s->ts < from || s->ts > to ||
-		    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
-			continue;
-		if (depth > ARGUS_STACK_MAX_DEPTH)
-			depth = ARGUS_STACK_MAX_DEPTH;
-		if (!n++) {
-			for (uint32_t i = 0; i < depth; i++)
-				common[i] = ips[depth - 1 - i];
-			ncommon = depth;
-			continue;
+	struct fnames t = {.cap = MAX_FUNCS};
+	t.name = malloc(MAX_FUNCS * sizeof(*t.name));
+	t.count = calloc(MAX_FUNCS, sizeof(*t.count));
+	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
+	if (!t.name || !t.count || !votes)
+		goto out;
+	/* pass 1: on how many stacks each function is; pass 2: each stack's
+	 * innermost function that is on most of them votes */
+	uint32_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t k = 0; k < r->n; k++) {
+			const struct sample *s =
+			    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
+			const uint64_t *ips;
+			uint32_t depth;
+			if (s->ts < from || s->ts > to ||
+			    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
+				continue;
+			if (depth > ARGUS_STACK_MAX_DEPTH)
+				depth = ARGUS_STACK_MAX_DEPTH;
+			if (!pass)
+				n++;
+			uint64_t seen[(MAX_FUNCS + 63) / 64] = {0};
+			for (uint32_t i = 0; i < depth; i++) {
+				char f[128], sl[128];
+				if (!c->sym->resolve(c->sym->arg, pid, ips[i], f, sizeof(f), sl,
+				                     sizeof(sl)))
+					continue;
+				int fi = fname_index(&t, f, !pass);
+				if (fi < 0 || (seen[fi / 64] >> (fi % 64) & 1))
+					continue;
+				seen[fi / 64] |= 1ull << (fi % 64);
+				if (!pass) {
+					t.count[fi]++;
+				} else if (t.count[fi] * 2 > n) {
+					votes[fi]++;
+					break;
+				}
+			}
 		}
-		uint32_t m = 0;
-		while (m < ncommon && m < depth &&
-		       same_function(c, pid, common[m], ips[depth - 1 - m]))
-			m++;
-		ncommon = m;
 	}
 	*nsamples = n;
-	for (uint32_t i = ncommon; i-- > 0;) {
-		char f[128], sl[128];
-		if (c->sym->resolve(c->sym->arg, pid, common[i], f, sizeof(f), sl, sizeof(sl))) {
-			snprintf(out, cap, "%s", f);
-			return;
-		}
-	}
+	int best = -1;
+	for (uint32_t i = 0; i < t.n; i++)
+		if (votes[i] && (best < 0 || votes[i] > votes[best]))
+			best = (int)i;
+	if (best >= 0)
+		snprintf(out, cap, "%s", t.name[best]);
+out:
+	free(t.name);
+	free(t.count);
+	free(votes);
 }
 
 /* ---- Algorithm 2 ---- */

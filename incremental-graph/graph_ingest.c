@@ -179,8 +179,12 @@ static void on_wakeup(struct argus_graph *g, const struct argus_event *ev, struc
 	if (!dst)
 		return;
 	/* a timer a thread armed, firing in this interrupt: strong; except the
-	 * timeout of the thread's own idle poll, which is no task's cause */
-	if (c && c->timer_src && (irq || !ev->tid) && !(idle_wait && c->timer_src == w->last)) {
+	 * timeout of the thread's own idle poll, which is no task's cause,
+	 * unless another thread woke the poll meanwhile and it waited on: a
+	 * loop that defers what it was woken for (GLib's file monitor batches
+	 * inotify events this way) answers it at the timeout */
+	if (c && c->timer_src && (irq || !ev->tid) &&
+	    !(idle_wait && c->timer_src == w->last && !w->woken_in_wait)) {
 		gr_add_rule_edge(g, dst, c->timer_src, ARGUS_EDGE_TIMER, c->timer_ts);
 		return;
 	}
@@ -200,6 +204,7 @@ static void on_wakeup(struct argus_graph *g, const struct argus_event *ev, struc
 	if (!k->pid)
 		k->pid = ev->pid;
 	argus_vid src = gr_cur_segment(g, k, ts);
+	w->woken_in_wait = idle_wait;
 	w->wake_pending = true;
 	w->wake_src = src;
 	w->wake_ts = ts;
@@ -453,6 +458,7 @@ static void sys_done(struct argus_graph *g, struct gthread *t, struct gvertex *v
 	}
 	t->wait_vid = 0;
 	t->in_sys = false;
+	t->woken_in_wait = false;
 }
 
 static void on_thread_exit(struct argus_graph *g, struct gthread *t, uint64_t ts)
@@ -629,6 +635,7 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 	case ARGUS_EV_FUTEX_WAIT: { /* a futex wait's entry record is futex_wait */
 		uint16_t nr = type == ARGUS_EV_FUTEX_WAIT ? NR_FUTEX : ev->sys_enter.nr;
 		t->in_sys = true;
+		t->woken_in_wait = false;
 		t->sys_nr = nr;
 		t->sys_ts = ts;
 		t->sys_seq++;

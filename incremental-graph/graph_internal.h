@@ -112,6 +112,9 @@ struct gthread {
 	argus_vid last; /* the segment before cur (or the one that ended at the wait) */
 	bool seen, kworker, blocked, on_cpu;
 	bool idle_wait;   /* blocked in a poll-family wait outside a dispatch */
+	/* another thread woke this wait and it waited on (the poll did not ask
+	 * for what the waker did): its timeout is the deferred answer */
+	bool woken_in_wait;
 	bool cut_pending; /* a dispatch ended: the next event opens a segment */
 	uint8_t dispatch_depth;
 	uint8_t loop_thread; /* seen run-loop hooks */

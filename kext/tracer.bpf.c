@@ -721,10 +721,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 /* ---- scheduling ---------------------------------------------------------- */
 
 /* The first return address on the user stack at sp that points into the
- * executable's own code, else the word at sp (the return address of a leaf
- * such as a syscall wrapper): Debian's libc keeps no frame pointers, so this
- * names the application function that called into libc. 0 when unreadable. */
-static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp)
+ * executable's own code, else (leaf) the word at sp (the return address of a
+ * leaf such as a syscall wrapper, which only a thread entering a wait is
+ * known to be in): Debian's libc keeps no frame pointers, so this names the
+ * application function that called into libc. 0 when unreadable. */
+static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool leaf)
 {
 	__u64(*words)[TRACER_SCAN_WORDS];
 	__u64 lo = mm->start_code, hi = mm->end_code, ret = 0;
@@ -733,7 +734,7 @@ static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp)
 	words = bpf_map_lookup_elem(&scan, &zero);
 	if (!words || bpf_probe_read_user(*words, sizeof(*words), (void *)sp))
 		return 0;
-	ret = (*words)[0];
+	ret = leaf ? (*words)[0] : 0;
 	for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
 		__u64 w = (*words)[i];
 
@@ -768,7 +769,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	mm = prev->mm;
 	if (!mm)
 		return;
-	sp_ret = user_sp_ret(mm, sp);
+	sp_ret = user_sp_ret(mm, sp, true);
 	if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 		return;
 	id = user_stack_id(ctx, em.ev->cpu);
@@ -1132,7 +1133,7 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 		 * wrapper the kernel is working for): its caller in the
 		 * executable, which the frame-pointer walk skips, as for waits. */
 		if (mm && (ip < mm->start_code || ip >= mm->end_code))
-			sp_ret = user_sp_ret(mm, uregs->sp);
+			sp_ret = user_sp_ret(mm, uregs->sp, false);
 	}
 	em.ev->flags &= ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ); /* the sample's own context */
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1;

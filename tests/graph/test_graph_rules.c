@@ -913,6 +913,38 @@ TEST(timer_idle_poll_timeout_no_edge)
 	done(&f);
 }
 
+/* A poll that another thread woke and that waited on (it did not ask for
+ * what the waker did, as GLib's file monitor defers inotify events) answers
+ * at its timeout: the timer edge is kept, back to the segment the waker
+ * opened. */
+TEST(timer_idle_poll_woken_meanwhile_edge)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 70, 71, T_EPOLL_WAIT),
+		ev_obj(2 * MS, ARGUS_EV_TIMER_ARM, 70, 71, 0x66),
+		ev_switch(3 * MS, 70, 71, 1, 0, 0),
+		ev_sys_enter(4 * MS, 10, 11, T_WRITE),
+		ev_wakeup(5 * MS, 10, 11, 70, 71, 0),
+		ev_obj(6 * MS, ARGUS_EV_TIMER_CANCEL, 70, 71, 0x66),
+		ev_obj(6 * MS, ARGUS_EV_TIMER_ARM, 70, 71, 0x66),
+		ev_switch(7 * MS, 70, 71, 1, 0, 0),
+		ev_obj(9 * MS, ARGUS_EV_TIMER_FIRE, 0, 0, 0x66),
+		ev_wakeup(10 * MS, 0, 0, 70, 71, ARGUS_F_HARDIRQ),
+		ev_sys_exit(11 * MS, 70, 71, T_EPOLL_WAIT, 0),
+	};
+	/* clang-format on */
+	ev[8].flags = ARGUS_F_HARDIRQ;
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid woken = seg(&f, 71, 1), answer = seg(&f, 71, 2);
+	int s = 0;
+	ASSERT_EQ(edge(&f, answer, woken, ARGUS_EDGE_TIMER, &s), 1);
+	ASSERT_EQ(s, ARGUS_STRONG);
+	ASSERT_EQ(edge(&f, woken, seg(&f, 11, 0), ARGUS_EDGE_WAKEUP, NULL), 1);
+	done(&f);
+}
+
 /* IPC records are stamped at syscall exit: the receiver may return before
  * the sender does. The send still explains the receive (and the wake-up). */
 TEST(edge_ipc_send_stamped_after_recv)
@@ -960,4 +992,6 @@ TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_wait_without_wakeup_
           TEST_ENTRY(ui_input_marks_vertex), TEST_ENTRY(split_loop_iteration),
           TEST_ENTRY(split_thread_exit), TEST_ENTRY(cond_wait_timed_out_no_edge),
           TEST_ENTRY(late_event_clamped), TEST_ENTRY(source_drops_counted),
-          TEST_ENTRY(timer_idle_poll_timeout_no_edge), TEST_ENTRY(edge_ipc_send_stamped_after_recv))
+          TEST_ENTRY(timer_idle_poll_timeout_no_edge),
+          TEST_ENTRY(timer_idle_poll_woken_meanwhile_edge),
+          TEST_ENTRY(edge_ipc_send_stamped_after_recv))

@@ -1,0 +1,178 @@
+/*
+ * zoo-b3.c - bug zoo case B3: recursive queries of a new window's
+ * accessible objects on the UI thread.
+ *
+ * A key press opens a document window: 'n' a small one, 'h' a big one (rows
+ * of nested frames, as many rows as take about 4 s, calibrated at
+ * start-up). Before it is shown, the app describes the new window to
+ * assistive technologies: a11y_describe() walks the accessible (ATK) tree
+ * recursively, and names every object by its path from the window, asking
+ * each ancestor for its index in its parent, which GTK answers by listing
+ * the parent's children. Rows x depth objects, each asking about a parent
+ * with as many children as there are rows: a LongRunning stall whose
+ * costly function is a11y_describe. Each window is destroyed after the
+ * next key press opens another one. Exits after --exit-after SECONDS
+ * (default 60) or on SIGTERM.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <glib-unix.h>
+#include <gtk/gtk.h>
+
+#define NEST_DEPTH 6
+#define SMALL_ROWS 40
+
+struct app {
+	GtkWidget *label;
+	GtkWidget *doc; /* the last document window */
+	unsigned hang_rows;
+	unsigned opened;
+};
+
+struct walk {
+	unsigned objects;
+	unsigned long path_sum; /* keeps the queries' answers alive */
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* rows of NEST_DEPTH nested frames, a label innermost */
+static GtkWidget *build_tree(unsigned rows)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	for (unsigned r = 0; r < rows; r++) {
+		char name[32];
+		snprintf(name, sizeof(name), "row %u", r);
+		GtkWidget *inner = gtk_label_new(name);
+		for (int d = 0; d < NEST_DEPTH; d++) {
+			GtkWidget *frame = gtk_frame_new(NULL);
+			gtk_container_add(GTK_CONTAINER(frame), inner);
+			inner = frame;
+		}
+		gtk_box_pack_start(GTK_BOX(box), inner, FALSE, FALSE, 0);
+	}
+	GtkWidget *scroll = gtk_scrolled_window_new(NULL, NULL);
+	gtk_container_add(GTK_CONTAINER(scroll), box);
+	return scroll;
+}
+
+/* Every accessible object below obj, each named by its path from the
+ * window: its role, state and, for it and every ancestor, the index in its
+ * parent. */
+__attribute__((noinline)) static void a11y_describe(AtkObject *obj, struct walk *w)
+{
+	w->objects++;
+	w->path_sum += (unsigned long)atk_object_get_role(obj);
+	AtkStateSet *states = atk_object_ref_state_set(obj);
+	if (states)
+		g_object_unref(states);
+	for (AtkObject *o = obj; o; o = atk_object_get_parent(o))
+		w->path_sum += (unsigned long)atk_object_get_index_in_parent(o);
+	int n = atk_object_get_n_accessible_children(obj);
+	for (int i = 0; i < n; i++) {
+		AtkObject *child = atk_object_ref_accessible_child(obj, i);
+		if (!child)
+			continue;
+		a11y_describe(child, w);
+		g_object_unref(child);
+	}
+}
+
+/* A new document window of rows rows, described to assistive technologies
+ * before it is shown. */
+__attribute__((noinline)) static GtkWidget *open_document(unsigned rows, struct walk *w)
+{
+	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	char title[32];
+	snprintf(title, sizeof(title), "document (%u rows)", rows);
+	gtk_window_set_title(GTK_WINDOW(win), title);
+	gtk_window_set_default_size(GTK_WINDOW(win), 200, 200);
+	gtk_container_add(GTK_CONTAINER(win), build_tree(rows));
+	a11y_describe(gtk_widget_get_accessible(win), w);
+	return win;
+}
+
+/* How many rows take about 4 s to describe: a probe window (never shown),
+ * the fastest of three, scaled quadratically (objects x siblings). */
+static unsigned calibrate(void)
+{
+	const unsigned probe = 300;
+	double best = 1e9;
+	for (int i = 0; i < 3; i++) {
+		struct walk w = {0};
+		double t0 = now_s();
+		GtkWidget *win = open_document(probe, &w);
+		double dt = now_s() - t0;
+		gtk_widget_destroy(win);
+		if (dt < best)
+			best = dt;
+	}
+	if (best < 1e-6)
+		best = 1e-6;
+	return (unsigned)(probe * sqrt(4.0 / best));
+}
+
+static gboolean on_key(GtkWidget *wdg, GdkEventKey *e, gpointer arg)
+{
+	(void)wdg;
+	struct app *a = arg;
+	if (e->keyval != GDK_KEY_n && e->keyval != GDK_KEY_h)
+		return TRUE;
+	if (a->doc)
+		gtk_widget_destroy(a->doc);
+	unsigned rows = e->keyval == GDK_KEY_h ? a->hang_rows : SMALL_ROWS;
+	struct walk w = {0};
+	double t0 = now_s();
+	a->doc = open_document(rows, &w);
+	double dt = now_s() - t0;
+	gtk_widget_show_all(a->doc);
+	char out[96];
+	snprintf(out, sizeof(out), "document %u: %u objects described in %.3f s", ++a->opened,
+	         w.objects, dt);
+	gtk_label_set_text(GTK_LABEL(a->label), out);
+	printf("%s\n", out);
+	fflush(stdout);
+	return TRUE;
+}
+
+static gboolean on_quit(gpointer arg)
+{
+	(void)arg;
+	gtk_main_quit();
+	return G_SOURCE_REMOVE;
+}
+
+int main(int argc, char **argv)
+{
+	int exit_after = 60;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
+			exit_after = atoi(argv[i + 1]);
+	gtk_init(&argc, &argv);
+	struct app a = {.hang_rows = calibrate()};
+	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	gtk_window_set_title(GTK_WINDOW(win), "zoo-b3");
+	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
+	a.label = gtk_label_new("press n (small document) or h (big document)");
+	gtk_container_add(GTK_CONTAINER(win), a.label);
+	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
+	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
+	g_unix_signal_add(SIGTERM, on_quit, NULL);
+	gtk_widget_show_all(win);
+	printf("ready (hang: %u rows)\n", a.hang_rows);
+	fflush(stdout);
+	gtk_main();
+	return 0;
+}

@@ -1,0 +1,221 @@
+/*
+ * zoo-b7.c - bug zoo case B7: excessive garbage collection on the UI
+ * thread.
+ *
+ * The app keeps the pages it inspects in a small managed heap of
+ * fixed-size objects with a mark-and-sweep collector (gc_collect(): marks
+ * what the roots reach, then sweeps the rest onto the free list), run by
+ * the allocator whenever the free list is empty. A key press loads a page
+ * on the UI thread: 'l' a small page (a few thousand nodes and temporaries:
+ * no collection or one), 'h' a page whose nodes fill the heap to the brim,
+ * so the temporaries of its parse leave only a few hundred free slots after
+ * each collection and the allocator collects again and again, each pass
+ * walking the whole live page: as many temporaries as take about 4 s of
+ * collections, calibrated at start-up. A LongRunning stall whose costly
+ * function is gc_collect. Exits after --exit-after SECONDS (default 60) or
+ * on SIGTERM.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <glib-unix.h>
+#include <gtk/gtk.h>
+
+#define HEAP_OBJECTS (1u << 20)
+#define HANG_SLACK   400 /* free slots the hang's page leaves */
+#define SMALL_NODES  4000
+#define SMALL_TEMPS  20000
+
+struct obj {
+	struct obj *child; /* first child */
+	struct obj *next;  /* next sibling, or next free object */
+	uint32_t mark;
+	uint32_t value;
+};
+
+struct heap {
+	struct obj *objs;
+	struct obj **mark_stack;
+	struct obj *free;
+	struct obj *root; /* the page being inspected */
+	unsigned long collections;
+};
+
+struct app {
+	struct heap heap;
+	GtkWidget *label;
+	unsigned long hang_temps;
+	unsigned loads;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Marks everything the root reaches (an explicit stack: pages are deep),
+ * then sweeps every unmarked object onto the free list. */
+__attribute__((noinline)) static void gc_collect(struct heap *h, struct obj *extra_root)
+{
+	size_t top = 0;
+	if (h->root)
+		h->mark_stack[top++] = h->root;
+	if (extra_root)
+		h->mark_stack[top++] = extra_root;
+	while (top) {
+		struct obj *o = h->mark_stack[--top];
+		for (; o && !o->mark; o = o->next) {
+			o->mark = 1;
+			if (o->child && !o->child->mark)
+				h->mark_stack[top++] = o->child;
+		}
+	}
+	h->free = NULL;
+	for (size_t i = HEAP_OBJECTS; i-- > 0;) {
+		struct obj *o = &h->objs[i];
+		if (o->mark) {
+			o->mark = 0;
+		} else {
+			o->child = NULL;
+			o->next = h->free;
+			h->free = o;
+		}
+	}
+	h->collections++;
+}
+
+/* One object, collecting first when the free list is empty; extra_root is
+ * the caller's object under construction (not yet reachable from the
+ * root). */
+static struct obj *gc_alloc(struct heap *h, struct obj *extra_root)
+{
+	if (!h->free)
+		gc_collect(h, extra_root);
+	struct obj *o = h->free;
+	if (!o)
+		abort(); /* the live page alone overflows the heap */
+	h->free = o->next;
+	o->child = o->next = NULL;
+	return o;
+}
+
+static bool heap_init(struct heap *h)
+{
+	h->objs = calloc(HEAP_OBJECTS, sizeof(*h->objs));
+	h->mark_stack = calloc(HEAP_OBJECTS + 2, sizeof(*h->mark_stack));
+	if (!h->objs || !h->mark_stack)
+		return false;
+	gc_collect(h, NULL); /* everything onto the free list */
+	return true;
+}
+
+/* Loads a page of nodes nodes into the heap (the old page becomes
+ * garbage): rows of ten children under the root, each parsed from a
+ * temporary token; then temps more temporaries (the page's scripts). */
+__attribute__((noinline)) static void page_load(struct heap *h, unsigned nodes, unsigned long temps)
+{
+	h->root = NULL;
+	struct obj *page = gc_alloc(h, NULL);
+	struct obj *row = NULL;
+	for (unsigned i = 1; i < nodes; i++) {
+		struct obj *tok = gc_alloc(h, page);
+		tok->value = i;
+		struct obj *node = gc_alloc(h, page);
+		node->value = tok->value * 31u;
+		if (i % 10 == 1 || !row) {
+			node->next = page->child;
+			page->child = node;
+			row = node;
+		} else {
+			node->next = row->child;
+			row->child = node;
+		}
+	}
+	h->root = page;
+	for (unsigned long i = 0; i < temps; i++) {
+		struct obj *tmp = gc_alloc(h, NULL);
+		tmp->value = (uint32_t)i;
+	}
+}
+
+/* How many temporaries of the hang's page take about 4 s: the fastest of
+ * three collections of a brim-full heap, times 4 s, times the slack each
+ * collection leaves. */
+static unsigned long calibrate(struct heap *h)
+{
+	page_load(h, HEAP_OBJECTS - HANG_SLACK, 0);
+	double best = 1e9;
+	for (int i = 0; i < 3; i++) {
+		double t0 = now_s();
+		gc_collect(h, NULL);
+		double dt = now_s() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	page_load(h, SMALL_NODES, 0);
+	if (best < 1e-6)
+		best = 1e-6;
+	return (unsigned long)(4.0 / best * HANG_SLACK);
+}
+
+static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
+{
+	(void)w;
+	struct app *a = arg;
+	if (e->keyval != GDK_KEY_l && e->keyval != GDK_KEY_h)
+		return TRUE;
+	bool big = e->keyval == GDK_KEY_h;
+	unsigned long before = a->heap.collections;
+	double t0 = now_s();
+	page_load(&a->heap, big ? HEAP_OBJECTS - HANG_SLACK : SMALL_NODES,
+	          big ? a->hang_temps : SMALL_TEMPS);
+	double dt = now_s() - t0;
+	char out[96];
+	snprintf(out, sizeof(out), "page %u: %lu collections in %.3f s", ++a->loads,
+	         a->heap.collections - before, dt);
+	gtk_label_set_text(GTK_LABEL(a->label), out);
+	printf("%s\n", out);
+	fflush(stdout);
+	return TRUE;
+}
+
+static gboolean on_quit(gpointer arg)
+{
+	(void)arg;
+	gtk_main_quit();
+	return G_SOURCE_REMOVE;
+}
+
+int main(int argc, char **argv)
+{
+	int exit_after = 60;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
+			exit_after = atoi(argv[i + 1]);
+	struct app a = {0};
+	if (!heap_init(&a.heap))
+		return 1;
+	a.hang_temps = calibrate(&a.heap);
+	gtk_init(&argc, &argv);
+	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	gtk_window_set_title(GTK_WINDOW(win), "zoo-b7");
+	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
+	a.label = gtk_label_new("press l (small page) or h (page that fills the heap)");
+	gtk_container_add(GTK_CONTAINER(win), a.label);
+	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
+	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
+	g_unix_signal_add(SIGTERM, on_quit, NULL);
+	gtk_widget_show_all(win);
+	printf("ready (hang: %lu temporaries)\n", a.hang_temps);
+	fflush(stdout);
+	gtk_main();
+	return 0;
+}
