@@ -325,29 +325,44 @@ static uint64_t wait_len(const struct ctx *c, const struct argus_vertex_info *v,
 
 /* ---- symbols ---- */
 
+static void take_frame(struct argus_culprit *cu, const struct argus_frame *f)
+{
+	snprintf(cu->func, sizeof(cu->func), "%s", f->func);
+	snprintf(cu->srcline, sizeof(cu->srcline), "%s", f->srcline);
+	snprintf(cu->object, sizeof(cu->object), "%s", f->object);
+	cu->system = f->system;
+}
+
+/* The innermost application frame of the vertex's stacks (the one at its
+ * wait first when prefer_wait); without one, the innermost named frame of
+ * the first stack that has any (docs/diagnosis.md "Application code").
+ * An application frame already found (the costly function) stays. */
 static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_wait)
 {
 	uint32_t ids[2] = {prefer_wait ? cu->v.stack_last : cu->v.stack_first,
 	                   prefer_wait ? cu->v.stack_first : cu->v.stack_last};
-	if (!c->sym || !c->sym->stack || !c->sym->resolve)
+	if (!c->sym || !c->sym->stack || !c->sym->resolve || (cu->func[0] && !cu->system))
 		return;
-	for (int k = 0; k < 2 && !cu->func[0]; k++) {
+	struct argus_frame fallback = {.func = ""};
+	for (int k = 0; k < 2; k++) {
 		const uint64_t *ips;
 		uint32_t depth;
 		if (!ids[k] || !c->sym->stack(c->sym->arg, ids[k], &ips, &depth))
 			continue;
-		/* the innermost application frame: the first one the
-		 * symbolizer names outside shared libraries */
 		for (uint32_t i = 0; i < depth; i++) {
-			char f[128], s[128];
-			if (c->sym->resolve(c->sym->arg, cu->v.pid, ips[i], f, sizeof(f), s,
-			                    sizeof(s))) {
-				snprintf(cu->func, sizeof(cu->func), "%s", f);
-				snprintf(cu->srcline, sizeof(cu->srcline), "%s", s);
-				break;
+			struct argus_frame f;
+			if (!c->sym->resolve(c->sym->arg, cu->v.pid, ips[i], &f))
+				continue;
+			if (!f.system) {
+				take_frame(cu, &f);
+				return;
 			}
+			if (!fallback.func[0])
+				fallback = f;
 		}
 	}
+	if (fallback.func[0] && !cu->func[0])
+		take_frame(cu, &fallback);
 }
 
 /* Two frames of pid in the same function: samples taken inside a loop
@@ -356,21 +371,23 @@ static bool same_function(const struct ctx *c, uint32_t pid, uint64_t a, uint64_
 {
 	if (a == b)
 		return true;
-	char fa[128], fb[128], sl[128];
-	return c->sym->resolve(c->sym->arg, pid, a, fa, sizeof(fa), sl, sizeof(sl)) &&
-	       c->sym->resolve(c->sym->arg, pid, b, fb, sizeof(fb), sl, sizeof(sl)) &&
-	       !strcmp(fa, fb);
+	struct argus_frame fa, fb;
+	return c->sym->resolve(c->sym->arg, pid, a, &fa) &&
+	       c->sym->resolve(c->sym->arg, pid, b, &fb) && !strcmp(fa.func, fb.func) &&
+	       !strcmp(fa.object, fb.object);
 }
 
 /* LongRunning: the longest common sequence (outermost first) of the stacks
  * sampled in [from, to], frames compared by function; its innermost
- * application frame is the costly function. */
+ * application frame is the costly function (its innermost named frame when
+ * the sequence holds no application frame). out->func "" when none. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, char *out, size_t cap, uint32_t *nsamples)
+                            uint64_t to, struct argus_frame *out, uint32_t *nsamples)
 {
 	uint64_t common[ARGUS_STACK_MAX_DEPTH + 1];
 	uint32_t ncommon = 0, n = 0;
 	*nsamples = 0;
+	out->func[0] = '\0';
 	if (!c->samples || !c->sym || !c->sym->stack)
 		return;
 	uint32_t *ix = idmap_get(&c->samples->ix, tid);
@@ -401,11 +418,13 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	}
 	*nsamples = n;
 	for (uint32_t i = ncommon; i-- > 0;) {
-		char f[128], sl[128];
-		if (c->sym->resolve(c->sym->arg, pid, common[i], f, sizeof(f), sl, sizeof(sl))) {
-			snprintf(out, cap, "%s", f);
+		struct argus_frame f;
+		if (!c->sym->resolve(c->sym->arg, pid, common[i], &f))
+			continue;
+		if (!out->func[0] || !f.system)
+			*out = f;
+		if (!f.system)
 			return;
-		}
 	}
 }
 
@@ -1063,8 +1082,10 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		if (!waited) {
 			uint64_t to =
 			    cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
-			costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, cu->func,
-			                sizeof(cu->func), &ns);
+			struct argus_frame f;
+			costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, &f, &ns);
+			if (f.func[0])
+				take_frame(cu, &f);
 		}
 		name_vertex(&c, cu, waited);
 		d->candidates[d->ncandidates++] = *cu;
@@ -1080,16 +1101,19 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		argus_graph_vertex(view, d->normal_path.v[k], &d->normal_v[k]);
 	if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
 		uint64_t to = now;
-		costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func,
-		                sizeof(d->costly_func), &d->samples);
+		struct argus_frame f;
+		costly_function(&c, a.pid, a.tid, a.start, to, &f, &d->samples);
+		snprintf(d->costly_func, sizeof(d->costly_func), "%s", f.func);
 	}
 	if (d->ncandidates) {
 		d->root = d->candidates[0];
 		const struct argus_culprit *r = &d->root;
 		const char *who = comm ? comm(comm_arg, r->v.pid) : "";
 		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : NULL);
-		char in[160] = "";
-		if (fn)
+		char in[200] = "";
+		if (fn && r->func[0] && r->system) /* not the app's code: say whose */
+			snprintf(in, sizeof(in), " in %s (%s)", fn, r->object);
+		else if (fn)
 			snprintf(in, sizeof(in), " in %s", fn);
 		const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
 		switch (r->reason) {
