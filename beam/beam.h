@@ -94,11 +94,24 @@ enum argus_root_reason {
 };
 const char *argus_root_reason_name(unsigned r);
 
-/* Symbols: resolves an instruction address of a process to a function name
- * (and file:line when known). NULL = addresses only. */
+/* Whether the ELF object at path is system runtime code (the system library
+ * directories, their module folders, the vDSO, argus's hooks) rather than
+ * the application's (the executable, its own libraries and plugins, /opt,
+ * a build tree). The rule's tables: appcode.c; docs/diagnosis.md. */
+bool argus_system_code(const char *path);
+
+/* A named frame. */
+struct argus_frame {
+	char func[128];
+	char srcline[128]; /* file:line, else object+offset or the object's path */
+	char object[64];   /* file name of the ELF object holding the frame */
+	bool system;       /* in system runtime code (argus_system_code) */
+};
+
+/* Symbols: resolves an instruction address of a process to a named frame,
+ * in any object (system libraries too). NULL = addresses only. */
 struct argus_symbolizer {
-	bool (*resolve)(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-	                char *srcline, size_t scap);
+	bool (*resolve)(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out);
 	/* Frames of a stack id (innermost first); false when unknown. */
 	bool (*stack)(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth);
 	void *arg;
@@ -119,8 +132,12 @@ struct argus_culprit {
 	uint8_t reason;  /* enum argus_root_reason */
 	int32_t penalty; /* of the path that named it (lower = more likely) */
 	uint32_t depth;  /* culprit-of-the-culprit level (0 = directly) */
-	char func[128];  /* innermost application function, "" when unknown */
+	/* its innermost application frame; when its stacks hold none, the
+	 * innermost named frame (system set); func "" when unknown */
+	char func[128];
 	char srcline[128];
+	char object[64]; /* ELF object of the frame */
+	bool system;     /* no application frame: func is system runtime code */
 };
 
 struct argus_diagnosis {
@@ -191,7 +208,7 @@ int argus_notify_serve(const char *body, const char *report_path, unsigned timeo
 struct argus_trace_reader;
 
 /* Symbols from a trace's own tables (maps, symbols, stacks): resolves the
- * frames of application code (not shared libraries). */
+ * frames the tables name, in any object. */
 struct argus_tsym;
 int argus_tsym_new(struct argus_tsym **s, const struct argus_trace_reader *r);
 /* The same over tables held elsewhere (the live diagnoser's). */
@@ -206,7 +223,8 @@ struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
 /* Symbols of live processes: ELF symbol tables and DWARF file:line through
  * elfutils (build-id aware: separate debug info is found by build id), one
  * session per process, cached. Stack ids resolve through stacks (may be
- * NULL). resolve() names application frames (not shared libraries). */
+ * NULL). resolve() names frames of every object, system libraries by their
+ * ELF symbol tables. */
 struct argus_elfsym;
 int argus_elfsym_new(struct argus_elfsym **s, const struct argus_symbolizer *stacks);
 void argus_elfsym_free(struct argus_elfsym *s);

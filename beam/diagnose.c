@@ -336,64 +336,81 @@ static uint64_t wait_len(const struct ctx *c, const struct argus_vertex_info *v,
 
 /* ---- symbols ---- */
 
+static void take_frame(struct argus_culprit *cu, const struct argus_frame *f)
+{
+	snprintf(cu->func, sizeof(cu->func), "%s", f->func);
+	snprintf(cu->srcline, sizeof(cu->srcline), "%s", f->srcline);
+	snprintf(cu->object, sizeof(cu->object), "%s", f->object);
+	cu->system = f->system;
+}
+
+/* The innermost application frame of the vertex's stacks (the one at its
+ * wait first when prefer_wait); without one, the innermost named frame of
+ * the first stack that has any (docs/diagnosis.md "Application code").
+ * An application frame already found (the costly function) stays. */
 static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_wait)
 {
 	uint32_t ids[2] = {prefer_wait ? cu->v.stack_last : cu->v.stack_first,
 	                   prefer_wait ? cu->v.stack_first : cu->v.stack_last};
-	if (!c->sym || !c->sym->stack || !c->sym->resolve)
+	if (!c->sym || !c->sym->stack || !c->sym->resolve || (cu->func[0] && !cu->system))
 		return;
-	for (int k = 0; k < 2 && !cu->func[0]; k++) {
+	struct argus_frame fallback = {.func = ""};
+	for (int k = 0; k < 2; k++) {
 		const uint64_t *ips;
 		uint32_t depth;
 		if (!ids[k] || !c->sym->stack(c->sym->arg, ids[k], &ips, &depth))
 			continue;
-		/* the innermost application frame: the first one the
-		 * symbolizer names outside shared libraries */
 		for (uint32_t i = 0; i < depth; i++) {
-			char f[128], s[128];
-			if (c->sym->resolve(c->sym->arg, cu->v.pid, ips[i], f, sizeof(f), s,
-			                    sizeof(s))) {
-				snprintf(cu->func, sizeof(cu->func), "%s", f);
-				snprintf(cu->srcline, sizeof(cu->srcline), "%s", s);
-				break;
+			struct argus_frame f;
+			if (!c->sym->resolve(c->sym->arg, cu->v.pid, ips[i], &f))
+				continue;
+			if (!f.system) {
+				take_frame(cu, &f);
+				return;
 			}
+			if (!fallback.func[0])
+				fallback = f;
 		}
 	}
+	if (fallback.func[0] && !cu->func[0])
+		take_frame(cu, &fallback);
 }
 
-/* The application functions the sampled stacks name, and on how many
- * stacks each is. */
+/* The functions the sampled stacks name (by function and object), and on
+ * how many stacks each is. */
 struct fnames {
 	uint32_t n;
-	char (*name)[128];
+	struct argus_frame *frame;
 	uint32_t *count;
 	uint32_t cap;
 };
 
-static int fname_index(struct fnames *t, const char *f, bool add)
+static int fname_index(struct fnames *t, const struct argus_frame *f, bool add)
 {
 	for (uint32_t i = 0; i < t->n; i++)
-		if (!strcmp(t->name[i], f))
+		if (!strcmp(t->frame[i].func, f->func) && !strcmp(t->frame[i].object, f->object))
 			return (int)i;
 	if (!add || t->n == t->cap)
 		return -1;
-	snprintf(t->name[t->n], sizeof(t->name[0]), "%s", f);
+	t->frame[t->n] = *f;
 	t->count[t->n] = 0;
 	return (int)t->n++;
 }
 
 /* LongRunning: the innermost application function on more than half of the
  * stacks sampled on the thread in [from, to] (its inclusive time is most
- * of the segment's). Counted per function, not per frame position: a
- * sample taken in a shared library without frame pointers carries the
- * application frame that called it (docs/kext.md, sp_ret) and little or
- * garbage beyond, and a sample taken outside the hot function (the
- * handler's own set-up) must not hide it. */
+ * of the segment's); when no application function is, the innermost system
+ * one (docs/diagnosis.md "Application code"). Counted per function, not per
+ * frame position: a sample taken in a shared library without frame pointers
+ * carries the application frame that called it (docs/kext.md, sp_ret) and
+ * little or garbage beyond, and a sample taken outside the hot function (the
+ * handler's own set-up) must not hide it. out->func "" when none. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, char *out, size_t cap, uint32_t *nsamples)
+                            uint64_t to, struct argus_frame *out, uint32_t *nsamples)
 {
 	enum { MAX_FUNCS = 256 };
 	*nsamples = 0;
+	out->func[0] = '\0';
 	if (!c->samples || !c->sym || !c->sym->stack || !c->sym->resolve)
 		return;
 	uint32_t *ix = idmap_get(&c->samples->ix, tid);
@@ -401,55 +418,60 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 		return;
 	const struct sring *r = &c->samples->r[*ix];
 	struct fnames t = {.cap = MAX_FUNCS};
-	t.name = malloc(MAX_FUNCS * sizeof(*t.name));
+	t.frame = malloc(MAX_FUNCS * sizeof(*t.frame));
 	t.count = calloc(MAX_FUNCS, sizeof(*t.count));
 	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
-	if (!t.name || !t.count || !votes)
+	if (!t.frame || !t.count || !votes)
 		goto out;
-	/* pass 1: on how many stacks each function is; pass 2: each stack's
-	 * innermost function that is on most of them votes */
-	uint32_t n = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t k = 0; k < r->n; k++) {
-			const struct sample *s =
-			    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
-			const uint64_t *ips;
-			uint32_t depth;
-			if (s->ts < from || s->ts > to ||
-			    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
-				continue;
-			if (depth > ARGUS_STACK_MAX_DEPTH)
-				depth = ARGUS_STACK_MAX_DEPTH;
-			if (!pass)
-				n++;
-			uint64_t seen[(MAX_FUNCS + 63) / 64] = {0};
-			for (uint32_t i = 0; i < depth; i++) {
-				char f[128], sl[128];
-				if (!c->sym->resolve(c->sym->arg, pid, ips[i], f, sizeof(f), sl,
-				                     sizeof(sl)))
+	/* per kind (application code first, then system code): pass 1 counts
+	 * on how many stacks each function is; pass 2: each stack's innermost
+	 * function that is on most of them votes */
+	for (int system = 0; system < 2 && !out->func[0]; system++) {
+		uint32_t n = 0;
+		t.n = 0;
+		memset(votes, 0, MAX_FUNCS * sizeof(*votes));
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint32_t k = 0; k < r->n; k++) {
+				const struct sample *s = &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) %
+				                               SAMPLES_PER_THREAD];
+				const uint64_t *ips;
+				uint32_t depth;
+				if (s->ts < from || s->ts > to ||
+				    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
 					continue;
-				int fi = fname_index(&t, f, !pass);
-				if (fi < 0 || (seen[fi / 64] >> (fi % 64) & 1))
-					continue;
-				seen[fi / 64] |= 1ull << (fi % 64);
-				if (!pass) {
-					t.count[fi]++;
-				} else if (t.count[fi] * 2 > n) {
-					votes[fi]++;
-					break;
+				if (depth > ARGUS_STACK_MAX_DEPTH)
+					depth = ARGUS_STACK_MAX_DEPTH;
+				if (!pass)
+					n++;
+				uint64_t seen[(MAX_FUNCS + 63) / 64] = {0};
+				for (uint32_t i = 0; i < depth; i++) {
+					struct argus_frame f;
+					if (!c->sym->resolve(c->sym->arg, pid, ips[i], &f) ||
+					    f.system != (system == 1))
+						continue;
+					int fi = fname_index(&t, &f, !pass);
+					if (fi < 0 || (seen[fi / 64] >> (fi % 64) & 1))
+						continue;
+					seen[fi / 64] |= 1ull << (fi % 64);
+					if (!pass) {
+						t.count[fi]++;
+					} else if (t.count[fi] * 2 > n) {
+						votes[fi]++;
+						break;
+					}
 				}
 			}
 		}
+		*nsamples = n;
+		int best = -1;
+		for (uint32_t i = 0; i < t.n; i++)
+			if (votes[i] && (best < 0 || votes[i] > votes[best]))
+				best = (int)i;
+		if (best >= 0)
+			*out = t.frame[best];
 	}
-	*nsamples = n;
-	int best = -1;
-	for (uint32_t i = 0; i < t.n; i++)
-		if (votes[i] && (best < 0 || votes[i] > votes[best]))
-			best = (int)i;
-	if (best >= 0)
-		snprintf(out, cap, "%s", t.name[best]);
 out:
-	free(t.name);
+	free(t.frame);
 	free(t.count);
 	free(votes);
 }
@@ -1173,8 +1195,10 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		if (!waited) {
 			uint64_t to =
 			    cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
-			costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, cu->func,
-			                sizeof(cu->func), &ns);
+			struct argus_frame f;
+			costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, &f, &ns);
+			if (f.func[0])
+				take_frame(cu, &f);
 		}
 		name_vertex(&c, cu, waited);
 		d->candidates[d->ncandidates++] = *cu;
@@ -1190,16 +1214,19 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		argus_graph_vertex(view, d->normal_path.v[k], &d->normal_v[k]);
 	if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
 		uint64_t to = now;
-		costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func,
-		                sizeof(d->costly_func), &d->samples);
+		struct argus_frame f;
+		costly_function(&c, a.pid, a.tid, a.start, to, &f, &d->samples);
+		snprintf(d->costly_func, sizeof(d->costly_func), "%s", f.func);
 	}
 	if (d->ncandidates) {
 		d->root = d->candidates[0];
 		const struct argus_culprit *r = &d->root;
 		const char *who = comm ? comm(comm_arg, r->v.pid) : "";
 		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : NULL);
-		char in[160] = "";
-		if (fn)
+		char in[200] = "";
+		if (fn && r->func[0] && r->system) /* not the app's code: say whose */
+			snprintf(in, sizeof(in), " in %s (%s)", fn, r->object);
+		else if (fn)
 			snprintf(in, sizeof(in), " in %s", fn);
 		const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
 		switch (r->reason) {

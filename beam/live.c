@@ -183,18 +183,17 @@ static bool tab_stack(const void *arg, uint32_t id, struct argus_stack *out)
 }
 
 /* Frames: the producer's tables first, then the live process. */
-static bool dx_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap, char *srcline,
-                       size_t scap)
+static bool dx_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct argus_diagnoser *dx = arg;
 	if (dx->tsym) {
 		struct argus_symbolizer t = argus_tsym_symbolizer(dx->tsym);
-		if (t.resolve(t.arg, pid, ip, func, fcap, srcline, scap))
+		if (t.resolve(t.arg, pid, ip, out))
 			return true;
 	}
 	if (dx->elf) {
 		struct argus_symbolizer e = argus_elfsym_symbolizer(dx->elf);
-		return e.resolve(e.arg, pid, ip, func, fcap, srcline, scap);
+		return e.resolve(e.arg, pid, ip, out);
 	}
 	return false;
 }

@@ -17,7 +17,7 @@ struct tmap {
 	uint32_t pid;
 	uint64_t start, end, pgoff;
 	uint32_t path_str;
-	bool app; /* not a shared library */
+	bool system; /* argus_system_code */
 };
 
 struct argus_tsym {
@@ -69,7 +69,7 @@ int argus_tsym_new_tables(struct argus_tsym **sp, const struct argus_map *m, siz
 	for (size_t i = 0; i < nm; i++) {
 		const char *path = string(arg, m[i].path_str);
 		s->maps[i] = (struct tmap){m[i].pid,   m[i].start,    m[i].end,
-		                           m[i].pgoff, m[i].path_str, path && !strstr(path, ".so")};
+		                           m[i].pgoff, m[i].path_str, argus_system_code(path)};
 	}
 	s->nmaps = nm;
 	if (ns)
@@ -126,12 +126,11 @@ static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uin
 	return x->pid == pid && ip >= x->start && ip < x->end ? x : NULL;
 }
 
-static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-                         char *srcline, size_t scap)
+static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	const struct argus_tsym *s = arg;
 	const struct tmap *m = find_map(s, pid, ip);
-	if (!m || !m->app)
+	if (!m)
 		return false;
 	uint64_t off = ip - m->start + m->pgoff;
 	size_t a = 0, b = s->nsyms;
@@ -152,9 +151,12 @@ static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_
 	const char *path = s->string(s->arg, m->path_str);
 	if (!name)
 		return false;
-	snprintf(func, fcap, "%s", name);
-	snprintf(srcline, scap, "%s+0x%llx", path ? path : "?",
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	snprintf(out->func, sizeof(out->func), "%s", name);
+	snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", path ? path : "?",
 	         (unsigned long long)(off - y->offset));
+	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : path ? path : "?");
+	out->system = m->system;
 	return true;
 }
 
@@ -182,13 +184,12 @@ struct chain {
 	bool has_live;
 };
 
-static bool chain_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-                          char *srcline, size_t scap)
+static bool chain_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct chain *c = arg;
-	if (c->first.resolve(c->first.arg, pid, ip, func, fcap, srcline, scap))
+	if (c->first.resolve(c->first.arg, pid, ip, out))
 		return true;
-	return c->has_live && c->live.resolve(c->live.arg, pid, ip, func, fcap, srcline, scap);
+	return c->has_live && c->live.resolve(c->live.arg, pid, ip, out);
 }
 
 static bool chain_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth)

@@ -105,8 +105,12 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 		fprintf(out, "  %s %u: %s, penalty %d, level %u: ", i ? "candidate" : "ROOT CAUSE",
 		        i + 1, argus_root_reason_name(k->reason), k->penalty, k->depth);
 		text_vertex(out, c, &k->v);
-		if (k->func[0])
-			fprintf(out, "; in %s (%s)", k->func, k->srcline);
+		if (k->func[0]) {
+			fprintf(out, "; in %s (%s", k->func, k->srcline);
+			if (k->object[0] && !strstr(k->srcline, k->object))
+				fprintf(out, ", %s", k->object);
+			fputs(k->system ? "; system runtime, no application frame)" : ")", out);
+		}
 		fputc('\n', out);
 	}
 	if (d->path.n) {
@@ -167,6 +171,12 @@ static void json_culprit(FILE *out, const struct argus_report_ctx *c, const stru
 		jstr(out, k->srcline);
 	else
 		fputs("null", out);
+	fputs(",\"object\":", out);
+	if (k->func[0] && k->object[0])
+		jstr(out, k->object);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"application\":%s", k->func[0] && !k->system ? "true" : "false");
 	fputs(",\"vertex\":", out);
 	json_vertex(out, c, &k->v);
 	fputc('}', out);

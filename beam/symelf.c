@@ -98,8 +98,7 @@ static const char *line_by_cu_scan(Dwfl_Module *m, uint64_t ip, int *lineno)
 	return NULL;
 }
 
-static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap,
-                        char *srcline, size_t scap)
+static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct argus_elfsym *s = arg;
 	Dwfl *d = session(s, pid);
@@ -111,13 +110,26 @@ static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t
 	const char *mainfile = NULL;
 	const char *modname = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
 	const char *obj = mainfile ? mainfile : modname;
-	/* application frames only: not shared libraries */
-	if (!obj || strstr(obj, ".so"))
+	if (!obj)
 		return false;
 	const char *name = dwfl_module_addrname(m, ip);
 	if (!name)
 		return false;
-	snprintf(func, fcap, "%s", name);
+	const char *slash = strrchr(obj, '/');
+	snprintf(out->func, sizeof(out->func), "%s", name);
+	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : obj);
+	/* by the path the process mapped, not where its ELF file was found */
+	out->system = argus_system_code(modname ? modname : obj);
+	/* system runtime frames by their symbol tables only: the lines of a
+	 * distribution's libraries (when their debug info is installed at all)
+	 * would cost a DWARF load of each library on the stack */
+	if (out->system) {
+		Dwarf_Addr base = 0;
+		dwfl_module_info(m, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+		snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", obj,
+		         (unsigned long long)(ip - base));
+		return true;
+	}
 	/* stack frames are mostly return addresses: the call is the
 	 * instruction before, whose line is the one that waited (the address
 	 * itself may map to the next line, or to line 0) */
@@ -139,9 +151,9 @@ static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t
 			break;
 	}
 	if (file)
-		snprintf(srcline, scap, "%s:%d", file, lineno);
+		snprintf(out->srcline, sizeof(out->srcline), "%s:%d", file, lineno);
 	else
-		snprintf(srcline, scap, "%s", obj);
+		snprintf(out->srcline, sizeof(out->srcline), "%s", obj);
 	return true;
 }
 

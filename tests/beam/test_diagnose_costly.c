@@ -30,15 +30,16 @@ struct stacks {
 	uint32_t n;
 };
 
-static bool resolve(void *arg, uint32_t pid, uint64_t ip, char *func, size_t fcap, char *src,
-                    size_t scap)
+static bool resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *f)
 {
 	(void)arg;
 	(void)pid;
 	if (ip < 0x400000 || ip >= 0x400000 + 0x100 * (sizeof(funcs) / sizeof(funcs[0])))
 		return false;
-	snprintf(func, fcap, "%s", funcs[(ip - 0x400000) / 0x100]);
-	snprintf(src, scap, "app.c:1");
+	*f = (struct argus_frame){.system = false};
+	snprintf(f->func, sizeof(f->func), "%s", funcs[(ip - 0x400000) / 0x100]);
+	snprintf(f->srcline, sizeof(f->srcline), "app.c:1");
+	snprintf(f->object, sizeof(f->object), "app");
 	return true;
 }
 

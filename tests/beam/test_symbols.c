@@ -19,37 +19,40 @@ TEST(names_a_function_of_a_live_process_with_file_and_line)
 	struct argus_elfsym *es;
 	ASSERT_EQ(argus_elfsym_new(&es, NULL), 0);
 	struct argus_symbolizer y = argus_elfsym_symbolizer(es);
-	char func[128] = "", line[256] = "";
+	struct argus_frame f = {.func = ""}, f2 = {.func = ""};
 	uint64_t ip = (uint64_t)(uintptr_t)&argus_test_symbol_target + 1;
-	bool ok = y.resolve(y.arg, (uint32_t)getpid(), ip, func, sizeof(func), line, sizeof(line));
+	bool ok = y.resolve(y.arg, (uint32_t)getpid(), ip, &f);
 	/* a second lookup comes from the cached session */
-	char func2[128] = "", line2[256] = "";
-	bool ok2 =
-	    y.resolve(y.arg, (uint32_t)getpid(), ip, func2, sizeof(func2), line2, sizeof(line2));
+	bool ok2 = y.resolve(y.arg, (uint32_t)getpid(), ip, &f2);
 	argus_elfsym_free(es);
 	ASSERT(ok);
-	ASSERT_STR_EQ(func, "argus_test_symbol_target");
-	ASSERT_CONTAINS(line, "test_symbols.c:");
+	ASSERT_STR_EQ(f.func, "argus_test_symbol_target");
+	ASSERT_CONTAINS(f.srcline, "test_symbols.c:");
+	ASSERT_STR_EQ(f.object, "test_symbols");
+	ASSERT_MSG(!f.system, "the test's own executable counted as system runtime");
 	ASSERT(ok2);
-	ASSERT_STR_EQ(func2, func);
+	ASSERT_STR_EQ(f2.func, f.func);
 	ASSERT_EQ(argus_test_symbol_target(1), 4);
 }
 
-TEST(shared_library_frames_are_not_application_frames)
+TEST(system_library_frames_are_named_as_system_runtime)
 {
 	struct argus_elfsym *es;
 	ASSERT_EQ(argus_elfsym_new(&es, NULL), 0);
 	struct argus_symbolizer y = argus_elfsym_symbolizer(es);
-	char func[128], line[256];
+	struct argus_frame f = {.func = ""}, g;
 	/* a libc function no sanitizer intercepts */
 	uint64_t ip = (uint64_t)(uintptr_t)&getpid;
-	bool ok = y.resolve(y.arg, (uint32_t)getpid(), ip, func, sizeof(func), line, sizeof(line));
+	bool ok = y.resolve(y.arg, (uint32_t)getpid(), ip, &f);
 	/* a process that does not exist resolves nothing, without a crash */
-	bool gone = y.resolve(y.arg, 0x7ffffff0u, ip, func, sizeof(func), line, sizeof(line));
+	bool gone = y.resolve(y.arg, 0x7ffffff0u, ip, &g);
 	argus_elfsym_free(es);
-	ASSERT_MSG(!ok, "libc's getpid named as application frame %s (%s)", func, line);
+	ASSERT(ok);
+	ASSERT_CONTAINS(f.func, "getpid");
+	ASSERT_CONTAINS(f.object, "libc.so");
+	ASSERT_MSG(f.system, "libc's %s (%s) not counted as system runtime", f.func, f.srcline);
 	ASSERT(!gone);
 }
 
 TEST_MAIN(TEST_ENTRY(names_a_function_of_a_live_process_with_file_and_line),
-          TEST_ENTRY(shared_library_frames_are_not_application_frames))
+          TEST_ENTRY(system_library_frames_are_named_as_system_runtime))

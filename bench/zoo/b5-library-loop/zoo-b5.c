@@ -3,11 +3,12 @@
  * loops without end on one input.
  *
  * Every key press hashes the tokens of a text with zoo_hash_tokens() (the
- * static library zoo-tokens.c) on the UI thread: 'f' a normal text (fast),
- * 'h' a text ending in an escape, on which the tokenizer stops advancing and
- * spins until its step limit, calibrated at start-up to about 4 s: a
- * LongRunning stall whose costly function is zoo_hash_tokens. Exits after
- * --exit-after SECONDS (default 60) or on SIGTERM.
+ * app's own shared library libzoo-tokens.so, zoo-tokens.c, in the program's
+ * folder) on the UI thread: 'f' a normal text (fast), 'h' a text ending in
+ * an escape, on which the tokenizer stops advancing and spins until its
+ * step limit, calibrated at start-up to about 4 s: a LongRunning stall whose
+ * costly function is zoo_hash_tokens. Exits after --exit-after SECONDS
+ * (default 60) or on SIGTERM.
  */
 #include <signal.h>
 #include <stdbool.h>
