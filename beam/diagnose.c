@@ -397,14 +397,14 @@ static int fname_index(struct fnames *t, const struct argus_frame *f, bool add)
 	return (int)t->n++;
 }
 
-/* LongRunning: the innermost application function on more than half of the
- * stacks sampled on the thread in [from, to] (its inclusive time is most
- * of the segment's); when no application function is, the innermost system
- * one (docs/diagnosis.md "Application code"). Counted per function, not per
- * frame position: a sample taken in a shared library without frame pointers
- * carries the application frame that called it (docs/kext.md, sp_ret) and
- * little or garbage beyond, and a sample taken outside the hot function (the
- * handler's own set-up) must not hide it. out->func "" when none. */
+/* LongRunning: the innermost application function on at least 90 % of the
+ * stacks sampled on the thread in [from, to] that reach application code: the smallest function
+ * whose inclusive time explains the whole stall, allowing for a few stray samples (a function on 85
+ * % of them leaves its caller accountable for the rest); when no application function is, the
+ * innermost system one (docs/diagnosis.md "Application code"). Counted per function, not per frame
+ * position: a sample taken in a shared library without frame pointers carries the application frame
+ * that called it (docs/kext.md, sp_ret) and little or garbage beyond, and a sample taken outside
+ * the hot function (the handler's own set-up) must not hide it. out->func "" when none. */
 static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                             uint64_t to, struct argus_frame *out, uint32_t *nsamples)
 {
@@ -427,13 +427,16 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	 * on how many stacks each function is; pass 2: each stack's innermost
 	 * function that is on most of them votes */
 	for (int system = 0; system < 2 && !out->func[0]; system++) {
-		uint32_t n = 0;
+		/* n: samples; m: those with a frame of this kind (a sample with
+		 * none says nothing about which function of the kind ran) */
+		uint32_t n = 0, m = 0;
 		t.n = 0;
 		memset(votes, 0, MAX_FUNCS * sizeof(*votes));
 		for (int pass = 0; pass < 2; pass++) {
 			for (uint32_t k = 0; k < r->n; k++) {
-				const struct sample *s = &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) %
-				                               SAMPLES_PER_THREAD];
+				const struct sample *s =
+				    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) %
+				          SAMPLES_PER_THREAD];
 				const uint64_t *ips;
 				uint32_t depth;
 				if (s->ts < from || s->ts > to ||
@@ -443,6 +446,7 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 					depth = ARGUS_STACK_MAX_DEPTH;
 				if (!pass)
 					n++;
+				bool named = false;
 				uint64_t seen[(MAX_FUNCS + 63) / 64] = {0};
 				for (uint32_t i = 0; i < depth; i++) {
 					struct argus_frame f;
@@ -455,11 +459,13 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 					seen[fi / 64] |= 1ull << (fi % 64);
 					if (!pass) {
 						t.count[fi]++;
-					} else if (t.count[fi] * 2 > n) {
+						named = true;
+					} else if (t.count[fi] * 10 >= m * 9) {
 						votes[fi]++;
 						break;
 					}
 				}
+				m += named;
 			}
 		}
 		*nsamples = n;
