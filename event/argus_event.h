@@ -150,7 +150,8 @@ enum argus_obj_kind {
 	ARGUS_OBJ_FILE = 8,       /* other file: obj = struct file * */
 	ARGUS_OBJ_SOCKETPAIR = 9, /* AF_UNIX socketpair: as UNIX */
 	ARGUS_OBJ_DISPLAY = 10,   /* unix socket to an X11 / Wayland server */
-	ARGUS_OBJ_KIND_MAX = 11,
+	ARGUS_OBJ_PTY = 11,       /* pseudo-terminal end: obj = tty_struct, peer_obj = other end */
+	ARGUS_OBJ_KIND_MAX = 12,
 };
 
 /* Timer sources. */

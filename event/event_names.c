@@ -80,7 +80,7 @@ static const char *const obj_kind_names[ARGUS_OBJ_KIND_MAX] = {
     [ARGUS_OBJ_TCP] = "tcp",         [ARGUS_OBJ_TIMERFD] = "timerfd",
     [ARGUS_OBJ_FUTEX] = "futex",     [ARGUS_OBJ_HRTIMER] = "hrtimer",
     [ARGUS_OBJ_FILE] = "file",       [ARGUS_OBJ_SOCKETPAIR] = "socketpair",
-    [ARGUS_OBJ_DISPLAY] = "display",
+    [ARGUS_OBJ_DISPLAY] = "display", [ARGUS_OBJ_PTY] = "pty",
 };
 
 const char *argus_obj_kind_name(unsigned kind)

@@ -181,6 +181,12 @@ struct {
 #define S_IFMT_              00170000
 #define S_IFSOCK_            0140000
 #define S_IFIFO_             0010000
+#define S_IFCHR_             0020000
+/* pseudo-terminals: the ptmx master (5:2) and UNIX98 slaves (136..143) */
+#define TTYAUX_MAJOR_        5
+#define PTMX_MINOR_          2
+#define PTS_MAJOR_FIRST_     136
+#define PTS_MAJOR_LAST_      143
 #define AF_UNIX_             1
 #define AF_INET_             2
 #define AF_INET6_            10
@@ -435,6 +441,26 @@ static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
 				return ARGUS_OBJ_TCP; /* ::ffff:127.x */
 		}
 		return ARGUS_OBJ_NONE;
+	}
+	if ((mode & S_IFMT_) == S_IFCHR_) {
+		/* a pty end: what one end writes the other end reads (a child on
+		 * a terminal, a terminal emulator), matched like a socket pair;
+		 * other character devices are files */
+		__u32 rdev = f->f_inode->i_rdev, major = rdev >> 20, minor = rdev & 0xfffff;
+
+		if ((major == TTYAUX_MAJOR_ && minor == PTMX_MINOR_) ||
+		    (major >= PTS_MAJOR_FIRST_ && major <= PTS_MAJOR_LAST_)) {
+			struct tty_file_private *tp = KCAST(struct tty_file_private, priv);
+			struct tty_struct *tty = tp ? tp->tty : NULL;
+
+			if (tty) {
+				*obj = (__u64)tty;
+				*peer = (__u64)tty->link;
+				return ARGUS_OBJ_PTY;
+			}
+		}
+		*obj = (__u64)f;
+		return ARGUS_OBJ_FILE;
 	}
 	/* eventfd and timerfd are anonymous inodes named by their dentry;
 	 * anything else (files, ttys, devices) is done here. */

@@ -1,6 +1,6 @@
 /*
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
- * IPC object identity for pipes, unix socketpairs and eventfd, futex wait /
+ * IPC object identity for pipes, unix socketpairs, ptys and eventfd, futex wait /
  * wake pairing, timerfd arm -> fire -> read, wait stacks naming the function
  * that blocked, CPU samples inside libc naming the function that called it,
  * drops under a burst into tiny rings, argus never tracing itself, and the
@@ -8,12 +8,14 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <pty.h>
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <termios.h>
 
 #include "collect.h"
 
@@ -183,6 +185,84 @@ TEST(unix_socketpair_send_names_receivers_socket)
 	}
 	ASSERT_EQ(sends, 10);
 	ASSERT_EQ(matched, 10);
+	collector_free(&c);
+}
+
+/* ---- pseudo-terminal across fork: a child on a pty ------------------------ */
+static int pty_master, pty_slave;
+
+/* The child answers each line on the slave end, as a program on a terminal. */
+static void pty_child(void *arg)
+{
+	(void)arg;
+	char b[64];
+
+	for (int i = 0; i < 5; i++) {
+		if (read(pty_slave, b, sizeof(b)) <= 0 || write(pty_slave, "ok\n", 3) != 3)
+			_exit(1);
+	}
+}
+
+static void pty_parent_side(void *arg)
+{
+	(void)arg;
+	char b[64];
+
+	for (int i = 0; i < 5; i++) {
+		if (write(pty_master, "go\n", 3) != 3 || read(pty_master, b, sizeof(b)) <= 0)
+			_exit(1);
+		usleep(2000);
+	}
+}
+
+TEST(pty_write_names_the_other_ends_tty)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	struct termios raw;
+
+	require_live();
+	ASSERT(openpty(&pty_master, &pty_slave, NULL, NULL, NULL) == 0);
+	/* raw: no echo, so each read gets exactly what the other end wrote */
+	ASSERT(tcgetattr(pty_slave, &raw) == 0);
+	cfmakeraw(&raw);
+	ASSERT(tcsetattr(pty_slave, TCSANOW, &raw) == 0);
+	collector_start(&c, &o);
+	struct gated_child b = spawn_gated(pty_child, NULL);
+	struct gated_child a = spawn_gated(pty_parent_side, NULL);
+	trace_and_go(&c, &b);
+	trace_and_go(&c, &a);
+	ASSERT_EQ(wait_child(&c, a.pid), 0);
+	ASSERT_EQ(wait_child(&c, b.pid), 0);
+	collector_finish(&c);
+	close(pty_master);
+	close(pty_slave);
+
+	/* each master write names the slave's tty as its peer, and the
+	 * child's read of it is on that tty; and the other way round */
+	size_t sends = 0, matched = 0, answers = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *s = &c.ev[i];
+
+		if (is_ipc(s, ARGUS_EV_IPC_SEND, b.pid, ARGUS_OBJ_PTY))
+			answers++;
+		if (!is_ipc(s, ARGUS_EV_IPC_SEND, a.pid, ARGUS_OBJ_PTY))
+			continue;
+		sends++;
+		ASSERT(s->ipc.peer_obj != 0 && s->ipc.peer_obj != s->ipc.obj);
+		for (size_t j = i + 1; j < c.n; j++) {
+			const struct argus_event *r = &c.ev[j];
+
+			if (is_ipc(r, ARGUS_EV_IPC_RECV, b.pid, ARGUS_OBJ_PTY) &&
+			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
+				matched++;
+				break;
+			}
+		}
+	}
+	ASSERT_EQ(sends, 5);
+	ASSERT_EQ(matched, 5);
+	ASSERT_EQ(answers, 5);
 	collector_free(&c);
 }
 
@@ -677,7 +757,7 @@ TEST(unprivileged_is_epriv)
 
 TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(unix_socketpair_send_names_receivers_socket),
-          TEST_ENTRY(eventfd_write_matches_read),
+          TEST_ENTRY(pty_write_names_the_other_ends_tty), TEST_ENTRY(eventfd_write_matches_read),
           TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
           TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
