@@ -1,0 +1,239 @@
+/*
+ * zoo-b10.c - bug zoo case B10: closing the player right after starting it
+ * deadlocks the UI thread with the video output thread (VLC: a quick quit
+ * after a playlist click freezes).
+ *
+ * 'p' starts playback: a video output thread (zoo-b10-vout) opens the stream
+ * (~300 ms of parsing), then asks the UI thread for its video window
+ * (g_idle_add: only the UI thread may create widgets) and waits on a GCond
+ * until the UI thread's main loop has run that request; then it renders
+ * frames until told to stop. 'q' closes the player: the UI thread tells the
+ * output thread to stop and waits for it to finish (a timed GCond wait, 4 s,
+ * then it gives up and leaves the thread behind).
+ *
+ * Closed after the window is up, the output thread stops at once. Closed
+ * while the stream is still opening, the output thread asks for its window
+ * while the UI thread sits in the close handler waiting for it:
+ * vout_request_window() waits for the UI thread, the UI thread waits for the
+ * output thread, until the close handler's wait times out after 4 s. Exits
+ * after --exit-after SECONDS (default 60) or on SIGTERM.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <glib-unix.h>
+#include <gtk/gtk.h>
+
+/* One playback: shared by the UI thread and its output thread. */
+struct player {
+	GMutex lock;
+	GCond vout_cond;     /* the output thread waits on it */
+	GCond ui_cond;       /* the UI thread waits on it */
+	bool window_answered; /* the UI thread ran the window request */
+	bool stop;           /* the UI thread asked the output thread to stop */
+	bool stopped;        /* the output thread is done */
+	bool abandoned;      /* the UI thread gave up waiting: the thread frees */
+	GtkWidget *video;    /* the video window (UI thread only) */
+	GThread *thread;
+	unsigned frames;
+	unsigned char pixels[160 * 120];
+};
+
+struct app {
+	GtkWidget *label;
+	struct player *player;
+	unsigned plays;
+};
+
+static struct app the_app;
+
+/* Real work for about ns nanoseconds of CPU time on this thread. */
+__attribute__((noinline)) static unsigned work_for_ns(long ns)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	volatile unsigned h = 2166136261u;
+	do {
+		for (int i = 0; i < 10000; i++)
+			h = (h ^ (unsigned)i) * 16777619u;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
+	return h;
+}
+
+/* ---- the video output thread ---- */
+
+/* Parsing the stream's headers before any frame can be shown. */
+__attribute__((noinline)) static void vout_open_stream(struct player *p)
+{
+	p->frames = work_for_ns(300000000L) & 1;
+}
+
+/* The UI thread's side of vout_request_window(): runs from its main loop. */
+static gboolean ui_create_video_window(gpointer arg)
+{
+	struct player *p = arg;
+	g_mutex_lock(&p->lock);
+	bool closed = p->stop;
+	g_mutex_unlock(&p->lock);
+	if (!closed) {
+		p->video = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+		gtk_window_set_title(GTK_WINDOW(p->video), "zoo-b10 video");
+		gtk_window_set_default_size(GTK_WINDOW(p->video), 160, 120);
+		gtk_window_move(GTK_WINDOW(p->video), 400, 300);
+		gtk_container_add(GTK_CONTAINER(p->video), gtk_drawing_area_new());
+		gtk_widget_show_all(p->video);
+	}
+	g_mutex_lock(&p->lock);
+	p->window_answered = true;
+	g_cond_signal(&p->vout_cond);
+	g_mutex_unlock(&p->lock);
+	return G_SOURCE_REMOVE;
+}
+
+/* The output thread needs a window, and only the UI thread's main loop can
+ * make one: it waits for the UI thread here, whatever the UI thread is
+ * doing (the bug: it does not look at p->stop). */
+__attribute__((noinline)) static void vout_request_window(struct player *p)
+{
+	g_idle_add(ui_create_video_window, p);
+	g_mutex_lock(&p->lock);
+	while (!p->window_answered)
+		g_cond_wait(&p->vout_cond, &p->lock);
+	g_mutex_unlock(&p->lock);
+}
+
+/* A frame every 40 ms until told to stop. */
+__attribute__((noinline)) static void vout_display(struct player *p)
+{
+	g_mutex_lock(&p->lock);
+	while (!p->stop) {
+		g_mutex_unlock(&p->lock);
+		for (size_t i = 0; i < sizeof(p->pixels); i++)
+			p->pixels[i] = (unsigned char)(i * 7 + p->frames);
+		g_mutex_lock(&p->lock);
+		p->frames++;
+		gint64 next = g_get_monotonic_time() + 40 * G_TIME_SPAN_MILLISECOND;
+		while (!p->stop && g_cond_wait_until(&p->vout_cond, &p->lock, next))
+			;
+	}
+	p->stopped = true;
+	g_cond_signal(&p->ui_cond);
+	bool abandoned = p->abandoned;
+	g_mutex_unlock(&p->lock);
+	if (abandoned) {
+		g_mutex_clear(&p->lock);
+		g_cond_clear(&p->vout_cond);
+		g_cond_clear(&p->ui_cond);
+		g_free(p);
+	}
+}
+
+static gpointer vout_thread(gpointer arg)
+{
+	struct player *p = arg;
+	prctl(PR_SET_NAME, "zoo-b10-vout");
+	vout_open_stream(p);
+	vout_request_window(p);
+	vout_display(p);
+	return NULL;
+}
+
+/* ---- the UI ---- */
+
+__attribute__((noinline)) static void ui_play(struct app *a)
+{
+	if (a->player)
+		return;
+	struct player *p = g_new0(struct player, 1);
+	g_mutex_init(&p->lock);
+	g_cond_init(&p->vout_cond);
+	g_cond_init(&p->ui_cond);
+	a->player = p;
+	p->thread = g_thread_new("zoo-b10-vout", vout_thread, p);
+	char text[64];
+	snprintf(text, sizeof(text), "playing (%u)", ++a->plays);
+	gtk_label_set_text(GTK_LABEL(a->label), text);
+}
+
+/* Closes the player: stop the output thread and wait for it, 4 s at most. */
+__attribute__((noinline)) static void ui_close_player(struct app *a)
+{
+	struct player *p = a->player;
+	if (!p)
+		return;
+	a->player = NULL;
+	g_mutex_lock(&p->lock);
+	p->stop = true;
+	g_cond_signal(&p->vout_cond);
+	gint64 deadline = g_get_monotonic_time() + 4 * G_TIME_SPAN_SECOND;
+	while (!p->stopped)
+		if (!g_cond_wait_until(&p->ui_cond, &p->lock, deadline))
+			break;
+	bool stopped = p->stopped;
+	if (!stopped)
+		p->abandoned = true;
+	g_mutex_unlock(&p->lock);
+	if (p->video)
+		gtk_widget_destroy(p->video);
+	if (stopped) {
+		g_thread_join(p->thread);
+		g_mutex_clear(&p->lock);
+		g_cond_clear(&p->vout_cond);
+		g_cond_clear(&p->ui_cond);
+		g_free(p);
+		gtk_label_set_text(GTK_LABEL(a->label), "closed");
+	} else {
+		g_thread_unref(p->thread);
+		gtk_label_set_text(GTK_LABEL(a->label), "closed (video output left behind)");
+		printf("video output did not stop in 4 s\n");
+	}
+	printf("closed\n");
+	fflush(stdout);
+}
+
+static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
+{
+	(void)w;
+	if (e->keyval == GDK_KEY_p)
+		ui_play(arg);
+	else if (e->keyval == GDK_KEY_q)
+		ui_close_player(arg);
+	return TRUE;
+}
+
+static gboolean on_quit(gpointer arg)
+{
+	(void)arg;
+	gtk_main_quit();
+	return G_SOURCE_REMOVE;
+}
+
+int main(int argc, char **argv)
+{
+	int exit_after = 60;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
+			exit_after = atoi(argv[i + 1]);
+	gtk_init(&argc, &argv);
+	struct app *a = &the_app;
+	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	gtk_window_set_title(GTK_WINDOW(win), "zoo-b10");
+	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
+	a->label = gtk_label_new("press p (play) and q (close the player)");
+	gtk_container_add(GTK_CONTAINER(win), a->label);
+	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), a);
+	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
+	g_unix_signal_add(SIGTERM, on_quit, NULL);
+	gtk_widget_show_all(win);
+	printf("ready\n");
+	fflush(stdout);
+	gtk_main();
+	return 0;
+}
