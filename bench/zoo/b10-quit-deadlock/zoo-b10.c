@@ -3,13 +3,14 @@
  * deadlocks the UI thread with the video output thread (VLC: a quick quit
  * after a playlist click freezes).
  *
- * 'p' starts playback: a video output thread (zoo-b10-vout) opens the stream
+ * 'p' starts playback: the video output thread (zoo-b10-vout, one for the
+ * app's life, as a player keeps its output between plays) opens the stream
  * (~300 ms of parsing), then asks the UI thread for its video window
  * (g_idle_add: only the UI thread may create widgets) and waits on a GCond
  * until the UI thread's main loop has run that request; then it renders
  * frames until told to stop. 'q' closes the player: the UI thread tells the
  * output thread to stop and waits for it to finish (a timed GCond wait, 4 s,
- * then it gives up and leaves the thread behind).
+ * then it gives up).
  *
  * Closed after the window is up, the output thread stops at once. Closed
  * while the stream is still opening, the output thread asks for its window
@@ -29,24 +30,25 @@
 #include <glib-unix.h>
 #include <gtk/gtk.h>
 
-/* One playback: shared by the UI thread and its output thread. */
-struct player {
+/* The video output: one thread for the app's life, as a player keeps its
+ * output between plays; shared by the UI thread and that thread. */
+struct vout {
 	GMutex lock;
-	GCond vout_cond;     /* the output thread waits on it */
-	GCond ui_cond;       /* the UI thread waits on it */
+	GCond vout_cond;      /* the output thread waits on it */
+	GCond ui_cond;        /* the UI thread waits on it */
+	bool play;            /* the UI thread asked for a playback */
+	bool busy;            /* from that request until the output is idle again */
 	bool window_answered; /* the UI thread ran the window request */
-	bool stop;           /* the UI thread asked the output thread to stop */
-	bool stopped;        /* the output thread is done */
-	bool abandoned;      /* the UI thread gave up waiting: the thread frees */
-	GtkWidget *video;    /* the video window (UI thread only) */
-	GThread *thread;
+	bool stop;            /* the UI thread asked the output to stop */
+	GtkWidget *video;     /* the video window (UI thread only) */
 	unsigned frames;
 	unsigned char pixels[160 * 120];
 };
 
 struct app {
 	GtkWidget *label;
-	struct player *player;
+	struct vout vout;
+	bool playing;
 	unsigned plays;
 };
 
@@ -69,78 +71,78 @@ __attribute__((noinline)) static unsigned work_for_ns(long ns)
 /* ---- the video output thread ---- */
 
 /* Parsing the stream's headers before any frame can be shown. */
-__attribute__((noinline)) static void vout_open_stream(struct player *p)
+__attribute__((noinline)) static void vout_open_stream(struct vout *v)
 {
-	p->frames = work_for_ns(300000000L) & 1;
+	v->frames = work_for_ns(300000000L) & 1;
 }
 
 /* The UI thread's side of vout_request_window(): runs from its main loop. */
 static gboolean ui_create_video_window(gpointer arg)
 {
-	struct player *p = arg;
-	g_mutex_lock(&p->lock);
-	bool closed = p->stop;
-	g_mutex_unlock(&p->lock);
+	struct vout *v = arg;
+	g_mutex_lock(&v->lock);
+	bool closed = v->stop;
+	g_mutex_unlock(&v->lock);
 	if (!closed) {
-		p->video = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-		gtk_window_set_title(GTK_WINDOW(p->video), "zoo-b10 video");
-		gtk_window_set_default_size(GTK_WINDOW(p->video), 160, 120);
-		gtk_window_move(GTK_WINDOW(p->video), 400, 300);
-		gtk_container_add(GTK_CONTAINER(p->video), gtk_drawing_area_new());
-		gtk_widget_show_all(p->video);
+		v->video = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+		gtk_window_set_title(GTK_WINDOW(v->video), "zoo-b10 video");
+		gtk_window_set_default_size(GTK_WINDOW(v->video), 160, 120);
+		gtk_window_move(GTK_WINDOW(v->video), 400, 300);
+		gtk_container_add(GTK_CONTAINER(v->video), gtk_drawing_area_new());
+		gtk_widget_show_all(v->video);
 	}
-	g_mutex_lock(&p->lock);
-	p->window_answered = true;
-	g_cond_signal(&p->vout_cond);
-	g_mutex_unlock(&p->lock);
+	g_mutex_lock(&v->lock);
+	v->window_answered = true;
+	g_cond_signal(&v->vout_cond);
+	g_mutex_unlock(&v->lock);
 	return G_SOURCE_REMOVE;
 }
 
-/* The output thread needs a window, and only the UI thread's main loop can
- * make one: it waits for the UI thread here, whatever the UI thread is
- * doing (the bug: it does not look at p->stop). */
-__attribute__((noinline)) static void vout_request_window(struct player *p)
+/* The output needs a window, and only the UI thread's main loop can make
+ * one: it waits for the UI thread here, whatever the UI thread is doing
+ * (the bug: it does not look at v->stop). */
+__attribute__((noinline)) static void vout_request_window(struct vout *v)
 {
-	g_idle_add(ui_create_video_window, p);
-	g_mutex_lock(&p->lock);
-	while (!p->window_answered)
-		g_cond_wait(&p->vout_cond, &p->lock);
-	g_mutex_unlock(&p->lock);
+	g_idle_add(ui_create_video_window, v);
+	g_mutex_lock(&v->lock);
+	while (!v->window_answered)
+		g_cond_wait(&v->vout_cond, &v->lock);
+	g_mutex_unlock(&v->lock);
 }
 
-/* A frame every 40 ms until told to stop. */
-__attribute__((noinline)) static void vout_display(struct player *p)
+/* A frame every 40 ms until told to stop; then idle again. */
+__attribute__((noinline)) static void vout_display(struct vout *v)
 {
-	g_mutex_lock(&p->lock);
-	while (!p->stop) {
-		g_mutex_unlock(&p->lock);
-		for (size_t i = 0; i < sizeof(p->pixels); i++)
-			p->pixels[i] = (unsigned char)(i * 7 + p->frames);
-		g_mutex_lock(&p->lock);
-		p->frames++;
+	g_mutex_lock(&v->lock);
+	while (!v->stop) {
+		g_mutex_unlock(&v->lock);
+		for (size_t i = 0; i < sizeof(v->pixels); i++)
+			v->pixels[i] = (unsigned char)(i * 7 + v->frames);
+		g_mutex_lock(&v->lock);
+		v->frames++;
 		gint64 next = g_get_monotonic_time() + 40 * G_TIME_SPAN_MILLISECOND;
-		while (!p->stop && g_cond_wait_until(&p->vout_cond, &p->lock, next))
+		while (!v->stop && g_cond_wait_until(&v->vout_cond, &v->lock, next))
 			;
 	}
-	p->stopped = true;
-	g_cond_signal(&p->ui_cond);
-	bool abandoned = p->abandoned;
-	g_mutex_unlock(&p->lock);
-	if (abandoned) {
-		g_mutex_clear(&p->lock);
-		g_cond_clear(&p->vout_cond);
-		g_cond_clear(&p->ui_cond);
-		g_free(p);
-	}
+	v->busy = false;
+	g_cond_signal(&v->ui_cond);
+	g_mutex_unlock(&v->lock);
 }
 
 static gpointer vout_thread(gpointer arg)
 {
-	struct player *p = arg;
+	struct vout *v = arg;
 	prctl(PR_SET_NAME, "zoo-b10-vout");
-	vout_open_stream(p);
-	vout_request_window(p);
-	vout_display(p);
+	for (;;) {
+		g_mutex_lock(&v->lock);
+		while (!v->play)
+			g_cond_wait(&v->vout_cond, &v->lock);
+		v->play = false;
+		g_mutex_unlock(&v->lock);
+		vout_open_stream(v);
+		vout_request_window(v);
+		vout_display(v);
+	}
 	return NULL;
 }
 
@@ -148,52 +150,48 @@ static gpointer vout_thread(gpointer arg)
 
 __attribute__((noinline)) static void ui_play(struct app *a)
 {
-	if (a->player)
+	struct vout *v = &a->vout;
+	if (a->playing)
 		return;
-	struct player *p = g_new0(struct player, 1);
-	g_mutex_init(&p->lock);
-	g_cond_init(&p->vout_cond);
-	g_cond_init(&p->ui_cond);
-	a->player = p;
-	p->thread = g_thread_new("zoo-b10-vout", vout_thread, p);
+	g_mutex_lock(&v->lock);
+	bool busy = v->busy;
+	if (!busy) {
+		v->play = v->busy = true;
+		v->stop = v->window_answered = false;
+		g_cond_signal(&v->vout_cond);
+	}
+	g_mutex_unlock(&v->lock);
+	if (busy)
+		return;
+	a->playing = true;
 	char text[64];
 	snprintf(text, sizeof(text), "playing (%u)", ++a->plays);
 	gtk_label_set_text(GTK_LABEL(a->label), text);
 }
 
-/* Closes the player: stop the output thread and wait for it, 4 s at most. */
+/* Closes the player: stop the output and wait for it, 4 s at most. */
 __attribute__((noinline)) static void ui_close_player(struct app *a)
 {
-	struct player *p = a->player;
-	if (!p)
+	struct vout *v = &a->vout;
+	if (!a->playing)
 		return;
-	a->player = NULL;
-	g_mutex_lock(&p->lock);
-	p->stop = true;
-	g_cond_signal(&p->vout_cond);
+	a->playing = false;
+	g_mutex_lock(&v->lock);
+	v->stop = true;
+	g_cond_signal(&v->vout_cond);
 	gint64 deadline = g_get_monotonic_time() + 4 * G_TIME_SPAN_SECOND;
-	while (!p->stopped)
-		if (!g_cond_wait_until(&p->ui_cond, &p->lock, deadline))
+	while (v->busy)
+		if (!g_cond_wait_until(&v->ui_cond, &v->lock, deadline))
 			break;
-	bool stopped = p->stopped;
-	if (!stopped)
-		p->abandoned = true;
-	g_mutex_unlock(&p->lock);
-	if (p->video)
-		gtk_widget_destroy(p->video);
-	if (stopped) {
-		g_thread_join(p->thread);
-		g_mutex_clear(&p->lock);
-		g_cond_clear(&p->vout_cond);
-		g_cond_clear(&p->ui_cond);
-		g_free(p);
-		gtk_label_set_text(GTK_LABEL(a->label), "closed");
-	} else {
-		g_thread_unref(p->thread);
-		gtk_label_set_text(GTK_LABEL(a->label), "closed (video output left behind)");
-		printf("video output did not stop in 4 s\n");
+	bool stopped = !v->busy;
+	g_mutex_unlock(&v->lock);
+	if (v->video) {
+		gtk_widget_destroy(v->video);
+		v->video = NULL;
 	}
-	printf("closed\n");
+	gtk_label_set_text(GTK_LABEL(a->label),
+	                   stopped ? "closed" : "closed (video output still busy)");
+	printf(stopped ? "closed\n" : "closed: video output did not stop in 4 s\n");
 	fflush(stdout);
 }
 
@@ -222,6 +220,10 @@ int main(int argc, char **argv)
 			exit_after = atoi(argv[i + 1]);
 	gtk_init(&argc, &argv);
 	struct app *a = &the_app;
+	g_mutex_init(&a->vout.lock);
+	g_cond_init(&a->vout.vout_cond);
+	g_cond_init(&a->vout.ui_cond);
+	g_thread_unref(g_thread_new("zoo-b10-vout", vout_thread, &a->vout));
 	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	gtk_window_set_title(GTK_WINDOW(win), "zoo-b10");
 	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
