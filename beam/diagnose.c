@@ -482,9 +482,13 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
                           uint64_t now, struct argus_vertex_info *out)
 {
 	/* the paper compares the peers of connection events: a baseline of a
-	 * wait answers the same peers the stalled vertex asked */
+	 * wait answers the same peers the stalled vertex asked. Not for a
+	 * futex wait: a thread of its own process ends it, whatever the vertex
+	 * sent before it blocked (a display server's request, say) */
 	uint32_t pids[8];
-	uint32_t npids = spinning ? 0 : asked_pids(c, a, now, pids, 8);
+	uint32_t npids = spinning || a->wait_kind == ARGUS_WAIT_FUTEX
+	                     ? 0
+	                     : asked_pids(c, a, now, pids, 8);
 	ssize_t ai = index_of(c, a);
 	if (ai < 0)
 		return false;
