@@ -313,6 +313,13 @@ static bool similar(const struct ctx *c, const struct argus_vertex_info *x,
 	return edit_distance(x->sig, nx, y->sig, ny) <= c->p->sim_dist * mx;
 }
 
+/* Two waits known to have blocked at different call sites: a syscall that
+ * every wait uses (futex) tells calls apart only by where it was made. */
+static bool other_call(const struct argus_vertex_info *x, const struct argus_vertex_info *y)
+{
+	return x->wait_stack && y->wait_stack && x->wait_stack != y->wait_stack;
+}
+
 /* How long the vertex's ending wait lasted (so far, when still blocked). */
 static uint64_t wait_len(const struct ctx *c, const struct argus_vertex_info *v, uint64_t now)
 {
@@ -494,18 +501,18 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 		return false;
 	size_t lo, hi;
 	thread_range(c, a->tid, &lo, &hi);
-	/* pass 1 by signature; pass 2, for a wait, by the wait's stack: what
-	 * a segment did before it blocked depends on timing (whether an
-	 * earlier call blocked and split it), the call site it blocked at
-	 * does not */
-	for (int pass = 1; pass <= (spinning || !a->stack_last ? 1 : 2); pass++) {
+	/* pass 1 by signature, pass 2 by where the wait blocked: what a
+	 * segment did before it blocked depends on timing (whether an earlier
+	 * call blocked and split it), the call site it blocked at does not */
+	for (int pass = 1; pass <= (spinning || !a->wait_stack ? 1 : 2); pass++) {
 		uint32_t seen = 0;
 		for (ssize_t i = ai - 1; i >= (ssize_t)lo && seen < c->p->max_similar;
 		     i--, seen++) {
 			struct argus_vertex_info v;
 			if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
 				continue;
-			if (pass == 1 ? !similar(c, a, &v) : v.stack_last != a->stack_last)
+			if (pass == 1 ? !similar(c, a, &v) || other_call(a, &v)
+			              : v.wait_stack != a->wait_stack)
 				continue;
 			if (spinning) {
 				if (v.end - v.start < c->p->long_wait_ns)
@@ -548,12 +555,8 @@ static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v,
 		uint64_t b0 = x.end > from ? x.end : from, b1 = x.end + w < now ? x.end + w : now;
 		if (b1 <= b0 || b1 - b0 < c->p->long_wait_ns)
 			continue;
-		/* in the same call it normally waits in: idle as usual; a
-		 * syscall that every wait uses (futex) tells calls apart only
-		 * by where it was made: two known wait stacks that differ are
-		 * two calls */
-		if ((v->flags & ARGUS_VF_WAITED) && x.wait_nr == v->wait_nr &&
-		    !(x.stack_last && v->stack_last && x.stack_last != v->stack_last))
+		/* in the same call it normally waits in: idle as usual */
+		if ((v->flags & ARGUS_VF_WAITED) && x.wait_nr == v->wait_nr && !other_call(&x, v))
 			continue;
 		*out = x;
 		return true;

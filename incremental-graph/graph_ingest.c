@@ -133,6 +133,10 @@ static void on_switch(struct argus_graph *g, const struct argus_event *ev, struc
 		if (v)
 			account(v, ev, ts);
 		if (p->prev_state != 0) {
+			if (v && !t->wait_stack_fresh && t->wait_stack)
+				atomic_store_explicit(&v->wait_stack, t->wait_stack,
+				                      memory_order_relaxed);
+			t->wait_stack_fresh = false;
 			if (v)
 				gr_close_segment(g, t, ts, true);
 			t->blocked = true;
@@ -566,6 +570,15 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 	case ARGUS_EV_STACK:
 		/* a wait stack of a blocked thread belongs to the segment that waited */
 		attach_stack(g, t, t->cur ? t->cur : t->last, ev->stack.ustack);
+		if (ev->stack.kind == ARGUS_STACK_WAIT && ev->stack.ustack) {
+			struct gvertex *w = gw_vertex(g, t->cur ? t->cur : t->last);
+			if (w)
+				atomic_store_explicit(&w->wait_stack, ev->stack.ustack,
+				                      memory_order_relaxed);
+			t->wait_stack = ev->stack.ustack;
+			/* before the switch it is this wait's; after, the last one's */
+			t->wait_stack_fresh = t->cur != 0;
+		}
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_LOOP_ITER_BEGIN:
