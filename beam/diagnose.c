@@ -324,6 +324,13 @@ static bool similar(const struct ctx *c, const struct argus_vertex_info *x,
 	return edit_distance(x->sig, nx, y->sig, ny) <= c->p->sim_dist * mx;
 }
 
+/* Two waits known to have blocked at different call sites: a syscall that
+ * every wait uses (futex) tells calls apart only by where it was made. */
+static bool other_call(const struct argus_vertex_info *x, const struct argus_vertex_info *y)
+{
+	return x->wait_stack && y->wait_stack && x->wait_stack != y->wait_stack;
+}
+
 /* How long the vertex's ending wait lasted (so far, when still blocked). */
 static uint64_t wait_len(const struct ctx *c, const struct argus_vertex_info *v, uint64_t now)
 {
@@ -554,18 +561,27 @@ static bool answered_by(const struct ctx *c, argus_vid woke, const uint32_t *pid
 	return false;
 }
 
+/* How a baseline candidate is matched to the stalled vertex a. */
+enum match {
+	MATCH_SIGNATURE, /* similar events, not known to block at another call site */
+	MATCH_STACK,     /* blocked at the same call site (wait stack) */
+	MATCH_PEERS,     /* any shape: answered by the peers a asked (checked below) */
+};
+
 /* The latest vertex of a's thread before it (index ai, the thread's first
- * at lo) that behaved differently; with by_sig, only similar ones. */
+ * at lo) that behaved differently, matched to a by how. */
 static bool scan_baseline(const struct ctx *c, const struct argus_vertex_info *a, ssize_t ai,
                           size_t lo, bool spinning, const uint32_t *pids, uint32_t npids,
-                          bool by_sig, struct argus_vertex_info *out)
+                          enum match how, struct argus_vertex_info *out)
 {
 	uint32_t seen = 0;
 	for (ssize_t i = ai - 1; i >= (ssize_t)lo && seen < c->p->max_similar; i--, seen++) {
 		struct argus_vertex_info v;
 		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
 			continue;
-		if (by_sig && !similar(c, a, &v))
+		if (how == MATCH_SIGNATURE && (!similar(c, a, &v) || other_call(a, &v)))
+			continue;
+		if (how == MATCH_STACK && v.wait_stack != a->wait_stack)
 			continue;
 		if (spinning) {
 			if (v.end - v.start < c->p->long_wait_ns)
@@ -584,21 +600,27 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
                           uint64_t now, struct argus_vertex_info *out)
 {
 	/* the paper compares the peers of connection events: a baseline of a
-	 * wait answers the same peers the stalled vertex asked */
+	 * wait answers the same peers the stalled vertex asked. Not for a
+	 * futex wait: a thread of its own process ends it, whatever the vertex
+	 * sent before it blocked (a display server's request, say) */
 	uint32_t pids[8];
-	uint32_t npids = spinning ? 0 : asked_pids(c, a, now, pids, 8);
+	uint32_t npids =
+	    spinning || a->wait_kind == ARGUS_WAIT_FUTEX ? 0 : asked_pids(c, a, now, pids, 8);
 	ssize_t ai = index_of(c, a);
 	if (ai < 0)
 		return false;
 	size_t lo, hi;
 	thread_range(c, a->tid, &lo, &hi);
-	/* then without the signature: when the input that led to the wait was
-	 * read in another batch (a key's press and release together), no
-	 * earlier segment has its shape, but one that waited the same way and
-	 * was answered by the peers the stalled vertex asked is the normal run
-	 * of the same request */
-	return scan_baseline(c, a, ai, lo, spinning, pids, npids, true, out) ||
-	       (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, false, out));
+	/* by signature first; then by where the wait blocked (what a segment
+	 * did before it blocked depends on timing - whether an earlier call
+	 * blocked and split it -, the call site does not); then any shape
+	 * answered by the peers a asked (the input that led to the wait read
+	 * in another batch, a key's press and release together, changes the
+	 * segment's shape, not whom it waits for) */
+	return scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_SIGNATURE, out) ||
+	       (!spinning && a->wait_stack &&
+	        scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_STACK, out)) ||
+	       (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_PEERS, out));
 }
 
 static bool in_chain(const uint32_t *chain, uint32_t n, uint32_t tid)
@@ -652,7 +674,10 @@ static bool find_blocked(const struct ctx *c, const struct argus_vertex_info *v,
 		if (b1 <= b0 || b1 - b0 < c->p->long_wait_ns)
 			continue;
 		/* in the same call it normally waits in: idle as usual */
-		if (rest != 0xffff && x.wait_nr == rest)
+		/* (two known, different wait stacks are two calls: every
+		 * futex wait is one syscall) */
+		if (rest != 0xffff && x.wait_nr == rest &&
+		    !((v->flags & ARGUS_VF_WAITED) && other_call(&x, v)))
 			continue;
 		*out = x;
 		return true;

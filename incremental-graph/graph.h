@@ -114,6 +114,7 @@ struct argus_vertex_info {
 	uint16_t long_sys_nr;        /* longest syscall */
 	uint64_t long_sys_ns;
 	uint32_t stack_first, stack_last; /* user stack ids, 0 = none */
+	uint32_t wait_stack; /* user stack id where its ending wait blocked, 0 = none */
 };
 
 struct argus_edge_info {

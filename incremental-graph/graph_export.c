@@ -97,10 +97,11 @@ int argus_graph_export_json(const struct argus_graph_view *v, FILE *out)
 		        ",\"wait_kind\":%u,\"wait_nr\":%u,\"wait_ret\":%" PRId32
 		        ",\"wait_ns\":%" PRIu64 ",\"events\":%" PRIu32 ",\"sig_hash\":%" PRIu32
 		        ",\"syscalls\":%" PRIu32 ",\"stack_first\":%" PRIu32
-		        ",\"stack_last\":%" PRIu32 ",\"in\":[",
+		        ",\"stack_last\":%" PRIu32 ",\"wait_stack\":%" PRIu32 ",\"in\":[",
 		        first ? "" : ",", id, x.prev, x.pid, x.tid, x.start, x.end, x.oncpu_ns,
 		        x.flags, argus_split_name(x.split), x.wait_kind, x.wait_nr, x.wait_ret,
-		        x.wait_ns, x.nevents, x.sig_hash, x.nsys, x.stack_first, x.stack_last);
+		        x.wait_ns, x.nevents, x.sig_hash, x.nsys, x.stack_first, x.stack_last,
+		        x.wait_stack);
 		first = false;
 		size_t n = argus_graph_in_edges(v, id, e, EDGES_MAX);
 		for (size_t i = 0; i < n && i < EDGES_MAX; i++)

@@ -135,8 +135,13 @@ static void on_switch(struct argus_graph *g, const struct argus_event *ev, struc
 		if (p->prev_state != 0) {
 			/* no stack record at this block: it blocked where it did
 			 * last time (the kext writes a stack per new place) */
-			if (v && t->wait_stack && t->wait_stack_ts != ts)
-				attach_stack(g, t, t->cur, t->wait_stack);
+			if (v && t->wait_stack && !t->wait_stack_fresh) {
+				if (t->wait_stack_ts != ts)
+					attach_stack(g, t, t->cur, t->wait_stack);
+				atomic_store_explicit(&v->wait_stack, t->wait_stack,
+				                      memory_order_relaxed);
+			}
+			t->wait_stack_fresh = false;
 			if (v)
 				gr_close_segment(g, t, ts, true);
 			t->blocked = true;
@@ -295,8 +300,7 @@ static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_
 		 * it), and a send to a second new peer begins no item: those
 		 * cuts keep a weak edge back */
 		gr_cut(g, t, ts, ARGUS_SPLIT_BATCH,
-		       t->batch_known && !send && t->answered ? ARGUS_LEFTOUT_KNOWN_BATCH
-		                                              : 0xff,
+		       t->batch_known && !send && t->answered ? ARGUS_LEFTOUT_KNOWN_BATCH : 0xff,
 		       0);
 		t->batch_prev = prev;
 		t->batch_seq = t->sys_seq;
@@ -592,8 +596,16 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 	case ARGUS_EV_STACK:
 		/* a wait stack of a blocked thread belongs to the segment that waited */
 		attach_stack(g, t, t->cur ? t->cur : t->last, ev->stack.ustack);
-		t->wait_stack = ev->stack.ustack;
-		t->wait_stack_ts = ts;
+		if (ev->stack.kind == ARGUS_STACK_WAIT && ev->stack.ustack) {
+			struct gvertex *w = gw_vertex(g, t->cur ? t->cur : t->last);
+			if (w)
+				atomic_store_explicit(&w->wait_stack, ev->stack.ustack,
+				                      memory_order_relaxed);
+			t->wait_stack = ev->stack.ustack;
+			t->wait_stack_ts = ts;
+			/* before the switch it is this wait's; after, the last one's */
+			t->wait_stack_fresh = t->cur != 0;
+		}
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_LOOP_ITER_BEGIN:

@@ -48,6 +48,7 @@ struct gvertex {
 	_Atomic uint32_t nsys;
 	_Atomic uint16_t nsig;
 	_Atomic uint32_t stack_first, stack_last;
+	_Atomic uint32_t wait_stack;
 	uint16_t sig[ARGUS_SIG_MAX]; /* sig[i] is written once, before nsig > i */
 };
 
@@ -134,10 +135,11 @@ struct gthread {
 	uint32_t sys_seq;
 	argus_vid wait_vid; /* segment that ended at this thread's blocking wait */
 	uint64_t wait_at;
-	/* its last wait stack: the kext writes none for a block at the same
-	 * place as the previous one, whose stack then still applies */
+	/* the last wait stack: a thread that blocks where it blocked before
+	 * gets no new one, the last still applies (docs/kext.md) */
 	uint32_t wait_stack;
 	uint64_t wait_stack_ts;
+	bool wait_stack_fresh; /* one came for the wait now beginning */
 	/* on-CPU accounting */
 	uint64_t oncpu_since;
 	uint64_t irq_ns_at_in;

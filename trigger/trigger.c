@@ -28,6 +28,7 @@ struct conn {
 	uint64_t obj;           /* the client's end */
 	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
 	uint64_t pending_since; /* oldest unread input, 0 = none */
+	uint64_t last_send;     /* the server's latest send to it */
 };
 
 struct uthr {
@@ -405,6 +406,7 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		if (!c)
 			return;
 		t->st.display_sends++;
+		c->last_send = ev->ts;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
 		if (c->reader && !t->uts[c->reader - 1].dead)
@@ -438,9 +440,15 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		consume(t, u, c->pending_since);
 		return;
 	}
-	/* a read that found nothing (EAGAIN): the connection is drained, the
-	 * thread is back in its loop (no hooks to say so) */
-	if (!u->hooks && u->busy_since)
+	/* a read that found nothing (EAGAIN), begun after the server's latest
+	 * send had ended: what it sent was read already (records are stamped
+	 * at syscall exit, so a receive can come before the send it read) */
+	bool read_already = c->pending_since && ev->ts - ev->ipc.dur_ns >= c->last_send;
+	if (read_already)
+		c->pending_since = u->pending_since = 0;
+	/* the connection is drained, the thread is back in its loop (no hooks
+	 * to say so) */
+	if ((!u->hooks && u->busy_since) || (read_already && !u->busy_since))
 		maybe_end(t, u);
 }
 

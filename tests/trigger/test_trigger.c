@@ -241,6 +241,63 @@ TEST(input_unread_while_blocked_in_poll_fires_long_wait)
 	teardown();
 }
 
+/* a read of the display connection that found nothing (EAGAIN), begun at
+ * ts - dur_ns */
+static void app_read_nothing(uint64_t ts, uint64_t dur_ns)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_IPC_RECV, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = -11;
+	e.ipc.dur_ns = dur_ns;
+	feed(e);
+}
+
+/* an app without hooks reads its first input and goes back to its poll */
+static void first_input(uint64_t ts)
+{
+	x_send(ts);
+	wake(ts + 10000, APP);
+	app_read(ts + 20000, APP);
+	app_read_nothing(ts + 30000, 1000);
+	sys_enter(ts + 40000, APP, 7, -1);
+	block(ts + 50000, APP);
+}
+
+TEST(input_read_before_its_send_was_stamped_is_not_pending)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	/* records are stamped at syscall exit: the app's read of the server's
+	 * write is recorded before the write itself */
+	wake(T0 + 100 * MS - 10000, APP);
+	app_read(T0 + 100 * MS, APP);
+	x_send(T0 + 100 * MS + 5000);
+	app_read_nothing(T0 + 100 * MS + 10000, 1000); /* drained after it */
+	sys_enter(T0 + 100 * MS + 11000, APP, 7, -1);
+	block(T0 + 100 * MS + 12000, APP);
+	tick_until(T0 + 101 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(input_sent_while_a_read_found_nothing_stays_pending)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	/* the read began before the write ended: its EAGAIN proves nothing */
+	wake(T0 + 100 * MS - 10000, APP);
+	x_send(T0 + 100 * MS);
+	app_read_nothing(T0 + 100 * MS + 500, 1000);
+	sys_enter(T0 + 100 * MS + 1000, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 2000, APP);
+	tick_until(T0 + 101 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 100 * MS);
+	teardown();
+}
+
 TEST(yield_loop_is_classified)
 {
 	setup(false);
@@ -369,6 +426,8 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
           TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
           TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
+          TEST_ENTRY(input_read_before_its_send_was_stamped_is_not_pending),
+          TEST_ENTRY(input_sent_while_a_read_found_nothing_stays_pending),
           TEST_ENTRY(yield_loop_is_classified),
           TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
