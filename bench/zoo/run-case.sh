@@ -86,11 +86,14 @@ run_pass() (
 	trap cleanup EXIT
 	trap 'exit 3' INT TERM
 	export NO_AT_BRIDGE=1
-	for n in $(seq $((150 + $$ % 200)) 399); do [ -e "/tmp/.X$n-lock" ] || break; done
-	export DISPLAY=":$n"
-	Xvfb "$DISPLAY" -nolisten tcp -screen 0 640x480x24 >/dev/null 2>&1 &
+	# the X server picks a free display itself and writes its number when
+	# it is ready (runs at the same time cannot take the same one)
+	Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>xdisplay >/dev/null 2>&1 &
 	pids="$! $pids"
-	wait_file "/tmp/.X11-unix/X$n" 50
+	for _ in $(seq 100); do [ -s xdisplay ] && break; sleep 0.1; done
+	n=$(cat xdisplay 2>/dev/null)
+	[ -n "$n" ] || { echo "Xvfb did not start" >&2; exit 3; }
+	export DISPLAY=":$n"
 	# a private session bus and home: cases may talk D-Bus or write files
 	export HOME=$PWD XDG_RUNTIME_DIR=$PWD/run
 	mkdir -m 0700 run
