@@ -361,32 +361,18 @@ static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool pref
 	}
 }
 
-/* Two frames of pid in the same function: samples taken inside a loop
- * differ in the innermost address, not in the function. */
-static bool same_function(const struct ctx *c, uint32_t pid, uint64_t a, uint64_t b)
+/* LongRunning: the costly function of the stacks sampled on the thread in
+ * [from, to] (argus_costly_function). Returns the samples holding it. */
+static uint32_t costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
+                                uint64_t to, char *out, size_t cap, uint32_t *nsamples)
 {
-	if (a == b)
-		return true;
-	char fa[128], fb[128], sl[128];
-	return c->sym->resolve(c->sym->arg, pid, a, fa, sizeof(fa), sl, sizeof(sl)) &&
-	       c->sym->resolve(c->sym->arg, pid, b, fb, sizeof(fb), sl, sizeof(sl)) &&
-	       !strcmp(fa, fb);
-}
-
-/* LongRunning: the longest common sequence (outermost first) of the stacks
- * sampled in [from, to], frames compared by function; its innermost
- * application frame is the costly function. */
-static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, char *out, size_t cap, uint32_t *nsamples)
-{
-	uint64_t common[ARGUS_STACK_MAX_DEPTH + 1];
-	uint32_t ncommon = 0, n = 0;
+	uint32_t stacks[SAMPLES_PER_THREAD], n = 0;
 	*nsamples = 0;
 	if (!c->samples || !c->sym || !c->sym->stack)
-		return;
+		return 0;
 	uint32_t *ix = idmap_get(&c->samples->ix, tid);
 	if (!ix)
-		return;
+		return 0;
 	const struct sring *r = &c->samples->r[*ix];
 	for (uint32_t k = 0; k < r->n; k++) {
 		const struct sample *s =
@@ -396,28 +382,11 @@ static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 		if (s->ts < from || s->ts > to ||
 		    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
 			continue;
-		if (depth > ARGUS_STACK_MAX_DEPTH)
-			depth = ARGUS_STACK_MAX_DEPTH;
-		if (!n++) {
-			for (uint32_t i = 0; i < depth; i++)
-				common[i] = ips[depth - 1 - i];
-			ncommon = depth;
-			continue;
-		}
-		uint32_t m = 0;
-		while (m < ncommon && m < depth &&
-		       same_function(c, pid, common[m], ips[depth - 1 - m]))
-			m++;
-		ncommon = m;
+		stacks[n++] = s->stack;
 	}
 	*nsamples = n;
-	for (uint32_t i = ncommon; i-- > 0;) {
-		char f[128], sl[128];
-		if (c->sym->resolve(c->sym->arg, pid, common[i], f, sizeof(f), sl, sizeof(sl))) {
-			snprintf(out, cap, "%s", f);
-			return;
-		}
-	}
+	return argus_costly_function(c->sym, pid, stacks, n, c->p->costly_share,
+	                             c->p->costly_min_samples, out, cap);
 }
 
 /* ---- Algorithm 2 ---- */
@@ -1041,7 +1010,8 @@ static uint64_t mono_ns(void)
 int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
                    const struct argus_beam_params *p, enum argus_algo algo,
                    const struct argus_samples *samples, const struct argus_symbolizer *sym,
-                   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+                   const char *(*comm)(void *arg, uint32_t pid),
+                   const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
                    struct argus_diagnosis *d)
 {
 	uint64_t t0 = mono_ns();
@@ -1156,13 +1126,18 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		argus_graph_vertex(view, d->normal_path.v[k], &d->normal_v[k]);
 	if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
 		uint64_t to = now;
-		costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func,
-		                sizeof(d->costly_func), &d->samples);
+		d->costly_samples = costly_function(&c, a.pid, a.tid, a.start, to, d->costly_func,
+		                                    sizeof(d->costly_func), &d->samples);
 	}
 	if (d->ncandidates) {
 		d->root = d->candidates[0];
 		const struct argus_culprit *r = &d->root;
-		const char *who = comm ? comm(comm_arg, r->v.pid) : "";
+		const char *pname = comm ? comm(comm_arg, r->v.pid) : NULL;
+		char tname[ARGUS_COMM_LEN + 4], who[64];
+		argus_thread_suffix(pname, thread ? thread(comm_arg, r->v.tid) : NULL, tname,
+		                    sizeof(tname));
+		snprintf(who, sizeof(who), "%s %u/%u%s", pname ? pname : "", r->v.pid, r->v.tid,
+		         tname);
 		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : NULL);
 		char in[160] = "";
 		if (fn)
@@ -1170,26 +1145,24 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
 		switch (r->reason) {
 		case ARGUS_ROOT_BUSY:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u busy on CPU%s", who,
-			         r->v.pid, r->v.tid, in);
+			snprintf(d->summary, sizeof(d->summary), "%s busy on CPU%s", who, in);
 			break;
 		case ARGUS_ROOT_BLOCKED:
 		case ARGUS_ROOT_DEADLOCK:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u blocked%s (%s)%s", who,
-			         r->v.pid, r->v.tid, in, sc ? sc : "wait",
+			snprintf(d->summary, sizeof(d->summary), "%s blocked%s (%s)%s", who, in,
+			         sc ? sc : "wait",
 			         r->reason == ARGUS_ROOT_DEADLOCK
 			             ? " waiting on the stalled app itself"
 			             : "");
 			break;
 		case ARGUS_ROOT_MISSING_WAKE:
 			snprintf(d->summary, sizeof(d->summary),
-			         "%s %u/%u ran%s but did not wake the waiting thread", who,
-			         r->v.pid, r->v.tid, fn ? in + 3 : " its part");
+			         "%s ran%s but did not wake the waiting thread", who,
+			         fn ? in + 3 : " its part");
 			break;
 		default:
-			snprintf(d->summary, sizeof(d->summary),
-			         "%s %u/%u%s (end of the causal path)", who, r->v.pid, r->v.tid,
-			         in);
+			snprintf(d->summary, sizeof(d->summary), "%s%s (end of the causal path)",
+			         who, in);
 		}
 	}
 done:
