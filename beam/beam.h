@@ -36,7 +36,7 @@ struct argus_beam_params {
 	uint32_t max_recurse;  /* culprit-of-the-culprit depth (8) */
 	uint64_t long_wait_ns; /* a wait this long in the stall is "blocked" (500 ms) */
 	/* costly function (argus_costly_function) */
-	double costly_share;         /* held by this share of the samples at least (0.9) */
+	double costly_share;         /* held by this share of the samples at least (0.98) */
 	uint32_t costly_min_samples; /* fewer samples: held by every one (10) */
 };
 void argus_beam_params_default(struct argus_beam_params *p);

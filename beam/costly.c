@@ -8,11 +8,13 @@
  * a signal handler, a tail call, an unrelated frame) and the answer moves
  * out to a caller. Here the sequence is the heaviest path of the samples'
  * calling-context tree, outermost frame first, followed while the frame is
- * held by at least a share (0.9) of the samples; below a minimum number of
+ * held by at least a share (0.98) of the samples; below a minimum number of
  * samples every sample must hold it, as in the paper, since one sample of a
- * few cannot be told a stray from a second hot spot. A share above one half
- * makes the path unique: at each depth at most one function can reach it,
- * found in one pass by majority vote.
+ * few cannot be told a stray from a second hot spot. The share tolerates
+ * strays, not a caller's own other work: a callee that takes 85-95 % of its
+ * caller's samples is not the costly function (docs/diagnosis.md). A share
+ * above one half makes the path unique: at each depth at most one function
+ * can reach it, found in one pass by majority vote.
  */
 #include <stdlib.h>
 #include <string.h>
