@@ -26,6 +26,8 @@ void argus_beam_params_default(struct argus_beam_params *p)
 	p->max_similar = 65536;
 	p->max_recurse = 8;
 	p->long_wait_ns = 500000000ULL;
+	p->costly_share = 0.98;
+	p->costly_min_samples = 10;
 }
 
 static bool view_vertex(void *arg, argus_vid id, struct argus_vertex_info *out)

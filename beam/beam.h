@@ -35,6 +35,9 @@ struct argus_beam_params {
 	uint32_t max_similar;  /* earlier vertices of the thread examined (65536) */
 	uint32_t max_recurse;  /* culprit-of-the-culprit depth (8) */
 	uint64_t long_wait_ns; /* a wait this long in the stall is "blocked" (500 ms) */
+	/* costly function (argus_costly_function) */
+	double costly_share;         /* held by this share of the samples at least (0.98) */
+	uint32_t costly_min_samples; /* fewer samples: held by every one (10) */
 };
 void argus_beam_params_default(struct argus_beam_params *p);
 
@@ -124,6 +127,18 @@ int argus_samples_new(struct argus_samples **s);
 void argus_samples_free(struct argus_samples *s);
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n);
 
+/* The costly function of a busy segment (the Argus paper's longest common
+ * sequence of the sampled stacks, section 6.3, made robust to stray
+ * samples): the innermost function held by at least share (> 1/2) of the
+ * stacks - by all of them when there are fewer than min_samples -, counted
+ * per function (name and object), not frame position. Application
+ * functions first, among the stacks that reach application code; then
+ * system ones. Stack ids resolve through sym->stack, frames of pid through
+ * sym->resolve. out->func "" when none; returns the stacks holding it. */
+uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
+                               const uint32_t *stacks, uint32_t n, double share,
+                               uint32_t min_samples, struct argus_frame *out);
+
 #define ARGUS_DIAG_CANDIDATES 5
 
 struct argus_culprit {
@@ -155,19 +170,22 @@ struct argus_diagnosis {
 	bool has_normal_path;
 	struct argus_path normal_path; /* baseline's path in a normal run */
 	struct argus_vertex_info normal_v[ARGUS_PATH_MAX];
-	char costly_func[128]; /* LongRunning: innermost function on most samples */
-	uint32_t samples;      /* samples in the anomaly segment */
-	uint64_t diagnose_ns;  /* time the diagnosis took */
+	char costly_func[128];   /* LongRunning: argus_costly_function of the anomaly segment */
+	uint32_t samples;        /* samples in the anomaly segment */
+	uint32_t costly_samples; /* of them, those holding costly_func */
+	uint64_t diagnose_ns;    /* time the diagnosis took */
 	uint64_t vertices_indexed;
 	char summary[256]; /* "<root cause in one line>" */
 };
 
 /* Diagnose one stall on a view of the graph. samples and sym may be NULL.
- * comm(pid) names processes (may be NULL). Returns 0, -1 out of memory. */
+ * comm(pid) names processes, thread(tid) threads (either may be NULL; both
+ * get comm_arg). Returns 0, -1 out of memory. */
 int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
                    const struct argus_beam_params *p, enum argus_algo algo,
                    const struct argus_samples *samples, const struct argus_symbolizer *sym,
-                   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+                   const char *(*comm)(void *arg, uint32_t pid),
+                   const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
                    struct argus_diagnosis *out);
 
 /* ---- reports (report.c; docs/report.md) ---- */
@@ -176,7 +194,13 @@ struct argus_report_ctx {
 	const char *(*comm)(void *arg, uint32_t pid);
 	void *arg;
 	uint64_t t0; /* times are printed relative to this (trace start) */
+	/* Thread names (may be NULL): a thread named other than its process
+	 * is shown as "comm pid/tid (thread)". Gets arg. */
+	const char *(*thread)(void *arg, uint32_t tid);
 };
+/* " (thread)" when the thread's name is known and not its process's, else
+ * "": how reports and the summary name a helper thread. */
+void argus_thread_suffix(const char *comm, const char *thread, char *buf, size_t cap);
 void argus_report_text(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
                        FILE *out);
 /* One JSON object (docs/report.schema.json), no trailing newline. */
@@ -188,8 +212,8 @@ void argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
                            const struct argus_report_ctx *c, FILE *out);
 /* A self-contained HTML page: per diagnosis an SVG picture of the causal
  * path across processes and threads over time, and the text report. */
-void argus_report_html(const struct argus_diagnosis *d, size_t n,
-		       const struct argus_report_ctx *c, FILE *out);
+void argus_report_html(const struct argus_diagnosis *d, size_t n, const struct argus_report_ctx *c,
+                       FILE *out);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 
@@ -247,6 +271,9 @@ struct argus_offline {
 	char comms[64][ARGUS_COMM_LEN]; /* names of the processes diagnosed */
 	uint32_t comm_pids[64];
 	uint32_t ncomms;
+	char threads[256][ARGUS_COMM_LEN]; /* names of the threads diagnosed */
+	uint32_t thread_tids[256];
+	uint32_t nthreads;
 	struct argus_trace_error err; /* the last fault */
 };
 /* Replay the file; returns 0, a negative ARGUS_TRACE_E* when it cannot be
@@ -268,6 +295,7 @@ enum argus_truth_result {
 int argus_truth_check(const struct argus_offline *res, const struct argus_truth *t,
                       const struct argus_diagnosis **hit);
 const char *argus_offline_comm(void *res, uint32_t pid);
+const char *argus_offline_thread_comm(void *res, uint32_t tid);
 
 /* ---- live: the always-on diagnoser (live.c) ---- */
 
@@ -295,6 +323,7 @@ struct argus_sink argus_diagnoser_sink(struct argus_diagnoser *dx);
 void argus_diagnoser_tick(struct argus_diagnoser *dx, uint64_t now);
 void argus_diagnoser_get_stats(const struct argus_diagnoser *dx, struct argus_diagnoser_stats *st);
 const char *argus_diagnoser_comm(void *dx, uint32_t pid);
+const char *argus_diagnoser_thread_comm(void *dx, uint32_t tid);
 struct argus_graph *argus_diagnoser_graph(struct argus_diagnoser *dx);
 
 #endif /* ARGUS_BEAM_H */

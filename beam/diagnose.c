@@ -383,110 +383,29 @@ static void name_vertex(const struct ctx *c, struct argus_culprit *cu, bool pref
 		take_frame(cu, &fallback);
 }
 
-/* The functions the sampled stacks name (by function and object), and on
- * how many stacks each is. */
-struct fnames {
-	uint32_t n;
-	struct argus_frame *frame;
-	uint32_t *count;
-	uint32_t cap;
-};
-
-static int fname_index(struct fnames *t, const struct argus_frame *f, bool add)
+/* LongRunning: the costly function of the stacks sampled on the thread in
+ * [from, to] (argus_costly_function). Returns the samples holding it. */
+static uint32_t costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
+                                uint64_t to, struct argus_frame *out, uint32_t *nsamples)
 {
-	for (uint32_t i = 0; i < t->n; i++)
-		if (!strcmp(t->frame[i].func, f->func) && !strcmp(t->frame[i].object, f->object))
-			return (int)i;
-	if (!add || t->n == t->cap)
-		return -1;
-	t->frame[t->n] = *f;
-	t->count[t->n] = 0;
-	return (int)t->n++;
-}
-
-/* LongRunning: the innermost application function on at least 90 % of the
- * stacks sampled on the thread in [from, to] that reach application code: the smallest function
- * whose inclusive time explains the whole stall, allowing for a few stray samples (a function on 85
- * % of them leaves its caller accountable for the rest); when no application function is, the
- * innermost system one (docs/diagnosis.md "Application code"). Counted per function, not per frame
- * position: a sample taken in a shared library without frame pointers carries the application frame
- * that called it (docs/kext.md, sp_ret) and little or garbage beyond, and a sample taken outside
- * the hot function (the handler's own set-up) must not hide it. out->func "" when none. */
-static void costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, struct argus_frame *out, uint32_t *nsamples)
-{
-	enum { MAX_FUNCS = 256 };
+	uint32_t stacks[SAMPLES_PER_THREAD], n = 0;
 	*nsamples = 0;
-	out->func[0] = '\0';
-	if (!c->samples || !c->sym || !c->sym->stack || !c->sym->resolve)
-		return;
+	memset(out, 0, sizeof(*out));
+	if (!c->samples || !c->sym || !c->sym->stack)
+		return 0;
 	uint32_t *ix = idmap_get(&c->samples->ix, tid);
 	if (!ix)
-		return;
+		return 0;
 	const struct sring *r = &c->samples->r[*ix];
-	struct fnames t = {.cap = MAX_FUNCS};
-	t.frame = malloc(MAX_FUNCS * sizeof(*t.frame));
-	t.count = calloc(MAX_FUNCS, sizeof(*t.count));
-	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
-	if (!t.frame || !t.count || !votes)
-		goto out;
-	/* per kind (application code first, then system code): pass 1 counts
-	 * on how many stacks each function is; pass 2: each stack's innermost
-	 * function that is on most of them votes */
-	for (int system = 0; system < 2 && !out->func[0]; system++) {
-		/* n: samples; m: those with a frame of this kind (a sample with
-		 * none says nothing about which function of the kind ran) */
-		uint32_t n = 0, m = 0;
-		t.n = 0;
-		memset(votes, 0, MAX_FUNCS * sizeof(*votes));
-		for (int pass = 0; pass < 2; pass++) {
-			for (uint32_t k = 0; k < r->n; k++) {
-				const struct sample *s =
-				    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) %
-				          SAMPLES_PER_THREAD];
-				const uint64_t *ips;
-				uint32_t depth;
-				if (s->ts < from || s->ts > to ||
-				    !c->sym->stack(c->sym->arg, s->stack, &ips, &depth))
-					continue;
-				if (depth > ARGUS_STACK_MAX_DEPTH)
-					depth = ARGUS_STACK_MAX_DEPTH;
-				if (!pass)
-					n++;
-				bool named = false;
-				uint64_t seen[(MAX_FUNCS + 63) / 64] = {0};
-				for (uint32_t i = 0; i < depth; i++) {
-					struct argus_frame f;
-					if (!c->sym->resolve(c->sym->arg, pid, ips[i], &f) ||
-					    f.system != (system == 1))
-						continue;
-					int fi = fname_index(&t, &f, !pass);
-					if (fi < 0 || (seen[fi / 64] >> (fi % 64) & 1))
-						continue;
-					seen[fi / 64] |= 1ull << (fi % 64);
-					if (!pass) {
-						t.count[fi]++;
-						named = true;
-					} else if (t.count[fi] * 10 >= m * 9) {
-						votes[fi]++;
-						break;
-					}
-				}
-				m += named;
-			}
-		}
-		*nsamples = n;
-		int best = -1;
-		for (uint32_t i = 0; i < t.n; i++)
-			if (votes[i] && (best < 0 || votes[i] > votes[best]))
-				best = (int)i;
-		if (best >= 0)
-			*out = t.frame[best];
+	for (uint32_t k = 0; k < r->n && n < SAMPLES_PER_THREAD; k++) {
+		const struct sample *s =
+		    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
+		if (s->ts >= from && s->ts <= to && s->stack)
+			stacks[n++] = s->stack;
 	}
-out:
-	free(t.frame);
-	free(t.count);
-	free(votes);
+	*nsamples = n;
+	return argus_costly_function(c->sym, pid, stacks, n, c->p->costly_share,
+	                             c->p->costly_min_samples, out);
 }
 
 /* ---- Algorithm 2 ---- */
@@ -1128,7 +1047,8 @@ static uint64_t mono_ns(void)
 int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall *stall,
                    const struct argus_beam_params *p, enum argus_algo algo,
                    const struct argus_samples *samples, const struct argus_symbolizer *sym,
-                   const char *(*comm)(void *arg, uint32_t pid), void *comm_arg,
+                   const char *(*comm)(void *arg, uint32_t pid),
+                   const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
                    struct argus_diagnosis *d)
 {
 	uint64_t t0 = mono_ns();
@@ -1245,14 +1165,22 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		argus_graph_vertex(view, d->normal_path.v[k], &d->normal_v[k]);
 	if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
 		uint64_t to = now;
+		/* the stall's time is what the costly function explains: not
+		 * the handler's work before the input it left unread */
+		uint64_t from = a.start > stall->since ? a.start : stall->since;
 		struct argus_frame f;
-		costly_function(&c, a.pid, a.tid, a.start, to, &f, &d->samples);
+		d->costly_samples = costly_function(&c, a.pid, a.tid, from, to, &f, &d->samples);
 		snprintf(d->costly_func, sizeof(d->costly_func), "%s", f.func);
 	}
 	if (d->ncandidates) {
 		d->root = d->candidates[0];
 		const struct argus_culprit *r = &d->root;
-		const char *who = comm ? comm(comm_arg, r->v.pid) : "";
+		const char *pname = comm ? comm(comm_arg, r->v.pid) : NULL;
+		char tname[ARGUS_COMM_LEN + 4], who[64];
+		argus_thread_suffix(pname, thread ? thread(comm_arg, r->v.tid) : NULL, tname,
+		                    sizeof(tname));
+		snprintf(who, sizeof(who), "%s %u/%u%s", pname ? pname : "", r->v.pid, r->v.tid,
+		         tname);
 		const char *fn = r->func[0] ? r->func : (d->costly_func[0] ? d->costly_func : NULL);
 		char in[200] = "";
 		if (fn && r->func[0] && r->system) /* not the app's code: say whose */
@@ -1262,26 +1190,24 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
 		switch (r->reason) {
 		case ARGUS_ROOT_BUSY:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u busy on CPU%s", who,
-			         r->v.pid, r->v.tid, in);
+			snprintf(d->summary, sizeof(d->summary), "%s busy on CPU%s", who, in);
 			break;
 		case ARGUS_ROOT_BLOCKED:
 		case ARGUS_ROOT_DEADLOCK:
-			snprintf(d->summary, sizeof(d->summary), "%s %u/%u blocked%s (%s)%s", who,
-			         r->v.pid, r->v.tid, in, sc ? sc : "wait",
+			snprintf(d->summary, sizeof(d->summary), "%s blocked%s (%s)%s", who, in,
+			         sc ? sc : "wait",
 			         r->reason == ARGUS_ROOT_DEADLOCK
 			             ? " waiting on the stalled app itself"
 			             : "");
 			break;
 		case ARGUS_ROOT_MISSING_WAKE:
 			snprintf(d->summary, sizeof(d->summary),
-			         "%s %u/%u ran%s but did not wake the waiting thread", who,
-			         r->v.pid, r->v.tid, fn ? in + 3 : " its part");
+			         "%s ran%s but did not wake the waiting thread", who,
+			         fn ? in + 3 : " its part");
 			break;
 		default:
-			snprintf(d->summary, sizeof(d->summary),
-			         "%s %u/%u%s (end of the causal path)", who, r->v.pid, r->v.tid,
-			         in);
+			snprintf(d->summary, sizeof(d->summary), "%s%s (end of the causal path)",
+			         who, in);
 		}
 	}
 done:

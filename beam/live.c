@@ -213,6 +213,11 @@ static const char *dx_comm(void *arg, uint32_t pid)
 	return argus_trigger_comm(arg, pid);
 }
 
+static const char *dx_thread_comm(void *arg, uint32_t tid)
+{
+	return argus_trigger_thread_comm(arg, tid);
+}
+
 static void on_stall(void *arg, const struct argus_stall *s)
 {
 	struct argus_diagnoser *dx = arg;
@@ -244,7 +249,7 @@ static int diagnose_fired(struct argus_diagnoser *dx)
 		struct argus_graph_view v;
 		argus_graph_view_begin(dx->g, &v);
 		int rc = argus_diagnose(&v, &dx->fired[i], &dx->o.beam, dx->o.algo, dx->smp, &sy,
-		                        dx_comm, dx->trig, &dx->d);
+		                        dx_comm, dx_thread_comm, dx->trig, &dx->d);
 		argus_graph_view_end(&v);
 		if (rc)
 			return -1;
@@ -344,6 +349,11 @@ void argus_diagnoser_get_stats(const struct argus_diagnoser *dx, struct argus_di
 const char *argus_diagnoser_comm(void *dx, uint32_t pid)
 {
 	return argus_trigger_comm(((struct argus_diagnoser *)dx)->trig, pid);
+}
+
+const char *argus_diagnoser_thread_comm(void *dx, uint32_t tid)
+{
+	return argus_trigger_thread_comm(((struct argus_diagnoser *)dx)->trig, tid);
 }
 
 struct argus_graph *argus_diagnoser_graph(struct argus_diagnoser *dx)

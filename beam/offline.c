@@ -252,17 +252,40 @@ const char *argus_offline_comm(void *arg, uint32_t pid)
 	return "";
 }
 
+const char *argus_offline_thread_comm(void *arg, uint32_t tid)
+{
+	const struct argus_offline *res = arg;
+	for (uint32_t i = 0; i < res->nthreads; i++)
+		if (res->thread_tids[i] == tid)
+			return res->threads[i];
+	return "";
+}
+
 static const char *trigger_comm(void *arg, uint32_t pid)
 {
 	return argus_trigger_comm(arg, pid);
 }
 
-static void remember_comm(struct argus_offline *res, struct argus_trigger *t, uint32_t pid)
+static const char *trigger_thread_comm(void *arg, uint32_t tid)
 {
-	if (!pid || *argus_offline_comm(res, pid) || res->ncomms == 64)
-		return;
-	res->comm_pids[res->ncomms] = pid;
-	snprintf(res->comms[res->ncomms++], ARGUS_COMM_LEN, "%s", argus_trigger_comm(t, pid));
+	return argus_trigger_thread_comm(arg, tid);
+}
+
+/* The names of a vertex's process and thread as they were at the diagnosis
+ * (the trigger that knows them is gone when the reports are written). */
+static void remember_comm(struct argus_offline *res, struct argus_trigger *t,
+                          const struct argus_vertex_info *v)
+{
+	if (v->pid && !*argus_offline_comm(res, v->pid) && res->ncomms < 64) {
+		res->comm_pids[res->ncomms] = v->pid;
+		snprintf(res->comms[res->ncomms++], ARGUS_COMM_LEN, "%s",
+		         argus_trigger_comm(t, v->pid));
+	}
+	if (v->tid && !*argus_offline_thread_comm(res, v->tid) && res->nthreads < 256) {
+		res->thread_tids[res->nthreads] = v->tid;
+		snprintf(res->threads[res->nthreads++], ARGUS_COMM_LEN, "%s",
+		         argus_trigger_thread_comm(t, v->tid));
+	}
 }
 
 static struct argus_trace_reader *open_tables(const char *path)
@@ -347,21 +370,25 @@ int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
 			struct argus_graph_view v;
 			argus_graph_view_begin(g, &v);
 			int dr = argus_diagnose(&v, &run.fired[i], &o->beam, o->algo, smp, &sy,
-			                        trigger_comm, run.trig, &res->d[res->n]);
+			                        trigger_comm, trigger_thread_comm, run.trig,
+			                        &res->d[res->n]);
 			argus_graph_view_end(&v);
 			if (dr) {
 				rc = ARGUS_TRACE_ENOMEM;
 				goto out;
 			}
 			struct argus_diagnosis *d = &res->d[res->n++];
-			remember_comm(res, run.trig, d->stall.pid);
-			remember_comm(res, run.trig, d->root.v.pid);
+			const struct argus_vertex_info ui = {.pid = d->stall.pid,
+			                                     .tid = d->stall.tid};
+			remember_comm(res, run.trig, &ui);
+			if (d->anomaly)
+				remember_comm(res, run.trig, &d->anomaly_v);
 			for (uint32_t k = 0; k < d->ncandidates; k++)
-				remember_comm(res, run.trig, d->candidates[k].v.pid);
+				remember_comm(res, run.trig, &d->candidates[k].v);
 			for (uint32_t k = 0; k < d->path.n; k++)
-				remember_comm(res, run.trig, d->path_v[k].pid);
+				remember_comm(res, run.trig, &d->path_v[k]);
 			for (uint32_t k = 0; d->has_normal_path && k < d->normal_path.n; k++)
-				remember_comm(res, run.trig, d->normal_v[k].pid);
+				remember_comm(res, run.trig, &d->normal_v[k]);
 		}
 		run.nfired = 0;
 	}

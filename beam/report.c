@@ -15,6 +15,31 @@ static const char *comm_of(const struct argus_report_ctx *c, uint32_t pid)
 	return s ? s : "";
 }
 
+static const char *thread_of(const struct argus_report_ctx *c, uint32_t tid)
+{
+	const char *s = c && c->thread ? c->thread(c->arg, tid) : NULL;
+	return s ? s : "";
+}
+
+void argus_thread_suffix(const char *comm, const char *thread, char *buf, size_t cap)
+{
+	/* most threads keep their process's name: say it only when it differs */
+	if (thread && *thread && (!comm || strcmp(comm, thread)))
+		snprintf(buf, cap, " (%s)", thread);
+	else if (cap)
+		*buf = 0;
+}
+
+/* "comm pid/tid" or "comm pid/tid (thread)". */
+static void who_str(const struct argus_report_ctx *c, const struct argus_vertex_info *v, char *buf,
+                    size_t cap)
+{
+	char t[ARGUS_COMM_LEN + 4];
+	const char *comm = comm_of(c, v->pid);
+	argus_thread_suffix(comm, thread_of(c, v->tid), t, sizeof(t));
+	snprintf(buf, cap, "%s %u/%u%s", comm, v->pid, v->tid, t);
+}
+
 static double rel(const struct argus_report_ctx *c, uint64_t ts)
 {
 	return (double)(ts - (c && c->t0 <= ts ? c->t0 : 0)) / 1e9;
@@ -48,8 +73,10 @@ static void text_vertex(FILE *out, const struct argus_report_ctx *c,
                         const struct argus_vertex_info *v)
 {
 	const char *sc = v->wait_nr != 0xffff ? argus_syscall_name(v->wait_nr) : NULL;
-	fprintf(out, "%s %u/%u +%.6f..+%.6f s, %.1f ms on CPU", comm_of(c, v->pid), v->pid, v->tid,
-	        rel(c, v->start), rel(c, v->end), v->oncpu_ns / 1e6);
+	char who[64];
+	who_str(c, v, who, sizeof(who));
+	fprintf(out, "%s +%.6f..+%.6f s, %.1f ms on CPU", who, rel(c, v->start), rel(c, v->end),
+	        v->oncpu_ns / 1e6);
 	if (v->flags & ARGUS_VF_WAITED)
 		fprintf(out, ", then waited in %s%s", sc ? sc : "?",
 		        v->wait_ns ? "" : " (still waiting)");
@@ -98,8 +125,8 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 		fputc('\n', out);
 	}
 	if (d->costly_func[0])
-		fprintf(out, "  costly function: %s (common to %u samples)\n", d->costly_func,
-		        d->samples);
+		fprintf(out, "  costly function: %s (in %u of %u samples)\n", d->costly_func,
+		        d->costly_samples, d->samples);
 	for (uint32_t i = 0; i < d->ncandidates; i++) {
 		const struct argus_culprit *k = &d->candidates[i];
 		fprintf(out, "  %s %u: %s, penalty %d, level %u: ", i ? "candidate" : "ROOT CAUSE",
@@ -128,6 +155,8 @@ static void json_vertex(FILE *out, const struct argus_report_ctx *c,
 {
 	fprintf(out, "{\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"comm\":", v->id, v->pid, v->tid);
 	jstr(out, comm_of(c, v->pid));
+	fputs(",\"thread\":", out);
+	jstr(out, thread_of(c, v->tid));
 	fprintf(out,
 	        ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"oncpu_ns\":%" PRIu64
 	        ",\"waited\":%s,\"wait_syscall\":",
@@ -249,6 +278,23 @@ static void pf_slice(FILE *out, bool *first, const struct argus_report_ctx *c,
 	*first = false;
 }
 
+/* Process / thread names of a vertex's track (after a slice: never first). */
+static void pf_names(FILE *out, const struct argus_report_ctx *c, const struct argus_vertex_info *v)
+{
+	fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{\"name\":",
+	        v->pid);
+	jstr(out, comm_of(c, v->pid));
+	fputs("}}", out);
+	if (!*thread_of(c, v->tid))
+		return;
+	fprintf(out,
+	        ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{"
+	        "\"name\":",
+	        v->pid, v->tid);
+	jstr(out, thread_of(c, v->tid));
+	fputs("}}", out);
+}
+
 void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
                            const struct argus_report_ctx *c, FILE *out)
 {
@@ -263,13 +309,7 @@ void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
 			snprintf(name, sizeof(name), "%s%s", k == 0 ? "anomaly " : "",
 			         comm_of(c, v->pid));
 			pf_slice(out, &first, c, v, name, "causal_path");
-			/* process / thread names */
-			fprintf(out,
-			        ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{"
-			        "\"name\":",
-			        v->pid);
-			jstr(out, comm_of(c, v->pid));
-			fputs("}}", out);
+			pf_names(out, c, v);
 		}
 		/* flow arrows from cause to effect: v[k+1] -> v[k] */
 		for (uint32_t k = 0; k + 1 < d->path.n; k++, flow++) {
@@ -296,6 +336,7 @@ void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
 			snprintf(name, sizeof(name), "ROOT CAUSE %s",
 			         d->root.func[0] ? d->root.func : "");
 			pf_slice(out, &first, c, &d->root.v, name, "root_cause");
+			pf_names(out, c, &d->root.v);
 		}
 		/* the stall itself on the UI thread */
 		uint64_t end = d->stall.end ? d->stall.end : d->stall.detected;
@@ -369,16 +410,16 @@ static void svg_path(FILE *out, const struct argus_diagnosis *d, const struct ar
 	        "orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\n",
 	        W, TOP + nl * LANE + 30);
 	for (uint32_t k = 0; k < nl; k++) {
-		uint32_t pid = 0;
+		char who[64] = "";
 		for (uint32_t i = 0; i < nv; i++)
 			if (vs[i]->tid == lanes[k])
-				pid = vs[i]->pid;
+				who_str(c, vs[i], who, sizeof(who));
 		fprintf(out, "<text x=\"4\" y=\"%u\">", TOP + k * LANE + 20);
-		html_text(out, comm_of(c, pid));
+		html_text(out, who);
 		fprintf(out,
-		        " %u/%u</text>\n<line x1=\"%d\" x2=\"%d\" y1=\"%u\" y2=\"%u\" "
+		        "</text>\n<line x1=\"%d\" x2=\"%d\" y1=\"%u\" y2=\"%u\" "
 		        "stroke=\"#ddd\"/>\n",
-		        pid, lanes[k], LEFT, W - 10, TOP + k * LANE + 16, TOP + k * LANE + 16);
+		        LEFT, W - 10, TOP + k * LANE + 16, TOP + k * LANE + 16);
 	}
 	/* the stall on the UI thread's lane, when it is on the picture */
 	for (uint32_t k = 0; k < nl; k++)
@@ -401,9 +442,10 @@ static void svg_path(FILE *out, const struct argus_diagnosis *d, const struct ar
 		    out,
 		    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"20\" fill=\"%s\"><title>", x,
 		    TOP + k * LANE + 6, w, fill);
-		html_text(out, comm_of(c, vs[i]->pid));
-		fprintf(out, " %u/%u, %.1f ms on CPU</title></rect>\n", vs[i]->pid, vs[i]->tid,
-		        vs[i]->oncpu_ns / 1e6);
+		char who[64];
+		who_str(c, vs[i], who, sizeof(who));
+		html_text(out, who);
+		fprintf(out, ", %.1f ms on CPU</title></rect>\n", vs[i]->oncpu_ns / 1e6);
 		if (vs[i]->wait_ns || (vs[i]->flags & ARGUS_VF_WAITED))
 			fprintf(
 			    out,

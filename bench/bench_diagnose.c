@@ -62,7 +62,7 @@ static uint64_t mono_ns(void)
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct dx_run *r = arg;
-	struct argus_report_ctx ctx = {argus_diagnoser_comm, r->dx, 0};
+	struct argus_report_ctx ctx = {argus_diagnoser_comm, r->dx, 0, argus_diagnoser_thread_comm};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

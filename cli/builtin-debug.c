@@ -193,7 +193,8 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 
 static void print_selected(const struct argus_offline *res, const size_t *pick, size_t n, bool json)
 {
-	struct argus_report_ctx ctx = {argus_offline_comm, (void *)res, res->t0};
+	struct argus_report_ctx ctx = {argus_offline_comm, (void *)res, res->t0,
+	                               argus_offline_thread_comm};
 	for (size_t i = 0; i < n; i++) {
 		if (json)
 			argus_report_json(&res->d[pick[i]], &ctx, stdout);

@@ -150,7 +150,7 @@ int cmd_diagnose(int argc, char **argv)
 		          res.err.msg, res.faults);
 		status = ARGUS_EXIT_BADINPUT;
 	}
-	struct argus_report_ctx ctx = {argus_offline_comm, &res, res.t0};
+	struct argus_report_ctx ctx = {argus_offline_comm, &res, res.t0, argus_offline_thread_comm};
 	for (size_t i = 0; i < res.n; i++) {
 		if (json) {
 			argus_report_json(&res.d[i], &ctx, stdout);

@@ -308,7 +308,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct start_diag *sd = arg;
 	uint64_t t_in = mono_ns();
-	struct argus_report_ctx rc = {comm_of, sd->dx, sd->t0};
+	struct argus_report_ctx rc = {comm_of, sd->dx, sd->t0, argus_diagnoser_thread_comm};
 	publish_stall(sd, &d->stall, false);
 	char report[1024], body[512];
 	write_reports(sd, d, &rc, report, sizeof(report));

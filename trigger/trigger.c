@@ -24,6 +24,14 @@ struct proc {
 	bool gui;
 };
 
+/* The name of a thread other than a process's main one (the main thread's
+ * is the process's). Kept after exit like process names: a report may name
+ * a thread that is gone; a reused tid overwrites it. */
+struct tname {
+	uint32_t tid;
+	char comm[ARGUS_COMM_LEN];
+};
+
 struct conn {
 	uint64_t obj;           /* the client's end */
 	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
@@ -55,9 +63,11 @@ struct argus_trigger {
 	struct argus_trigger_opts o;
 	struct argus_trigger_cb cb;
 	struct argus_trigger_stats st;
-	struct idmap pid_ix, tid_ix, conn_ix;
+	struct idmap pid_ix, tid_ix, conn_ix, tname_ix;
 	struct proc *procs;
 	uint32_t nprocs, cprocs;
+	struct tname *tnames;
+	uint32_t ntnames, ctnames;
 	struct uthr *uts;
 	uint32_t nuts, cuts;
 	struct conn *conns;
@@ -165,6 +175,31 @@ static void proc_name(struct proc *p, const char *comm)
 	memcpy(p->comm, comm, ARGUS_COMM_LEN);
 	p->comm[ARGUS_COMM_LEN - 1] = 0;
 	p->server = argus_display_server_comm(p->comm);
+}
+
+static void thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const char *comm)
+{
+	if (!tid || tid == pid)
+		return; /* the main thread: its name is the process's */
+	uint32_t *ix = idmap_get(&t->tname_ix, tid);
+	if (!ix) {
+		if (t->ntnames == t->ctnames) {
+			struct tname *n = grow(t->tnames, &t->ctnames, sizeof(*n));
+			if (!n) {
+				t->oom = true;
+				return;
+			}
+			t->tnames = n;
+		}
+		if (!idmap_put(&t->tname_ix, tid, t->ntnames)) {
+			t->oom = true;
+			return;
+		}
+		ix = idmap_get(&t->tname_ix, tid);
+		t->tnames[t->ntnames++].tid = tid;
+	}
+	memcpy(t->tnames[*ix].comm, comm, ARGUS_COMM_LEN);
+	t->tnames[*ix].comm[ARGUS_COMM_LEN - 1] = 0;
 }
 
 static struct uthr *uthr_get(struct argus_trigger *t, uint32_t tid)
@@ -476,6 +511,9 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_PROC_FORK:
 		proc_name(proc_get(t, ev->fork.child_pid, true), ev->fork.comm);
 		return;
+	case ARGUS_EV_THREAD_NEW: /* named after its creator until it renames itself */
+		thread_name(t, ev->fork.child_pid, ev->fork.child_tid, ev->fork.comm);
+		return;
 	case ARGUS_EV_PROC_EXEC: {
 		struct proc *p = proc_get(t, ev->pid, true);
 		proc_name(p, ev->exec.comm);
@@ -486,6 +524,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_COMM:
 		if (ev->comm.is_process || ev->pid == ev->tid)
 			proc_name(proc_get(t, ev->pid, true), ev->comm.comm);
+		else
+			thread_name(t, ev->pid, ev->tid, ev->comm.comm);
 		return;
 	case ARGUS_EV_IPC_SEND:
 	case ARGUS_EV_IPC_RECV:
@@ -618,7 +658,9 @@ void argus_trigger_free(struct argus_trigger *t)
 	idmap_free(&t->pid_ix);
 	idmap_free(&t->tid_ix);
 	idmap_free(&t->conn_ix);
+	idmap_free(&t->tname_ix);
 	free(t->procs);
+	free(t->tnames);
 	free(t->uts);
 	free(t->conns);
 	free(t);
@@ -666,4 +708,12 @@ const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid)
 {
 	uint32_t *ix = idmap_get(&t->pid_ix, pid);
 	return ix ? t->procs[*ix].comm : "";
+}
+
+const char *argus_trigger_thread_comm(const struct argus_trigger *t, uint32_t tid)
+{
+	uint32_t *ix = idmap_get(&t->tname_ix, tid);
+	if (ix)
+		return t->tnames[*ix].comm;
+	return argus_trigger_comm(t, tid); /* a main thread (tid = pid), or "" */
 }

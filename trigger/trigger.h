@@ -97,6 +97,9 @@ size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_t
                                 size_t cap);
 /* Name of a process seen in the stream ("" when unknown). */
 const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid);
+/* Name of a thread seen in the stream: its own (thread_new, comm records),
+ * the process's for a main thread, "" when unknown. */
+const char *argus_trigger_thread_comm(const struct argus_trigger *t, uint32_t tid);
 /* Whether a process name is a display server's (Xorg, Xwayland, ...). */
 bool argus_display_server_comm(const char *comm);
 

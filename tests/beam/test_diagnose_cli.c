@@ -65,6 +65,10 @@ TEST(text_report_names_root_causes)
 	ASSERT_CONTAINS(out, "causal path");
 	ASSERT_CONTAINS(out, "nautilus stalled");
 	ASSERT_CONTAINS(out, "udisks_state_flush_to_disk");
+	/* the missing wake-up is a worker thread of evince: named as such, in
+	 * the one line and in the candidate's vertex */
+	ASSERT_CONTAINS(out, "(pool-1) ran its part but did not wake the waiting thread");
+	ASSERT_CONTAINS(out, "missing_wakeup, penalty -1, level 0: evince ");
 	free(out);
 }
 
@@ -89,15 +93,25 @@ TEST(json_report_is_one_object_per_stall)
 	int rc = run(args, &out);
 	teardown();
 	ASSERT_EQ(rc, 0);
-	int lines = 0;
+	int lines = 0, worker = 0;
 	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"), lines++) {
 		ASSERT(!strncmp(l, "{\"version\":1,", 13));
 		ASSERT(l[strlen(l) - 1] == '}');
 		ASSERT_CONTAINS(l, "\"root_cause\":{");
 		ASSERT_CONTAINS(l, "\"stall\":{");
 		ASSERT_CONTAINS(l, "\"path\":{");
+		/* every vertex names its thread next to its process */
+		ASSERT_CONTAINS(l, "\"comm\":\"");
+		ASSERT_CONTAINS(l, "\"thread\":\"");
+		/* a worker thread as the root cause: the process's comm as before,
+		 * the thread's own name beside it */
+		if (strstr(l, "\"root_cause\":{\"reason\":\"missing_wakeup\"")) {
+			ASSERT_CONTAINS(l, "\"comm\":\"evince\",\"thread\":\"pool-1\"");
+			worker++;
+		}
 	}
 	ASSERT(lines >= 5);
+	ASSERT_EQ(worker, 1);
 	free(out);
 }
 
@@ -143,6 +157,8 @@ TEST(perfetto_trace_has_flow_arrows)
 	ASSERT_CONTAINS(out, "\"ph\":\"s\"");
 	ASSERT_CONTAINS(out, "\"ph\":\"f\"");
 	ASSERT_CONTAINS(out, "ROOT CAUSE");
+	ASSERT_CONTAINS(out, "\"name\":\"thread_name\"");
+	ASSERT_CONTAINS(out, "\"args\":{\"name\":\"pool-1\"}");
 	free(out);
 }
 
@@ -170,6 +186,7 @@ TEST(html_report_has_a_picture_per_stall)
 	ASSERT(svgs >= 5);
 	ASSERT_EQ(svgs, h2);
 	ASSERT_CONTAINS(out, "marker-end=\"url(#a)\"");
+	ASSERT_CONTAINS(out, "(pool-1)");
 	free(out);
 }
 

@@ -138,7 +138,7 @@ static uint32_t diagnose_as(struct trace *t, uint64_t since, uint8_t cls, struct
 	argus_graph_view_begin(g, &v);
 	struct argus_beam_params p;
 	argus_beam_params_default(&p);
-	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, d), 0);
+	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
 	argus_graph_view_end(&v);
 	argus_graph_free(g);
 	printf("%s\n", d->summary);

@@ -99,7 +99,7 @@ static void diagnose(const struct argus_event *ev, size_t n, const struct argus_
 	argus_graph_view_begin(g, &v);
 	struct argus_beam_params p;
 	argus_beam_params_default(&p);
-	int rc = argus_diagnose(&v, st, &p, ARGUS_ALGO_BEAM, smp, &sym, comm_of, NULL, d);
+	int rc = argus_diagnose(&v, st, &p, ARGUS_ALGO_BEAM, smp, &sym, comm_of, NULL, NULL, d);
 	argus_graph_view_end(&v);
 	argus_samples_free(smp);
 	argus_graph_free(g);
@@ -155,7 +155,7 @@ static void loop_with_samples(const uint32_t *stack, size_t nstack, struct argus
 static void report(const struct argus_diagnosis *d, char *text, size_t tcap, char *json,
                    size_t jcap)
 {
-	struct argus_report_ctx c = {comm_of, NULL, 0};
+	struct argus_report_ctx c = {comm_of, NULL, 0, NULL};
 	FILE *f = fmemopen(text, tcap, "w");
 	ASSERT(f);
 	argus_report_text(d, &c, f);

@@ -5,6 +5,7 @@
  * the baselines run on the same traces.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "beam.h"
@@ -51,6 +52,60 @@ static size_t truths(struct argus_trace_reader **r, const struct argus_truth **t
 	return argus_trace_truths(*r, t);
 }
 
+/* The name the trace gives thread tid (its last thread_new / comm record),
+ * "" when none: what a report should call it. */
+static void thread_name_in_trace(uint32_t tid, char *out)
+{
+	struct argus_trace_reader *r;
+	struct argus_trace_error err;
+	const struct argus_event *e;
+	*out = 0;
+	ASSERT_EQ(argus_trace_open(&r, path, &err), 0);
+	while (argus_trace_next(r, &e, &err) > 0) {
+		if (e->type == ARGUS_EV_THREAD_NEW && e->fork.child_tid == tid)
+			memcpy(out, e->fork.comm, ARGUS_COMM_LEN);
+		else if (e->type == ARGUS_EV_COMM && e->tid == tid)
+			memcpy(out, e->comm.comm, ARGUS_COMM_LEN);
+	}
+	out[ARGUS_COMM_LEN - 1] = 0;
+	argus_trace_close(r);
+}
+
+/* A root cause in a thread other than its process's main one is reported
+ * under the process's name with the thread's own beside it: in the one line
+ * and in the JSON vertex. */
+static unsigned check_thread_names(const struct argus_offline *res, const struct argus_truth *t,
+                                   const struct argus_diagnosis *hit)
+{
+	if (!hit || t->root_tid == t->root_pid || hit->root.v.tid != t->root_tid)
+		return 0;
+	char want[ARGUS_COMM_LEN], line[512], *json = NULL, key[64];
+	thread_name_in_trace(t->root_tid, want);
+	ASSERT_MSG(want[0], "thread %u has no name in the trace", t->root_tid);
+	ASSERT_STR_EQ(argus_offline_thread_comm((void *)res, t->root_tid), want);
+	const char *proc = argus_offline_comm((void *)res, t->root_pid);
+	ASSERT(proc[0]);
+	argus_report_oneline(hit, line, sizeof(line));
+	if (strcmp(proc, want)) {
+		char who[64];
+		snprintf(who, sizeof(who), "%s %u/%u (%s) ", proc, t->root_pid, t->root_tid, want);
+		ASSERT_CONTAINS(line, who);
+	}
+	size_t len = 0;
+	FILE *m = open_memstream(&json, &len);
+	ASSERT(m);
+	struct argus_report_ctx ctx = {argus_offline_comm, (void *)res, res->t0,
+	                               argus_offline_thread_comm};
+	argus_report_json(hit, &ctx, m);
+	fclose(m);
+	snprintf(key, sizeof(key), "\"comm\":\"%s\",\"thread\":\"%s\"", proc, want);
+	const char *root = strstr(json, "\"root_cause\":{");
+	ASSERT(root);
+	ASSERT_CONTAINS(root, key);
+	free(json);
+	return 1;
+}
+
 static void check_seed(uint64_t seed)
 {
 	make_trace(seed);
@@ -63,6 +118,7 @@ static void check_seed(uint64_t seed)
 	size_t n = truths(&r, &t);
 	ASSERT_EQ(n, 7);
 	bool seen[8] = {0};
+	unsigned helpers = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct argus_diagnosis *hit;
 		int v = argus_truth_check(&res, &t[i], &hit);
@@ -73,7 +129,11 @@ static void check_seed(uint64_t seed)
 		                                          : "wrong top-1",
 		           hit ? hit->root.v.pid : 0, hit ? hit->root.v.tid : 0);
 		seen[t[i].kind] = true;
+		helpers += check_thread_names(&res, &t[i], hit);
 	}
+	/* the missing wake-up's culprit is an app's worker thread */
+	ASSERT_MSG(helpers >= 1, "seed %llu: no root cause in a helper thread",
+	           (unsigned long long)seed);
 	for (unsigned k = ARGUS_ANOMALY_LONG_RUNNING; k <= ARGUS_ANOMALY_DECOY_BUSY; k++)
 		ASSERT_MSG(seen[k], "kind %s not injected", argus_anomaly_kind_name(k));
 	/* every stall is on a UI thread, ended, and diagnosed with a root */
@@ -182,7 +242,7 @@ TEST(stall_on_an_empty_window_names_nothing)
 	argus_beam_params_default(&p);
 	struct argus_diagnosis *d = malloc(sizeof(*d));
 	ASSERT(d);
-	int rc = argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, d);
+	int rc = argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d);
 	argus_graph_view_end(&v);
 	argus_graph_free(g);
 	ASSERT_EQ(rc, 0);

@@ -114,6 +114,8 @@ TEST(file_without_selection_reports_every_stall)
 	ASSERT(sum);
 	unsigned stalls = 0, shown = 0;
 	ASSERT_EQ(sscanf(sum, "400000 events, %u stalls, %u shown", &stalls, &shown), 2);
+	/* a root cause in a worker thread is named by process and thread */
+	ASSERT_CONTAINS(out, "(pool-1) ran its part but did not wake the waiting thread");
 	free(out);
 	ASSERT(stalls >= 4);
 	ASSERT_EQ(shown, stalls);

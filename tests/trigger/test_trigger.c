@@ -421,6 +421,36 @@ TEST(non_display_sockets_are_ignored)
 	teardown();
 }
 
+TEST(threads_are_named_apart_from_their_process)
+{
+	setup(true);
+	/* a thread starts with its creator's name, then renames itself */
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_THREAD_NEW, APP, APP);
+	e.fork.child_pid = APP;
+	e.fork.child_tid = OTHER;
+	strcpy(e.fork.comm, "gedit");
+	feed(e);
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, OTHER), "gedit");
+	e = ev(T0 + 2 * MS, ARGUS_EV_COMM, APP, OTHER);
+	strcpy(e.comm.comm, "gedit-spell");
+	feed(e);
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, OTHER), "gedit-spell");
+	/* the process keeps its name; its main thread's is the process's */
+	ASSERT_STR_EQ(argus_trigger_comm(t, APP), "gedit");
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, APP), "gedit");
+	/* a thread seen in no naming record has no name */
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, 999), "");
+	/* the main thread renamed is the process renamed (is_process) */
+	e = ev(T0 + 3 * MS, ARGUS_EV_COMM, APP, APP);
+	strcpy(e.comm.comm, "gedit2");
+	e.comm.is_process = 1;
+	feed(e);
+	ASSERT_STR_EQ(argus_trigger_comm(t, APP), "gedit2");
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, APP), "gedit2");
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, OTHER), "gedit-spell");
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(long_running_handler_fires_once_and_records_end),
           TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
@@ -433,4 +463,5 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
           TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
-          TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored))
+          TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
+          TEST_ENTRY(threads_are_named_apart_from_their_process))

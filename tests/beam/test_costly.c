@@ -1,0 +1,217 @@
+/*
+ * test_costly.c - the costly function of a busy segment
+ * (argus_costly_function) on hand-made sets of sampled stacks: one stray
+ * sample does not move the answer out to a caller, a real second hot spot
+ * does, and few samples must all agree.
+ */
+#include <string.h>
+
+#include "beam.h"
+#include "test.h"
+
+/* Application functions at 0x1000 * k (k = 1..), 0x1000 bytes each; frames
+ * at LIB and above are in a shared library (not named). */
+#define LIB 0x7f0000000000ULL
+static const char *const funcs[] = {NULL,     "main",           "event_loop", "on_key",
+                                    "reflow", "measure_glyphs", "on_signal",  "thread_main"};
+enum { MAIN = 1, LOOP, ON_KEY, REFLOW, MEASURE, ON_SIGNAL, THREAD_MAIN };
+
+#define MAXSTACKS 128
+struct fake {
+	uint64_t ips[MAXSTACKS][8]; /* innermost first */
+	uint32_t depth[MAXSTACKS];
+	uint32_t n;
+};
+
+static bool fake_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *f)
+{
+	(void)arg;
+	(void)pid;
+	uint64_t k = ip / 0x1000;
+	if (ip >= LIB || !k || k >= sizeof(funcs) / sizeof(funcs[0]))
+		return false;
+	*f = (struct argus_frame){.system = false};
+	snprintf(f->func, sizeof(f->func), "%s", funcs[k]);
+	snprintf(f->srcline, sizeof(f->srcline), "app.c:%llu", (unsigned long long)(ip & 0xfff));
+	snprintf(f->object, sizeof(f->object), "app");
+	return true;
+}
+
+static bool fake_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth)
+{
+	struct fake *f = arg;
+	if (!id || id > f->n)
+		return false;
+	*ips = f->ips[id - 1];
+	*depth = f->depth[id - 1];
+	return true;
+}
+
+/* A stack from its frames, outermost first: function k at offset off (the
+ * return address within it; samples in a loop differ in the innermost). */
+static uint32_t add(struct fake *f, uint32_t n, const uint64_t *outer_first)
+{
+	ASSERT(f->n < MAXSTACKS);
+	uint32_t id = ++f->n;
+	for (uint32_t i = 0; i < n; i++)
+		f->ips[id - 1][i] = outer_first[n - 1 - i];
+	f->depth[id - 1] = n;
+	return id;
+}
+
+#define AT(k, off) ((uint64_t)(k)*0x1000 + (off))
+
+struct run {
+	char func[128];
+	uint32_t held;
+};
+
+static struct run costly(struct fake *f, const uint32_t *ids, uint32_t n)
+{
+	struct argus_beam_params p;
+	argus_beam_params_default(&p);
+	struct argus_symbolizer sym = {fake_resolve, fake_stack, f};
+	struct run r;
+	struct argus_frame fr;
+	r.held = argus_costly_function(&sym, 42, ids, n, p.costly_share, p.costly_min_samples, &fr);
+	snprintf(r.func, sizeof(r.func), "%s", fr.func);
+	return r;
+}
+
+/* main -> event_loop -> on_key -> reflow -> measure_glyphs, sampled in a
+ * loop of measure_glyphs (a different address each time). */
+static uint32_t hot(struct fake *f, uint32_t i)
+{
+	uint64_t s[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20), AT(REFLOW, 0x60),
+	                AT(MEASURE, 0x10 + (i * 8) % 0x200)};
+	return add(f, 5, s);
+}
+
+TEST(a_stray_sample_does_not_move_the_answer_to_a_caller)
+{
+	struct fake f = {0};
+	uint32_t ids[60];
+	for (uint32_t i = 0; i < 59; i++)
+		ids[i] = hot(&f, i);
+	/* one sample taken in a signal handler run from the event loop */
+	uint64_t stray[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_SIGNAL, 0x30)};
+	ids[59] = add(&f, 3, stray);
+	struct run r = costly(&f, ids, 60);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 59);
+	/* the paper's every-sample rule says event_loop */
+	struct argus_symbolizer sym = {fake_resolve, fake_stack, &f};
+	struct argus_frame fr;
+	ASSERT_EQ(argus_costly_function(&sym, 42, ids, 60, 1.0, 0, &fr), 60);
+	ASSERT_STR_EQ(fr.func, "event_loop");
+}
+
+TEST(a_stray_sample_with_another_outermost_frame)
+{
+	struct fake f = {0};
+	uint32_t ids[70];
+	for (uint32_t i = 0; i < 69; i++)
+		ids[i] = hot(&f, i);
+	/* a stack unwound from another root (a tail call lost the caller):
+	 * no frame at all is common to every sample */
+	uint64_t stray[] = {AT(THREAD_MAIN, 0x10), AT(REFLOW, 0x90)};
+	ids[69] = add(&f, 2, stray);
+	struct run r = costly(&f, ids, 70);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 69);
+}
+
+TEST(a_callee_holding_most_but_not_all_samples_is_not_the_answer)
+{
+	/* the caller does the costly thing (maps and unmaps a surface per
+	 * tile); the page faults land in the callee that fills it: 93 of 100
+	 * samples, the rest in the caller's other calls. Not strays. */
+	struct fake f = {0};
+	uint32_t ids[100];
+	for (uint32_t i = 0; i < 100; i++) {
+		uint64_t a[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20), AT(REFLOW, 0x60),
+		                i % 16 ? AT(MEASURE, 0x10 + i) : LIB + 0x3000 + i};
+		ids[i] = add(&f, 5, a);
+	}
+	struct run r = costly(&f, ids, 100);
+	ASSERT_STR_EQ(r.func, "reflow");
+	ASSERT_EQ(r.held, 100);
+}
+
+TEST(two_hot_spots_name_their_common_caller)
+{
+	struct fake f = {0};
+	uint32_t ids[40];
+	for (uint32_t i = 0; i < 40; i++) {
+		uint64_t a[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20),
+		                i % 2 ? AT(REFLOW, 0x10 + i) : AT(MEASURE, 0x10 + i)};
+		ids[i] = add(&f, 4, a);
+	}
+	struct run r = costly(&f, ids, 40);
+	ASSERT_STR_EQ(r.func, "on_key");
+	ASSERT_EQ(r.held, 40);
+}
+
+TEST(below_the_minimum_every_sample_must_agree)
+{
+	struct fake f = {0};
+	uint32_t ids[6];
+	for (uint32_t i = 0; i < 5; i++)
+		ids[i] = hot(&f, i);
+	uint64_t stray[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_SIGNAL, 0x30)};
+	ids[5] = add(&f, 3, stray);
+	/* 5 of 6 is not evidence enough to call the sixth a stray, even at a
+	 * share that would tolerate it */
+	struct argus_symbolizer sym = {fake_resolve, fake_stack, &f};
+	struct argus_frame fr;
+	ASSERT_EQ(argus_costly_function(&sym, 42, ids, 6, 0.8, 10, &fr), 6);
+	ASSERT_STR_EQ(fr.func, "event_loop");
+	struct run r = costly(&f, ids, 6);
+	ASSERT_STR_EQ(r.func, "event_loop");
+	ASSERT_EQ(r.held, 6);
+	/* without it, the five agree all the way down */
+	r = costly(&f, ids, 5);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 5);
+}
+
+TEST(library_frames_inside_the_function_are_passed_over)
+{
+	struct fake f = {0};
+	uint32_t ids[12];
+	for (uint32_t i = 0; i < 12; i++) {
+		/* measure_glyphs calls into a library (memcpy, hashing) at
+		 * different places; the event loop is library code too */
+		uint64_t a[] = {AT(MAIN, 0x40), LIB + 0x5000, AT(ON_KEY, 0x20), AT(MEASURE, 0x44),
+		                LIB + 0x9000 + i * 16};
+		ids[i] = add(&f, 5, a);
+	}
+	struct run r = costly(&f, ids, 12);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 12);
+}
+
+TEST(unknown_stacks_name_nothing)
+{
+	struct fake f = {0};
+	uint32_t ids[3] = {7, 8, 9}; /* no such stacks */
+	struct run r = costly(&f, ids, 3);
+	ASSERT_STR_EQ(r.func, "");
+	ASSERT_EQ(r.held, 0);
+	r = costly(&f, ids, 0);
+	ASSERT_STR_EQ(r.func, "");
+	/* only library frames: nothing to name either */
+	uint64_t lib[] = {LIB + 0x10, LIB + 0x20};
+	ids[0] = add(&f, 2, lib);
+	r = costly(&f, ids, 1);
+	ASSERT_STR_EQ(r.func, "");
+	ASSERT_EQ(r.held, 0);
+}
+
+TEST_MAIN(TEST_ENTRY(a_stray_sample_does_not_move_the_answer_to_a_caller),
+          TEST_ENTRY(a_stray_sample_with_another_outermost_frame),
+          TEST_ENTRY(a_callee_holding_most_but_not_all_samples_is_not_the_answer),
+          TEST_ENTRY(two_hot_spots_name_their_common_caller),
+          TEST_ENTRY(below_the_minimum_every_sample_must_agree),
+          TEST_ENTRY(library_frames_inside_the_function_are_passed_over),
+          TEST_ENTRY(unknown_stacks_name_nothing))
