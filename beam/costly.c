@@ -10,8 +10,10 @@
  * the samples hold it - all of them below a minimum number of samples, as
  * in the paper, since one sample of a few cannot be told a stray from a
  * second hot spot - and the costly function is the innermost such one. The
- * share tolerates strays, not a caller's own other work: a callee that
- * takes 85-95 % of its caller's samples leaves the caller accountable.
+ * share tolerates strays, not a caller's other callees: a callee that
+ * takes 85-95 % of its caller's samples, the rest in the caller's system
+ * calls, leaves the caller accountable; the caller's own bookkeeping
+ * between the calls does not count against the callee.
  *
  * Samples are counted per function (name and object), not per frame
  * position: a sample taken in a shared library without frame pointers
@@ -26,61 +28,98 @@
 
 #include "beam.h"
 
-enum { MAX_FUNCS = 256 };
+enum { MAX_FUNCS = 256, MAX_STACKS = 512, MAX_DEPTH = 64 };
 
-/* The functions the stacks name, and on how many stacks each is. */
-struct fcount {
-	uint32_t n;
+/* The stacks as lists of function indices (one kind: application or
+ * system), innermost first, each function once. */
+struct fsets {
+	uint32_t nf;
 	struct argus_frame frame[MAX_FUNCS];
-	uint32_t stacks[MAX_FUNCS]; /* stacks holding it */
-	uint32_t votes[MAX_FUNCS];  /* stacks on which it is the innermost on the path */
+	uint32_t count[MAX_FUNCS];                 /* stacks holding it */
+	uint64_t held[MAX_FUNCS][MAX_STACKS / 64]; /* which stacks hold it */
+	uint32_t ns;
+	uint16_t fn[MAX_STACKS][MAX_DEPTH];
+	uint8_t nfn[MAX_STACKS];
+	int16_t
+	    self[MAX_STACKS]; /* the function the sample's ip is in when it is of this kind, -1 */
 };
 
-static int find(struct fcount *t, const struct argus_frame *f, bool add)
+static int find(struct fsets *t, const struct argus_frame *f)
 {
-	for (uint32_t i = 0; i < t->n; i++)
+	for (uint32_t i = 0; i < t->nf; i++)
 		if (!strcmp(t->frame[i].func, f->func) && !strcmp(t->frame[i].object, f->object))
 			return (int)i;
-	if (!add || t->n == MAX_FUNCS)
+	if (t->nf == MAX_FUNCS)
 		return -1;
-	t->frame[t->n] = *f;
-	t->stacks[t->n] = t->votes[t->n] = 0;
-	return (int)t->n++;
+	t->frame[t->nf] = *f;
+	t->count[t->nf] = 0;
+	memset(t->held[t->nf], 0, sizeof(t->held[0]));
+	return (int)t->nf++;
 }
 
-/* One pass over the stacks for the functions of one kind (system or not):
- * pass 0 counts, pass 1 has each stack vote for its innermost function held
- * by need stacks. Returns the stacks with a frame of the kind. */
-static uint32_t walk(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
-                     uint32_t n, bool system, int pass, uint32_t need, struct fcount *t)
+static bool holds(const struct fsets *t, uint32_t s, uint32_t f)
 {
-	uint32_t with = 0;
-	for (uint32_t k = 0; k < n; k++) {
+	return t->held[f][s / 64] >> (s % 64) & 1;
+}
+
+/* The stacks with a frame of the kind (system or not) into t. */
+static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
+                    uint32_t n, bool system, struct fsets *t)
+{
+	t->nf = t->ns = 0;
+	for (uint32_t k = 0; k < n && t->ns < MAX_STACKS; k++) {
 		const uint64_t *ips;
 		uint32_t depth;
 		if (!sym->stack(sym->arg, stacks[k], &ips, &depth))
 			continue;
-		uint64_t seen[MAX_FUNCS / 64] = {0};
-		bool any = false;
-		for (uint32_t i = 0; i < depth; i++) {
+		uint32_t s = t->ns;
+		t->nfn[s] = 0;
+		t->self[s] = -1;
+		for (uint32_t i = 0; i < depth && t->nfn[s] < MAX_DEPTH; i++) {
 			struct argus_frame f;
 			if (!sym->resolve(sym->arg, pid, ips[i], &f) || f.system != system)
 				continue;
-			int fi = find(t, &f, pass == 0);
-			if (fi < 0 || (seen[fi / 64] >> (fi % 64) & 1))
+			int fi = find(t, &f);
+			if (fi < 0 || holds(t, s, (uint32_t)fi))
 				continue;
-			seen[fi / 64] |= 1ull << (fi % 64);
-			any = true;
-			if (pass == 0) {
-				t->stacks[fi]++;
-			} else if (t->stacks[fi] >= need) {
-				t->votes[fi]++;
-				break;
-			}
+			if (i == 0)
+				t->self[s] = (int16_t)fi;
+			t->fn[s][t->nfn[s]++] = (uint16_t)fi;
+			t->held[fi][s / 64] |= 1ull << (s % 64);
+			t->count[fi]++;
 		}
-		with += any;
+		if (t->nfn[s])
+			t->ns++;
 	}
-	return with;
+}
+
+/* Whether g is held by enough of the stacks. A sample in the own code of a
+ * function that calls g (one on most of g's stacks) - its bookkeeping
+ * between the calls - does not count against g, up to a tenth of the
+ * samples; a sample in another callee (a system call, a second helper)
+ * does. */
+static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
+{
+	uint32_t neutral = 0;
+	for (uint32_t s = 0; s < t->ns; s++) {
+		if (t->self[s] < 0 || holds(t, s, g))
+			continue;
+		uint32_t f = (uint32_t)t->self[s], co = 0;
+		for (uint32_t w = 0; w < MAX_STACKS / 64; w++)
+			co += (uint32_t)__builtin_popcountll(t->held[g][w] & t->held[f][w]);
+		neutral += co * 2 > t->count[g];
+	}
+	if (neutral * 10 > t->ns)
+		neutral = 0;
+	uint32_t with = t->ns - neutral;
+	/* need = ceil(share x with), robust to 0.9 x 10 = 9.000...01 */
+	double x = share * with - 1e-9;
+	uint32_t need = (uint32_t)x;
+	if (need < x)
+		need++;
+	if (with < min_samples)
+		need = with;
+	return need && t->count[g] >= need;
 }
 
 uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
@@ -94,32 +133,34 @@ uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
 		share = 0.5;
 	if (share > 1)
 		share = 1;
-	struct fcount *t = malloc(sizeof(*t));
-	if (!t)
-		return 0;
+	struct fsets *t = malloc(sizeof(*t));
+	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
+	bool *ok = calloc(MAX_FUNCS, sizeof(*ok));
 	uint32_t support = 0;
-	for (int system = 0; system < 2 && !support; system++) {
-		t->n = 0;
-		uint32_t with = walk(sym, pid, stacks, n, system, 0, 0, t);
-		/* need = ceil(share x with), robust to 0.9 x 10 = 9.000...01 */
-		double x = share * with - 1e-9;
-		uint32_t need = (uint32_t)x;
-		if (need < x)
-			need++;
-		if (with < min_samples)
-			need = with;
-		if (!need)
-			continue;
-		walk(sym, pid, stacks, n, system, 1, need, t);
+	for (int system = 0; t && votes && ok && system < 2 && !support; system++) {
+		collect(sym, pid, stacks, n, system, t);
+		for (uint32_t f = 0; f < t->nf; f++) {
+			votes[f] = 0;
+			ok[f] = qualifies(t, f, share, min_samples);
+		}
+		/* each stack votes for its innermost qualifying function */
+		for (uint32_t s = 0; s < t->ns; s++)
+			for (uint32_t i = 0; i < t->nfn[s]; i++)
+				if (ok[t->fn[s][i]]) {
+					votes[t->fn[s][i]]++;
+					break;
+				}
 		int best = -1;
-		for (uint32_t i = 0; i < t->n; i++)
-			if (t->votes[i] && (best < 0 || t->votes[i] > t->votes[best]))
-				best = (int)i;
+		for (uint32_t f = 0; f < t->nf; f++)
+			if (votes[f] && (best < 0 || votes[f] > votes[best]))
+				best = (int)f;
 		if (best >= 0) {
 			*out = t->frame[best];
-			support = t->stacks[best];
+			support = t->count[best];
 		}
 	}
 	free(t);
+	free(votes);
+	free(ok);
 	return support;
 }

@@ -138,6 +138,23 @@ TEST(a_callee_holding_most_but_not_all_samples_is_not_the_answer)
 	ASSERT_EQ(r.held, 100);
 }
 
+TEST(the_callers_own_bookkeeping_does_not_count_against_the_callee)
+{
+	/* a page load that collects whenever its allocator runs dry: 96 of
+	 * 100 samples in the collector (measure_glyphs here), 4 in the
+	 * caller's own allocation loop between the collections */
+	struct fake f = {0};
+	uint32_t ids[100];
+	for (uint32_t i = 0; i < 100; i++) {
+		uint64_t a[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20),
+		                AT(REFLOW, 0x60 + (i % 25 ? 0 : i)), AT(MEASURE, 0x10 + i)};
+		ids[i] = add(&f, i % 25 ? 5 : 4, a);
+	}
+	struct run r = costly(&f, ids, 100);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 96);
+}
+
 TEST(two_hot_spots_name_their_common_caller)
 {
 	struct fake f = {0};
@@ -211,6 +228,7 @@ TEST(unknown_stacks_name_nothing)
 TEST_MAIN(TEST_ENTRY(a_stray_sample_does_not_move_the_answer_to_a_caller),
           TEST_ENTRY(a_stray_sample_with_another_outermost_frame),
           TEST_ENTRY(a_callee_holding_most_but_not_all_samples_is_not_the_answer),
+          TEST_ENTRY(the_callers_own_bookkeeping_does_not_count_against_the_callee),
           TEST_ENTRY(two_hot_spots_name_their_common_caller),
           TEST_ENTRY(below_the_minimum_every_sample_must_agree),
           TEST_ENTRY(library_frames_inside_the_function_are_passed_over),
