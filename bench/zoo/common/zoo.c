@@ -113,20 +113,6 @@ void zoo_reap(pid_t pid)
 		;
 }
 
-double zoo_now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-long zoo_now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
 /* Chunks of 1000 steps (a few microseconds) between looks at the clock:
  * fine enough for the 100 us units of a spin loop. */
 __attribute__((noinline)) unsigned zoo_work_for_ns(long ns)
