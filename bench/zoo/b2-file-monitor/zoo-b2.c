@@ -103,11 +103,7 @@ __attribute__((noinline)) static void doc_reload(struct app *a)
 	double t0 = zoo_now_s();
 	size_t n = doc_index_lines(text, len, offsets, max_lines + 1);
 	double dt = zoo_now_s() - t0;
-	char out[96];
-	snprintf(out, sizeof(out), "reload %u: %zu lines indexed in %.3f s", ++a->reloads, n, dt);
-	gtk_label_set_text(GTK_LABEL(a->label), out);
-	printf("%s\n", out);
-	fflush(stdout);
+	zoo_say(a->label, "reload %u: %zu lines indexed in %.3f s", ++a->reloads, n, dt);
 	g_free(offsets);
 	g_free(text);
 }

@@ -125,12 +125,8 @@ static gboolean on_key(GtkWidget *wdg, GdkEventKey *e, gpointer arg)
 	a->doc = open_document(rows, &w);
 	double dt = zoo_now_s() - t0;
 	gtk_widget_show_all(a->doc);
-	char out[96];
-	snprintf(out, sizeof(out), "document %u: %u objects described in %.3f s", ++a->opened,
-	         w.objects, dt);
-	gtk_label_set_text(GTK_LABEL(a->label), out);
-	printf("%s\n", out);
-	fflush(stdout);
+	zoo_say(a->label, "document %u: %u objects described in %.3f s", ++a->opened, w.objects,
+	        dt);
 	return TRUE;
 }
 

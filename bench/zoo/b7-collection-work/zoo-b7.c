@@ -162,12 +162,8 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	page_load(&a->heap, big ? HEAP_OBJECTS - HANG_SLACK : SMALL_NODES,
 	          big ? a->hang_temps : SMALL_TEMPS);
 	double dt = zoo_now_s() - t0;
-	char out[96];
-	snprintf(out, sizeof(out), "page %u: %lu collections in %.3f s", ++a->loads,
-	         a->heap.collections - before, dt);
-	gtk_label_set_text(GTK_LABEL(a->label), out);
-	printf("%s\n", out);
-	fflush(stdout);
+	zoo_say(a->label, "page %u: %lu collections in %.3f s", ++a->loads,
+	        a->heap.collections - before, dt);
 	return TRUE;
 }
 

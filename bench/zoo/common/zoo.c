@@ -54,6 +54,18 @@ void zoo_ready(GtkWidget *win, const char *detail_fmt, ...)
 	fflush(stdout);
 }
 
+void zoo_say(GtkWidget *label, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	gtk_label_set_text(GTK_LABEL(label), text);
+	printf("%s\n", text);
+	fflush(stdout);
+	g_free(text);
+}
+
 static gboolean quit_main(gpointer arg)
 {
 	(void)arg;

@@ -33,6 +33,10 @@ GtkWidget *zoo_window(const char *title, const char *hint, zoo_key_fn on_key, gp
 void zoo_ready(GtkWidget *win, const char *detail_fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Shows the text in label and prints it as a line of the case's log
+ * (stdout). */
+void zoo_say(GtkWidget *label, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The GTK main loop, until the window closes, SIGTERM comes or exit_after
  * seconds have passed. */
 void zoo_run(int exit_after);
