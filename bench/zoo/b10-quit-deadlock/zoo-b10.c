@@ -195,7 +195,8 @@ int main(int argc, char **argv)
 	g_cond_init(&a->vout.vout_cond);
 	g_cond_init(&a->vout.ui_cond);
 	g_thread_unref(g_thread_new("zoo-b10-vout", vout_thread, &a->vout));
-	GtkWidget *win = zoo_window("zoo-b10", "press p (play) and q (close the player)", on_key, a);
+	GtkWidget *win =
+	    zoo_window("zoo-b10", "press p (play) and q (close the player)", on_key, a);
 	a->label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, NULL);
 	zoo_run(exit_after);

@@ -38,7 +38,7 @@ struct loader {
 	bool loading;          /* from that request until the text is laid out */
 	bool metrics_answered; /* the UI thread measured the fonts */
 	int char_width, line_height;
-	int width;             /* the width to lay the text out for */
+	int width; /* the width to lay the text out for */
 	unsigned relayout_asked, relayout_done;
 	unsigned lines;
 };
@@ -239,7 +239,8 @@ int main(int argc, char **argv)
 	g_cond_init(&a->loader.loader_cond);
 	g_cond_init(&a->loader.ui_cond);
 	g_thread_unref(g_thread_new("zoo-b11-loader", loader_thread, a));
-	GtkWidget *win = zoo_window("zoo-b11", "press n (open a document), then resize it", on_key, a);
+	GtkWidget *win =
+	    zoo_window("zoo-b11", "press n (open a document), then resize it", on_key, a);
 	gtk_window_set_default_size(GTK_WINDOW(win), 280, 120);
 	a->label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, NULL);

@@ -233,8 +233,8 @@ int main(int argc, char **argv)
 	}
 
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window("zoo-b12", "press f (recall a command) or h (paste a script)",
-	                            on_key, &a);
+	GtkWidget *win =
+	    zoo_window("zoo-b12", "press f (recall a command) or h (paste a script)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, "recall: %zu characters", a.recall_len);
 	zoo_run(exit_after);

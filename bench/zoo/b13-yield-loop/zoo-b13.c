@@ -73,7 +73,8 @@ static void *receiver(void *arg)
 }
 
 /* The request, then a spin until the peer's answer sets the flag: a unit of
- * idle work (real work: each step costs a little CPU), a yield, a look. Gives up after GIVE_UP_MS. */
+ * idle work (real work: each step costs a little CPU), a yield, a look. Gives up after GIVE_UP_MS.
+ */
 __attribute__((noinline)) static bool ui_save_and_wait(struct app *a, char req)
 {
 	atomic_store(&a->done, false);

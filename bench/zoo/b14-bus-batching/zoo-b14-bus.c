@@ -32,9 +32,9 @@
 
 #include "zoo.h"
 
-#define CLIENTS 3
-#define STORE_NAME "org.zoo.b14.Store"
-#define STORE_PATH "/org/zoo/b14/Store"
+#define CLIENTS       3
+#define STORE_NAME    "org.zoo.b14.Store"
+#define STORE_PATH    "/org/zoo/b14/Store"
 #define CHATTER_IFACE "org.zoo.b14.Chatter"
 
 static gboolean quit_loop(gpointer loop)
@@ -66,8 +66,8 @@ static void svc_method(GDBusConnection *bus, const gchar *sender, const gchar *p
 	(void)bus, (void)sender, (void)path, (void)iface, (void)arg;
 	static guint32 saved;
 	if (strcmp(method, "Save")) {
-		g_dbus_method_invocation_return_error(inv, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
-		                                      "no method %s", method);
+		g_dbus_method_invocation_return_error(
+		    inv, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD, "no method %s", method);
 		return;
 	}
 	gboolean slow;
@@ -89,13 +89,13 @@ static int svc_main(void)
 	GError *err = NULL;
 	GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &err);
 	GDBusNodeInfo *node = bus ? g_dbus_node_info_new_for_xml(xml, &err) : NULL;
-	if (!node || !g_dbus_connection_register_object(bus, STORE_PATH, node->interfaces[0],
-	                                                 &vt, NULL, NULL, &err)) {
+	if (!node || !g_dbus_connection_register_object(bus, STORE_PATH, node->interfaces[0], &vt,
+	                                                NULL, NULL, &err)) {
 		fprintf(stderr, "zoo-b14b-svc: %s\n", err ? err->message : "?");
 		return 1;
 	}
-	g_bus_own_name_on_connection(bus, STORE_NAME, G_BUS_NAME_OWNER_FLAGS_NONE, NULL, NULL,
-	                             NULL, NULL);
+	g_bus_own_name_on_connection(bus, STORE_NAME, G_BUS_NAME_OWNER_FLAGS_NONE, NULL, NULL, NULL,
+	                             NULL);
 	GMainLoop *loop = g_main_loop_new(NULL, FALSE);
 	g_unix_signal_add(SIGTERM, quit_loop, loop);
 	g_main_loop_run(loop);
@@ -228,8 +228,8 @@ int main(int argc, char **argv)
 		        err ? ": " : "", err ? err->message : "");
 		return 1;
 	}
-	GtkWidget *win = zoo_window("zoo-b14-bus",
-	                            "press f (fast save) or h (hangs 4 s in the service)", on_key, &a);
+	GtkWidget *win = zoo_window(
+	    "zoo-b14-bus", "press f (fast save) or h (hangs 4 s in the service)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, NULL);
 	zoo_run(exit_after);

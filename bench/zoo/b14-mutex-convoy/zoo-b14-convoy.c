@@ -158,8 +158,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window("zoo-b14-convoy",
-	                            "press f (fast save) or h (hangs 4 s in the saver)", on_key, &a);
+	GtkWidget *win = zoo_window(
+	    "zoo-b14-convoy", "press f (fast save) or h (hangs 4 s in the saver)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	g_timeout_add(100, on_status_tick, NULL);
 	zoo_ready(win, NULL);

@@ -135,7 +135,8 @@ int main(int argc, char **argv)
 	int exit_after = zoo_args(argc, argv);
 	gtk_init(&argc, &argv);
 	struct app a = {.hang_rows = calibrate()};
-	GtkWidget *win = zoo_window("zoo-b3", "press n (small document) or h (big document)", on_key, &a);
+	GtkWidget *win =
+	    zoo_window("zoo-b3", "press n (small document) or h (big document)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, "hang: %u rows", a.hang_rows);
 	zoo_run(exit_after);

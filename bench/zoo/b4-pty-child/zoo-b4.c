@@ -213,8 +213,9 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window(
-	    "zoo-b4", "press f (reconnect) or h (reconnect, password asked: hangs 4 s)", on_key, &a);
+	GtkWidget *win =
+	    zoo_window("zoo-b4", "press f (reconnect) or h (reconnect, password asked: hangs 4 s)",
+	               on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	g_unix_fd_add(a.master, G_IO_IN, on_tunnel_output, &a);
 	/* a keep-alive, as a tunnel has */

@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 	if (a.sock < 0)
 		return 1;
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window("zoo-b6", "press f (fast) or h (hangs 4 s, three services away)",
-	                            on_key, &a);
+	GtkWidget *win = zoo_window(
+	    "zoo-b6", "press f (fast) or h (hangs 4 s, three services away)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, NULL);
 	zoo_run(exit_after);

@@ -175,7 +175,8 @@ int main(int argc, char **argv)
 		return 1;
 	a.hang_temps = calibrate(&a.heap);
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window("zoo-b7", "press l (small page) or h (page that fills the heap)", on_key, &a);
+	GtkWidget *win = zoo_window(
+	    "zoo-b7", "press l (small page) or h (page that fills the heap)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, "hang: %lu temporaries", a.hang_temps);
 	zoo_run(exit_after);

@@ -148,7 +148,8 @@ int main(int argc, char **argv)
 	fill_line(&a.short_line, 80);
 	fill_line(&a.long_line, calibrate(&a));
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window("zoo-b8", "press f (a short line) or h (one very long line)", on_key, &a);
+	GtkWidget *win =
+	    zoo_window("zoo-b8", "press f (a short line) or h (one very long line)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
 	zoo_ready(win, "long line: %zu cells, %zu MB", a.long_line.n,
 	          a.long_line.n * sizeof(struct cell) >> 20);

@@ -30,8 +30,7 @@ GtkWidget *zoo_window(const char *title, const char *hint, zoo_key_fn on_key, gp
 
 /* Shows win and tells the runner the app is up: "ready" on stdout, then
  * detail_fmt's text in parentheses when detail_fmt is not NULL. */
-void zoo_ready(GtkWidget *win, const char *detail_fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void zoo_ready(GtkWidget *win, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Shows the text in label and prints it as a line of the case's log
  * (stdout). */
