@@ -20,43 +20,18 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
+#include <stdio.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
-#include <gtk/gtk.h>
+
+#include "zoo.h"
 
 #define METRICS_TIMEOUT_MS 1500
 
-static long mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
 /* ---- the peer: zoo-b1-peer ---- */
-
-/* Real work, so a normal request keeps each side busy a little. */
-__attribute__((noinline)) static unsigned work_for_ns(long ns)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 10000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
-}
 
 /* The timed wait: the answer to metrics query seq from the UI's main
  * thread, for at most timeout_ms. Answers to older queries (the UI answers
@@ -65,9 +40,9 @@ __attribute__((noinline)) static unsigned work_for_ns(long ns)
 __attribute__((noinline)) static bool peer_wait_for_ui_metrics(int fd, unsigned char seq,
                                                                int timeout_ms)
 {
-	long deadline = mono_ms() + timeout_ms;
+	long deadline = zoo_now_ms() + timeout_ms;
 	for (;;) {
-		long left = deadline - mono_ms();
+		long left = deadline - zoo_now_ms();
 		if (left <= 0)
 			return false;
 		struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -84,22 +59,32 @@ __attribute__((noinline)) static bool peer_wait_for_ui_metrics(int fd, unsigned 
 	}
 }
 
-/* Shapes one request: first the UI's font metrics, then the work. */
+/* Shapes one request: first the UI's font metrics, then the work (real
+ * work, so a normal request keeps each side busy a little). */
 __attribute__((noinline)) static void peer_serve(int req, int metrics)
 {
 	unsigned char seq = 0;
 	char r;
 	while (read(req, &r, 1) == 1) {
-		work_for_ns(1000000L);
+		zoo_work_for_ns(1000000L);
 		seq = (unsigned char)(seq + 1);
 		bool got = write(metrics, &seq, 1) == 1 &&
 		           peer_wait_for_ui_metrics(metrics, seq, METRICS_TIMEOUT_MS);
 		/* without metrics: a fallback font, shaped all the same */
-		work_for_ns(got ? 2000000L : 3000000L);
+		zoo_work_for_ns(got ? 2000000L : 3000000L);
 		char ans = got ? 'a' : 'd';
 		if (write(req, &ans, 1) != 1)
 			break;
 	}
+}
+
+/* The peer process: requests on req, its metrics queries on the far end of
+ * the metrics pair (metrics_pair). */
+static void peer_main(int req, void *metrics_pair)
+{
+	int *metrics = metrics_pair;
+	close(metrics[0]);
+	peer_serve(req, metrics[1]);
 }
 
 /* ---- the UI ---- */
@@ -130,7 +115,7 @@ static gboolean on_metrics_query(gint fd, GIOCondition cond, gpointer arg)
 	unsigned char seq;
 	if (read(fd, &seq, 1) != 1)
 		return G_SOURCE_REMOVE;
-	work_for_ns(500000L);
+	zoo_work_for_ns(500000L);
 	if (write(fd, &seq, 1) != 1)
 		return G_SOURCE_REMOVE;
 	return G_SOURCE_CONTINUE;
@@ -174,61 +159,30 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
-	int req[2], metrics[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, req) ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, metrics)) {
+	int exit_after = zoo_args(argc, argv);
+	int metrics[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, metrics)) {
 		perror("socketpair");
 		return 1;
 	}
-	pid_t peer = fork();
-	if (peer < 0) {
-		perror("fork");
+	pid_t peer;
+	int req = zoo_spawn("zoo-b1-peer", peer_main, metrics, &peer);
+	if (req < 0)
 		return 1;
-	}
-	if (peer == 0) {
-		close(req[0]);
-		close(metrics[0]);
-		prctl(PR_SET_NAME, "zoo-b1-peer");
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		peer_serve(req[1], metrics[1]);
-		_exit(0);
-	}
-	close(req[1]);
 	close(metrics[1]);
-	struct app a = {.req = req[0], .metrics = metrics[0]};
+	struct app a = {.req = req, .metrics = metrics[0]};
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b1");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (shaped async) or h (commit: 3 x 1.5 s circular waits)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	GtkWidget *win = zoo_window(
+	    "zoo-b1", "press f (shaped async) or h (commit: 3 x 1.5 s circular waits)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
 	g_unix_fd_add(a.req, G_IO_IN, on_shaped, &a);
 	g_unix_fd_add(a.metrics, G_IO_IN, on_metrics_query, &a);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
 	close(a.req);
 	close(a.metrics);
-	kill(peer, SIGTERM);
-	while (waitpid(peer, NULL, 0) < 0 && errno == EINTR)
-		;
+	zoo_reap(peer);
 	return 0;
 }

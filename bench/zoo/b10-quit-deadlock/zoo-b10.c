@@ -19,16 +19,11 @@
  * output thread, until the close handler's wait times out after 4 s. Exits
  * after --exit-after SECONDS (default 60) or on SIGTERM.
  */
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 /* The video output: one thread for the app's life, as a player keeps its
  * output between plays; shared by the UI thread and that thread. */
@@ -54,27 +49,12 @@ struct app {
 
 static struct app the_app;
 
-/* Real work for about ns nanoseconds (wall time: the case's timeline stays
- * the same on a busy machine). */
-__attribute__((noinline)) static unsigned work_for_ns(long ns)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 10000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
-}
-
 /* ---- the video output thread ---- */
 
 /* Parsing the stream's headers before any frame can be shown. */
 __attribute__((noinline)) static void vout_open_stream(struct vout *v)
 {
-	v->frames = work_for_ns(300000000L) & 1;
+	v->frames = zoo_work_for_ns(300000000L) & 1;
 }
 
 /* The UI thread's side of vout_request_window(): runs from its main loop. */
@@ -206,37 +186,19 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	gtk_init(&argc, &argv);
 	struct app *a = &the_app;
 	g_mutex_init(&a->vout.lock);
 	g_cond_init(&a->vout.vout_cond);
 	g_cond_init(&a->vout.ui_cond);
 	g_thread_unref(g_thread_new("zoo-b10-vout", vout_thread, &a->vout));
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b10");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a->label = gtk_label_new("press p (play) and q (close the player)");
-	gtk_container_add(GTK_CONTAINER(win), a->label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win =
+	    zoo_window("zoo-b10", "press p (play) and q (close the player)", on_key, a);
+	a->label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
 	return 0;
 }

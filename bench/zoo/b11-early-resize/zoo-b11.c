@@ -20,16 +20,11 @@
  * handler's wait times out after 4 s. Exits after --exit-after SECONDS
  * (default 60) or on SIGTERM.
  */
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 static const char doc_text[] =
     "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs.";
@@ -43,7 +38,7 @@ struct loader {
 	bool loading;          /* from that request until the text is laid out */
 	bool metrics_answered; /* the UI thread measured the fonts */
 	int char_width, line_height;
-	int width;             /* the width to lay the text out for */
+	int width; /* the width to lay the text out for */
 	unsigned relayout_asked, relayout_done;
 	unsigned lines;
 };
@@ -59,21 +54,6 @@ struct app {
 
 static struct app the_app;
 
-/* Real work for about ns nanoseconds (wall time: the case's timeline stays
- * the same on a busy machine). */
-__attribute__((noinline)) static unsigned work_for_ns(long ns)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 10000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
-}
-
 static void set_doc_title(struct app *a, const char *state)
 {
 	char title[64];
@@ -86,7 +66,7 @@ static void set_doc_title(struct app *a, const char *state)
 
 __attribute__((noinline)) static void doc_parse(struct loader *l)
 {
-	l->lines = work_for_ns(600000000L) & 1;
+	l->lines = zoo_work_for_ns(600000000L) & 1;
 }
 
 /* The UI thread's side of doc_request_metrics(): runs from its main loop. */
@@ -129,7 +109,7 @@ __attribute__((noinline)) static void doc_request_metrics(struct app *a)
 
 __attribute__((noinline)) static void doc_layout(struct loader *l, long ns)
 {
-	l->lines += work_for_ns(ns) & 1;
+	l->lines += zoo_work_for_ns(ns) & 1;
 }
 
 static gboolean ui_doc_ready(gpointer arg)
@@ -250,37 +230,20 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	gtk_init(&argc, &argv);
 	struct app *a = &the_app;
 	g_mutex_init(&a->loader.lock);
 	g_cond_init(&a->loader.loader_cond);
 	g_cond_init(&a->loader.ui_cond);
 	g_thread_unref(g_thread_new("zoo-b11-loader", loader_thread, a));
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b11");
+	GtkWidget *win =
+	    zoo_window("zoo-b11", "press n (open a document), then resize it", on_key, a);
 	gtk_window_set_default_size(GTK_WINDOW(win), 280, 120);
-	a->label = gtk_label_new("press n (open a document), then resize it");
-	gtk_container_add(GTK_CONTAINER(win), a->label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
+	a->label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
 	return 0;
 }

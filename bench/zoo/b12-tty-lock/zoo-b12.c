@@ -27,18 +27,15 @@
 #include <math.h>
 #include <pthread.h>
 #include <pty.h>
-#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 struct console {
 	pthread_mutex_t lock; /* guards everything below */
@@ -48,7 +45,7 @@ struct console {
 	size_t len, cap, cursor;
 	const char *job; /* text to insert, NULL = none */
 	size_t job_len;
-	double until;              /* the job's deadline (now_s()), 0 = none */
+	double until;              /* the job's deadline (zoo_now_s()), 0 = none */
 	unsigned long long echoed; /* bytes written to the tty */
 	bool quit;
 };
@@ -61,13 +58,6 @@ struct app {
 };
 
 static const char command[] = "plot (x, sin (x)); hold on; ";
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* ---- the terminal: drains the pty's master ---- */
 
@@ -116,7 +106,7 @@ __attribute__((noinline)) static void rl_insert_text(struct console *c, const ch
 		c->line[c->cursor++] = ch;
 		c->len++;
 		c->echoed += rl_redisplay(c);
-		if (until > 0 && now_s() >= until)
+		if (until > 0 && zoo_now_s() >= until)
 			break;
 	}
 }
@@ -143,24 +133,30 @@ static void *rl_thread(void *arg)
 	return NULL;
 }
 
+struct probe {
+	struct console *con;
+	const char *text;
+	size_t len;
+};
+
+/* One probe: len characters of text inserted into a fresh line. */
+static void probe_insert(void *arg)
+{
+	struct probe *p = arg;
+	pthread_mutex_lock(&p->con->lock);
+	p->con->len = p->con->cursor = 0;
+	rl_insert_text(p->con, p->text, p->len, 0);
+	pthread_mutex_unlock(&p->con->lock);
+}
+
 /* Characters to recall for about 100 ms of redisplay: the cost is
  * quadratic in them. Probes the editor itself (on this thread, before the
  * UI starts); the fastest of three. */
 static size_t calibrate(struct console *c, const char *text)
 {
-	const size_t probe = 500;
-	double best = 1e9;
-	for (int i = 0; i < 3; i++) {
-		pthread_mutex_lock(&c->lock);
-		c->len = c->cursor = 0;
-		double t0 = now_s();
-		rl_insert_text(c, text, probe, 0);
-		double dt = now_s() - t0;
-		pthread_mutex_unlock(&c->lock);
-		if (dt < best)
-			best = dt;
-	}
-	return (size_t)(probe * sqrt(0.1 / (best > 1e-6 ? best : 1e-6)));
+	struct probe p = {.con = c, .text = text, .len = 500};
+	double best = zoo_fastest_s(3, probe_insert, &p);
+	return (size_t)(p.len * sqrt(0.1 / best));
 }
 
 /* ---- the UI ---- */
@@ -171,7 +167,7 @@ __attribute__((noinline)) static void ui_send_edit(struct app *a, bool paste)
 	size_t cursor = a->con.cursor;
 	a->con.job = a->script;
 	a->con.job_len = paste ? a->script_len : a->recall_len;
-	a->con.until = paste ? now_s() + 4.0 : 0;
+	a->con.until = paste ? zoo_now_s() + 4.0 : 0;
 	pthread_cond_signal(&a->con.job_ready);
 	pthread_mutex_unlock(&a->con.lock);
 	char out[64];
@@ -188,13 +184,6 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 /* A script of commands, max characters. */
 static char *make_script(size_t max)
 {
@@ -207,10 +196,7 @@ static char *make_script(size_t max)
 
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 
 	int master, slave;
 	if (openpty(&master, &slave, NULL, NULL, NULL)) {
@@ -222,15 +208,11 @@ int main(int argc, char **argv)
 		cfmakeraw(&tio);
 		tcsetattr(slave, TCSANOW, &tio);
 	}
-	pid_t term = fork();
-	if (term < 0) {
-		perror("fork");
+	pid_t term = zoo_fork("zoo-b12-term");
+	if (term < 0)
 		return 1;
-	}
 	if (term == 0) {
 		close(slave);
-		prctl(PR_SET_NAME, "zoo-b12-term");
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		term_drain(master);
 		_exit(0);
 	}
@@ -251,19 +233,11 @@ int main(int argc, char **argv)
 	}
 
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b12");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (recall a command) or h (paste a script)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready (recall: %zu characters)\n", a.recall_len);
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win =
+	    zoo_window("zoo-b12", "press f (recall a command) or h (paste a script)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, "recall: %zu characters", a.recall_len);
+	zoo_run(exit_after);
 
 	pthread_mutex_lock(&a.con.lock);
 	a.con.quit = true;
@@ -271,8 +245,6 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&a.con.lock);
 	pthread_join(rl, NULL);
 	close(slave);
-	kill(term, SIGTERM);
-	while (waitpid(term, NULL, 0) < 0 && errno == EINTR)
-		;
+	zoo_reap(term);
 	return 0;
 }

@@ -14,58 +14,30 @@
  * dispatcher. Exits after --exit-after SECONDS (default 60) or on SIGTERM;
  * the peer exits when its socket closes.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <stdio.h>
 #include <unistd.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 #define GIVE_UP_MS 4000
-
-static long mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
-/* Real work, so each step costs a little CPU. */
-__attribute__((noinline)) static unsigned work_for_ns(long ns)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 1000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
-}
 
 /* ---- the peer: zoo-b13-peer ---- */
 
 enum { REQ_SAVE = 's', REQ_SAVE_COPY = 'c', MSG_DONE = 'd' };
 
 /* Reads requests and answers each with MSG_DONE - each it knows. */
-__attribute__((noinline)) static void peer_dispatch(int fd)
+__attribute__((noinline)) static void peer_dispatch(int fd, void *arg)
 {
+	(void)arg;
 	char req;
 	while (read(fd, &req, 1) == 1) {
 		switch (req) {
 		case REQ_SAVE: {
-			work_for_ns(3000000L);
+			zoo_work_for_ns(3000000L);
 			char done = MSG_DONE;
 			if (write(fd, &done, 1) != 1)
 				return;
@@ -101,17 +73,18 @@ static void *receiver(void *arg)
 }
 
 /* The request, then a spin until the peer's answer sets the flag: a unit of
- * idle work, a yield, a look. Gives up after GIVE_UP_MS. */
+ * idle work (real work: each step costs a little CPU), a yield, a look. Gives up after GIVE_UP_MS.
+ */
 __attribute__((noinline)) static bool ui_save_and_wait(struct app *a, char req)
 {
 	atomic_store(&a->done, false);
 	if (write(a->sock, &req, 1) != 1)
 		return false;
-	long deadline = mono_ms() + GIVE_UP_MS;
+	long deadline = zoo_now_ms() + GIVE_UP_MS;
 	while (!atomic_load(&a->done)) {
-		if (mono_ms() >= deadline)
+		if (zoo_now_ms() >= deadline)
 			return false;
-		work_for_ns(100000L);
+		zoo_work_for_ns(100000L);
 		sched_yield();
 	}
 	return true;
@@ -134,61 +107,26 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		perror("socketpair");
+	int exit_after = zoo_args(argc, argv);
+	pid_t peer;
+	struct app a = {.sock = zoo_spawn("zoo-b13-peer", peer_dispatch, NULL, &peer)};
+	if (a.sock < 0)
 		return 1;
-	}
-	pid_t peer = fork();
-	if (peer < 0) {
-		perror("fork");
-		return 1;
-	}
-	if (peer == 0) {
-		close(sv[0]);
-		prctl(PR_SET_NAME, "zoo-b13-peer");
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		peer_dispatch(sv[1]);
-		_exit(0);
-	}
-	close(sv[1]);
-	struct app a = {.sock = sv[0]};
 	pthread_t rx;
 	if (pthread_create(&rx, NULL, receiver, &a)) {
 		perror("pthread_create");
 		return 1;
 	}
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b13");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (save) or h (save a copy: never answered, spins 4 s)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win = zoo_window(
+	    "zoo-b13", "press f (save) or h (save a copy: never answered, spins 4 s)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
 	/* the receiver ends when the peer closes its end */
-	kill(peer, SIGTERM);
-	while (waitpid(peer, NULL, 0) < 0 && errno == EINTR)
-		;
+	zoo_reap(peer);
 	pthread_join(rx, NULL);
 	close(a.sock);
 	return 0;

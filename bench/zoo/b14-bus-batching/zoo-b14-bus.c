@@ -22,20 +22,19 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib-unix.h>
-#include <gtk/gtk.h>
 
-#define CLIENTS 3
-#define STORE_NAME "org.zoo.b14.Store"
-#define STORE_PATH "/org/zoo/b14/Store"
+#include "zoo.h"
+
+#define CLIENTS       3
+#define STORE_NAME    "org.zoo.b14.Store"
+#define STORE_PATH    "/org/zoo/b14/Store"
 #define CHATTER_IFACE "org.zoo.b14.Chatter"
 
 static gboolean quit_loop(gpointer loop)
@@ -57,15 +56,7 @@ __attribute__((noinline)) static void svc_flush_slowly(void)
  * the daemon: the normal run the diagnosis compares with. */
 __attribute__((noinline)) static unsigned svc_store_page(long ns)
 {
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 10000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
+	return zoo_work_for_ns(ns);
 }
 
 static void svc_method(GDBusConnection *bus, const gchar *sender, const gchar *path,
@@ -75,8 +66,8 @@ static void svc_method(GDBusConnection *bus, const gchar *sender, const gchar *p
 	(void)bus, (void)sender, (void)path, (void)iface, (void)arg;
 	static guint32 saved;
 	if (strcmp(method, "Save")) {
-		g_dbus_method_invocation_return_error(inv, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
-		                                      "no method %s", method);
+		g_dbus_method_invocation_return_error(
+		    inv, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD, "no method %s", method);
 		return;
 	}
 	gboolean slow;
@@ -98,13 +89,13 @@ static int svc_main(void)
 	GError *err = NULL;
 	GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &err);
 	GDBusNodeInfo *node = bus ? g_dbus_node_info_new_for_xml(xml, &err) : NULL;
-	if (!node || !g_dbus_connection_register_object(bus, STORE_PATH, node->interfaces[0],
-	                                                 &vt, NULL, NULL, &err)) {
+	if (!node || !g_dbus_connection_register_object(bus, STORE_PATH, node->interfaces[0], &vt,
+	                                                NULL, NULL, &err)) {
 		fprintf(stderr, "zoo-b14b-svc: %s\n", err ? err->message : "?");
 		return 1;
 	}
-	g_bus_own_name_on_connection(bus, STORE_NAME, G_BUS_NAME_OWNER_FLAGS_NONE, NULL, NULL,
-	                             NULL, NULL);
+	g_bus_own_name_on_connection(bus, STORE_NAME, G_BUS_NAME_OWNER_FLAGS_NONE, NULL, NULL, NULL,
+	                             NULL);
 	GMainLoop *loop = g_main_loop_new(NULL, FALSE);
 	g_unix_signal_add(SIGTERM, quit_loop, loop);
 	g_main_loop_run(loop);
@@ -154,16 +145,9 @@ static int client_main(void)
  * exists in this process. */
 static pid_t spawn(const char *name, int (*fn)(void))
 {
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("fork");
-		return -1;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_NAME, name);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+	pid_t pid = zoo_fork(name);
+	if (pid == 0)
 		_exit(fn());
-	}
 	return pid;
 }
 
@@ -203,13 +187,6 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 /* The service owns its name before the first key press can call it. */
 static bool wait_for_store(GDBusConnection *bus)
 {
@@ -232,10 +209,7 @@ static bool wait_for_store(GDBusConnection *bus)
 
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	pid_t kids[1 + CLIENTS];
 	int nkids = 0;
 	if ((kids[nkids++] = spawn("zoo-b14b-svc", svc_main)) < 0)
@@ -254,23 +228,12 @@ int main(int argc, char **argv)
 		        err ? ": " : "", err ? err->message : "");
 		return 1;
 	}
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b14-bus");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (fast save) or h (hangs 4 s in the service)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
-	for (int i = 0; i < nkids; i++) {
-		kill(kids[i], SIGTERM);
-		while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	GtkWidget *win = zoo_window(
+	    "zoo-b14-bus", "press f (fast save) or h (hangs 4 s in the service)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
+	for (int i = 0; i < nkids; i++)
+		zoo_reap(kids[i]);
 	return 0;
 }

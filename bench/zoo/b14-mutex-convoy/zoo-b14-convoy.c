@@ -20,20 +20,15 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 #define CONVOY_THREADS 4
 
@@ -50,19 +45,12 @@ __attribute__((noinline)) static void save_flush_journal(void)
  * saver: the normal run the diagnosis compares with. */
 __attribute__((noinline)) static unsigned save_write_page(long ns)
 {
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 10000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
+	return zoo_work_for_ns(ns);
 }
 
-__attribute__((noinline)) static void saver_serve(int fd)
+__attribute__((noinline)) static void saver_serve(int fd, void *arg)
 {
+	(void)arg;
 	char req;
 	while (read(fd, &req, 1) == 1) {
 		if (req == 's')
@@ -73,29 +61,6 @@ __attribute__((noinline)) static void saver_serve(int fd)
 		if (write(fd, &ans, 1) != 1)
 			break;
 	}
-}
-
-static int spawn_saver(pid_t *pid)
-{
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		perror("socketpair");
-		return -1;
-	}
-	*pid = fork();
-	if (*pid < 0) {
-		perror("fork");
-		return -1;
-	}
-	if (*pid == 0) {
-		close(sv[0]);
-		prctl(PR_SET_NAME, "zoo-b14c-saver");
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		saver_serve(sv[1]);
-		_exit(0);
-	}
-	close(sv[1]);
-	return sv[0];
 }
 
 /* ---- the convoy ---- */
@@ -179,21 +144,11 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	pid_t saver;
-	struct app a = {.sock = spawn_saver(&saver)};
+	struct app a = {.sock = zoo_spawn("zoo-b14c-saver", saver_serve, NULL, &saver)};
 	if (a.sock < 0)
 		return 1;
 	pthread_t convoy[CONVOY_THREADS];
@@ -203,26 +158,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b14-convoy");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (fast save) or h (hangs 4 s in the saver)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	GtkWidget *win = zoo_window(
+	    "zoo-b14-convoy", "press f (fast save) or h (hangs 4 s in the saver)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
 	g_timeout_add(100, on_status_tick, NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
 	atomic_store(&stats.stop, true);
 	for (int i = 0; i < CONVOY_THREADS; i++)
 		pthread_join(convoy[i], NULL);
 	close(a.sock);
-	kill(saver, SIGTERM);
-	while (waitpid(saver, NULL, 0) < 0 && errno == EINTR)
-		;
+	zoo_reap(saver);
 	return 0;
 }

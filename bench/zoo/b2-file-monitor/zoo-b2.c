@@ -16,16 +16,11 @@
  * Exits after --exit-after SECONDS (default 60) or on SIGTERM.
  */
 #include <math.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include <gio/gio.h>
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+
+#include "zoo.h"
 
 #define DOC_DIR  "bib"
 #define DOC_PATH DOC_DIR "/refs.bib"
@@ -36,13 +31,6 @@ struct app {
 	unsigned reloads;
 	unsigned keys;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* The offset of every line, each found by counting newlines from the top
  * of the document (an index rebuilt naively on every reload): O(lines x
@@ -76,28 +64,30 @@ static char *make_doc(size_t lines, size_t *len)
 	return g_string_free(s, FALSE);
 }
 
+struct probe {
+	char *text;
+	size_t len;
+	size_t *offsets;
+	size_t max_lines;
+};
+
+static void probe_index(void *arg)
+{
+	struct probe *p = arg;
+	doc_index_lines(p->text, p->len, p->offsets, p->max_lines);
+}
+
 /* How many lines take about 4 s to index on this machine: the fastest of
- * three probes (a probe preempted on a busy machine would shorten the hang
- * below the stall threshold), scaled quadratically. */
+ * three probes, scaled quadratically. */
 static size_t calibrate(void)
 {
-	const size_t probe = 2000;
-	size_t len;
-	char *text = make_doc(probe, &len);
-	size_t *offsets = g_new(size_t, probe + 1);
-	double best = 1e9;
-	for (int i = 0; i < 3; i++) {
-		double t0 = now_s();
-		doc_index_lines(text, len, offsets, probe + 1);
-		double dt = now_s() - t0;
-		if (dt < best)
-			best = dt;
-	}
-	g_free(offsets);
-	g_free(text);
-	if (best < 1e-6)
-		best = 1e-6;
-	return (size_t)(probe * sqrt(4.0 / best));
+	const size_t lines = 2000;
+	struct probe p = {.offsets = g_new(size_t, lines + 1), .max_lines = lines + 1};
+	p.text = make_doc(lines, &p.len);
+	double best = zoo_fastest_s(3, probe_index, &p);
+	g_free(p.offsets);
+	g_free(p.text);
+	return (size_t)(lines * sqrt(4.0 / best));
 }
 
 __attribute__((noinline)) static void doc_reload(struct app *a)
@@ -110,14 +100,10 @@ __attribute__((noinline)) static void doc_reload(struct app *a)
 	for (gsize i = 0; i < len; i++)
 		max_lines += text[i] == '\n';
 	size_t *offsets = g_new(size_t, max_lines + 1);
-	double t0 = now_s();
+	double t0 = zoo_now_s();
 	size_t n = doc_index_lines(text, len, offsets, max_lines + 1);
-	double dt = now_s() - t0;
-	char out[96];
-	snprintf(out, sizeof(out), "reload %u: %zu lines indexed in %.3f s", ++a->reloads, n, dt);
-	gtk_label_set_text(GTK_LABEL(a->label), out);
-	printf("%s\n", out);
-	fflush(stdout);
+	double dt = zoo_now_s() - t0;
+	zoo_say(a->label, "reload %u: %zu lines indexed in %.3f s", ++a->reloads, n, dt);
 	g_free(offsets);
 	g_free(text);
 }
@@ -144,19 +130,9 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	size_t hang_lines = calibrate();
 	/* the driver's writer writes this many lines for the hang */
 	FILE *f = fopen("hang-lines", "w");
@@ -180,19 +156,10 @@ int main(int argc, char **argv)
 		return 1;
 	g_signal_connect(a.monitor, "changed", G_CALLBACK(on_changed), &a);
 
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b2");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("watching " DOC_PATH);
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready (hang: %zu lines)\n", hang_lines);
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win = zoo_window("zoo-b2", "watching " DOC_PATH, on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, "hang: %zu lines", hang_lines);
+	zoo_run(exit_after);
 	g_object_unref(a.monitor);
 	return 0;
 }

@@ -15,15 +15,9 @@
  * (default 60) or on SIGTERM.
  */
 #include <math.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 #define NEST_DEPTH 6
 #define SMALL_ROWS 40
@@ -39,13 +33,6 @@ struct walk {
 	unsigned objects;
 	unsigned long path_sum; /* keeps the queries' answers alive */
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* rows of NEST_DEPTH nested frames, a label innermost */
 static GtkWidget *build_tree(unsigned rows)
@@ -104,16 +91,17 @@ __attribute__((noinline)) static GtkWidget *open_document(unsigned rows, struct 
 }
 
 /* How many rows take about 4 s to describe: a probe window (never shown),
- * the fastest of three, scaled quadratically (objects x siblings). */
+ * the fastest of three, scaled quadratically (objects x siblings). Not
+ * zoo_fastest_s: each probe window's destruction stays out of the time. */
 static unsigned calibrate(void)
 {
 	const unsigned probe = 300;
 	double best = 1e9;
 	for (int i = 0; i < 3; i++) {
 		struct walk w = {0};
-		double t0 = now_s();
+		double t0 = zoo_now_s();
 		GtkWidget *win = open_document(probe, &w);
-		double dt = now_s() - t0;
+		double dt = zoo_now_s() - t0;
 		gtk_widget_destroy(win);
 		if (dt < best)
 			best = dt;
@@ -133,46 +121,24 @@ static gboolean on_key(GtkWidget *wdg, GdkEventKey *e, gpointer arg)
 		gtk_widget_destroy(a->doc);
 	unsigned rows = e->keyval == GDK_KEY_h ? a->hang_rows : SMALL_ROWS;
 	struct walk w = {0};
-	double t0 = now_s();
+	double t0 = zoo_now_s();
 	a->doc = open_document(rows, &w);
-	double dt = now_s() - t0;
+	double dt = zoo_now_s() - t0;
 	gtk_widget_show_all(a->doc);
-	char out[96];
-	snprintf(out, sizeof(out), "document %u: %u objects described in %.3f s", ++a->opened,
-	         w.objects, dt);
-	gtk_label_set_text(GTK_LABEL(a->label), out);
-	printf("%s\n", out);
-	fflush(stdout);
+	zoo_say(a->label, "document %u: %u objects described in %.3f s", ++a->opened, w.objects,
+	        dt);
 	return TRUE;
-}
-
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
 }
 
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	gtk_init(&argc, &argv);
 	struct app a = {.hang_rows = calibrate()};
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b3");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press n (small document) or h (big document)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready (hang: %u rows)\n", a.hang_rows);
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win =
+	    zoo_window("zoo-b3", "press n (small document) or h (big document)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, "hang: %u rows", a.hang_rows);
+	zoo_run(exit_after);
 	return 0;
 }

@@ -19,41 +19,17 @@
 #include <errno.h>
 #include <poll.h>
 #include <pty.h>
-#include <signal.h>
 #include <stdbool.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
-#include <gtk/gtk.h>
+
+#include "zoo.h"
 
 #define CONNECT_TIMEOUT_MS 4000
-
-static long mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
-/* Real work, so each step costs a little CPU. */
-__attribute__((noinline)) static unsigned work_for_ns(long ns)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	volatile unsigned h = 2166136261u;
-	do {
-		for (int i = 0; i < 10000; i++)
-			h = (h ^ (unsigned)i) * 16777619u;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-	return h;
-}
 
 /* ---- the child on the pty: zoo-b4-ssh ---- */
 
@@ -91,20 +67,21 @@ __attribute__((noinline)) static void ssh_serve(void)
 		tcsetattr(STDIN_FILENO, TCSANOW, &t);
 	}
 	char cmd[64], pw[64];
+	/* real work, so each step costs a little CPU */
 	while (ssh_read_line(cmd, sizeof(cmd))) {
 		if (!strcmp(cmd, "ping")) {
-			work_for_ns(1000000L);
+			zoo_work_for_ns(1000000L);
 			put("pong\n");
 		} else if (!strcmp(cmd, "reconnect key")) {
 			put("Reconnecting\n");
-			work_for_ns(20000000L);
+			zoo_work_for_ns(20000000L);
 			put("Connected\n");
 		} else if (!strcmp(cmd, "reconnect password")) {
 			/* as ssh does: the prompt, then a read of the terminal */
 			put("Reconnecting\nPassword: ");
 			if (!ssh_read_line(pw, sizeof(pw)))
 				break;
-			work_for_ns(5000000L);
+			zoo_work_for_ns(5000000L);
 			put("Connected\n");
 		}
 	}
@@ -172,10 +149,10 @@ __attribute__((noinline)) static gboolean on_tunnel_output(gint fd, GIOCondition
 			 * here. The defect: whatever else ssh says meanwhile - a
 			 * password prompt, maybe already in a->buf - is looked at
 			 * only after this wait. */
-			long deadline = mono_ms() + CONNECT_TIMEOUT_MS;
+			long deadline = zoo_now_ms() + CONNECT_TIMEOUT_MS;
 			bool up = false;
 			while (!up) {
-				long left = deadline - mono_ms();
+				long left = deadline - zoo_now_ms();
 				if (left <= 0)
 					break;
 				struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -221,19 +198,9 @@ static gboolean on_ping(gpointer arg)
 	return G_SOURCE_CONTINUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	struct app a = {0};
 	pid_t child = forkpty(&a.master, NULL, NULL, NULL);
 	if (child < 0) {
@@ -241,31 +208,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (child == 0) {
-		prctl(PR_SET_NAME, "zoo-b4-ssh");
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		zoo_child_init("zoo-b4-ssh");
 		ssh_serve();
 		_exit(0);
 	}
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b4");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (reconnect) or h (reconnect, password asked: hangs 4 s)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+	GtkWidget *win =
+	    zoo_window("zoo-b4", "press f (reconnect) or h (reconnect, password asked: hangs 4 s)",
+	               on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
 	g_unix_fd_add(a.master, G_IO_IN, on_tunnel_output, &a);
 	/* a keep-alive, as a tunnel has */
 	g_timeout_add(500, on_ping, &a);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready\n");
-	fflush(stdout);
-	gtk_main();
+	zoo_ready(win, NULL);
+	zoo_run(exit_after);
 	close(a.master);
-	kill(child, SIGTERM);
-	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-		;
+	zoo_reap(child);
 	return 0;
 }

@@ -15,16 +15,12 @@
  * function is gc_collect. Exits after --exit-after SECONDS (default 60) or
  * on SIGTERM.
  */
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 #define HEAP_OBJECTS (1u << 20)
 #define HANG_SLACK   400 /* free slots the hang's page leaves */
@@ -52,13 +48,6 @@ struct app {
 	unsigned long hang_temps;
 	unsigned loads;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Marks everything the root reaches (an explicit stack: pages are deep),
  * then sweeps every unmarked object onto the free list. */
@@ -145,23 +134,19 @@ __attribute__((noinline)) static void page_load(struct heap *h, unsigned nodes, 
 	}
 }
 
+static void probe_collect(void *heap)
+{
+	gc_collect(heap, NULL);
+}
+
 /* How many temporaries of the hang's page take about 4 s: the fastest of
  * three collections of a brim-full heap, times 4 s, times the slack each
  * collection leaves. */
 static unsigned long calibrate(struct heap *h)
 {
 	page_load(h, HEAP_OBJECTS - HANG_SLACK, 0);
-	double best = 1e9;
-	for (int i = 0; i < 3; i++) {
-		double t0 = now_s();
-		gc_collect(h, NULL);
-		double dt = now_s() - t0;
-		if (dt < best)
-			best = dt;
-	}
+	double best = zoo_fastest_s(3, probe_collect, h);
 	page_load(h, SMALL_NODES, 0);
-	if (best < 1e-6)
-		best = 1e-6;
 	return (unsigned long)(4.0 / best * HANG_SLACK);
 }
 
@@ -173,49 +158,27 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 		return TRUE;
 	bool big = e->keyval == GDK_KEY_h;
 	unsigned long before = a->heap.collections;
-	double t0 = now_s();
+	double t0 = zoo_now_s();
 	page_load(&a->heap, big ? HEAP_OBJECTS - HANG_SLACK : SMALL_NODES,
 	          big ? a->hang_temps : SMALL_TEMPS);
-	double dt = now_s() - t0;
-	char out[96];
-	snprintf(out, sizeof(out), "page %u: %lu collections in %.3f s", ++a->loads,
-	         a->heap.collections - before, dt);
-	gtk_label_set_text(GTK_LABEL(a->label), out);
-	printf("%s\n", out);
-	fflush(stdout);
+	double dt = zoo_now_s() - t0;
+	zoo_say(a->label, "page %u: %lu collections in %.3f s", ++a->loads,
+	        a->heap.collections - before, dt);
 	return TRUE;
-}
-
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
 }
 
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	struct app a = {0};
 	if (!heap_init(&a.heap))
 		return 1;
 	a.hang_temps = calibrate(&a.heap);
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b7");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press l (small page) or h (page that fills the heap)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready (hang: %lu temporaries)\n", a.hang_temps);
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win = zoo_window(
+	    "zoo-b7", "press l (small page) or h (page that fills the heap)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, "hang: %lu temporaries", a.hang_temps);
+	zoo_run(exit_after);
 	return 0;
 }

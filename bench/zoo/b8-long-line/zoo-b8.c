@@ -14,15 +14,13 @@
  * (default 60) or on SIGTERM.
  */
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 struct cell {
 	uint32_t ch;
@@ -41,13 +39,6 @@ struct app {
 	struct cell *scratch; /* the clone the matcher reads */
 	size_t scratch_cap;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Words of 5-11 letters separated by blanks; one URL near the end. */
 static void fill_line(struct line *l, size_t n)
@@ -120,24 +111,27 @@ __attribute__((noinline)) static void term_render_line(struct app *a, bool long_
 	fflush(stdout);
 }
 
+struct probe {
+	struct app *app;
+	struct line line;
+};
+
+static void probe_search(void *arg)
+{
+	struct probe *p = arg;
+	url_search_line(p->app, &p->line);
+}
+
 /* The long line's length for a search of about 4 s: the cost is quadratic
- * in it; the fastest of three probes, so a probe preempted on a busy machine
- * does not shorten the hang below the stall threshold. */
+ * in it; the fastest of three probes. */
 static size_t calibrate(struct app *a)
 {
-	const size_t probe = 150000; /* megabytes, as the long line: out of the small caches */
-	struct line l;
-	fill_line(&l, probe);
-	double best = 1e9;
-	for (int i = 0; i < 3; i++) {
-		double t0 = now_s();
-		url_search_line(a, &l);
-		double dt = now_s() - t0;
-		if (dt < best)
-			best = dt;
-	}
-	free(l.cells);
-	return (size_t)(probe * sqrt(4.0 / (best > 1e-6 ? best : 1e-6)));
+	const size_t cells = 150000; /* megabytes, as the long line: out of the small caches */
+	struct probe p = {.app = a};
+	fill_line(&p.line, cells);
+	double best = zoo_fastest_s(3, probe_search, &p);
+	free(p.line.cells);
+	return (size_t)(cells * sqrt(4.0 / best));
 }
 
 static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
@@ -147,36 +141,18 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	struct app a = {0};
 	fill_line(&a.short_line, 80);
 	fill_line(&a.long_line, calibrate(&a));
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b8");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
-	a.label = gtk_label_new("press f (a short line) or h (one very long line)");
-	gtk_container_add(GTK_CONTAINER(win), a.label);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready (long line: %zu cells, %zu MB)\n", a.long_line.n,
-	       a.long_line.n * sizeof(struct cell) >> 20);
-	fflush(stdout);
-	gtk_main();
+	GtkWidget *win =
+	    zoo_window("zoo-b8", "press f (a short line) or h (one very long line)", on_key, &a);
+	a.label = gtk_bin_get_child(GTK_BIN(win));
+	zoo_ready(win, "long line: %zu cells, %zu MB", a.long_line.n,
+	          a.long_line.n * sizeof(struct cell) >> 20);
+	zoo_run(exit_after);
 	return 0;
 }

@@ -12,16 +12,12 @@
  * is composite_tiles. Exits after --exit-after SECONDS (default 60) or on
  * SIGTERM.
  */
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
-#include <time.h>
 
-#include <glib-unix.h>
-#include <gtk/gtk.h>
+#include "zoo.h"
 
 #define SMALL_TILE (256u * 256u * 4u)   /* 256 KiB at the normal zoom */
 #define LARGE_TILE (4096u * 2048u * 4u) /* 32 MiB zoomed in */
@@ -32,13 +28,6 @@ struct app {
 	bool zoomed;
 	unsigned frames;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Clears a tile to the background: the first write to each page of the
  * fresh mapping faults it in. */
@@ -76,21 +65,16 @@ __attribute__((noinline)) static uint32_t composite_tiles(unsigned tiles, size_t
 	return sum;
 }
 
-/* How many large tiles take about 4 s; the fastest of three probes, so a
- * probe preempted on a busy machine does not shorten the hang below the
- * stall threshold. */
+static void probe_composite(void *tiles)
+{
+	composite_tiles(*(unsigned *)tiles, LARGE_TILE);
+}
+
+/* How many large tiles take about 4 s; the fastest of three probes. */
 static unsigned calibrate(void)
 {
-	const unsigned probe = 8;
-	double best = 1e9;
-	for (int i = 0; i < 3; i++) {
-		double t0 = now_s();
-		composite_tiles(probe, LARGE_TILE);
-		double dt = now_s() - t0;
-		if (dt < best)
-			best = dt;
-	}
-	return (unsigned)(probe * (4.0 / (best > 1e-6 ? best : 1e-6)));
+	unsigned probe = 8;
+	return (unsigned)(probe * (4.0 / zoo_fastest_s(3, probe_composite, &probe)));
 }
 
 static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer arg)
@@ -119,34 +103,16 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 	return TRUE;
 }
 
-static gboolean on_quit(gpointer arg)
-{
-	(void)arg;
-	gtk_main_quit();
-	return G_SOURCE_REMOVE;
-}
-
 int main(int argc, char **argv)
 {
-	int exit_after = 60;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
-			exit_after = atoi(argv[i + 1]);
+	int exit_after = zoo_args(argc, argv);
 	struct app a = {.zoomed_tiles = calibrate()};
 	gtk_init(&argc, &argv);
-	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-	gtk_window_set_title(GTK_WINDOW(win), "zoo-b9");
-	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
+	GtkWidget *win = zoo_window("zoo-b9", NULL, on_key, &a);
 	a.canvas = gtk_drawing_area_new();
 	gtk_container_add(GTK_CONTAINER(win), a.canvas);
 	g_signal_connect(a.canvas, "draw", G_CALLBACK(on_draw), &a);
-	g_signal_connect(win, "key-press-event", G_CALLBACK(on_key), &a);
-	g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
-	g_timeout_add_seconds((guint)exit_after, on_quit, NULL);
-	g_unix_signal_add(SIGTERM, on_quit, NULL);
-	gtk_widget_show_all(win);
-	printf("ready (zoomed: %u tiles of %u MiB)\n", a.zoomed_tiles, LARGE_TILE >> 20);
-	fflush(stdout);
-	gtk_main();
+	zoo_ready(win, "zoomed: %u tiles of %u MiB", a.zoomed_tiles, LARGE_TILE >> 20);
+	zoo_run(exit_after);
 	return 0;
 }
