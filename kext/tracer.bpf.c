@@ -336,6 +336,10 @@ static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_
 	return reserve_n(em, type, t, ts, task_ctx, 1);
 }
 
+/* The largest entry written (sched_switch: SYS_ENTER + SCHED_SWITCH). */
+#define ENTRY_RECORDS_MAX 2
+_Static_assert(ENTRY_RECORDS_MAX <= ARGUS_RING_ENTRY_MAX, "readers split entries this large");
+
 static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
 {
 	return reserve_at(em, type, t, 0, false);
@@ -344,7 +348,7 @@ static __always_inline bool reserve(struct emit *em, __u16 type, struct task_str
 /* Submit without waking the reader, except once the ring fills past
  * wake_bytes: a wake-up per record costs several times the record, and a
  * reader that lags would otherwise be woken for every one (it also polls on
- * a timer). The fill is looked at every WAKE_CHECK_EVERY records of a CPU:
+ * a timer). The fill is looked at every WAKE_CHECK_EVERY entries of a CPU:
  * less than the window it must cross, so no crossing is missed. */
 #define WAKE_CHECK_EVERY 32
 
@@ -358,7 +362,8 @@ struct {
 static __always_inline void submit(struct emit *em)
 {
 	__u32 zero = 0, *n = bpf_map_lookup_elem(&submits, &zero);
-	__u64 window = 2 * WAKE_CHECK_EVERY * sizeof(struct argus_event);
+	/* entries of up to ENTRY_RECORDS_MAX records, 8-byte ring headers */
+	__u64 window = 2 * WAKE_CHECK_EVERY * (ENTRY_RECORDS_MAX * sizeof(struct argus_event) + 8);
 	__u64 avail;
 
 	if (n && (++*n % WAKE_CHECK_EVERY)) {

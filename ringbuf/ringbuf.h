@@ -17,10 +17,6 @@
 
 struct argus_ring;
 
-/* A kernel ring entry holds 1 to this many records (one BPF reservation
- * for records written together); readers split entries into records. */
-#define ARGUS_RING_ENTRY_MAX 4
-
 /* Reports the producer-side loss count of a kernel ring (kext keeps it). */
 typedef uint64_t (*argus_ring_drops_fn)(void *arg, unsigned cpu);
 
