@@ -405,10 +405,10 @@ static __always_inline bool loopback4(__u32 addr)
 	return (addr & 0xff) == 127; /* network byte order: first octet */
 }
 
-/* The kernel object behind fd of the current task, CO-RE all the way down. */
-static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
+/* The kernel object behind fd of t (the current task: the caller's, which
+ * saves a helper call), CO-RE all the way down. */
+static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj, __u64 *peer)
 {
-	struct task_struct *t = cur();
 	struct files_struct *files = t->files;
 	struct fdtable *fdt = files ? files->fdt : NULL;
 	struct file **fdarr;
@@ -621,7 +621,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		goto untraced;
 	if (cls == SC_RECV || cls == SC_SEND || cls == SC_FDWAIT || cls == SC_TFDSET) {
 		fd = (int)regs->di;
-		kind = fd_object(fd, &obj, &peer);
+		kind = fd_object(t, fd, &obj, &peer);
 		/* reads and writes of files, ttys and non-local sockets: not IPC */
 		if ((cls == SC_RECV || cls == SC_SEND) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
