@@ -3,7 +3,12 @@
  * what tracing costs a workload. CMD runs alternately with no tracing, under
  * `argus record --all`, and under `perf record -a -e sched:sched_switch
  * -e sched:sched_waking` (the peer), N rounds each (default 5); medians of
- * wall time and the ratios to the untraced run are printed. --idle S also
+ * wall time and the ratios to the untraced run are printed, and the CPU
+ * time the command and the tracer used while it ran (on a machine shared
+ * with other work, wall time follows what the others do; CPU time much
+ * less). The tracer's CPU time covers its process only: BPF programs and
+ * perf's in-kernel event output run in the traced tasks and count in the
+ * command's CPU time. --idle S also
  * measures what an idle machine pays: busy CPU time (/proc/stat) over S
  * seconds with and without argus recording.
  */
@@ -74,13 +79,44 @@ static pid_t spawn(char *const argv[], int keep_fd, bool quiet)
 	return pid;
 }
 
-static int wait_exit(pid_t pid)
+static int wait_exit_ru(pid_t pid, struct rusage *ru)
 {
 	int status;
 
-	if (waitpid(pid, &status, 0) != pid)
+	if (wait4(pid, &status, 0, ru) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int wait_exit(pid_t pid)
+{
+	struct rusage ru;
+
+	return wait_exit_ru(pid, &ru);
+}
+
+static double ru_seconds(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+}
+
+/* CPU time of a process's main thread in seconds (ns resolution, unlike
+ * /proc/PID/stat's ticks); 0 when it cannot be read. */
+static double sched_cpu_seconds(pid_t pid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return (double)ns / 1e9;
 }
 
 /* Start a tracer and return once it traces (argus: --ready-fd; perf: it
@@ -124,23 +160,35 @@ static int stop_tracer(pid_t pid)
 	return wait_exit(pid);
 }
 
-/* One timed run of CMD under mode m; < 0 on failure. */
-static double run_once(const struct overhead_opts *o, enum mode m)
+struct run_cost {
+	double wall, cmd_cpu, tracer_cpu;
+};
+
+/* One timed run of CMD under mode m; wall < 0 on failure. */
+static struct run_cost run_once(const struct overhead_opts *o, enum mode m)
 {
+	struct run_cost cost = {.wall = -1};
 	pid_t tracer = 0;
-	double t0, t1;
+	struct rusage ru;
+	double t0, t1, c0 = 0;
 
 	if (m != MODE_NONE) {
 		tracer = start_tracer(o, m);
 		if (tracer < 0)
-			return -1;
+			return cost;
+		c0 = sched_cpu_seconds(tracer);
 	}
 	t0 = now_s();
-	int rc = wait_exit(spawn(o->cmd, -1, false));
+	int rc = wait_exit_ru(spawn(o->cmd, -1, false), &ru);
 	t1 = now_s();
+	cost.cmd_cpu = ru_seconds(&ru);
+	if (tracer > 0)
+		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
 	if (tracer > 0 && stop_tracer(tracer) != 0 && m == MODE_ARGUS)
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
-	return rc == 0 ? t1 - t0 : -1;
+	if (rc == 0)
+		cost.wall = t1 - t0;
+	return cost;
 }
 
 /* Busy CPU seconds of the whole machine from /proc/stat. */
@@ -232,7 +280,7 @@ static void usage(FILE *f)
 int argus_bench_overhead(int argc, char **argv)
 {
 	struct overhead_opts o = {.rounds = 5};
-	double *times[MODE_COUNT];
+	double *times[MODE_COUNT], *cmd_cpu[MODE_COUNT], *tracer_cpu[MODE_COUNT];
 
 	o.argus = getenv("ARGUS_BIN");
 	for (int i = 1; i < argc; i++) {
@@ -273,11 +321,18 @@ int argus_bench_overhead(int argc, char **argv)
 	}
 	int rc = 0;
 	if (o.cmd) {
-		for (int m = 0; m < MODE_COUNT; m++)
+		for (int m = 0; m < MODE_COUNT; m++) {
 			times[m] = calloc(o.rounds, sizeof(double));
+			cmd_cpu[m] = calloc(o.rounds, sizeof(double));
+			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
+		}
 		for (unsigned r = 0; r < o.rounds && !rc; r++) {
 			for (int m = 0; m < MODE_COUNT; m++) {
-				times[m][r] = run_once(&o, (enum mode)m);
+				struct run_cost c = run_once(&o, (enum mode)m);
+
+				times[m][r] = c.wall;
+				cmd_cpu[m][r] = c.cmd_cpu;
+				tracer_cpu[m][r] = c.tracer_cpu;
 				if (times[m][r] < 0) {
 					fprintf(stderr, "bench overhead: round %u %s failed\n",
 					        r + 1, mode_names[m]);
@@ -298,9 +353,21 @@ int argus_bench_overhead(int argc, char **argv)
 				printf("  %-14s %9.3f s   x%.3f (%+.1f %%)\n", mode_names[m], med,
 				       med / base, (med / base - 1) * 100);
 			}
+			printf("median CPU time while the command ran (command / tracer process):\n");
+			double cbase = median(cmd_cpu[MODE_NONE], o.rounds);
+			for (int m = 0; m < MODE_COUNT; m++) {
+				double cc = median(cmd_cpu[m], o.rounds);
+				double tc = median(tracer_cpu[m], o.rounds);
+
+				printf("  %-14s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n", mode_names[m],
+				       cc, tc, (cc + tc) / cbase, ((cc + tc) / cbase - 1) * 100);
+			}
 		}
-		for (int m = 0; m < MODE_COUNT; m++)
+		for (int m = 0; m < MODE_COUNT; m++) {
 			free(times[m]);
+			free(cmd_cpu[m]);
+			free(tracer_cpu[m]);
+		}
 	}
 	if (!rc && o.idle_s)
 		idle_cost(&o);

@@ -23,7 +23,7 @@ struct live_opts {
 	char **cmd;           /* command to start and trace with its children; NULL = none */
 	const char *name;     /* subcommand name for messages */
 	int ready_fd;         /* > 0: write "ready\n" here once tracing runs, then close */
-	bool no_rt;           /* keep the reader at normal priority (default: SCHED_FIFO 1) */
+	bool no_rt; /* keep the reader at normal priority (default: nice -20 asleep, SCHED_FIFO awake) */
 };
 
 struct live_stats {

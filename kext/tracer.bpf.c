@@ -287,41 +287,64 @@ static __always_inline __u64 load_word(const void *p)
 
 struct emit {
 	void *ring;
-	struct argus_event *ev;
+	void *entry;            /* what bpf_ringbuf_reserve returned */
+	struct argus_event *ev; /* the record to fill: the entry's last */
 };
 
-/* Reserve a record in this CPU's ring; a full ring is counted, never hidden. */
-/* ts 0 = now; task_ctx: the caller runs in a syscall, never in an interrupt
- * (saves the nesting lookup on the hottest paths). */
-static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
-                                       bool task_ctx)
+/* Reserve nrec records (a constant) about the same task at the same ts in
+ * one ring entry of this CPU's ring: records written together by one
+ * program cost one reservation and one commit (the reader splits entries
+ * into 64-byte records). A full ring is counted, never hidden. ts 0 = now;
+ * task_ctx: the caller runs in a syscall, never in an interrupt (saves the
+ * nesting lookup on the hottest paths). em->ev is the last record, with
+ * `type`; the others get their type from the caller. */
+static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
+                                      bool task_ctx, const int nrec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct argus_event *ev;
+	__u16 flags;
 
 	em->ring = bpf_map_lookup_elem(&rings, &cpu);
 	if (!em->ring)
 		return false;
-	em->ev = bpf_ringbuf_reserve(em->ring, sizeof(struct argus_event), 0);
-	if (!em->ev) {
+	ev = bpf_ringbuf_reserve(em->ring, nrec * sizeof(struct argus_event), 0);
+	if (!ev) {
 		__u64 *n = bpf_map_lookup_elem(&lost, &cpu);
 
 		if (n)
-			__sync_fetch_and_add(n, 1);
+			__sync_fetch_and_add(n, nrec);
 		return false;
 	}
-	__builtin_memset(em->ev, 0, sizeof(struct argus_event));
-	em->ev->ts = ts ? ts : bpf_ktime_get_ns();
-	em->ev->type = type;
-	em->ev->cpu = cpu;
-	em->ev->flags = task_ctx ? 0 : context_flags(em->ev->ts);
-	if (t) {
-		em->ev->pid = t->tgid;
-		em->ev->tid = t->pid;
-		if (t->flags & PF_KTHREAD_)
-			em->ev->flags |= ARGUS_F_KTHREAD;
+	em->entry = ev;
+	__builtin_memset(ev, 0, nrec * sizeof(struct argus_event));
+	ts = ts ? ts : bpf_ktime_get_ns();
+	flags = task_ctx ? 0 : context_flags(ts);
+	for (int i = 0; i < nrec; i++) {
+		ev[i].ts = ts;
+		ev[i].type = type;
+		ev[i].cpu = cpu;
+		ev[i].flags = flags;
+		if (t) {
+			ev[i].pid = t->tgid;
+			ev[i].tid = t->pid;
+			if (t->flags & PF_KTHREAD_)
+				ev[i].flags |= ARGUS_F_KTHREAD;
+		}
 	}
+	em->ev = &ev[nrec - 1];
 	return true;
 }
+
+static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
+                                       bool task_ctx)
+{
+	return reserve_n(em, type, t, ts, task_ctx, 1);
+}
+
+/* The largest entry written (sched_switch: SYS_ENTER + SCHED_SWITCH). */
+#define ENTRY_RECORDS_MAX 2
+_Static_assert(ENTRY_RECORDS_MAX <= ARGUS_RING_ENTRY_MAX, "readers split entries this large");
 
 static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
 {
@@ -331,7 +354,7 @@ static __always_inline bool reserve(struct emit *em, __u16 type, struct task_str
 /* Submit without waking the reader, except once the ring fills past
  * wake_bytes: a wake-up per record costs several times the record, and a
  * reader that lags would otherwise be woken for every one (it also polls on
- * a timer). The fill is looked at every WAKE_CHECK_EVERY records of a CPU:
+ * a timer). The fill is looked at every WAKE_CHECK_EVERY entries of a CPU:
  * less than the window it must cross, so no crossing is missed. */
 #define WAKE_CHECK_EVERY 32
 
@@ -345,15 +368,16 @@ struct {
 static __always_inline void submit(struct emit *em)
 {
 	__u32 zero = 0, *n = bpf_map_lookup_elem(&submits, &zero);
-	__u64 window = 2 * WAKE_CHECK_EVERY * sizeof(struct argus_event);
+	/* entries of up to ENTRY_RECORDS_MAX records, 8-byte ring headers */
+	__u64 window = 2 * WAKE_CHECK_EVERY * (ENTRY_RECORDS_MAX * sizeof(struct argus_event) + 8);
 	__u64 avail;
 
 	if (n && (++*n % WAKE_CHECK_EVERY)) {
-		bpf_ringbuf_submit(em->ev, BPF_RB_NO_WAKEUP);
+		bpf_ringbuf_submit(em->entry, BPF_RB_NO_WAKEUP);
 		return;
 	}
 	avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
-	bpf_ringbuf_submit(em->ev, avail >= wake_bytes && avail < wake_bytes + window
+	bpf_ringbuf_submit(em->entry, avail >= wake_bytes && avail < wake_bytes + window
 	                               ? BPF_RB_FORCE_WAKEUP
 	                               : BPF_RB_NO_WAKEUP);
 }
@@ -387,10 +411,10 @@ static __always_inline bool loopback4(__u32 addr)
 	return (addr & 0xff) == 127; /* network byte order: first octet */
 }
 
-/* The kernel object behind fd of the current task, CO-RE all the way down. */
-static __always_inline __u8 fd_object(int fd, __u64 *obj, __u64 *peer)
+/* The kernel object behind fd of t (the current task: the caller's, which
+ * saves a helper call), CO-RE all the way down. */
+static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj, __u64 *peer)
 {
-	struct task_struct *t = cur();
 	struct files_struct *files = t->files;
 	struct fdtable *fdt = files ? files->fdt : NULL;
 	struct file **fdarr;
@@ -511,21 +535,22 @@ static __always_inline __s64 user_timeval_ns(__u64 uptr)
 	return tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
 }
 
+/* regs is BTF-typed (tp_btf): direct loads, no probe-read helper calls */
 static __always_inline __u64 reg_arg(struct pt_regs *regs, int i)
 {
 	switch (i) {
 	case 0:
-		return BPF_CORE_READ(regs, di);
+		return regs->di;
 	case 1:
-		return BPF_CORE_READ(regs, si);
+		return regs->si;
 	case 2:
-		return BPF_CORE_READ(regs, dx);
+		return regs->dx;
 	case 3:
-		return BPF_CORE_READ(regs, r10);
+		return regs->r10;
 	case 4:
-		return BPF_CORE_READ(regs, r8);
+		return regs->r8;
 	default:
-		return BPF_CORE_READ(regs, r9);
+		return regs->r9;
 	}
 }
 
@@ -577,19 +602,25 @@ static __always_inline bool futex_is_wake(__u32 cmd)
 /* ---- syscalls ------------------------------------------------------------ */
 /* SYS_ENTER from a thread's syscall state; ts = now (for a receive written
  * at its block: when the waiting began). */
+static __always_inline void fill_enter(struct argus_event *ev, struct sys_call *c)
+{
+	ev->type = ARGUS_EV_SYS_ENTER;
+	ev->sys_enter.obj = c->obj;
+	ev->sys_enter.peer_obj = c->peer;
+	ev->sys_enter.arg0 = c->arg0;
+	ev->sys_enter.arg1 = c->arg1;
+	ev->sys_enter.fd = c->fd;
+	ev->sys_enter.nr = c->nr;
+	ev->sys_enter.obj_kind = c->kind;
+}
+
 static __always_inline void emit_enter(struct sys_call *c, struct task_struct *t, __u64 ts)
 {
 	struct emit em;
 
 	if (!reserve_at(&em, ARGUS_EV_SYS_ENTER, t, ts, true))
 		return;
-	em.ev->sys_enter.obj = c->obj;
-	em.ev->sys_enter.peer_obj = c->peer;
-	em.ev->sys_enter.arg0 = c->arg0;
-	em.ev->sys_enter.arg1 = c->arg1;
-	em.ev->sys_enter.fd = c->fd;
-	em.ev->sys_enter.nr = c->nr;
-	em.ev->sys_enter.obj_kind = c->kind;
+	fill_enter(em.ev, c);
 	submit(&em);
 }
 
@@ -616,7 +647,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		goto untraced;
 	if (cls == SC_RECV || cls == SC_SEND || cls == SC_FDWAIT || cls == SC_TFDSET) {
 		fd = (int)regs->di;
-		kind = fd_object(fd, &obj, &peer);
+		kind = fd_object(t, fd, &obj, &peer);
 		/* reads and writes of files, ttys and non-local sockets: not IPC */
 		if ((cls == SC_RECV || cls == SC_SEND) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
@@ -770,28 +801,35 @@ static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool le
 	return ret;
 }
 
-/* The stack of a thread that is about to block, unless it blocks where it
- * blocked last time (same user ip and stack pointer: then the previous STACK
- * record still applies, and a ping-pong loop pays for one stack only). */
-static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
-                                       __u64 ts)
+/* Whether a thread that is about to block needs a STACK record: not when
+ * it blocks where it blocked last time (same user ip and stack pointer: then
+ * the previous STACK record still applies, and a ping-pong loop pays for
+ * one stack only). */
+static __always_inline bool stack_moved(struct task_struct *prev, struct thread_state *st, __u64 *ip,
+                                        __u64 *sp)
 {
 	struct pt_regs *regs;
-	__u64 ip, sp, sp_ret;
-	struct mm_struct *mm;
-	struct emit em;
-	long id;
 
 	if (prev->flags & PF_KTHREAD_)
-		return;
+		return false;
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs)
-		return;
+		return false;
 	regs = KCAST(struct pt_regs, regs); /* direct loads, no helper calls */
-	ip = regs->ip;
-	sp = regs->sp;
-	if (st->wait_ip == ip && st->wait_sp == sp)
-		return;
+	*ip = regs->ip;
+	*sp = regs->sp;
+	return st->wait_ip != *ip || st->wait_sp != *sp;
+}
+
+/* The STACK record of a thread that blocks at a new place (stack_moved). */
+static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
+                                       __u64 ts, __u64 ip, __u64 sp)
+{
+	struct mm_struct *mm;
+	struct emit em;
+	__u64 sp_ret;
+	long id;
+
 	mm = prev->mm;
 	if (!mm)
 		return;
@@ -815,11 +853,11 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
              unsigned int prev_state)
 {
 	bool blocks = !preempt && prev_state, tprev, tnext, to_self;
+	struct sys_call *c, *enter = NULL;
 	struct thread_state *st = NULL;
-	struct sys_call *c;
+	__u64 ts, ip = 0, sp = 0;
 	struct emit em;
 	__u32 zero = 0;
-	__u64 ts;
 
 	/* prev's call still in this CPU's slot moves to its task storage: the
 	 * call may end on another CPU, and another thread takes the slot */
@@ -848,15 +886,26 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		if (st) {
 			c = &st->call;
 			if (c->cls == SC_RECV && c->pending) {
-				emit_enter(c, prev, ts);
+				enter = c;
 				c->pending = 0;
 			}
-			if (wait_stacks)
-				wait_stack(ctx, prev, st, ts);
+			if (wait_stacks && stack_moved(prev, st, &ip, &sp)) {
+				/* the order stays SYS_ENTER, STACK, SCHED_SWITCH */
+				if (enter)
+					emit_enter(enter, prev, ts);
+				enter = NULL;
+				wait_stack(ctx, prev, st, ts, ip, sp);
+			}
 		}
 	}
-	if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true))
+	/* a blocked receive's SYS_ENTER and the switch: one ring entry */
+	if (enter) {
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true, 2))
+			return 0;
+		fill_enter(em.entry, enter);
+	} else if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true)) {
 		return 0;
+	}
 	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
 	em.ev->sched_switch.prev_prio = prev->prio;
 	if (to_self) {

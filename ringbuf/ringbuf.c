@@ -85,7 +85,7 @@ enum ring_kind { RING_BPF, RING_SHM };
 struct argus_ring {
 	enum ring_kind kind;
 	unsigned cpu;
-	uint64_t malformed; /* records of the wrong size, skipped */
+	uint64_t malformed; /* entries of a size that is no whole record count, skipped */
 
 	/* kernel ring */
 	struct ring_buffer *rb;
@@ -96,6 +96,10 @@ struct argus_ring {
 	void *drops_arg;
 	struct argus_event *out; /* current read target */
 	size_t out_n, out_max;
+	/* records of a multi-record entry that did not fit into out: the
+	 * entry is consumed whole, they come first at the next read */
+	struct argus_event carry[ARGUS_RING_ENTRY_MAX - 1];
+	size_t ncarry;
 
 	/* shared-memory ring */
 	struct shm_hdr *hdr;
@@ -106,16 +110,24 @@ struct argus_ring {
 
 /* ---- kernel BPF ring -------------------------------------------------- */
 
-/* Per record: copy it out; stop the consume loop once out is full (the
- * record just copied is consumed, the rest stay in the ring). */
+/* Per ring entry (1 to ARGUS_RING_ENTRY_MAX records that a BPF program
+ * wrote together): copy them out; stop the consume loop once out is full
+ * (the entry just copied is consumed, the rest stay in the ring). */
 static int bpf_record(void *ctx, void *data, size_t size)
 {
 	struct argus_ring *r = ctx;
-	if (size != sizeof(struct argus_event)) {
+	size_t n = size / sizeof(struct argus_event);
+	if (!n || n > ARGUS_RING_ENTRY_MAX || size % sizeof(struct argus_event)) {
 		r->malformed++;
 		return 0;
 	}
-	memcpy(&r->out[r->out_n++], data, sizeof(struct argus_event));
+	const struct argus_event *ev = data;
+	for (size_t i = 0; i < n; i++) {
+		if (r->out_n < r->out_max)
+			memcpy(&r->out[r->out_n++], &ev[i], sizeof(*ev));
+		else
+			memcpy(&r->carry[r->ncarry++], &ev[i], sizeof(*ev));
+	}
 	return r->out_n == r->out_max ? -ENOSPC : 0;
 }
 
@@ -158,8 +170,15 @@ int argus_ring_open_bpf(struct argus_ring **rp, int map_fd, unsigned cpu, argus_
 
 static size_t bpf_read(struct argus_ring *r, struct argus_event *out, size_t max)
 {
+	size_t c = r->ncarry < max ? r->ncarry : max;
+
+	memcpy(out, r->carry, c * sizeof(*out));
+	memmove(r->carry, r->carry + c, (r->ncarry - c) * sizeof(*out));
+	r->ncarry -= c;
+	if (c == max)
+		return c;
 	r->out = out;
-	r->out_n = 0;
+	r->out_n = c;
 	r->out_max = max;
 	ring_buffer__consume(r->rb); /* -ENOSPC when out filled up: not an error */
 	r->out = NULL;

@@ -59,7 +59,8 @@ void argus_ring_fill(const struct argus_ring *r, uint64_t *used, uint64_t *size)
 unsigned argus_ring_cpu(const struct argus_ring *r);
 /* Which source id a shm ring reports as (default 0). */
 void argus_ring_set_cpu(struct argus_ring *r, unsigned cpu);
-/* Records skipped because their size was not sizeof(struct argus_event). */
+/* Ring entries skipped because their size was not 1 to ARGUS_RING_ENTRY_MAX
+ * times sizeof(struct argus_event). */
 uint64_t argus_ring_malformed(const struct argus_ring *r);
 
 void argus_ring_close(struct argus_ring *r);

@@ -29,15 +29,18 @@ static int collect_one(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 
-	if (size != sizeof(struct argus_event))
+	/* an entry holds one or more records written together */
+	if (!size || size % sizeof(struct argus_event))
 		return 0;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 4096;
-		c->ev = realloc(c->ev, c->cap * sizeof(*c->ev));
-		if (!c->ev)
-			abort();
+	for (size_t off = 0; off < size; off += sizeof(struct argus_event)) {
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 4096;
+			c->ev = realloc(c->ev, c->cap * sizeof(*c->ev));
+			if (!c->ev)
+				abort();
+		}
+		memcpy(&c->ev[c->n++], (char *)data + off, sizeof(struct argus_event));
 	}
-	memcpy(&c->ev[c->n++], data, sizeof(struct argus_event));
 	return 0;
 }
 

@@ -19,8 +19,8 @@
 #define INSN(c, d, s, o, i)                                                                        \
 	((struct bpf_insn){.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i)})
 
-/* r6 = ctx; bpf_skb_load_bytes(ctx, 0, fp-64, size);
- * bpf_ringbuf_output(map, fp-64, size, 0); return 0 */
+/* r6 = ctx; bpf_skb_load_bytes(ctx, 0, fp-128, size);
+ * bpf_ringbuf_output(map, fp-128, size, 0); return 0 */
 static int load_prog(int map_fd, int size)
 {
 	struct bpf_insn p[] = {
@@ -28,14 +28,14 @@ static int load_prog(int map_fd, int size)
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0),
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
-	    INSN(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -64),
+	    INSN(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -128),
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, size),
 	    INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_skb_load_bytes),
 	    INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 7, 0),
 	    INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map_fd),
 	    INSN(0, 0, 0, 0, 0),
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
-	    INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64),
+	    INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -128),
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, size),
 	    INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0),
 	    INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ringbuf_output),
@@ -55,14 +55,14 @@ static int load_prog(int map_fd, int size)
  * Ethernet header, which the socket-filter test run strips). */
 static int emit(int prog, const void *rec, size_t len)
 {
-	unsigned char pkt[14 + 64] = {0};
+	unsigned char pkt[14 + 128] = {0};
 	memcpy(pkt + 14, rec, len);
 	LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = pkt, .data_size_in = sizeof(pkt));
 	return bpf_prog_test_run_opts(prog, &t);
 }
 
 struct fixture {
-	int map, prog64, prog40;
+	int map, prog64, prog40, prog128, prog96;
 };
 
 static void setup(struct fixture *f)
@@ -74,13 +74,17 @@ static void setup(struct fixture *f)
 		SKIP("kernel refused a BPF ring buffer: %s", strerror(errno));
 	f->prog64 = load_prog(f->map, 64);
 	f->prog40 = load_prog(f->map, 40);
-	ASSERT(f->prog64 >= 0 && f->prog40 >= 0);
+	f->prog128 = load_prog(f->map, 128); /* two records in one entry */
+	f->prog96 = load_prog(f->map, 96);
+	ASSERT(f->prog64 >= 0 && f->prog40 >= 0 && f->prog128 >= 0 && f->prog96 >= 0);
 }
 
 static void teardown(struct fixture *f)
 {
 	close(f->prog64);
 	close(f->prog40);
+	close(f->prog128);
+	close(f->prog96);
 	close(f->map);
 }
 
@@ -158,6 +162,38 @@ TEST(malformed_records_counted_and_skipped)
 	teardown(&f);
 }
 
+/* kext writes a blocked receive's SYS_ENTER and its SCHED_SWITCH as one
+ * entry: they come out as two records, in order, even when the reader's
+ * buffer has room for only one of them. */
+TEST(multi_record_entries_split_and_never_lost)
+{
+	struct fixture f;
+	setup(&f);
+	struct argus_ring *r;
+	ASSERT_EQ(argus_ring_open_bpf(&r, f.map, 0, NULL, NULL), 0);
+	struct argus_event pair[2] = {{.ts = 10, .type = ARGUS_EV_SYS_ENTER},
+	                              {.ts = 10, .type = ARGUS_EV_SCHED_SWITCH}};
+	struct argus_event one = {.ts = 20, .type = ARGUS_EV_SCHED_WAKEUP};
+	ASSERT_EQ(emit(f.prog128, pair, sizeof(pair)), 0);
+	ASSERT_EQ(emit(f.prog64, &one, sizeof(one)), 0);
+	ASSERT_EQ(emit(f.prog96, pair, 96), 0); /* 1.5 records: malformed */
+	ASSERT_EQ(emit(f.prog128, pair, sizeof(pair)), 0);
+	struct argus_event out[8];
+	ASSERT_EQ(argus_ring_read(r, out, 1), 1);
+	ASSERT_EQ(out[0].type, ARGUS_EV_SYS_ENTER);
+	ASSERT_EQ(argus_ring_read(r, out, 1), 1); /* the rest of the entry */
+	ASSERT_EQ(out[0].type, ARGUS_EV_SCHED_SWITCH);
+	ASSERT_EQ(argus_ring_read(r, out, 2), 2);
+	ASSERT_U64_EQ(out[0].ts, 20);
+	ASSERT_EQ(out[1].type, ARGUS_EV_SYS_ENTER);
+	ASSERT_EQ(argus_ring_read(r, out, 8), 1);
+	ASSERT_EQ(out[0].type, ARGUS_EV_SCHED_SWITCH);
+	ASSERT_EQ(argus_ring_read(r, out, 8), 0);
+	ASSERT_U64_EQ(argus_ring_malformed(r), 1);
+	argus_ring_close(r);
+	teardown(&f);
+}
+
 TEST(wait_fd_turns_readable_on_data)
 {
 	struct fixture f;
@@ -200,6 +236,7 @@ TEST(open_refuses_a_map_that_is_not_a_ring)
 
 TEST_MAIN(TEST_ENTRY(kernel_records_read_in_order), TEST_ENTRY(read_is_bounded_and_keeps_the_rest),
           TEST_ENTRY(malformed_records_counted_and_skipped),
+          TEST_ENTRY(multi_record_entries_split_and_never_lost),
           TEST_ENTRY(wait_fd_turns_readable_on_data),
           TEST_ENTRY(drops_come_from_the_kernel_side_counter),
           TEST_ENTRY(open_refuses_a_map_that_is_not_a_ring))
