@@ -113,9 +113,10 @@ static bool truth_value(const char *case_dir, const char *key, char *out, size_t
 	return found;
 }
 
+/* b2 before b10: cases in the order */
 static int cmp_name(const void *a, const void *b)
 {
-	return strcmp(a, b);
+	return strverscmp(a, b);
 }
 
 /* Every case of the zoo (a folder with a truth file), or the quick ones. */

@@ -46,8 +46,8 @@
 	/* B14 decoys: a convoy of futex wake-ups around the UI's real wait on a                   \
 	 * sleeping saver, and a bus daemon forwarding unrelated clients' batches                  \
 	 * around a synchronous D-Bus call to a slow service. */                                   \
-	X(b14_mutex_convoy_top1_ignores_the_convoy, "b14-mutex-convoy")                            \
-	X(b14_bus_batching_top1_ignores_the_other_clients, "b14-bus-batching")
+	X(b14_mutex_convoy_top1_ignores_the_convoy, "b14a-mutex-convoy")                            \
+	X(b14_bus_batching_top1_ignores_the_other_clients, "b14b-bus-batching")
 
 static char out[1 << 16];
 
