@@ -243,6 +243,10 @@ int argus_tsym_new_tables(struct argus_tsym **s, const struct argus_map *maps, s
                           const void *arg);
 void argus_tsym_free(struct argus_tsym *s);
 struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
+/* For frames the tables do not name: the ELF file a map names, as it is on
+ * disk now (symbol tables, no source lines, build id not checked) - what
+ * names a trace's frames once its processes have exited. */
+struct argus_symbolizer argus_tsym_files_symbolizer(struct argus_tsym *s);
 
 /* Symbols of live processes: ELF symbol tables and DWARF file:line through
  * elfutils (build-id aware: separate debug info is found by build id), one

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "beam.h"
+#include "elffile.h"
 #include "event.h"
 
 /* ---- symbols from the trace's tables ---- */
@@ -30,6 +31,7 @@ struct argus_tsym {
 	size_t nmaps;
 	struct argus_symbol *syms;
 	size_t nsyms;
+	struct argus_elffiles *files; /* the maps' files on disk, read when asked */
 };
 
 static int cmp_map(const void *a, const void *b)
@@ -104,6 +106,7 @@ void argus_tsym_free(struct argus_tsym *s)
 {
 	if (!s)
 		return;
+	argus_elffiles_free(s->files);
 	free(s->maps);
 	free(s->syms);
 	free(s);
@@ -177,10 +180,37 @@ struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s)
 	return y;
 }
 
+/* What neither the trace's tables nor a live process name: the file the
+ * trace's map names, as it is on disk now (the symbol table only). */
+static bool files_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
+{
+	struct argus_tsym *s = arg;
+	const struct tmap *m = find_map(s, pid, ip);
+	if (!m || (!s->files && argus_elffiles_new(&s->files)))
+		return false;
+	const char *path = s->string(s->arg, m->path_str);
+	uint64_t in = 0, off = ip - m->start + m->pgoff;
+	const char *name = argus_elffiles_name(s->files, path, off, &in);
+	if (!name)
+		return false;
+	const char *slash = strrchr(path, '/');
+	snprintf(out->func, sizeof(out->func), "%s", name);
+	snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", path, (unsigned long long)in);
+	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : path);
+	out->system = m->system;
+	return true;
+}
+
+struct argus_symbolizer argus_tsym_files_symbolizer(struct argus_tsym *s)
+{
+	struct argus_symbolizer y = {files_resolve, tsym_stack, s};
+	return y;
+}
+
 /* A trace of this boot whose processes may still run: what the trace's
  * own tables do not name, the live processes' ELF / DWARF may. */
 struct chain {
-	struct argus_symbolizer first, live;
+	struct argus_symbolizer first, live, files;
 	bool has_live;
 };
 
@@ -189,7 +219,9 @@ static bool chain_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_fra
 	struct chain *c = arg;
 	if (c->first.resolve(c->first.arg, pid, ip, out))
 		return true;
-	return c->has_live && c->live.resolve(c->live.arg, pid, ip, out);
+	if (c->has_live && c->live.resolve(c->live.arg, pid, ip, out))
+		return true;
+	return c->files.resolve && c->files.resolve(c->files.arg, pid, ip, out);
 }
 
 static bool chain_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth)
@@ -323,7 +355,8 @@ int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
 		rc = ARGUS_TRACE_ENOMEM;
 		goto out;
 	}
-	struct chain ch = {.first = argus_tsym_symbolizer(sym)};
+	struct chain ch = {.first = argus_tsym_symbolizer(sym),
+	                   .files = argus_tsym_files_symbolizer(sym)};
 	if (same_boot(r) && argus_elfsym_new(&elf, &ch.first) == 0) {
 		ch.live = argus_elfsym_symbolizer(elf);
 		ch.has_live = true;
