@@ -129,6 +129,18 @@ static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uin
 	return x->pid == pid && ip >= x->start && ip < x->end ? x : NULL;
 }
 
+/* A frame named without debug info: where = object+offset into the function. */
+static void put_frame(struct argus_frame *out, const char *name, const char *path, uint64_t in,
+                      bool system)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	snprintf(out->func, sizeof(out->func), "%s", name);
+	snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", path ? path : "?",
+	         (unsigned long long)in);
+	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : path ? path : "?");
+	out->system = system;
+}
+
 static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	const struct argus_tsym *s = arg;
@@ -154,12 +166,7 @@ static bool tsym_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_fram
 	const char *path = s->string(s->arg, m->path_str);
 	if (!name)
 		return false;
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	snprintf(out->func, sizeof(out->func), "%s", name);
-	snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", path ? path : "?",
-	         (unsigned long long)(off - y->offset));
-	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : path ? path : "?");
-	out->system = m->system;
+	put_frame(out, name, path, off - y->offset, m->system);
 	return true;
 }
 
@@ -193,11 +200,7 @@ static bool files_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_fra
 	const char *name = argus_elffiles_name(s->files, path, off, &in);
 	if (!name)
 		return false;
-	const char *slash = strrchr(path, '/');
-	snprintf(out->func, sizeof(out->func), "%s", name);
-	snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", path, (unsigned long long)in);
-	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : path);
-	out->system = m->system;
+	put_frame(out, name, path, in, m->system);
 	return true;
 }
 

@@ -136,8 +136,7 @@ static void on_switch(struct argus_graph *g, const struct argus_event *ev, struc
 			/* no stack record at this block: it blocked where it did
 			 * last time (the kext writes a stack per new place) */
 			if (v && t->wait_stack && !t->wait_stack_fresh) {
-				if (t->wait_stack_ts != ts)
-					attach_stack(g, t, t->cur, t->wait_stack);
+				attach_stack(g, t, t->cur, t->wait_stack);
 				atomic_store_explicit(&v->wait_stack, t->wait_stack,
 				                      memory_order_relaxed);
 			}
@@ -602,7 +601,6 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 				atomic_store_explicit(&w->wait_stack, ev->stack.ustack,
 				                      memory_order_relaxed);
 			t->wait_stack = ev->stack.ustack;
-			t->wait_stack_ts = ts;
 			/* before the switch it is this wait's; after, the last one's */
 			t->wait_stack_fresh = t->cur != 0;
 		}

@@ -138,7 +138,6 @@ struct gthread {
 	/* the last wait stack: a thread that blocks where it blocked before
 	 * gets no new one, the last still applies (docs/kext.md) */
 	uint32_t wait_stack;
-	uint64_t wait_stack_ts;
 	bool wait_stack_fresh; /* one came for the wait now beginning */
 	/* on-CPU accounting */
 	uint64_t oncpu_since;
