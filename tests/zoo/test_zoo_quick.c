@@ -34,9 +34,6 @@
 	/* B1: two main threads wait on each other; the peer's 1.5 s timed wait                    \
 	 * for the (blocked) UI breaks it, three times in a row. */                                \
 	X(b1_circular_wait_top1_names_the_peers_timed_wait, "b1-circular-wait")                    \
-	/* B4: a child on a pty waits for a password while the UI's callback                       \
-	 * polls the master for a reply that cannot come: the callback. */                         \
-	X(b4_pty_child_top1_names_the_callback, "b4-pty-child")                                    \
 	/* B7: mark-and-sweep collections on the UI thread: the collector, not                     \
 	 * the page load that set it off (a stray sample must not hide it). */                     \
 	X(b7_collection_work_top1_names_the_collector, "b7-collection-work")                       \
@@ -46,7 +43,7 @@
 	/* B14 decoys: a convoy of futex wake-ups around the UI's real wait on a                   \
 	 * sleeping saver, and a bus daemon forwarding unrelated clients' batches                  \
 	 * around a synchronous D-Bus call to a slow service. */                                   \
-	X(b14_mutex_convoy_top1_ignores_the_convoy, "b14a-mutex-convoy")                            \
+	X(b14_mutex_convoy_top1_ignores_the_convoy, "b14a-mutex-convoy")                           \
 	X(b14_bus_batching_top1_ignores_the_other_clients, "b14b-bus-batching")
 
 static char out[1 << 16];
