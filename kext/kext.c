@@ -83,6 +83,9 @@ static void set_syscalls(struct tracer_bpf *skel)
 	    {45, SC_RECV, SA_COUNT2},  /* recvfrom */
 	    {46, SC_SEND, SA_NONE},    /* sendmsg */
 	    {47, SC_RECV, SA_NONE},    /* recvmsg */
+	    {56, SC_CLONE, SA_CLONE},  /* clone */
+	    {57, SC_CLONE, SA_FORK},   /* fork */
+	    {58, SC_CLONE, SA_VFORK},  /* vfork */
 	    {61, SC_WAIT, SA_PID0},    /* wait4 */
 	    {65, SC_WAIT, SA_NONE},    /* semop */
 	    {69, SC_WAIT, SA_NONE},    /* msgsnd */
@@ -110,6 +113,7 @@ static void set_syscalls(struct tracer_bpf *skel)
 	    {299, SC_RECV, SA_NONE},   /* recvmmsg */
 	    {306, SC_FDWAIT, SA_NONE}, /* syncfs */
 	    {307, SC_SEND, SA_NONE},   /* sendmmsg */
+	    {435, SC_CLONE, SA_CARGS}, /* clone3 */
 	    {441, SC_FDWAIT, SA_TS3},  /* epoll_pwait2 */
 	    {449, SC_WAIT, SA_NONE},   /* futex_waitv */
 	};

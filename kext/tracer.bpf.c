@@ -176,6 +176,39 @@ struct {
 	__type(value, struct irq_depth);
 } irq_ctx SEC(".maps");
 
+/* Loopback TCP: which struct sock is the other end of a connection. sk
+ * storage would be the natural home, but bpf_sk_storage_get needs a trusted
+ * socket pointer and the one sys_enter finds through the fd table is not
+ * (an rdonly cast). Keys are socket addresses; an entry goes at TCP_CLOSE,
+ * before the socket can be freed and its address reused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACER_TCP_MAX);
+	__type(key, __u64);   /* struct sock * */
+	__type(value, __u64); /* the peer's struct sock * */
+} tcp_peers SEC(".maps");
+
+/* A connection seen from one end: addresses in IPv6 form (IPv4 as
+ * ::ffff:a.b.c.d, so a v4-mapped socket meets its IPv4 peer), host-order
+ * ports, and the network namespace (loopback is per namespace). */
+struct tcp_tuple {
+	__u64 net;
+	__u32 saddr[4];
+	__u32 daddr[4];
+	__u16 sport;
+	__u16 dport;
+	__u32 pad;
+};
+
+/* Ends not paired yet, by their own tuple: the other end looks itself up
+ * reversed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACER_TCP_MAX);
+	__type(key, struct tcp_tuple);
+	__type(value, __u64); /* struct sock * */
+} tcp_ends SEC(".maps");
+
 /* ---- helpers ----------------------------------------------------------- */
 #define PF_KTHREAD_          0x00200000
 #define S_IFMT_              00170000
@@ -411,6 +444,89 @@ static __always_inline bool loopback4(__u32 addr)
 	return (addr & 0xff) == 127; /* network byte order: first octet */
 }
 
+/* A TCP socket whose peer is a loopback address: 127/8, ::1, ::ffff:127/104.
+ * Direct loads: sk is an rdonly cast (sys_enter) or a tracepoint argument. */
+static __always_inline bool tcp_loopback(const struct sock *sk, __u16 family)
+{
+	const __u32 *a = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
+
+	if (family == AF_INET_)
+		return loopback4(sk->__sk_common.skc_daddr);
+	if (family != AF_INET6_ || a[0] || a[1])
+		return false;
+	if (!a[2] && a[3] == bpf_htonl(1))
+		return true; /* ::1 */
+	return a[2] == bpf_htonl(0xffff) && loopback4(a[3]);
+}
+
+static __always_inline void tcp_tuple_of(const struct sock *sk, __u16 family, struct tcp_tuple *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->net = (__u64)sk->__sk_common.skc_net.net;
+	k->sport = sk->__sk_common.skc_num;
+	k->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (family == AF_INET_) {
+		k->saddr[2] = k->daddr[2] = bpf_htonl(0xffff);
+		k->saddr[3] = sk->__sk_common.skc_rcv_saddr;
+		k->daddr[3] = sk->__sk_common.skc_daddr;
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		k->saddr[i] = sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32[i];
+		k->daddr[i] = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32[i];
+	}
+}
+
+/* Pair a loopback TCP end with the other end if that one is known (then
+ * both learn their peer), else leave it for the other end to find. Returns
+ * the peer, 0 when not known yet. Rare (a connection's first calls): a
+ * subprogram, not inlined into sys_enter. */
+static __noinline __u64 tcp_pair(const struct sock *sk, __u16 family)
+{
+	struct tcp_tuple k, r;
+	__u64 me = (__u64)sk, other, *found;
+
+	tcp_tuple_of(sk, family, &k);
+	r = k;
+	__builtin_memcpy(r.saddr, k.daddr, sizeof(r.saddr));
+	__builtin_memcpy(r.daddr, k.saddr, sizeof(r.daddr));
+	r.sport = k.dport;
+	r.dport = k.sport;
+	found = bpf_map_lookup_elem(&tcp_ends, &r);
+	if (!found || *found == me) {
+		bpf_map_update_elem(&tcp_ends, &k, &me, BPF_ANY);
+		return 0;
+	}
+	other = *found;
+	bpf_map_update_elem(&tcp_peers, &me, &other, BPF_ANY);
+	bpf_map_update_elem(&tcp_peers, &other, &me, BPF_ANY);
+	bpf_map_delete_elem(&tcp_ends, &r);
+	bpf_map_delete_elem(&tcp_ends, &k);
+	return other;
+}
+
+#define TCP_ESTABLISHED_ 1
+#define TCP_CLOSE_       7
+#define TCP_CLOSE_WAIT_  8
+
+/* The peer of a loopback TCP socket: one hash lookup once paired. Ends are
+ * paired when they become established (inet_sock_set_state below); a
+ * connection made before tracing began is paired here, once both ends have
+ * made a call (until then its records have no peer). */
+static __always_inline __u64 tcp_peer(const struct sock *sk, __u16 family)
+{
+	__u64 key = (__u64)sk, *peer = bpf_map_lookup_elem(&tcp_peers, &key);
+	__u8 state;
+
+	if (peer)
+		return *peer;
+	state = sk->__sk_common.skc_state;
+	/* only connected ends, whose TCP_CLOSE is still to come and removes them */
+	if (state != TCP_ESTABLISHED_ && state != TCP_CLOSE_WAIT_)
+		return 0;
+	return tcp_pair(sk, family);
+}
+
 /* The kernel object behind fd of t (the current task: the caller's, which
  * saves a helper call), CO-RE all the way down. */
 static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj, __u64 *peer)
@@ -450,21 +566,10 @@ static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj,
 			*peer = (__u64)KCAST(struct unix_sock, sk)->peer;
 			return ARGUS_OBJ_UNIX;
 		}
-		if (sk->sk_protocol != IPPROTO_TCP_)
+		if (sk->sk_protocol != IPPROTO_TCP_ || !tcp_loopback(sk, family))
 			return ARGUS_OBJ_NONE;
-		if (family == AF_INET_ && loopback4(sk->__sk_common.skc_daddr))
-			return ARGUS_OBJ_TCP;
-		if (family == AF_INET6_) {
-			struct in6_addr a = BPF_CORE_READ(sk, __sk_common.skc_v6_daddr);
-			__u32 w0 = a.in6_u.u6_addr32[0], w1 = a.in6_u.u6_addr32[1];
-			__u32 w2 = a.in6_u.u6_addr32[2], w3 = a.in6_u.u6_addr32[3];
-
-			if (!w0 && !w1 && !w2 && w3 == bpf_htonl(1))
-				return ARGUS_OBJ_TCP; /* ::1 */
-			if (!w0 && !w1 && w2 == bpf_htonl(0xffff) && loopback4(w3))
-				return ARGUS_OBJ_TCP; /* ::ffff:127.x */
-		}
-		return ARGUS_OBJ_NONE;
+		*peer = tcp_peer(sk, family);
+		return ARGUS_OBJ_TCP;
 	}
 	if ((mode & S_IFMT_) == S_IFCHR_) {
 		/* a pty end: what one end writes the other end reads (a child on
@@ -554,6 +659,21 @@ static __always_inline __u64 reg_arg(struct pt_regs *regs, int i)
 	}
 }
 
+#define SIGCHLD_     17
+#define CSIGNAL_     0xff
+#define CLONE_VM_    0x100
+#define CLONE_VFORK_ 0x4000
+
+/* clone3's flags in clone's form: the exit signal in the low byte. */
+static __always_inline __s64 clone3_flags(__u64 uptr)
+{
+	__u64 args[5]; /* struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal */
+
+	if (!uptr || bpf_probe_read_user(args, sizeof(args), (void *)uptr))
+		return 0;
+	return args[0] | (args[4] & CSIGNAL_);
+}
+
 static __always_inline __s64 derive_arg0(struct pt_regs *regs, __u8 how)
 {
 	__s64 v;
@@ -581,6 +701,14 @@ static __always_inline __s64 derive_arg0(struct pt_regs *regs, __u8 how)
 		return (int)reg_arg(regs, 0);
 	case SA_PID1:
 		return (int)reg_arg(regs, 1);
+	case SA_CLONE: /* the kernel takes the low 32 bits */
+		return (__u32)reg_arg(regs, 0);
+	case SA_CARGS:
+		return clone3_flags(reg_arg(regs, 0));
+	case SA_FORK:
+		return SIGCHLD_;
+	case SA_VFORK:
+		return CLONE_VM_ | CLONE_VFORK_ | SIGCHLD_;
 	default:
 		return 0;
 	}
@@ -692,7 +820,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	 * receive's SYS_ENTER is written only if it blocks (sched_switch): most
 	 * reads find data waiting and need no more than their IPC_RECV. */
 	c->pending = cls == SC_RECV && recv_enter;
-	if (cls == SC_SEND || cls == SC_RECV)
+	/* a clone's flags wait in the slot for sched_process_fork */
+	if (cls == SC_SEND || cls == SC_RECV || cls == SC_CLONE)
 		return 0;
 	emit_enter(c, t, c->ts);
 	return 0;
@@ -734,6 +863,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	cls = c->cls;
 	c->cls = SC_NONE;
+	if (cls == SC_CLONE) /* its record is PROC_FORK / THREAD_NEW */
+		return 0;
 	if (cls == SC_FUTEX && futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
 		if (reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
 			em.ev->futex.uaddr = c->obj;
@@ -966,7 +1097,49 @@ int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 	return wakeup(ARGUS_EV_SCHED_WAKEUP_NEW, p);
 }
 
+/* Loopback TCP ends meet here: both become established within the
+ * handshake, before any data moves, and leave at TCP_CLOSE (before the
+ * socket is freed). Runs at TCP state changes only, a few per connection. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(inet_sock_set_state, const struct sock *sk, int oldstate, int newstate)
+{
+	__u16 family = sk->__sk_common.skc_family;
+	struct tcp_tuple k;
+	__u64 key = (__u64)sk;
+
+	if (sk->sk_protocol != IPPROTO_TCP_ || !tcp_loopback(sk, family))
+		return 0;
+	if (newstate == TCP_ESTABLISHED_) {
+		tcp_pair(sk, family);
+	} else if (newstate == TCP_CLOSE_) {
+		bpf_map_delete_elem(&tcp_peers, &key);
+		tcp_tuple_of(sk, family, &k);
+		bpf_map_delete_elem(&tcp_ends, &k);
+	}
+	return 0;
+}
+
 /* ---- process lifecycle --------------------------------------------------- */
+
+/* The flags of the clone the parent (the current thread) is in, as its
+ * sys_enter kept them: in this CPU's slot, or in its task storage if it
+ * left the CPU since. 0 when not known (a kernel thread, an untraced
+ * parent). */
+static __always_inline __u64 clone_flags_of(struct task_struct *parent)
+{
+	struct thread_state *st;
+	struct sys_call *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&calls, &zero);
+	if (c && c->tid == parent->pid && c->cls == SC_CLONE)
+		return c->arg0;
+	st = bpf_task_storage_get(&threads, parent, 0, 0);
+	if (st && st->call.cls == SC_CLONE)
+		return st->call.arg0;
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -986,7 +1159,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct 
 		return 0;
 	em.ev->fork.child_pid = ctgid;
 	em.ev->fork.child_tid = cpid;
-	em.ev->fork.clone_flags = 0; /* not offered by the tracepoint */
+	em.ev->fork.clone_flags = clone_flags_of(parent);
 	BPF_CORE_READ_STR_INTO(&em.ev->fork.comm, child, comm);
 	submit(&em);
 	return 0;

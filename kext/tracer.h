@@ -22,6 +22,7 @@ enum tracer_sys_class {
 	SC_WAIT = 4,   /* waits that take no fd (nanosleep, wait4, sched_yield, poll...) */
 	SC_FDWAIT = 5, /* waits / long calls on fd arg0 (epoll_wait, fsync, accept...) */
 	SC_TFDSET = 6, /* timerfd_settime: TIMER_ARM of the timerfd */
+	SC_CLONE = 7,  /* clone family: flags for PROC_FORK / THREAD_NEW, no record */
 };
 
 /* How arg0 of SYS_ENTER is derived (const volatile sys_arg[nr]). */
@@ -37,6 +38,10 @@ enum tracer_sys_arg {
 	SA_TV4 = 8,    /* arg 4 points to a timeval (select) */
 	SA_PID0 = 9,   /* arg 0 is a pid (wait4) */
 	SA_PID1 = 10,  /* arg 1 is an id (waitid) */
+	SA_CLONE = 11, /* arg 0 is the clone flags, exit signal in the low byte (clone) */
+	SA_CARGS = 12, /* arg 0 points to struct clone_args (clone3) */
+	SA_FORK = 13,  /* fork: SIGCHLD */
+	SA_VFORK = 14, /* vfork: CLONE_VM | CLONE_VFORK | SIGCHLD */
 };
 
 /* Default sizes. */
@@ -48,5 +53,6 @@ enum tracer_sys_arg {
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
 #define TRACER_PATH_MAX     256   /* exec paths kept for the decoder */
 #define TRACER_EXECS_MAX    4096  /* exec paths not yet decoded */
+#define TRACER_TCP_MAX      8192  /* loopback TCP ends (peers; ends not paired yet) */
 
 #endif /* ARGUS_KEXT_TRACER_H */

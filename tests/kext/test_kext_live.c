@@ -1,12 +1,17 @@
 /*
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
- * IPC object identity for pipes, unix socketpairs, ptys and eventfd, futex wait /
+ * IPC object identity for pipes, unix socketpairs, loopback TCP (v4, v6,
+ * v4-mapped), ptys and eventfd, clone flags of forks and threads, futex wait /
  * wake pairing, timerfd arm -> fire -> read, wait stacks naming the function
  * that blocked, CPU samples inside libc naming the function that called it,
  * drops under a burst into tiny rings, argus never tracing itself, and the
  * privilege / BTF errors.
  */
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <pty.h>
 #include <sched.h>
@@ -188,6 +193,165 @@ TEST(unix_socketpair_send_names_receivers_socket)
 	collector_free(&c);
 }
 
+/* ---- loopback TCP across fork: peer_obj ------------------------------------ */
+
+/* A connected loopback TCP pair: fds[0] the connecting end (client family
+ * cfam), fds[1] the accepted end (listener family lfam on laddr).
+ * Returns -1 with errno when the address cannot be used. */
+static int tcp_pair(int lfam, const char *laddr, int cfam, const char *caddr, int fds[2])
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int l = socket(lfam, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (l < 0)
+		return -1;
+	if (lfam == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		inet_pton(AF_INET, laddr, &a->sin_addr);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, laddr, &a->sin6_addr);
+		len = sizeof(*a);
+	}
+	if (bind(l, (struct sockaddr *)&ss, len) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&ss, &len)) {
+		close(l);
+		return -1;
+	}
+	in_port_t port = lfam == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+	                                 : ((struct sockaddr_in6 *)&ss)->sin6_port;
+	memset(&ss, 0, sizeof(ss));
+	if (cfam == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = port;
+		inet_pton(AF_INET, caddr, &a->sin_addr);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = port;
+		inet_pton(AF_INET6, caddr, &a->sin6_addr);
+		len = sizeof(*a);
+	}
+	fds[0] = socket(cfam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fds[0] < 0 || connect(fds[0], (struct sockaddr *)&ss, len) ||
+	    (fds[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0) {
+		close(l);
+		return -1;
+	}
+	close(l);
+	/* one segment per message, whatever Nagle and delayed ACKs would do */
+	setsockopt(fds[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return 0;
+}
+
+/* Sends of `from` whose peer_obj is the socket a later receive of `to`
+ * read from (and that receive names the sender's socket as its peer). */
+static size_t tcp_matched(const struct collector *c, pid_t from, pid_t to, size_t *sends)
+{
+	size_t matched = 0;
+
+	*sends = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct argus_event *s = &c->ev[i];
+
+		if (!is_ipc(s, ARGUS_EV_IPC_SEND, from, ARGUS_OBJ_TCP))
+			continue;
+		++*sends;
+		if (!s->ipc.peer_obj)
+			continue;
+		ASSERT(s->ipc.peer_obj != s->ipc.obj);
+		for (size_t j = i + 1; j < c->n; j++) {
+			const struct argus_event *r = &c->ev[j];
+
+			if (is_ipc(r, ARGUS_EV_IPC_RECV, to, ARGUS_OBJ_TCP) &&
+			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
+				matched++;
+				break;
+			}
+		}
+	}
+	return matched;
+}
+
+/* Ping-pong over the connection sp[] (a: sp[0], b: sp[1]) in two traced
+ * processes; made_before: the connection predates tracing. */
+static void tcp_pingpong(const char *what, int lfam, const char *laddr, int cfam, const char *caddr,
+                         bool made_before)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	size_t ab_sends, ba_sends, ab, ba;
+
+	require_live();
+	if (made_before && tcp_pair(lfam, laddr, cfam, caddr, sp))
+		SKIP("%s is not usable: %s", what, strerror(errno));
+	collector_start(&c, &o);
+	if (!made_before && tcp_pair(lfam, laddr, cfam, caddr, sp)) {
+		collector_free(&c);
+		SKIP("%s is not usable: %s", what, strerror(errno));
+	}
+	struct gated_child b = spawn_gated(sock_child, NULL);
+	struct gated_child a = spawn_gated(sock_parent_side, NULL);
+	trace_and_go(&c, &b);
+	trace_and_go(&c, &a);
+	ASSERT_EQ(wait_child(&c, a.pid), 0);
+	ASSERT_EQ(wait_child(&c, b.pid), 0);
+	collector_finish(&c);
+	close(sp[0]);
+	close(sp[1]);
+
+	ab = tcp_matched(&c, a.pid, b.pid, &ab_sends);
+	ba = tcp_matched(&c, b.pid, a.pid, &ba_sends);
+	ASSERT_EQ(ab_sends, 10);
+	ASSERT_EQ(ba_sends, 10);
+	if (made_before) {
+		/* paired once both ends made a call: at most the first
+		 * message, sent before the other end was seen, has no peer */
+		ASSERT_MSG(ab >= 9 && ba >= 9, "%s: matched %zu and %zu of 10", what, ab, ba);
+	} else {
+		/* paired in the handshake: every message */
+		ASSERT_EQ(ab, 10);
+		ASSERT_EQ(ba, 10);
+	}
+	collector_free(&c);
+}
+
+TEST(tcp_loopback_send_names_receivers_socket)
+{
+	tcp_pingpong("IPv4 loopback (127.0.0.1)", AF_INET, "127.0.0.1", AF_INET, "127.0.0.1",
+	             false);
+}
+
+TEST(tcp_loopback6_send_names_receivers_socket)
+{
+	tcp_pingpong("IPv6 loopback (::1)", AF_INET6, "::1", AF_INET6, "::1", false);
+}
+
+/* An IPv6 socket connected to an IPv4 listener through ::ffff:127.0.0.1:
+ * each end sees the connection in its own family. */
+TEST(tcp_v4mapped_send_names_receivers_socket)
+{
+	tcp_pingpong("a v4-mapped IPv6 socket to 127.0.0.1", AF_INET, "127.0.0.1", AF_INET6,
+	             "::ffff:127.0.0.1", false);
+}
+
+/* A connection made before tracing began is paired from the calls. */
+TEST(tcp_connection_before_tracing_is_paired)
+{
+	tcp_pingpong("IPv4 loopback (127.0.0.1)", AF_INET, "127.0.0.1", AF_INET, "127.0.0.1", true);
+}
+
 /* ---- pseudo-terminal across fork: a child on a pty ------------------------ */
 static int pty_master, pty_slave;
 
@@ -263,6 +427,71 @@ TEST(pty_write_names_the_other_ends_tty)
 	ASSERT_EQ(sends, 5);
 	ASSERT_EQ(matched, 5);
 	ASSERT_EQ(answers, 5);
+	collector_free(&c);
+}
+
+/* ---- clone flags of proc_fork / thread_new ----------------------------------- */
+static void *thread_returns(void *arg)
+{
+	return arg;
+}
+
+static void forks_and_threads(void *arg)
+{
+	(void)arg;
+	pthread_t th;
+	pid_t p;
+
+	if (pthread_create(&th, NULL, thread_returns, NULL) || pthread_join(th, NULL))
+		_exit(1);
+	p = fork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0 || waitpid(p, NULL, 0) != p)
+		_exit(1);
+	p = vfork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0 || waitpid(p, NULL, 0) != p)
+		_exit(1);
+}
+
+TEST(fork_and_thread_records_carry_clone_flags)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	const struct argus_event *thread = NULL, *forked = NULL, *vforked = NULL;
+
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(forks_and_threads, NULL);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->pid != (uint32_t)g.pid)
+			continue;
+		if (e->type == ARGUS_EV_THREAD_NEW && !thread)
+			thread = e;
+		if (e->type == ARGUS_EV_PROC_FORK && !forked)
+			forked = e;
+		else if (e->type == ARGUS_EV_PROC_FORK && !vforked)
+			vforked = e;
+	}
+	ASSERT_MSG(thread, "no thread_new for pthread_create");
+	ASSERT_MSG(forked && vforked, "no proc_fork for fork and vfork");
+	uint64_t tf = thread->fork.clone_flags, ff = forked->fork.clone_flags;
+	uint64_t vf = vforked->fork.clone_flags;
+	ASSERT_MSG((tf & (CLONE_THREAD | CLONE_VM)) == (CLONE_THREAD | CLONE_VM),
+	           "thread_new clone_flags %#" PRIx64, tf);
+	ASSERT_MSG(!(ff & (CLONE_THREAD | CLONE_VM)) && (ff & 0xff) == SIGCHLD,
+	           "fork's proc_fork clone_flags %#" PRIx64, ff);
+	ASSERT_MSG((vf & (CLONE_VM | CLONE_VFORK)) == (CLONE_VM | CLONE_VFORK) &&
+	               !(vf & CLONE_THREAD) && (vf & 0xff) == SIGCHLD,
+	           "vfork's proc_fork clone_flags %#" PRIx64, vf);
 	collector_free(&c);
 }
 
@@ -757,6 +986,11 @@ TEST(unprivileged_is_epriv)
 
 TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(unix_socketpair_send_names_receivers_socket),
+          TEST_ENTRY(tcp_loopback_send_names_receivers_socket),
+          TEST_ENTRY(tcp_loopback6_send_names_receivers_socket),
+          TEST_ENTRY(tcp_v4mapped_send_names_receivers_socket),
+          TEST_ENTRY(tcp_connection_before_tracing_is_paired),
+          TEST_ENTRY(fork_and_thread_records_carry_clone_flags),
           TEST_ENTRY(pty_write_names_the_other_ends_tty), TEST_ENTRY(eventfd_write_matches_read),
           TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
           TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
