@@ -292,7 +292,7 @@ struct argus_ev_sys_exit {
 	argus_s32 fd;
 	argus_u16 nr;
 	argus_u8 obj_kind;
-	argus_u8 _pad;
+	argus_u8 calls; /* IPC_RECV: calls merged into this record (0 = 1) */
 };
 
 /* payload: FUTEX_WAIT, FUTEX_WAKE (obj = futex user address) */

@@ -101,6 +101,7 @@ static const struct field f_sys_exit[] = {
     {"peer_obj", P(argus_ev_sys_exit, peer_obj), F_HEX},
     {"ret", P(argus_ev_sys_exit, ret), F_S64},
     {"dur_ns", P(argus_ev_sys_exit, dur_ns), F_U64},
+    {"calls", P(argus_ev_sys_exit, calls), F_U8},
     {0},
 };
 static const struct field f_futex[] = {

@@ -248,6 +248,28 @@ static uint32_t proc_flags(const struct argus_kext *k, uint32_t pid)
 	return f;
 }
 
+/* Keep name as pid's (the table holds the latest name of each pid). */
+static const char *keep_name(struct argus_kext *k, uint32_t pid, const char *name)
+{
+	if (!name[0])
+		return NULL;
+	if (k->nnames == k->names_cap) {
+		size_t nc = k->names_cap ? k->names_cap * 2 : 256;
+		char(*nn)[ARGUS_COMM_LEN] = realloc(k->names, nc * sizeof(*nn));
+
+		if (!nn)
+			return NULL;
+		k->names = nn;
+		k->names_cap = nc;
+	}
+	memset(k->names[k->nnames], 0, ARGUS_COMM_LEN);
+	strncpy(k->names[k->nnames], name, ARGUS_COMM_LEN - 1);
+	k->nnames++;
+	if (u32_table_put(&k->names_idx, pid, (uint32_t)k->nnames))
+		return NULL;
+	return k->names[k->nnames - 1];
+}
+
 /* The process name, read while the process lives and kept for the COMM
  * record written later in stream order. */
 static const char *proc_name(struct argus_kext *k, uint32_t pid, bool read_now)
@@ -268,22 +290,7 @@ static const char *proc_name(struct argus_kext *k, uint32_t pid, bool read_now)
 		name[0] = 0;
 	fclose(f);
 	name[strcspn(name, "\n")] = 0;
-	if (!name[0])
-		return NULL;
-	if (k->nnames == k->names_cap) {
-		size_t nc = k->names_cap ? k->names_cap * 2 : 256;
-		char(*nn)[ARGUS_COMM_LEN] = realloc(k->names, nc * sizeof(*nn));
-
-		if (!nn)
-			return NULL;
-		k->names = nn;
-		k->names_cap = nc;
-	}
-	memcpy(k->names[k->nnames], name, sizeof(name));
-	k->nnames++;
-	if (u32_table_put(&k->names_idx, pid, (uint32_t)k->nnames))
-		return NULL;
-	return k->names[k->nnames - 1];
+	return keep_name(k, pid, name);
 }
 
 /* First sight of a process: its name and memory layout (once). */
@@ -370,9 +377,17 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 		/* A new process (maybe a recycled pid): until it execs its
 		 * layout is its parent's, which the PROC_FORK record names;
 		 * reading /proc for each of a burst of forks would cost more
-		 * than tracing them. Its name is read when first needed. */
+		 * than tracing them. Its name is the record's. */
 		u32_table_put(&k->procs, e->fork.child_pid, PROC_MAPS);
 		u32_table_del(&k->names_idx, e->fork.child_pid);
+		{
+			char name[ARGUS_COMM_LEN];
+
+			/* the child's name at fork: no /proc read for it */
+			memcpy(name, e->fork.comm, sizeof(name));
+			name[ARGUS_COMM_LEN - 1] = 0;
+			keep_name(k, e->fork.child_pid, name);
+		}
 		discover_maps(k, e->pid, e, sink);
 		break;
 	case ARGUS_EV_SCHED_SWITCH:
@@ -399,6 +414,14 @@ static int intern_stacks(struct argus_kext *k, struct argus_event *e, const stru
 		e->stack.depth = e->stack.ustack ? depth : 0;
 	}
 	return 0;
+}
+
+void argus_kext_note_forks(struct argus_kext *k, const struct argus_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].type == ARGUS_EV_PROC_FORK &&
+		    !(proc_flags(k, ev[i].fork.child_pid) & PROC_MAPS))
+			u32_table_put(&k->procs, ev[i].fork.child_pid, PROC_MAPS);
 }
 
 int argus_kext_prefetch(struct argus_kext *k, struct argus_event *ev, size_t n,

@@ -318,14 +318,35 @@ int argus_kext_start(struct argus_kext *k, char *err, size_t errlen)
 	return ARGUS_KEXT_OK;
 }
 
+/* After detaching: the receive runs the tracer was still merging never
+ * reach a ring; argus_kext_drop_records hands them out. */
+static void take_held_runs(struct argus_kext *k)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct tracer_held_run *v;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0 || k->held || !(v = calloc(ncpu, sizeof(*v))))
+		return;
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.held), &zero, v) == 0) {
+		k->held = calloc(ncpu, sizeof(*k->held));
+		for (int c = 0; k->held && c < ncpu; c++)
+			if (v[c].valid)
+				k->held[k->nheld++] = v[c].ev;
+	}
+	free(v);
+}
+
 void argus_kext_stop(struct argus_kext *k)
 {
 	for (unsigned c = 0; k->perf_links && c < k->ncpus; c++) {
 		bpf_link__destroy(k->perf_links[c]);
 		k->perf_links[c] = NULL;
 	}
-	if (k->skel)
+	if (k->skel) {
 		tracer_bpf__detach(k->skel);
+		take_held_runs(k);
+	}
 }
 
 void argus_kext_close(struct argus_kext *k)
@@ -345,6 +366,7 @@ void argus_kext_close(struct argus_kext *k)
 	free(k->perf_fds);
 	free(k->ring_fds);
 	free(k->drops_reported);
+	free(k->held);
 	u32_table_free(&k->procs);
 	u32_table_free(&k->names_idx);
 	free(k->names);
@@ -408,6 +430,8 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 {
 	size_t n = 0;
 
+	while (k->nheld && n < max)
+		out[n++] = k->held[--k->nheld];
 	for (unsigned c = 0; c < k->ncpus && n < max; c++) {
 		uint64_t total = argus_kext_ring_drops(k, c);
 

@@ -73,9 +73,11 @@ uint64_t argus_kext_ring_drops(void *arg, unsigned cpu);
 uint64_t argus_kext_stack_drops(const struct argus_kext *k);
 
 /*
- * DROP records for losses not reported yet: one per CPU whose ring lost
- * records (source ARGUS_DROP_KERNEL_RING) and one for lost stacks
- * (ARGUS_DROP_STACK); ts = now_ns. Returns how many were written to out.
+ * Records that are not in the rings. DROP records for losses not reported
+ * yet: one per CPU whose ring lost records (source ARGUS_DROP_KERNEL_RING)
+ * and one for lost stacks (ARGUS_DROP_STACK), ts = now_ns. After
+ * argus_kext_stop, also the IPC_RECV runs the tracer was still merging
+ * (their own ts). Returns how many were written to out.
  */
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
                                uint64_t now_ns);
@@ -100,6 +102,12 @@ int argus_kext_decode(struct argus_kext *k, struct argus_event *ev, size_t n,
  */
 int argus_kext_prefetch(struct argus_kext *k, struct argus_event *ev, size_t n,
                         const struct argus_sink *sink);
+
+/* Optional, with argus_kext_prefetch when several rings are read at once:
+ * call it on every ring's batch before prefetching any, so a child whose
+ * PROC_FORK is in another ring's batch is known to share its parent's
+ * layout (its /proc maps are not read). */
+void argus_kext_note_forks(struct argus_kext *k, const struct argus_event *ev, size_t n);
 
 /* Counters for status output. */
 struct argus_kext_stats {

@@ -105,6 +105,20 @@ struct {
 	__type(value, struct sys_call);
 } calls SEC(".maps");
 
+/* Per CPU: a run of receives being merged (recv_run). A thread that drains
+ * a stream in full-size reads without ever waiting makes one record per run
+ * instead of one per read, and pays no clock read for the rest of the run.
+ * The run is written before any other record of this CPU (so it stays in
+ * order with what the thread does next), at the latest when the thread
+ * leaves the CPU or is sampled. */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tracer_held_run);
+} held SEC(".maps");
+
 /* Per thread: a call that left its CPU, and where the thread last blocked.
  * Task-local storage: no hash lookups, and it goes away with the thread. */
 struct thread_state {
@@ -331,6 +345,41 @@ struct emit {
  * task_ctx: the caller runs in a syscall, never in an interrupt (saves the
  * nesting lookup on the hottest paths). em->ev is the last record, with
  * `type`; the others get their type from the caller. */
+static __always_inline void count_lost(__u32 cpu, __u64 n)
+{
+	__u64 *lostp = bpf_map_lookup_elem(&lost, &cpu);
+
+	if (lostp)
+		__sync_fetch_and_add(lostp, n);
+}
+
+static __always_inline void write_held(struct tracer_held_run *h, void *ring, __u32 cpu)
+{
+	struct argus_event *ev;
+
+	h->valid = 0;
+	ev = bpf_ringbuf_reserve(ring, sizeof(*ev), 0);
+	if (!ev) {
+		count_lost(cpu, 1);
+		return;
+	}
+	__builtin_memcpy(ev, &h->ev, sizeof(*ev));
+	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+}
+
+/* Write this CPU's held receive run, if any, into ring: it is older than
+ * any record about to be written here. Skipped while sys_exit is changing
+ * it (this program interrupted it): it is written later, stamped earlier,
+ * and the merge puts it back in order. */
+static __always_inline void flush_held(void *ring, __u32 cpu)
+{
+	__u32 zero = 0;
+	struct tracer_held_run *h = bpf_map_lookup_elem(&held, &zero);
+
+	if (h && h->valid && !h->busy)
+		write_held(h, ring, cpu);
+}
+
 static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
                                       bool task_ctx, const int nrec)
 {
@@ -341,12 +390,10 @@ static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_s
 	em->ring = bpf_map_lookup_elem(&rings, &cpu);
 	if (!em->ring)
 		return false;
+	flush_held(em->ring, cpu);
 	ev = bpf_ringbuf_reserve(em->ring, nrec * sizeof(struct argus_event), 0);
 	if (!ev) {
-		__u64 *n = bpf_map_lookup_elem(&lost, &cpu);
-
-		if (n)
-			__sync_fetch_and_add(n, nrec);
+		count_lost(cpu, nrec);
 		return false;
 	}
 	em->entry = ev;
@@ -782,7 +829,11 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 			goto untraced;
 	}
 	c->tid = t->pid;
-	c->ts = bpf_ktime_get_ns();
+	/* A send or receive that never leaves its CPU is a copy of a few
+	 * microseconds: not worth a clock read on the hottest path (it costs
+	 * as much as the rest of the call's tracing). It is timed from when it
+	 * first leaves the CPU (sched_switch), else its dur_ns is 0. */
+	c->ts = cls == SC_SEND || cls == SC_RECV || cls == SC_CLONE ? 0 : bpf_ktime_get_ns();
 	c->nr = id;
 	c->cls = cls;
 	c->fd = fd;
@@ -831,6 +882,65 @@ untraced:
 	if (c->tid == t->pid)
 		c->cls = SC_NONE;
 	return 0;
+}
+
+/* A receive that filled its buffer without waiting joins this CPU's held
+ * run when it reads on from where the run's last read stopped (same thread,
+ * object and call): no clock read, no record. Otherwise it starts a new run
+ * (the old one is written). The run is one IPC_RECV: ts of its first read,
+ * ret the bytes of all, calls how many. Reads of a few bytes at a time on a
+ * busy stream (perf bench sched messaging) cost one record per run instead
+ * of one per read; a read that leaves data behind is rare on other loads
+ * (a short read ends a run: it drained the stream). */
+#define RUN_CALLS_MAX 255
+
+static __always_inline bool recv_run(struct task_struct *t, struct sys_call *c, long ret)
+{
+	__u32 zero = 0, cpu;
+	struct tracer_held_run *h = bpf_map_lookup_elem(&held, &zero);
+	struct argus_event *ev;
+	void *ring;
+
+	if (!h)
+		return false;
+	h->busy = 1;
+	ev = &h->ev;
+	if (h->valid && h->full && h->tid == t->pid && ev->sys_exit.obj == c->obj &&
+	    ev->sys_exit.fd == c->fd && ev->sys_exit.nr == c->nr &&
+	    ev->sys_exit.calls < RUN_CALLS_MAX) {
+		ev->sys_exit.ret += ret;
+		ev->sys_exit.calls++;
+		h->busy = 0;
+		return true;
+	}
+	cpu = bpf_get_smp_processor_id();
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (!ring) {
+		h->busy = 0;
+		return false;
+	}
+	if (h->valid)
+		write_held(h, ring, cpu);
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->ts = bpf_ktime_get_ns();
+	ev->type = ARGUS_EV_IPC_RECV;
+	ev->cpu = cpu;
+	ev->pid = t->tgid;
+	ev->tid = t->pid;
+	if (t->flags & PF_KTHREAD_)
+		ev->flags = ARGUS_F_KTHREAD;
+	ev->sys_exit.obj = c->obj;
+	ev->sys_exit.peer_obj = c->peer;
+	ev->sys_exit.ret = ret;
+	ev->sys_exit.fd = c->fd;
+	ev->sys_exit.nr = c->nr;
+	ev->sys_exit.obj_kind = c->kind;
+	ev->sys_exit.calls = 1;
+	h->tid = t->pid;
+	h->full = 1;
+	h->valid = 1;
+	h->busy = 0;
+	return true;
 }
 
 SEC("tp_btf/sys_exit")
@@ -893,14 +1003,19 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		type = ARGUS_EV_IPC_RECV;
 	else if (cls == SC_SEND)
 		type = ARGUS_EV_IPC_SEND;
+	/* a read that filled its buffer without leaving the CPU: more of the
+	 * stream may follow at once */
+	if (cls == SC_RECV && !c->ts && ret > 0 && ret == c->arg0 && recv_run(t, c, ret))
+		return 0;
 	if (reserve_at(&em, type, t, 0, true)) {
 		em.ev->sys_exit.obj = c->obj;
 		em.ev->sys_exit.peer_obj = c->peer;
 		em.ev->sys_exit.ret = ret;
-		em.ev->sys_exit.dur_ns = em.ev->ts - c->ts;
+		em.ev->sys_exit.dur_ns = c->ts ? em.ev->ts - c->ts : 0;
 		em.ev->sys_exit.fd = c->fd;
 		em.ev->sys_exit.nr = c->nr;
 		em.ev->sys_exit.obj_kind = c->kind;
+		em.ev->sys_exit.calls = 1;
 		submit(&em);
 	}
 	return 0;
@@ -1010,6 +1125,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (!tprev && !tnext)
 		return 0;
 	ts = bpf_ktime_get_ns();
+	if (st && !st->call.ts)
+		st->call.ts = ts; /* an untimed send or receive: timed from here */
 	if (tprev && blocks) {
 		if (!st) /* a pending call has storage already; stacks need it */
 			st = bpf_task_storage_get(&threads, prev, 0,

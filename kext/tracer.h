@@ -7,6 +7,11 @@
 #ifndef ARGUS_KEXT_TRACER_H
 #define ARGUS_KEXT_TRACER_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+#include "argus_event.h"
+
 /* Syscall numbers the tracer looks at go up to here (x86-64 numbering). */
 #define TRACER_NR_MAX 512
 
@@ -42,6 +47,20 @@ enum tracer_sys_arg {
 	SA_CARGS = 12, /* arg 0 points to struct clone_args (clone3) */
 	SA_FORK = 13,  /* fork: SIGCHLD */
 	SA_VFORK = 14, /* vfork: CLONE_VM | CLONE_VFORK | SIGCHLD */
+};
+
+/*
+ * A run of receives the tracer is merging on one CPU (map `held`, one per
+ * CPU): written into the ring before the CPU's next record; what is still
+ * held when tracing stops, user space reads from the map.
+ */
+struct tracer_held_run {
+	struct argus_event ev; /* the IPC_RECV written when the run ends */
+	__u32 tid;
+	__u8 valid;
+	__u8 full; /* the last read filled its buffer: more may follow */
+	__u8 busy; /* sys_exit is changing it: a nested program keeps off */
+	__u8 _pad;
 };
 
 /* Default sizes. */
