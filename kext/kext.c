@@ -318,21 +318,21 @@ int argus_kext_start(struct argus_kext *k, char *err, size_t errlen)
 	return ARGUS_KEXT_OK;
 }
 
-/* After detaching: the receive runs the tracer was still merging never
- * reach a ring; argus_kext_drop_records hands them out. */
-static void take_held_runs(struct argus_kext *k)
+/* After detaching: the IPC records the tracer still held never reach a
+ * ring; argus_kext_drop_records hands them out. */
+static void take_held(struct argus_kext *k)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	struct tracer_held_run *v;
+	struct tracer_held *v;
 	uint32_t zero = 0;
 
 	if (ncpu <= 0 || k->held || !(v = calloc(ncpu, sizeof(*v))))
 		return;
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.held), &zero, v) == 0) {
-		k->held = calloc(ncpu, sizeof(*k->held));
+		k->held = calloc((size_t)ncpu * TRACER_HELD_MAX, sizeof(*k->held));
 		for (int c = 0; k->held && c < ncpu; c++)
-			if (v[c].valid)
-				k->held[k->nheld++] = v[c].ev;
+			for (unsigned i = 0; i < v[c].n && i < TRACER_HELD_MAX; i++)
+				k->held[k->nheld++] = v[c].ev[i];
 	}
 	free(v);
 }
@@ -345,7 +345,7 @@ void argus_kext_stop(struct argus_kext *k)
 	}
 	if (k->skel) {
 		tracer_bpf__detach(k->skel);
-		take_held_runs(k);
+		take_held(k);
 	}
 }
 
@@ -430,8 +430,8 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 {
 	size_t n = 0;
 
-	while (k->nheld && n < max)
-		out[n++] = k->held[--k->nheld];
+	while (k->held_out < k->nheld && n < max)
+		out[n++] = k->held[k->held_out++];
 	for (unsigned c = 0; c < k->ncpus && n < max; c++) {
 		uint64_t total = argus_kext_ring_drops(k, c);
 

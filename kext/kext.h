@@ -76,7 +76,7 @@ uint64_t argus_kext_stack_drops(const struct argus_kext *k);
  * Records that are not in the rings. DROP records for losses not reported
  * yet: one per CPU whose ring lost records (source ARGUS_DROP_KERNEL_RING)
  * and one for lost stacks (ARGUS_DROP_STACK), ts = now_ns. After
- * argus_kext_stop, also the IPC_RECV runs the tracer was still merging
+ * argus_kext_stop, also the IPC records the tracer still held
  * (their own ts). Returns how many were written to out.
  */
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,

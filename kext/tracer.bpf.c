@@ -105,18 +105,12 @@ struct {
 	__type(value, struct sys_call);
 } calls SEC(".maps");
 
-/* Per CPU: a run of receives being merged (recv_run). A thread that drains
- * a stream in full-size reads without ever waiting makes one record per run
- * instead of one per read, and pays no clock read for the rest of the run.
- * The run is written before any other record of this CPU (so it stays in
- * order with what the thread does next), at the latest when the thread
- * leaves the CPU or is sampled. */
-
+/* Per CPU: IPC records held to be written together (hold_ipc). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct tracer_held_run);
+	__type(value, struct tracer_held);
 } held SEC(".maps");
 
 /* Per thread: a call that left its CPU, and where the thread last blocked.
@@ -353,30 +347,28 @@ static __always_inline void count_lost(__u32 cpu, __u64 n)
 		__sync_fetch_and_add(lostp, n);
 }
 
-static __always_inline void write_held(struct tracer_held_run *h, void *ring, __u32 cpu)
+/* Write the held records into ring as one entry (1..TRACER_HELD_MAX). */
+static __always_inline void write_held(struct tracer_held *h, void *ring, __u32 cpu)
 {
-	struct argus_event *ev;
+	__u32 n = h->n;
 
-	h->valid = 0;
-	ev = bpf_ringbuf_reserve(ring, sizeof(*ev), 0);
-	if (!ev) {
-		count_lost(cpu, 1);
-		return;
-	}
-	__builtin_memcpy(ev, &h->ev, sizeof(*ev));
-	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	h->n = 0;
+	if (n > TRACER_HELD_MAX)
+		n = TRACER_HELD_MAX;
+	if (n && bpf_ringbuf_output(ring, h->ev, n * sizeof(struct argus_event), BPF_RB_NO_WAKEUP))
+		count_lost(cpu, n);
 }
 
-/* Write this CPU's held receive run, if any, into ring: it is older than
- * any record about to be written here. Skipped while sys_exit is changing
- * it (this program interrupted it): it is written later, stamped earlier,
- * and the merge puts it back in order. */
+/* Write this CPU's held records, if any, into ring: they are older than any
+ * record about to be written here. Skipped while sys_exit is changing them
+ * (this program interrupted it): they are written later, stamped earlier,
+ * and the merge puts them back in order. */
 static __always_inline void flush_held(void *ring, __u32 cpu)
 {
 	__u32 zero = 0;
-	struct tracer_held_run *h = bpf_map_lookup_elem(&held, &zero);
+	struct tracer_held *h = bpf_map_lookup_elem(&held, &zero);
 
-	if (h && h->valid && !h->busy)
+	if (h && h->n && !h->busy)
 		write_held(h, ring, cpu);
 }
 
@@ -884,47 +876,70 @@ untraced:
 	return 0;
 }
 
-/* A receive that filled its buffer without waiting joins this CPU's held
- * run when it reads on from where the run's last read stopped (same thread,
- * object and call): no clock read, no record. Otherwise it starts a new run
- * (the old one is written). The run is one IPC_RECV: ts of its first read,
- * ret the bytes of all, calls how many. Reads of a few bytes at a time on a
- * busy stream (perf bench sched messaging) cost one record per run instead
- * of one per read; a read that leaves data behind is rare on other loads
- * (a short read ends a run: it drained the stream). */
+/* A send or receive that moved data without waiting is held (struct
+ * tracer_held): it costs no clock read and no ring reservation of its own
+ * when it joins records held already, which it does when they are the same
+ * thread's, from the same clock tick (the time it is stamped with is at
+ * most a tick early, in practice microseconds) and there is room. A read
+ * that continues a full-buffer read of the same stream merges into it: a
+ * thread draining a stream in small reads (perf bench sched messaging)
+ * costs a record per tick instead of one per read. Waits, failures (an
+ * EAGAIN read says the stream was drained: it is stamped exactly) and
+ * every other record are written as before, after what is held. */
 #define RUN_CALLS_MAX 255
 
-static __always_inline bool recv_run(struct task_struct *t, struct sys_call *c, long ret)
+static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, __u16 type,
+                                     long ret)
 {
-	__u32 zero = 0, cpu;
-	struct tracer_held_run *h = bpf_map_lookup_elem(&held, &zero);
+	__u32 zero = 0, cpu, n;
+	struct tracer_held *h = bpf_map_lookup_elem(&held, &zero);
 	struct argus_event *ev;
+	__u64 jiffies, ts;
 	void *ring;
 
 	if (!h)
 		return false;
 	h->busy = 1;
-	ev = &h->ev;
-	if (h->valid && h->full && h->tid == t->pid && ev->sys_exit.obj == c->obj &&
-	    ev->sys_exit.fd == c->fd && ev->sys_exit.nr == c->nr &&
-	    ev->sys_exit.calls < RUN_CALLS_MAX) {
-		ev->sys_exit.ret += ret;
-		ev->sys_exit.calls++;
-		h->busy = 0;
-		return true;
+	jiffies = bpf_jiffies64();
+	n = h->n;
+	if (n > TRACER_HELD_MAX)
+		n = TRACER_HELD_MAX;
+	if (n && (h->tid != t->pid || h->jiffies != jiffies))
+		n = TRACER_HELD_MAX + 1; /* not joinable: write them */
+	if (n >= 1 && n <= TRACER_HELD_MAX) {
+		ev = &h->ev[n - 1];
+		if (type == ARGUS_EV_IPC_RECV && h->full && ev->type == ARGUS_EV_IPC_RECV &&
+		    ev->sys_exit.obj == c->obj && ev->sys_exit.fd == c->fd &&
+		    ev->sys_exit.nr == c->nr && ev->sys_exit.calls < RUN_CALLS_MAX) {
+			ev->sys_exit.ret += ret;
+			ev->sys_exit.calls++;
+			h->full = ret == c->arg0;
+			h->busy = 0;
+			return true;
+		}
 	}
-	cpu = bpf_get_smp_processor_id();
-	ring = bpf_map_lookup_elem(&rings, &cpu);
-	if (!ring) {
-		h->busy = 0;
-		return false;
+	if (n >= 1 && n < TRACER_HELD_MAX) {
+		ts = h->ev[0].ts;
+	} else {
+		if (n) {
+			cpu = bpf_get_smp_processor_id();
+			ring = bpf_map_lookup_elem(&rings, &cpu);
+			if (!ring) {
+				h->busy = 0;
+				return false;
+			}
+			write_held(h, ring, cpu);
+		}
+		n = 0;
+		ts = bpf_ktime_get_ns();
+		h->jiffies = jiffies;
+		h->tid = t->pid;
 	}
-	if (h->valid)
-		write_held(h, ring, cpu);
+	ev = &h->ev[n];
 	__builtin_memset(ev, 0, sizeof(*ev));
-	ev->ts = bpf_ktime_get_ns();
-	ev->type = ARGUS_EV_IPC_RECV;
-	ev->cpu = cpu;
+	ev->ts = ts;
+	ev->type = type;
+	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = t->tgid;
 	ev->tid = t->pid;
 	if (t->flags & PF_KTHREAD_)
@@ -936,9 +951,8 @@ static __always_inline bool recv_run(struct task_struct *t, struct sys_call *c, 
 	ev->sys_exit.nr = c->nr;
 	ev->sys_exit.obj_kind = c->kind;
 	ev->sys_exit.calls = 1;
-	h->tid = t->pid;
-	h->full = 1;
-	h->valid = 1;
+	h->full = type == ARGUS_EV_IPC_RECV && ret == c->arg0;
+	h->n = n + 1;
 	h->busy = 0;
 	return true;
 }
@@ -1003,9 +1017,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		type = ARGUS_EV_IPC_RECV;
 	else if (cls == SC_SEND)
 		type = ARGUS_EV_IPC_SEND;
-	/* a read that filled its buffer without leaving the CPU: more of the
-	 * stream may follow at once */
-	if (cls == SC_RECV && !c->ts && ret > 0 && ret == c->arg0 && recv_run(t, c, ret))
+	if ((cls == SC_RECV || cls == SC_SEND) && !c->ts && ret > 0 && hold_ipc(t, c, type, ret))
 		return 0;
 	if (reserve_at(&em, type, t, 0, true)) {
 		em.ev->sys_exit.obj = c->obj;

@@ -50,15 +50,22 @@ enum tracer_sys_arg {
 };
 
 /*
- * A run of receives the tracer is merging on one CPU (map `held`, one per
- * CPU): written into the ring before the CPU's next record; what is still
- * held when tracing stops, user space reads from the map.
+ * IPC records the tracer holds on one CPU (map `held`, one per CPU) to write
+ * them together: up to TRACER_HELD_MAX sends and receives of one thread that
+ * neither waited nor failed, within one clock tick, all stamped with the
+ * first one's time (one clock read and one ring reservation for all), and
+ * full-buffer reads of one stream merged into one IPC_RECV (`calls`). They
+ * are written before any other record of the CPU; what is still held when
+ * tracing stops, user space reads from the map.
  */
-struct tracer_held_run {
-	struct argus_event ev; /* the IPC_RECV written when the run ends */
+#define TRACER_HELD_MAX 4
+
+struct tracer_held {
+	struct argus_event ev[TRACER_HELD_MAX];
+	__u64 jiffies; /* the tick ev[0] was stamped in */
 	__u32 tid;
-	__u8 valid;
-	__u8 full; /* the last read filled its buffer: more may follow */
+	__u8 n;    /* records held */
+	__u8 full; /* ev[n - 1] is a read that filled its buffer: more may follow */
 	__u8 busy; /* sys_exit is changing it: a nested program keeps off */
 	__u8 _pad;
 };
