@@ -177,9 +177,11 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	k->ncpus = libbpf_num_possible_cpus();
 	if ((int)k->ncpus <= 0)
 		return fail(err, errlen, ARGUS_KEXT_EIO, "cannot count the CPUs");
+	if (k->ncpus > TRACER_CPUS_MAX) /* losses must be counted on every CPU */
+		return fail(err, errlen, ARGUS_KEXT_ENOSUPPORT,
+		            "%u possible CPUs: argus counts losses on at most %u", k->ncpus,
+		            TRACER_CPUS_MAX);
 	bpf_map__set_max_entries(skel->maps.rings, k->ncpus);
-	bpf_map__set_max_entries(skel->maps.lost, k->ncpus);
-	bpf_map__set_max_entries(skel->maps.stacks_lost, k->ncpus);
 	k->ring_fds = calloc(k->ncpus, sizeof(int));
 	k->perf_fds = calloc(k->ncpus, sizeof(int));
 	k->perf_links = calloc(k->ncpus, sizeof(*k->perf_links));
@@ -396,31 +398,22 @@ int argus_kext_ring_fd(const struct argus_kext *k, unsigned cpu)
 	return cpu < k->ncpus ? k->ring_fds[cpu] : -1;
 }
 
-static uint64_t counter(int map_fd, unsigned cpu)
-{
-	uint64_t v = 0;
-	uint32_t key = cpu;
-
-	if (bpf_map_lookup_elem(map_fd, &key, &v))
-		return 0;
-	return v;
-}
 
 uint64_t argus_kext_ring_drops(void *arg, unsigned cpu)
 {
 	struct argus_kext *k = arg;
 
-	if (cpu >= k->ncpus)
+	if (cpu >= k->ncpus || cpu >= TRACER_CPUS_MAX)
 		return 0;
-	return counter(bpf_map__fd(k->skel->maps.lost), cpu);
+	return __atomic_load_n(&k->skel->bss->ring_lost[cpu], __ATOMIC_RELAXED);
 }
 
 uint64_t argus_kext_stack_drops(const struct argus_kext *k)
 {
 	uint64_t sum = 0;
 
-	for (unsigned c = 0; c < k->ncpus; c++)
-		sum += counter(bpf_map__fd(k->skel->maps.stacks_lost), c);
+	for (unsigned c = 0; c < k->ncpus && c < TRACER_CPUS_MAX; c++)
+		sum += __atomic_load_n(&k->skel->bss->stack_lost[c], __ATOMIC_RELAXED);
 	sum += k->stacks_replaced;
 	return sum;
 }

@@ -46,21 +46,11 @@ struct {
 	__array(values, struct ring_map);
 } rings SEC(".maps");
 
-/* Records lost because the CPU's ring was full, index = CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
-
-/* User stacks lost (stack map full or hash collision), index = CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} stacks_lost SEC(".maps");
+/* Records lost because the CPU's ring was full, and user stacks lost (stack
+ * map full or hash collision), index = CPU. Global data: user space reads
+ * them through the skeleton's mapping, without a syscall per CPU. */
+__u64 ring_lost[TRACER_CPUS_MAX] = {};
+__u64 stack_lost[TRACER_CPUS_MAX] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -341,10 +331,8 @@ struct emit {
  * `type`; the others get their type from the caller. */
 static __always_inline void count_lost(__u32 cpu, __u64 n)
 {
-	__u64 *lostp = bpf_map_lookup_elem(&lost, &cpu);
-
-	if (lostp)
-		__sync_fetch_and_add(lostp, n);
+	if (cpu < TRACER_CPUS_MAX)
+		__sync_fetch_and_add(&ring_lost[cpu], n);
 }
 
 /* Write the held records into ring as one entry (1..TRACER_HELD_MAX). */
@@ -465,10 +453,8 @@ static __always_inline long user_stack_id(void *ctx, __u32 cpu)
 	long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_REUSE_STACKID);
 
 	if (id < 0 && id != -EFAULT_) {
-		__u64 *n = bpf_map_lookup_elem(&stacks_lost, &cpu);
-
-		if (n)
-			__sync_fetch_and_add(n, 1);
+		if (cpu < TRACER_CPUS_MAX)
+			__sync_fetch_and_add(&stack_lost[cpu], 1);
 	}
 	return id;
 }

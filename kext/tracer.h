@@ -71,6 +71,7 @@ struct tracer_held {
 };
 
 /* Default sizes. */
+#define TRACER_CPUS_MAX     1024  /* CPUs with their own loss counters */
 #define TRACER_INFLIGHT_MAX 32768 /* threads inside a traced syscall */
 #define TRACER_TIMERS_MAX   16384 /* armed hrtimers being followed */
 #define TRACER_PIDS_MAX     4096  /* processes of a --pid / command filter */
