@@ -863,12 +863,14 @@ untraced:
 }
 
 /* A send or receive that moved data without waiting is held (struct
- * tracer_held): it costs no clock read and no ring reservation of its own
- * when it joins records held already, which it does when they are the same
- * thread's, from the same clock tick (the time it is stamped with is at
- * most a tick early, in practice microseconds) and there is room. A read
- * that continues a full-buffer read of the same stream merges into it: a
- * thread draining a stream in small reads (perf bench sched messaging)
+ * tracer_held). A send costs no clock read and no ring reservation of its
+ * own when it joins records held already: the same thread's, from the same
+ * clock tick, with room left. It is stamped with the first record's time:
+ * at most a tick early, in practice the few microseconds of the sends
+ * between. A receive starts a new batch with an exact time (a receive may
+ * be what says the display's input was read), unless it continues a
+ * full-buffer read of the same stream: then it merges into that record.
+ * A thread draining a stream in small reads (perf bench sched messaging)
  * costs a record per tick instead of one per read. Waits, failures (an
  * EAGAIN read says the stream was drained: it is stamped exactly) and
  * every other record are written as before, after what is held. */
@@ -904,7 +906,9 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 			return true;
 		}
 	}
-	if (n >= 1 && n < TRACER_HELD_MAX) {
+	/* a receive is stamped exactly (it may be what says input was read);
+	 * only sends join a batch with its first record's time */
+	if (n >= 1 && n < TRACER_HELD_MAX && type == ARGUS_EV_IPC_SEND) {
 		ts = h->ev[0].ts;
 	} else {
 		if (n) {
