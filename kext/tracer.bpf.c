@@ -95,6 +95,21 @@ struct {
 	__type(value, struct sys_call);
 } calls SEC(".maps");
 
+/* Per CPU: the thread switched in last, and whether it was inside a send or
+ * receive that left the CPU (its call is in task storage). A send or receive
+ * that exits with `clean` set never left the CPU: no storage lookup. */
+struct resumed {
+	__u32 tid;
+	__u8 clean;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct resumed);
+} resumed SEC(".maps");
+
 /* Per CPU: IPC records held to be written together (hold_ipc). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -791,27 +806,23 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (id < 0 || id >= TRACER_NR_MAX)
 		return 0;
 	cls = sys_class[id];
-	if (cls == SC_NONE)
+	/* Sends and receives, the hottest calls, need nothing at entry: their
+	 * exit reads the registers, and a switch inside one reads them too
+	 * (call_from_regs). Entry work for them cost as much as the rest of
+	 * their tracing. */
+	if (cls == SC_NONE || cls == SC_SEND || cls == SC_RECV)
 		return 0;
 	c = bpf_map_lookup_elem(&calls, &zero);
 	if (!c)
 		return 0;
 	if (!traced(t))
 		goto untraced;
-	if (cls == SC_RECV || cls == SC_SEND || cls == SC_FDWAIT || cls == SC_TFDSET) {
+	if (cls == SC_FDWAIT || cls == SC_TFDSET) {
 		fd = (int)regs->di;
 		kind = fd_object(t, fd, &obj, &peer);
-		/* reads and writes of files, ttys and non-local sockets: not IPC */
-		if ((cls == SC_RECV || cls == SC_SEND) &&
-		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
-			goto untraced;
 	}
 	c->tid = t->pid;
-	/* A send or receive that never leaves its CPU is a copy of a few
-	 * microseconds: not worth a clock read on the hottest path (it costs
-	 * as much as the rest of the call's tracing). It is timed from when it
-	 * first leaves the CPU (sched_switch), else its dur_ns is 0. */
-	c->ts = cls == SC_SEND || cls == SC_RECV || cls == SC_CLONE ? 0 : bpf_ktime_get_ns();
+	c->ts = cls == SC_CLONE ? 0 : bpf_ktime_get_ns();
 	c->nr = id;
 	c->cls = cls;
 	c->fd = fd;
@@ -845,12 +856,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	c->arg0 = derive_arg0(regs, sys_arg[id]);
-	/* Sends rarely block: their exit record carries the duration. A
-	 * receive's SYS_ENTER is written only if it blocks (sched_switch): most
-	 * reads find data waiting and need no more than their IPC_RECV. */
-	c->pending = cls == SC_RECV && recv_enter;
 	/* a clone's flags wait in the slot for sched_process_fork */
-	if (cls == SC_SEND || cls == SC_RECV || cls == SC_CLONE)
+	if (cls == SC_CLONE)
 		return 0;
 	emit_enter(c, t, c->ts);
 	return 0;
@@ -947,6 +954,80 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 	return true;
 }
 
+/* A send or receive of t on an IPC object, from the syscall's registers (at
+ * its exit, or at a switch inside it: t is the current task either way).
+ * False for files, ttys and non-local sockets. Untimed (ts 0). A receive's
+ * SYS_ENTER is written only if it blocks (sched_switch): most reads find
+ * data waiting and need no more than their IPC_RECV; sends rarely block. */
+static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs *regs, long nr,
+                                           __u8 cls, struct sys_call *c)
+{
+	__u64 obj, peer;
+	int fd = (int)regs->di;
+	__u8 kind = fd_object(t, fd, &obj, &peer);
+
+	if (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE)
+		return false;
+	c->ts = 0;
+	c->obj = obj;
+	c->peer = peer;
+	c->arg0 = derive_arg0(regs, sys_arg[nr]);
+	c->arg1 = 0;
+	c->fd = fd;
+	c->tid = t->pid;
+	c->nr = nr;
+	c->kind = kind;
+	c->cls = cls;
+	c->pending = cls == SC_RECV && recv_enter;
+	return true;
+}
+
+/* The exit of a send or receive: its call is in task storage if it left the
+ * CPU (timed from then: dur_ns), else it is read from the registers now and
+ * its dur_ns is 0 (a copy of a few microseconds is not worth two clock
+ * reads on the hottest path). */
+static __always_inline int xfer_exit(struct task_struct *t, struct pt_regs *regs, long nr, __u8 cls,
+                                     long ret)
+{
+	__u16 type = cls == SC_RECV ? ARGUS_EV_IPC_RECV : ARGUS_EV_IPC_SEND;
+	struct sys_call call = {}, *c = &call;
+	struct thread_state *st;
+	struct resumed *r;
+	struct emit em;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_elem(&resumed, &zero);
+	if (!r)
+		return 0;
+	if (r->tid != t->pid || !r->clean) {
+		st = bpf_task_storage_get(&threads, t, 0, 0);
+		if (r->tid == t->pid)
+			r->clean = 1;
+		if (st && st->call.cls == cls && st->call.tid == t->pid && st->call.nr == nr) {
+			call = st->call;
+			st->call.cls = SC_NONE;
+			goto known;
+		}
+	}
+	if (!traced(t) || !call_from_regs(t, regs, nr, cls, c))
+		return 0;
+known:
+	if (!c->ts && ret > 0 && hold_ipc(t, c, type, ret))
+		return 0;
+	if (reserve_at(&em, type, t, 0, true)) {
+		em.ev->sys_exit.obj = c->obj;
+		em.ev->sys_exit.peer_obj = c->peer;
+		em.ev->sys_exit.ret = ret;
+		em.ev->sys_exit.dur_ns = c->ts ? em.ev->ts - c->ts : 0;
+		em.ev->sys_exit.fd = c->fd;
+		em.ev->sys_exit.nr = c->nr;
+		em.ev->sys_exit.obj_kind = c->kind;
+		em.ev->sys_exit.calls = 1;
+		submit(&em);
+	}
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -961,8 +1042,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	long nr = regs->orig_ax;
 
 	/* most syscalls are none of argus's business: one array load */
-	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] == SC_NONE)
+	if (nr < 0 || nr >= TRACER_NR_MAX)
 		return 0;
+	cls = sys_class[nr];
+	if (cls == SC_NONE)
+		return 0;
+	if (cls == SC_SEND || cls == SC_RECV)
+		return xfer_exit(t, regs, nr, cls, ret);
 	c = bpf_map_lookup_elem(&calls, &zero);
 	if (!c)
 		return 0;
@@ -1003,12 +1089,6 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		em.ev->timer.kind = ARGUS_TIMER_TIMERFD;
 		submit(&em);
 	}
-	if (cls == SC_RECV)
-		type = ARGUS_EV_IPC_RECV;
-	else if (cls == SC_SEND)
-		type = ARGUS_EV_IPC_SEND;
-	if ((cls == SC_RECV || cls == SC_SEND) && !c->ts && ret > 0 && hold_ipc(t, c, type, ret))
-		return 0;
 	if (reserve_at(&em, type, t, 0, true)) {
 		em.ev->sys_exit.obj = c->obj;
 		em.ev->sys_exit.peer_obj = c->peer;
@@ -1094,6 +1174,59 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	st->wait_sp = sp;
 }
 
+/* The thread switching in: whether it left the CPU inside a send or receive
+ * (xfer_exit then takes the call from task storage). */
+static __always_inline void note_resumed(struct task_struct *next, bool tnext)
+{
+	struct thread_state *st = NULL;
+	struct resumed *r;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_elem(&resumed, &zero);
+	if (!r)
+		return;
+	if (tnext)
+		st = bpf_task_storage_get(&threads, next, 0, 0);
+	r->tid = next->pid;
+	r->clean = !st || (st->call.cls != SC_SEND && st->call.cls != SC_RECV);
+}
+
+/* prev leaves the CPU: inside a send or receive (its entry wrote nothing),
+ * the call goes to task storage from the syscall's saved registers, timed
+ * from now. A task in a syscall has -ENOSYS in the saved ax until the call
+ * returns; an exception's saved orig_ax is an error code, not a syscall. */
+#define ENOSYS_ 38
+
+static __always_inline struct thread_state *xfer_left_cpu(struct task_struct *prev, __u64 ts)
+{
+	struct thread_state *st;
+	struct pt_regs *regs;
+	long nr;
+	__u8 cls;
+
+	if (prev->flags & PF_KTHREAD_)
+		return NULL;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!regs)
+		return NULL;
+	regs = KCAST(struct pt_regs, regs);
+	nr = regs->orig_ax;
+	if (nr < 0 || nr >= TRACER_NR_MAX || regs->ax != (unsigned long)-ENOSYS_)
+		return NULL;
+	cls = sys_class[nr];
+	if (cls != SC_SEND && cls != SC_RECV)
+		return NULL;
+	st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		return NULL;
+	/* left the CPU before in this call (preempted, then blocked): keep */
+	if (st->call.cls == cls && st->call.nr == nr && st->call.tid == prev->pid)
+		return st;
+	if (call_from_regs(prev, regs, nr, cls, &st->call))
+		st->call.ts = ts;
+	return st;
+}
+
 /* Runs at every context switch of the machine: the idle task and untraced
  * tasks leave after a few loads. One clock read serves every record. */
 SEC("tp_btf/sched_switch")
@@ -1116,19 +1249,18 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 			st->call = *c;
 		c->cls = SC_NONE; /* never left behind for a later exit */
 	}
+	to_self = is_self(next);
+	tprev = !is_self(prev) && traced(prev);
+	tnext = !to_self && traced(next);
+	note_resumed(next, tnext);
 	/* argus is left out: its own switches are not written, and a switch
 	 * to it names no next thread - but prev's half is kept (a traced
 	 * thread that blocks while argus runs next still blocked) */
-	if (is_self(prev))
-		return 0;
-	to_self = is_self(next);
-	tprev = traced(prev);
-	tnext = !to_self && traced(next);
-	if (!tprev && !tnext)
+	if (is_self(prev) || (!tprev && !tnext))
 		return 0;
 	ts = bpf_ktime_get_ns();
-	if (st && !st->call.ts)
-		st->call.ts = ts; /* an untimed send or receive: timed from here */
+	if (tprev && !st)
+		st = xfer_left_cpu(prev, ts);
 	if (tprev && blocks) {
 		if (!st) /* a pending call has storage already; stacks need it */
 			st = bpf_task_storage_get(&threads, prev, 0,
