@@ -420,6 +420,7 @@ static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_
 /* The largest entry written (sched_switch: SYS_ENTER + SCHED_SWITCH). */
 #define ENTRY_RECORDS_MAX 2
 _Static_assert(ENTRY_RECORDS_MAX <= ARGUS_RING_ENTRY_MAX, "readers split entries this large");
+_Static_assert(TRACER_HELD_MAX <= ARGUS_RING_ENTRY_MAX, "held records are written as one entry");
 
 static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
 {
@@ -932,15 +933,16 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 		h->jiffies = jiffies;
 		h->tid = t->pid;
 	}
+	/* every byte of the record is written: no memset */
 	ev = &h->ev[n];
-	__builtin_memset(ev, 0, sizeof(*ev));
 	ev->ts = ts;
 	ev->type = type;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = t->tgid;
 	ev->tid = t->pid;
-	if (t->flags & PF_KTHREAD_)
-		ev->flags = ARGUS_F_KTHREAD;
+	ev->flags = t->flags & PF_KTHREAD_ ? ARGUS_F_KTHREAD : 0;
+	ev->_rsvd = 0;
+	ev->sys_exit.dur_ns = 0;
 	ev->sys_exit.obj = c->obj;
 	ev->sys_exit.peer_obj = c->peer;
 	ev->sys_exit.ret = ret;

@@ -58,7 +58,7 @@ enum tracer_sys_arg {
  * are written before any other record of the CPU; what is still held when
  * tracing stops, user space reads from the map.
  */
-#define TRACER_HELD_MAX 4
+#define TRACER_HELD_MAX 8
 
 struct tracer_held {
 	struct argus_event ev[TRACER_HELD_MAX];
