@@ -67,37 +67,27 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
-/* The traced syscall a thread is in. */
+/* The traced syscall a thread is in when it leaves its CPU (task storage):
+ * read from the syscall's saved registers, timed from that moment. */
 struct sys_call {
-	__u64 ts;
+	__u64 ts; /* when the call first left the CPU; 0 = it never did */
 	__u64 obj;
 	__u64 peer;
 	__s64 arg0;
 	__s64 arg1;
+	__u64 arg2;
+	__u64 arg3;
 	__s32 fd;
-	__u32 tid; /* owner, in the per-CPU slot */
+	__u32 tid;
 	__u16 nr;
 	__u8 kind;
 	__u8 cls;     /* SC_NONE = not inside a traced syscall */
-	__u8 pending; /* SYS_ENTER of this receive not written yet */
+	__u8 entered; /* its entry record (SYS_ENTER, FUTEX_WAIT) is written */
 };
 
-/* Per CPU: the call of the thread running there, written at entry. Most
- * calls exit without leaving the CPU, and a per-CPU slot costs a few loads
- * where task storage costs a helper call. When the thread leaves the CPU
- * inside the call (it blocks, or is preempted), sched_switch moves the call
- * to the thread's task storage and empties the slot: a slot owned by a
- * thread therefore always holds that thread's current call. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sys_call);
-} calls SEC(".maps");
-
-/* Per CPU: the thread switched in last, and whether it was inside a send or
- * receive that left the CPU (its call is in task storage). A send or receive
- * that exits with `clean` set never left the CPU: no storage lookup. */
+/* Per CPU: the thread switched in last, and whether it was inside a traced
+ * syscall that left the CPU (its call is in task storage). A call that exits
+ * with `clean` set never left the CPU: no storage lookup. */
 struct resumed {
 	__u32 tid;
 	__u8 clean;
@@ -521,7 +511,7 @@ static __always_inline void tcp_tuple_of(const struct sock *sk, __u16 family, st
 /* Pair a loopback TCP end with the other end if that one is known (then
  * both learn their peer), else leave it for the other end to find. Returns
  * the peer, 0 when not known yet. Rare (a connection's first calls): a
- * subprogram, not inlined into sys_enter. */
+ * subprogram, not inlined into the hot paths. */
 static __noinline __u64 tcp_pair(const struct sock *sk, __u16 family)
 {
 	struct tcp_tuple k, r;
@@ -769,10 +759,49 @@ static __always_inline bool futex_is_wake(__u32 cmd)
 }
 
 /* ---- syscalls ------------------------------------------------------------ */
-/* SYS_ENTER from a thread's syscall state; ts = now (for a receive written
- * at its block: when the waiting began). */
-static __always_inline void fill_enter(struct argus_event *ev, struct sys_call *c)
+/*
+ * Only the exit of a syscall is hooked. Most traced calls (sends, receives,
+ * polls that find work) never leave their CPU; for them the exit has all
+ * there is to say, from the saved registers, and entry work cost as much as
+ * the rest of their tracing (the entry hook's dispatch alone cost ~3 % of
+ * `perf bench sched messaging`). A call that leaves the CPU (it blocks, or
+ * is preempted) is read from its saved registers by sched_switch
+ * (call_left_cpu) and kept in task storage; its entry record (SYS_ENTER,
+ * FUTEX_WAIT) is written when it first blocks, so a blocked thread is known
+ * to wait before it returns. Durations count from the first switch out; a
+ * call that never left its CPU has dur_ns 0.
+ */
+
+/* Whether a call has an entry record: waits always (when they block, else
+ * at their exit), receives only when they block (most find data waiting:
+ * their IPC_RECV says enough), sends, clones and timerfd settings never. */
+static __always_inline bool has_entry(struct sys_call *c, bool blocked)
 {
+	switch (c->cls) {
+	case SC_WAIT:
+	case SC_FDWAIT:
+		return true;
+	case SC_FUTEX:
+		return futex_is_wait((__u32)c->arg1 & FUTEX_CMD_MASK_);
+	case SC_RECV:
+		return blocked && recv_enter;
+	default:
+		return false;
+	}
+}
+
+/* The entry record of a call: FUTEX_WAIT for futex waits, else SYS_ENTER. */
+static __always_inline void fill_entry(struct argus_event *ev, struct sys_call *c)
+{
+	if (c->cls == SC_FUTEX) {
+		ev->type = ARGUS_EV_FUTEX_WAIT;
+		ev->futex.uaddr = c->obj;
+		ev->futex.op = c->arg1;
+		ev->futex.val = c->arg2;
+		ev->futex.timeout_ns = c->arg0;
+		ev->futex.uaddr2 = c->arg3;
+		return;
+	}
 	ev->type = ARGUS_EV_SYS_ENTER;
 	ev->sys_enter.obj = c->obj;
 	ev->sys_enter.peer_obj = c->peer;
@@ -783,91 +812,65 @@ static __always_inline void fill_enter(struct argus_event *ev, struct sys_call *
 	ev->sys_enter.obj_kind = c->kind;
 }
 
-static __always_inline void emit_enter(struct sys_call *c, struct task_struct *t, __u64 ts)
+static __always_inline void emit_entry(struct sys_call *c, struct task_struct *t, __u64 ts)
 {
 	struct emit em;
 
 	if (!reserve_at(&em, ARGUS_EV_SYS_ENTER, t, ts, true))
 		return;
-	fill_enter(em.ev, c);
+	fill_entry(em.ev, c);
 	submit(&em);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+/* The traced call t (the current task) is in, from its saved registers.
+ * False for calls argus does not record: reads and writes of files, ttys
+ * and non-local sockets; clones (sched_process_fork reads their flags). */
+static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs *regs, long nr,
+                                           __u8 cls, struct sys_call *c)
 {
-	struct task_struct *t = cur();
-	struct sys_call *c;
-	struct emit em;
 	__u64 obj = 0, peer = 0;
-	__u32 zero = 0;
-	__u8 cls, kind = ARGUS_OBJ_NONE;
 	int fd = -1;
+	__u8 kind = ARGUS_OBJ_NONE;
 
-	if (id < 0 || id >= TRACER_NR_MAX)
-		return 0;
-	cls = sys_class[id];
-	/* Sends and receives, the hottest calls, need nothing at entry: their
-	 * exit reads the registers, and a switch inside one reads them too
-	 * (call_from_regs). Entry work for them cost as much as the rest of
-	 * their tracing. */
-	if (cls == SC_NONE || cls == SC_SEND || cls == SC_RECV)
-		return 0;
-	c = bpf_map_lookup_elem(&calls, &zero);
-	if (!c)
-		return 0;
-	if (!traced(t))
-		goto untraced;
-	if (cls == SC_FDWAIT || cls == SC_TFDSET) {
+	if (cls == SC_CLONE)
+		return false;
+	if (cls == SC_SEND || cls == SC_RECV || cls == SC_FDWAIT || cls == SC_TFDSET) {
 		fd = (int)regs->di;
 		kind = fd_object(t, fd, &obj, &peer);
+		if ((cls == SC_SEND || cls == SC_RECV) &&
+		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
+			return false;
 	}
-	c->tid = t->pid;
-	c->ts = cls == SC_CLONE ? 0 : bpf_ktime_get_ns();
-	c->nr = id;
-	c->cls = cls;
-	c->fd = fd;
-	c->obj = obj;
-	c->peer = peer;
-	c->kind = kind;
+	c->ts = 0;
 	c->arg1 = 0;
-	c->pending = 0;
+	c->arg2 = 0;
+	c->arg3 = 0;
 	if (cls == SC_FUTEX) {
 		__u32 op = regs->si;
 
-		c->obj = regs->di;
-		c->kind = ARGUS_OBJ_FUTEX;
+		obj = regs->di;
+		kind = ARGUS_OBJ_FUTEX;
 		c->arg1 = op;
-		/* wakes are reported at exit, with the number woken */
-		if (!futex_is_wait(op & FUTEX_CMD_MASK_) ||
-		    !reserve_at(&em, ARGUS_EV_FUTEX_WAIT, t, c->ts, true))
-			return 0;
-		em.ev->futex.uaddr = c->obj;
-		em.ev->futex.op = op;
-		em.ev->futex.val = regs->dx;
-		em.ev->futex.timeout_ns = user_timespec_ns(regs->r10);
-		em.ev->futex.uaddr2 = regs->r8;
-		submit(&em);
-		return 0;
-	}
-	if (cls == SC_TFDSET) {
+		c->arg2 = (__u32)regs->dx;
+		c->arg3 = regs->r8;
+		/* a wait's timeout: a user timespec (a wake's arg 3 is a count) */
+		c->arg0 = futex_is_wait(op & FUTEX_CMD_MASK_) ? user_timespec_ns(regs->r10) : -1;
+	} else if (cls == SC_TFDSET) {
 		/* new_value (arg 2): struct itimerspec { interval, value } */
 		c->arg1 = user_timespec_ns(regs->dx);
 		c->arg0 = user_timespec_ns(regs->dx + 16);
-		return 0;
+	} else {
+		c->arg0 = derive_arg0(regs, sys_arg[nr]);
 	}
-	c->arg0 = derive_arg0(regs, sys_arg[id]);
-	/* a clone's flags wait in the slot for sched_process_fork */
-	if (cls == SC_CLONE)
-		return 0;
-	emit_enter(c, t, c->ts);
-	return 0;
-untraced:
-	/* a call of this thread whose exit went unseen (attached mid-call)
-	 * must not be taken for this one at its exit */
-	if (c->tid == t->pid)
-		c->cls = SC_NONE;
-	return 0;
+	c->obj = obj;
+	c->peer = peer;
+	c->fd = fd;
+	c->tid = t->pid;
+	c->nr = nr;
+	c->kind = kind;
+	c->cls = cls;
+	c->entered = 0;
+	return true;
 }
 
 /* A send or receive that moved data without waiting is held (struct
@@ -956,48 +959,28 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 	return true;
 }
 
-/* A send or receive of t on an IPC object, from the syscall's registers (at
- * its exit, or at a switch inside it: t is the current task either way).
- * False for files, ttys and non-local sockets. Untimed (ts 0). A receive's
- * SYS_ENTER is written only if it blocks (sched_switch): most reads find
- * data waiting and need no more than their IPC_RECV; sends rarely block. */
-static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs *regs, long nr,
-                                           __u8 cls, struct sys_call *c)
+/* The exit of a traced call: its call is in task storage if it left the CPU
+ * (`resumed` says whether to look), else it is read from the registers now. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 obj, peer;
-	int fd = (int)regs->di;
-	__u8 kind = fd_object(t, fd, &obj, &peer);
-
-	if (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE)
-		return false;
-	c->ts = 0;
-	c->obj = obj;
-	c->peer = peer;
-	c->arg0 = derive_arg0(regs, sys_arg[nr]);
-	c->arg1 = 0;
-	c->fd = fd;
-	c->tid = t->pid;
-	c->nr = nr;
-	c->kind = kind;
-	c->cls = cls;
-	c->pending = cls == SC_RECV && recv_enter;
-	return true;
-}
-
-/* The exit of a send or receive: its call is in task storage if it left the
- * CPU (timed from then: dur_ns), else it is read from the registers now and
- * its dur_ns is 0 (a copy of a few microseconds is not worth two clock
- * reads on the hottest path). */
-static __always_inline int xfer_exit(struct task_struct *t, struct pt_regs *regs, long nr, __u8 cls,
-                                     long ret)
-{
-	__u16 type = cls == SC_RECV ? ARGUS_EV_IPC_RECV : ARGUS_EV_IPC_SEND;
+	struct task_struct *t = cur();
 	struct sys_call call = {}, *c = &call;
 	struct thread_state *st;
 	struct resumed *r;
 	struct emit em;
+	__u16 type;
 	__u32 zero = 0;
+	__u64 now;
+	long nr = regs->orig_ax;
+	__u8 cls;
 
+	/* most syscalls are none of argus's business: one array load */
+	if (nr < 0 || nr >= TRACER_NR_MAX)
+		return 0;
+	cls = sys_class[nr];
+	if (cls == SC_NONE || cls == SC_CLONE)
+		return 0;
 	r = bpf_map_lookup_elem(&resumed, &zero);
 	if (!r)
 		return 0;
@@ -1010,98 +993,62 @@ static __always_inline int xfer_exit(struct task_struct *t, struct pt_regs *regs
 			st->call.cls = SC_NONE;
 			goto known;
 		}
+		if (st)
+			st->call.cls = SC_NONE; /* stale: its exit went unseen */
 	}
 	if (!traced(t) || !call_from_regs(t, regs, nr, cls, c))
 		return 0;
 known:
-	if (!c->ts && ret > 0 && hold_ipc(t, c, type, ret))
-		return 0;
-	if (reserve_at(&em, type, t, 0, true)) {
-		em.ev->sys_exit.obj = c->obj;
-		em.ev->sys_exit.peer_obj = c->peer;
-		em.ev->sys_exit.ret = ret;
-		em.ev->sys_exit.dur_ns = c->ts ? em.ev->ts - c->ts : 0;
-		em.ev->sys_exit.fd = c->fd;
-		em.ev->sys_exit.nr = c->nr;
-		em.ev->sys_exit.obj_kind = c->kind;
-		em.ev->sys_exit.calls = 1;
-		submit(&em);
-	}
-	return 0;
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
-{
-	struct task_struct *t = cur();
-	struct thread_state *st;
-	struct sys_call *c;
-	struct emit em;
-	__u16 type = ARGUS_EV_SYS_EXIT;
-	__u32 zero = 0;
-	__u8 cls;
-
-	long nr = regs->orig_ax;
-
-	/* most syscalls are none of argus's business: one array load */
-	if (nr < 0 || nr >= TRACER_NR_MAX)
-		return 0;
-	cls = sys_class[nr];
-	if (cls == SC_NONE)
-		return 0;
-	if (cls == SC_SEND || cls == SC_RECV)
-		return xfer_exit(t, regs, nr, cls, ret);
-	c = bpf_map_lookup_elem(&calls, &zero);
-	if (!c)
-		return 0;
-	if (c->tid != t->pid || c->cls == SC_NONE) {
-		/* the call left this CPU (or was not traced) */
-		st = bpf_task_storage_get(&threads, t, 0, 0);
-		if (!st)
+	if (cls == SC_SEND || cls == SC_RECV) {
+		type = cls == SC_RECV ? ARGUS_EV_IPC_RECV : ARGUS_EV_IPC_SEND;
+		if (!c->ts && ret > 0 && hold_ipc(t, c, type, ret))
 			return 0;
-		c = &st->call;
-		if (c->cls == SC_NONE)
-			return 0;
-	}
-	cls = c->cls;
-	c->cls = SC_NONE;
-	if (cls == SC_CLONE) /* its record is PROC_FORK / THREAD_NEW */
-		return 0;
-	if (cls == SC_FUTEX && futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
-		if (reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
+	} else if (cls == SC_FUTEX && !futex_is_wait((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
+		/* a wake (or requeue): the number woken */
+		if (futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_) &&
+		    reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
 			em.ev->futex.uaddr = c->obj;
 			em.ev->futex.op = c->arg1;
-			em.ev->futex.val = regs->dx;
+			em.ev->futex.val = c->arg2;
 			em.ev->futex.ret = ret;
 			em.ev->futex.timeout_ns = -1;
-			em.ev->futex.uaddr2 = regs->r8;
+			em.ev->futex.uaddr2 = c->arg3;
 			submit(&em);
 		}
 		return 0;
+	} else {
+		type = ARGUS_EV_SYS_EXIT;
 	}
+	now = bpf_ktime_get_ns();
 	if (cls == SC_TFDSET && ret == 0 && c->kind == ARGUS_OBJ_TIMERFD &&
-	    reserve_at(&em, ARGUS_EV_TIMER_ARM, t, 0, true)) {
+	    reserve_at(&em, ARGUS_EV_TIMER_ARM, t, now, true)) {
 		/* TFD_TIMER_ABSTIME = 1: the value is already absolute */
 		bool abs = regs->si & 1;
 
 		em.ev->timer.obj = c->obj;
-		em.ev->timer.expires_ns = c->arg0 <= 0 ? 0 : abs ? c->arg0 : c->ts + c->arg0;
+		em.ev->timer.expires_ns = c->arg0 <= 0 ? 0 : abs ? c->arg0 : now + c->arg0;
 		em.ev->timer.interval_ns = c->arg1 < 0 ? 0 : c->arg1;
 		em.ev->timer.fd = c->fd;
 		em.ev->timer.kind = ARGUS_TIMER_TIMERFD;
 		submit(&em);
 	}
-	if (reserve_at(&em, type, t, 0, true)) {
-		em.ev->sys_exit.obj = c->obj;
-		em.ev->sys_exit.peer_obj = c->peer;
-		em.ev->sys_exit.ret = ret;
-		em.ev->sys_exit.dur_ns = c->ts ? em.ev->ts - c->ts : 0;
-		em.ev->sys_exit.fd = c->fd;
-		em.ev->sys_exit.nr = c->nr;
-		em.ev->sys_exit.obj_kind = c->kind;
-		em.ev->sys_exit.calls = 1;
-		submit(&em);
+	/* a wait that never blocked: its entry and exit, one ring entry */
+	if (!c->entered && has_entry(c, false)) {
+		if (!reserve_n(&em, type, t, now, true, 2))
+			return 0;
+		fill_entry(em.entry, c);
+	} else if (!reserve_at(&em, type, t, now, true)) {
+		return 0;
 	}
+	em.ev->sys_exit.obj = c->obj;
+	em.ev->sys_exit.peer_obj = c->peer;
+	em.ev->sys_exit.ret = ret;
+	em.ev->sys_exit.dur_ns = c->ts ? now - c->ts : 0;
+	em.ev->sys_exit.fd = c->fd;
+	em.ev->sys_exit.nr = c->nr;
+	em.ev->sys_exit.obj_kind = c->kind;
+	em.ev->sys_exit.calls = 1;
+	submit(&em);
 	return 0;
 }
 
@@ -1176,8 +1123,8 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	st->wait_sp = sp;
 }
 
-/* The thread switching in: whether it left the CPU inside a send or receive
- * (xfer_exit then takes the call from task storage). */
+/* The thread switching in: whether it left the CPU inside a traced call
+ * (sys_exit then takes the call from task storage). */
 static __always_inline void note_resumed(struct task_struct *next, bool tnext)
 {
 	struct thread_state *st = NULL;
@@ -1190,16 +1137,17 @@ static __always_inline void note_resumed(struct task_struct *next, bool tnext)
 	if (tnext)
 		st = bpf_task_storage_get(&threads, next, 0, 0);
 	r->tid = next->pid;
-	r->clean = !st || (st->call.cls != SC_SEND && st->call.cls != SC_RECV);
+	r->clean = !st || st->call.cls == SC_NONE;
 }
 
-/* prev leaves the CPU: inside a send or receive (its entry wrote nothing),
- * the call goes to task storage from the syscall's saved registers, timed
- * from now. A task in a syscall has -ENOSYS in the saved ax until the call
- * returns; an exception's saved orig_ax is an error code, not a syscall. */
+/* prev leaves the CPU: inside a traced syscall, the call goes to task
+ * storage from the syscall's saved registers, timed from now (once per
+ * call: a call preempted, then blocked, keeps its first time). A task in a
+ * syscall has -ENOSYS in the saved ax until the call returns; an
+ * exception's saved orig_ax is an error code, not a syscall. */
 #define ENOSYS_ 38
 
-static __always_inline struct thread_state *xfer_left_cpu(struct task_struct *prev, __u64 ts)
+static __always_inline struct thread_state *call_left_cpu(struct task_struct *prev, __u64 ts)
 {
 	struct thread_state *st;
 	struct pt_regs *regs;
@@ -1216,16 +1164,17 @@ static __always_inline struct thread_state *xfer_left_cpu(struct task_struct *pr
 	if (nr < 0 || nr >= TRACER_NR_MAX || regs->ax != (unsigned long)-ENOSYS_)
 		return NULL;
 	cls = sys_class[nr];
-	if (cls != SC_SEND && cls != SC_RECV)
+	if (cls == SC_NONE || cls == SC_CLONE)
 		return NULL;
 	st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st)
 		return NULL;
-	/* left the CPU before in this call (preempted, then blocked): keep */
 	if (st->call.cls == cls && st->call.nr == nr && st->call.tid == prev->pid)
 		return st;
 	if (call_from_regs(prev, regs, nr, cls, &st->call))
 		st->call.ts = ts;
+	else
+		st->call.cls = SC_NONE;
 	return st;
 }
 
@@ -1240,17 +1189,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct thread_state *st = NULL;
 	__u64 ts, ip = 0, sp = 0;
 	struct emit em;
-	__u32 zero = 0;
 
-	/* prev's call still in this CPU's slot moves to its task storage: the
-	 * call may end on another CPU, and another thread takes the slot */
-	c = bpf_map_lookup_elem(&calls, &zero);
-	if (c && c->cls != SC_NONE && c->tid == prev->pid) {
-		st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (st)
-			st->call = *c;
-		c->cls = SC_NONE; /* never left behind for a later exit */
-	}
 	to_self = is_self(next);
 	tprev = !is_self(prev) && traced(prev);
 	tnext = !to_self && traced(next);
@@ -1261,22 +1200,22 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (is_self(prev) || (!tprev && !tnext))
 		return 0;
 	ts = bpf_ktime_get_ns();
-	if (tprev && !st)
-		st = xfer_left_cpu(prev, ts);
+	if (tprev)
+		st = call_left_cpu(prev, ts);
 	if (tprev && blocks) {
 		if (!st) /* a pending call has storage already; stacks need it */
 			st = bpf_task_storage_get(&threads, prev, 0,
 			                          wait_stacks ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 		if (st) {
 			c = &st->call;
-			if (c->cls == SC_RECV && c->pending) {
+			if (c->cls != SC_NONE && !c->entered && has_entry(c, true)) {
 				enter = c;
-				c->pending = 0;
+				c->entered = 1;
 			}
 			if (wait_stacks && stack_moved(prev, st, &ip, &sp)) {
 				/* the order stays SYS_ENTER, STACK, SCHED_SWITCH */
 				if (enter)
-					emit_enter(enter, prev, ts);
+					emit_entry(enter, prev, ts);
 				enter = NULL;
 				wait_stack(ctx, prev, st, ts, ip, sp);
 			}
@@ -1286,7 +1225,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (enter) {
 		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true, 2))
 			return 0;
-		fill_enter(em.entry, enter);
+		fill_entry(em.entry, enter);
 	} else if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true)) {
 		return 0;
 	}
@@ -1374,23 +1313,24 @@ int BPF_PROG(inet_sock_set_state, const struct sock *sk, int oldstate, int newst
 
 /* ---- process lifecycle --------------------------------------------------- */
 
-/* The flags of the clone the parent (the current thread) is in, as its
- * sys_enter kept them: in this CPU's slot, or in its task storage if it
- * left the CPU since. 0 when not known (a kernel thread, an untraced
- * parent). */
+/* The flags of the clone the parent (the current thread) is in, from the
+ * syscall's saved registers, in clone's form (the exit signal in the low
+ * byte). 0 when not known (a kernel thread). */
 static __always_inline __u64 clone_flags_of(struct task_struct *parent)
 {
-	struct thread_state *st;
-	struct sys_call *c;
-	__u32 zero = 0;
+	struct pt_regs *regs;
+	long nr;
 
-	c = bpf_map_lookup_elem(&calls, &zero);
-	if (c && c->tid == parent->pid && c->cls == SC_CLONE)
-		return c->arg0;
-	st = bpf_task_storage_get(&threads, parent, 0, 0);
-	if (st && st->call.cls == SC_CLONE)
-		return st->call.arg0;
-	return 0;
+	if (parent->flags & PF_KTHREAD_)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(parent);
+	if (!regs)
+		return 0;
+	regs = KCAST(struct pt_regs, regs);
+	nr = regs->orig_ax;
+	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] != SC_CLONE)
+		return 0;
+	return derive_arg0(regs, sys_arg[nr]);
 }
 
 SEC("tp_btf/sched_process_fork")
