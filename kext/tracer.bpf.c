@@ -965,7 +965,7 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = cur();
-	struct sys_call call = {}, *c = &call;
+	struct sys_call call, *c = &call; /* call_from_regs writes every field */
 	struct thread_state *st;
 	struct resumed *r;
 	struct emit em;
