@@ -315,14 +315,17 @@ static void set_priority(struct live *l, bool rt)
 		l->rt = rt;
 }
 
-/* poll() for the loop, asleep at normal priority (set_priority). */
-static int poll_asleep(struct live *l, struct pollfd *pfd, unsigned nfd, int timeout)
+/* poll() for the loop, asleep at normal priority (set_priority); back to
+ * real time after it when `then_rt` (the gather sleep is followed by the
+ * loop's own poll: switching there and back costs two syscalls a turn). */
+static int poll_asleep(struct live *l, struct pollfd *pfd, unsigned nfd, int timeout, bool then_rt)
 {
 	set_priority(l, false);
 	int n = poll(pfd, nfd, timeout);
 	int e = errno;
 
-	set_priority(l, true);
+	if (then_rt)
+		set_priority(l, true);
 	errno = e;
 	return n;
 }
@@ -434,7 +437,7 @@ int live_run(struct live *l, const struct argus_sink *s)
 			if ((end - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((end - now) / 1000000) + 1;
 		}
-		if (poll_asleep(l, pfd, nfd, timeout) < 0 && errno != EINTR) {
+		if (poll_asleep(l, pfd, nfd, timeout, true) < 0 && errno != EINTR) {
 			cli_error(l->o.name, "poll: %s", strerror(errno));
 			rc = ARGUS_EXIT_INTERNAL;
 			break;
@@ -449,7 +452,7 @@ int live_run(struct live *l, const struct argus_sink *s)
 		/* A ring's descriptor stays readable while it holds any record:
 		 * let records gather (signals still end the wait) instead of
 		 * spinning on a few at a time. */
-		if (poll_asleep(l, pfd, 1, LIVE_GATHER_MS) > 0 && handle_signals(l)) {
+		if (poll_asleep(l, pfd, 1, LIVE_GATHER_MS, false) > 0 && handle_signals(l)) {
 			if (pump(l, s, false))
 				rc = ARGUS_EXIT_IO;
 			break;

@@ -297,10 +297,16 @@ static const char *proc_name(struct argus_kext *k, uint32_t pid, bool read_now)
 static int discover_maps(struct argus_kext *k, uint32_t pid, const struct argus_event *ev,
                          const struct argus_sink *sink)
 {
-	uint32_t f = proc_flags(k, pid);
+	uint32_t f;
 
-	if (pid == 0 || (f & PROC_MAPS))
+	/* most records are about the process of the record before */
+	if (pid == k->last_mapped)
 		return 0;
+	f = proc_flags(k, pid);
+	if (pid == 0 || (f & PROC_MAPS)) {
+		k->last_mapped = pid;
+		return 0;
+	}
 	if (u32_table_put(&k->procs, pid, f | PROC_MAPS))
 		return -1;
 	proc_name(k, pid, true);

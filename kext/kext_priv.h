@@ -41,6 +41,7 @@ struct argus_kext {
 	char (*names)[ARGUS_COMM_LEN];
 	size_t nnames, names_cap;
 	bool prefetching;           /* argus_kext_prefetch is in use */
+	uint32_t last_mapped;       /* pid last found with PROC_MAPS (discover_maps) */
 	struct u32_table build_ids; /* path string id -> 1 once written */
 	uint64_t procs_seen, maps_failed;
 	uint64_t stacks_replaced; /* stack-map entries overwritten before decode */
