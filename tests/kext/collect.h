@@ -23,6 +23,8 @@ struct collector {
 	struct ring_buffer *rb;
 	struct argus_event *ev;
 	size_t n, cap;
+	struct argus_event drops[64]; /* DROP records taken by collector_finish */
+	size_t ndrops;
 };
 
 static int collect_one(void *ctx, void *data, size_t size)
@@ -97,9 +99,21 @@ static int cmp_ts(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+/* Stop the tracer and take everything: the rings, and the records the
+ * tracer still held (as argus record does). */
 static inline void collector_finish(struct collector *c)
 {
+	struct argus_event rest[64];
+	size_t n;
+
+	argus_kext_stop(c->k);
 	collector_drain(c);
+	while ((n = argus_kext_drop_records(c->k, rest, 64, mono_ns())) > 0)
+		for (size_t i = 0; i < n; i++)
+			if (rest[i].type != ARGUS_EV_DROP)
+				collect_one(c, &rest[i], sizeof(rest[i]));
+			else if (c->ndrops < 64)
+				c->drops[c->ndrops++] = rest[i];
 	qsort(c->ev, c->n, sizeof(*c->ev), cmp_ts);
 	if (getenv("ARGUS_TEST_DUMP")) { /* debugging aid: the records as JSON */
 		char line[1024];

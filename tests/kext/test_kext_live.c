@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <pty.h>
 #include <sched.h>
@@ -190,6 +191,136 @@ TEST(unix_socketpair_send_names_receivers_socket)
 	}
 	ASSERT_EQ(sends, 10);
 	ASSERT_EQ(matched, 10);
+	collector_free(&c);
+}
+
+/* ---- a stream read in full-buffer reads: one record per run --------------- */
+#define RUN_READS 200
+#define RUN_BYTES 100
+
+static void run_writer(void *arg)
+{
+	(void)arg;
+	char b[RUN_BYTES] = {0};
+
+	for (int i = 0; i < RUN_READS; i++)
+		if (write(sp[0], b, sizeof(b)) != (ssize_t)sizeof(b))
+			_exit(1);
+}
+
+static void run_reader(void *arg)
+{
+	(void)arg;
+	char b[RUN_BYTES];
+
+	for (int i = 0; i < RUN_READS; i++)
+		if (read(sp[1], b, sizeof(b)) != (ssize_t)sizeof(b))
+			_exit(1);
+}
+
+/* The reader finds all the data waiting: its reads merge into IPC_RECV runs
+ * (calls and bytes add up, far fewer records than reads); the writer's
+ * sends are one record each, none lost. */
+TEST(stream_reads_merge_into_runs_and_sends_are_all_kept)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	size_t recs = 0, calls = 0, sends = 0;
+	int64_t bytes = 0, sent = 0;
+
+	require_live();
+	ASSERT(socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0);
+	collector_start(&c, &o);
+	struct gated_child w = spawn_gated(run_writer, NULL);
+	trace_and_go(&c, &w);
+	ASSERT_EQ(wait_child(&c, w.pid), 0);
+	struct gated_child r = spawn_gated(run_reader, NULL);
+	trace_and_go(&c, &r);
+	ASSERT_EQ(wait_child(&c, r.pid), 0);
+	collector_finish(&c);
+	close(sp[0]);
+	close(sp[1]);
+
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (is_ipc(e, ARGUS_EV_IPC_RECV, r.pid, ARGUS_OBJ_UNIX)) {
+			ASSERT(e->ipc.calls >= 1);
+			recs++;
+			calls += e->ipc.calls;
+			bytes += e->ipc.ret;
+			ASSERT_EQ(e->ipc.dur_ns, 0); /* never left the CPU */
+		} else if (is_ipc(e, ARGUS_EV_IPC_SEND, w.pid, ARGUS_OBJ_UNIX)) {
+			ASSERT_EQ(e->ipc.calls, 1);
+			sends++;
+			sent += e->ipc.ret;
+		}
+	}
+	ASSERT_EQ(calls, RUN_READS);
+	ASSERT_EQ(bytes, RUN_READS * RUN_BYTES);
+	ASSERT_MSG(recs >= 1 && recs <= RUN_READS / 10, "%zu records for %d reads", recs,
+	           RUN_READS);
+	ASSERT_EQ(sends, RUN_READS);
+	ASSERT_EQ(sent, RUN_READS * RUN_BYTES);
+	collector_free(&c);
+}
+
+/* ---- waits: entry when blocked, else entry and exit at the exit ------------ */
+static void poll_child(void *arg)
+{
+	(void)arg;
+	int p[2];
+	struct pollfd pfd;
+
+	if (pipe(p) || write(p[1], "x", 1) != 1)
+		_exit(1);
+	pfd = (struct pollfd){.fd = p[0], .events = POLLIN};
+	if (poll(&pfd, 1, 1000) != 1) /* ready: returns at once */
+		_exit(1);
+	if (poll(NULL, 0, 50) != 0) /* nothing to wait for: blocks 50 ms */
+		_exit(1);
+}
+
+TEST(waits_have_entries_blocked_or_not)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	const struct argus_event *enter[2] = {0}, *exit_[2] = {0};
+	int ne = 0, nx = 0;
+	bool switched = false;
+
+	require_live();
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(poll_child, NULL);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->pid != (uint32_t)g.pid)
+			continue;
+		if (e->type == ARGUS_EV_SYS_ENTER && e->sys_enter.nr == SYS_poll && ne < 2)
+			enter[ne++] = e;
+		else if (e->type == ARGUS_EV_SYS_EXIT && e->sys_exit.nr == SYS_poll && nx < 2)
+			exit_[nx++] = e;
+		else if (e->type == ARGUS_EV_SCHED_SWITCH && ne == 2 && nx == 1)
+			switched = true; /* the second poll blocked */
+	}
+	ASSERT_EQ(ne, 2);
+	ASSERT_EQ(nx, 2);
+	/* the ready poll: entry and exit together, timeout 1 s, no duration */
+	ASSERT_EQ(enter[0]->sys_enter.arg0, 1000000000ll);
+	ASSERT_EQ(enter[0]->ts, exit_[0]->ts);
+	ASSERT_EQ(exit_[0]->sys_exit.ret, 1);
+	ASSERT_EQ(exit_[0]->sys_exit.dur_ns, 0);
+	/* the blocking poll: its entry when it blocked, timed from there */
+	ASSERT_EQ(enter[1]->sys_enter.arg0, 50000000ll);
+	ASSERT(switched);
+	ASSERT(exit_[1]->ts > enter[1]->ts);
+	ASSERT_MSG(exit_[1]->sys_exit.dur_ns >= 40000000ull && exit_[1]->sys_exit.dur_ns < 1000000000ull,
+	           "dur %llu", (unsigned long long)exit_[1]->sys_exit.dur_ns);
 	collector_free(&c);
 }
 
@@ -854,16 +985,16 @@ TEST(tiny_rings_count_and_report_drops)
 	/* what was kept plus what was lost accounts for the burst */
 	ASSERT(c.n + total >= 6000);
 
-	struct argus_event drops[64];
-	size_t n = argus_kext_drop_records(c.k, drops, 64, mono_ns());
+	/* the DROP records collector_finish took (with the held records) */
 	uint64_t reported = 0;
-	for (size_t i = 0; i < n; i++) {
-		ASSERT_EQ(drops[i].type, ARGUS_EV_DROP);
-		if (drops[i].drop.source == ARGUS_DROP_KERNEL_RING)
-			reported += drops[i].drop.count;
+	for (size_t i = 0; i < c.ndrops; i++) {
+		ASSERT_EQ(c.drops[i].type, ARGUS_EV_DROP);
+		if (c.drops[i].drop.source == ARGUS_DROP_KERNEL_RING)
+			reported += c.drops[i].drop.count;
 	}
 	ASSERT_U64_EQ(reported, total);
 	/* reported once: the next call has nothing new */
+	struct argus_event drops[64];
 	ASSERT_EQ(argus_kext_drop_records(c.k, drops, 64, mono_ns()), 0);
 	collector_free(&c);
 }
@@ -990,6 +1121,8 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(tcp_loopback6_send_names_receivers_socket),
           TEST_ENTRY(tcp_v4mapped_send_names_receivers_socket),
           TEST_ENTRY(tcp_connection_before_tracing_is_paired),
+          TEST_ENTRY(stream_reads_merge_into_runs_and_sends_are_all_kept),
+          TEST_ENTRY(waits_have_entries_blocked_or_not),
           TEST_ENTRY(fork_and_thread_records_carry_clone_flags),
           TEST_ENTRY(pty_write_names_the_other_ends_tty), TEST_ENTRY(eventfd_write_matches_read),
           TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
