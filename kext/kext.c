@@ -398,7 +398,6 @@ int argus_kext_ring_fd(const struct argus_kext *k, unsigned cpu)
 	return cpu < k->ncpus ? k->ring_fds[cpu] : -1;
 }
 
-
 uint64_t argus_kext_ring_drops(void *arg, unsigned cpu)
 {
 	struct argus_kext *k = arg;

@@ -213,11 +213,11 @@ struct {
 } tcp_ends SEC(".maps");
 
 /* ---- helpers ----------------------------------------------------------- */
-#define PF_KTHREAD_          0x00200000
-#define S_IFMT_              00170000
-#define S_IFSOCK_            0140000
-#define S_IFIFO_             0010000
-#define S_IFCHR_             0020000
+#define PF_KTHREAD_ 0x00200000
+#define S_IFMT_     00170000
+#define S_IFSOCK_   0140000
+#define S_IFIFO_    0010000
+#define S_IFCHR_    0020000
 /* pseudo-terminals: the ptmx master (5:2) and UNIX98 slaves (136..143) */
 #define TTYAUX_MAJOR_        5
 #define PTMX_MINOR_          2
@@ -444,8 +444,8 @@ static __always_inline void submit(struct emit *em)
 	}
 	avail = bpf_ringbuf_query(em->ring, BPF_RB_AVAIL_DATA);
 	bpf_ringbuf_submit(em->entry, avail >= wake_bytes && avail < wake_bytes + window
-	                               ? BPF_RB_FORCE_WAKEUP
-	                               : BPF_RB_NO_WAKEUP);
+	                                  ? BPF_RB_FORCE_WAKEUP
+	                                  : BPF_RB_NO_WAKEUP);
 }
 
 #define EFAULT_ 14
@@ -1082,8 +1082,8 @@ static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool le
  * it blocks where it blocked last time (same user ip and stack pointer: then
  * the previous STACK record still applies, and a ping-pong loop pays for
  * one stack only). */
-static __always_inline bool stack_moved(struct task_struct *prev, struct thread_state *st, __u64 *ip,
-                                        __u64 *sp)
+static __always_inline bool stack_moved(struct task_struct *prev, struct thread_state *st,
+                                        __u64 *ip, __u64 *sp)
 {
 	struct pt_regs *regs;
 

@@ -319,7 +319,8 @@ TEST(waits_have_entries_blocked_or_not)
 	ASSERT_EQ(enter[1]->sys_enter.arg0, 50000000ll);
 	ASSERT(switched);
 	ASSERT(exit_[1]->ts > enter[1]->ts);
-	ASSERT_MSG(exit_[1]->sys_exit.dur_ns >= 40000000ull && exit_[1]->sys_exit.dur_ns < 1000000000ull,
+	ASSERT_MSG(exit_[1]->sys_exit.dur_ns >= 40000000ull &&
+	               exit_[1]->sys_exit.dur_ns < 1000000000ull,
 	           "dur %llu", (unsigned long long)exit_[1]->sys_exit.dur_ns);
 	collector_free(&c);
 }
