@@ -189,6 +189,21 @@ static bool insert_sorted(struct src_queue *q, const struct argus_event *ev)
 	return i == 0;
 }
 
+/* Append ev[0..n) (sorted, none older than the tail) with at most two
+ * copies. */
+static int append_run(struct src_queue *q, const struct argus_event *ev, size_t n)
+{
+	while (q->len + n > q->cap)
+		if (q_grow(q))
+			return -ENOMEM;
+	size_t tail = (q->head + q->len) & (q->cap - 1);
+	size_t first = q->cap - tail < n ? q->cap - tail : n;
+	memcpy(q->buf + tail, ev, first * sizeof(*ev));
+	memcpy(q->buf, ev + first, (n - first) * sizeof(*ev));
+	q->len += n;
+	return 0;
+}
+
 int argus_merge_push(struct argus_merge *m, unsigned srcid, const struct argus_event *ev, size_t n,
                      uint64_t now_ns)
 {
@@ -197,6 +212,31 @@ int argus_merge_push(struct argus_merge *m, unsigned srcid, const struct argus_e
 		return -EINVAL;
 	struct src_queue *q = &m->src[srcid];
 	for (size_t k = 0; k < n; k++) {
+		/* the common case: a sorted run that goes after the tail, taken
+		 * in one copy (a source's records are mostly in order) */
+		uint64_t floor = q->len ? q_at(q, q->len - 1)->ts : 0;
+		if (m->released_any && m->released_ts > floor)
+			floor = m->released_ts;
+		size_t r = 0;
+		while (k + r < n && ev[k + r].ts >= floor) {
+			floor = ev[k + r].ts;
+			r++;
+		}
+		if (r > 1) {
+			bool was_empty = q->len == 0;
+			if (append_run(q, ev + k, r))
+				return -ENOMEM;
+			if (floor > q->passed)
+				q->passed = floor;
+			if (was_empty) {
+				heap_set(m, m->heap_n++, srcid);
+				sift_up(m, m->heap_n - 1);
+			}
+			m->st.pushed += r;
+			m->st.buffered += r;
+			k += r - 1;
+			continue;
+		}
 		if (m->released_any && ev[k].ts < m->released_ts) {
 			if (push_late(m, &ev[k]))
 				return -ENOMEM;
@@ -271,12 +311,36 @@ static size_t pop_ordered(struct argus_merge *m, struct argus_event *out, size_t
 		 * later is late, not lost. */
 		if (e->ts > wm && m->st.buffered <= m->max_buffered)
 			break;
-		out[n++] = *e;
-		m->released_ts = e->ts;
+		/* the top source's records up to the next source's head (and the
+		 * watermark) go out together */
+		uint64_t next_ts = UINT64_MAX;
+		unsigned next = UINT32_MAX; /* the source whose head is next after s's */
+		for (unsigned c = 1; c <= 2 && c < m->heap_n; c++) {
+			unsigned o = m->heap[c];
+			uint64_t t = q_at(&m->src[o], 0)->ts;
+			if (next == UINT32_MAX || t < next_ts || (t == next_ts && o < next)) {
+				next_ts = t;
+				next = o;
+			}
+		}
+		size_t take = 1;
+		while (take < q->len && n + take < max) {
+			uint64_t t = q_at(q, take)->ts;
+			if ((t > wm && m->st.buffered - take <= m->max_buffered) || t > next_ts ||
+			    (t == next_ts && next < s))
+				break;
+			take++;
+		}
+		size_t first = q->cap - q->head < take ? q->cap - q->head : take;
+		memcpy(out + n, q->buf + q->head, first * sizeof(*out));
+		memcpy(out + n + first, q->buf, (take - first) * sizeof(*out));
+		n += take;
+		m->released_ts = out[n - 1].ts;
 		m->released_any = true;
-		m->st.buffered--;
-		q->head = (q->head + 1) & (q->cap - 1);
-		if (--q->len) {
+		m->st.buffered -= take;
+		q->head = (q->head + take) & (q->cap - 1);
+		q->len -= take;
+		if (q->len) {
 			sift_down(m, 0);
 		} else {
 			heap_remove_top(m);

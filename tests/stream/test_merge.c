@@ -206,6 +206,30 @@ TEST(memory_cap_releases_without_waiting)
 	argus_merge_free(m);
 }
 
+/* Runs of one source go out together, but never past another source's
+ * head: equal times go in source order, as one record at a time would. */
+TEST(runs_stop_at_the_next_sources_head_and_ties_go_by_source)
+{
+	struct argus_merge *m;
+	ASSERT_EQ(argus_merge_new(&m, 2, 1000 * MS), 0);
+	struct argus_event a[] = {rec(10, 0), rec(20, 0), rec(20, 0), rec(30, 0), rec(31, 0)};
+	struct argus_event b[] = {rec(20, 1), rec(20, 1), rec(25, 1)};
+	ASSERT_EQ(argus_merge_push(m, 1, b, 3, 0), 0);
+	ASSERT_EQ(argus_merge_push(m, 0, a, 5, 0), 0);
+	struct argus_event out[8];
+	size_t n = 0, k;
+	while ((k = argus_merge_drain(m, out + n, 8 - n)) > 0)
+		n += k;
+	ASSERT_EQ(n, 8);
+	const uint64_t ts[] = {10, 20, 20, 20, 20, 25, 30, 31};
+	const unsigned src[] = {0, 0, 0, 1, 1, 1, 0, 0};
+	for (size_t i = 0; i < n; i++) {
+		ASSERT_U64_EQ(out[i].ts, ts[i]);
+		ASSERT_EQ(out[i].cpu, src[i]);
+	}
+	argus_merge_free(m);
+}
+
 TEST(bad_source_refused)
 {
 	struct argus_merge *m;
@@ -217,6 +241,7 @@ TEST(bad_source_refused)
 }
 
 TEST_MAIN(TEST_ENTRY(order_under_skewed_per_cpu_delivery),
+          TEST_ENTRY(runs_stop_at_the_next_sources_head_and_ties_go_by_source),
           TEST_ENTRY(busy_source_waits_for_a_lagging_one),
           TEST_ENTRY(quiet_source_does_not_stall_the_watermark),
           TEST_ENTRY(quiet_declaration_advances_a_source),
