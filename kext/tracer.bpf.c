@@ -361,8 +361,12 @@ static __always_inline void flush_held(void *ring, __u32 cpu)
 	__u32 zero = 0;
 	struct tracer_held *h = bpf_map_lookup_elem(&held, &zero);
 
-	if (h && h->n && !h->busy)
+	if (h && h->n && !h->busy) {
+		/* an interrupt's program may flush too: not twice */
+		h->busy = 1;
 		write_held(h, ring, cpu);
+		h->busy = 0;
+	}
 }
 
 static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
@@ -959,6 +963,40 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 	return true;
 }
 
+/* A read that never left its CPU and reads on from the held run of the same
+ * thread, fd and call (the run's last read filled its buffer, same tick):
+ * merged without looking up the fd's object again. The thread's fd cannot
+ * change between two of its reads but by another thread's dup2, rare
+ * enough to accept. */
+static __always_inline bool run_continues(struct task_struct *t, struct pt_regs *regs, long nr,
+                                          long ret)
+{
+	struct tracer_held *h;
+	struct argus_event *ev;
+	__u32 zero = 0, n;
+
+	h = bpf_map_lookup_elem(&held, &zero);
+	if (!h)
+		return false;
+	h->busy = 1; /* before reading: an interrupt's program may write them */
+	n = h->n;
+	if (n < 1 || n > TRACER_HELD_MAX || !h->full || h->tid != t->pid)
+		goto no;
+	ev = &h->ev[n - 1];
+	if (ev->type != ARGUS_EV_IPC_RECV || ev->sys_exit.fd != (int)regs->di ||
+	    ev->sys_exit.nr != nr || ev->sys_exit.calls >= RUN_CALLS_MAX ||
+	    h->jiffies != bpf_jiffies64())
+		goto no;
+	ev->sys_exit.ret += ret;
+	ev->sys_exit.calls++;
+	h->full = ret == derive_arg0(regs, sys_arg[nr]);
+	h->busy = 0;
+	return true;
+no:
+	h->busy = 0;
+	return false;
+}
+
 /* The exit of a traced call: its call is in task storage if it left the CPU
  * (`resumed` says whether to look), else it is read from the registers now. */
 SEC("tp_btf/sys_exit")
@@ -996,6 +1034,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		if (st)
 			st->call.cls = SC_NONE; /* stale: its exit went unseen */
 	}
+	if (cls == SC_RECV && ret > 0 && run_continues(t, regs, nr, ret))
+		return 0;
 	if (!traced(t) || !call_from_regs(t, regs, nr, cls, c))
 		return 0;
 known:
