@@ -190,4 +190,17 @@ static inline int wait_child(struct collector *c, pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The usual test: trace one gated child running fn from start to exit and
+ * take every record (collector_start ... collector_finish). */
+static inline struct gated_child collect_child(struct collector *c, struct argus_kext_opts *opts,
+                                               void (*fn)(void *), void *arg)
+{
+	collector_start(c, opts);
+	struct gated_child g = spawn_gated(fn, arg);
+	trace_and_go(c, &g);
+	ASSERT_EQ(wait_child(c, g.pid), 0);
+	collector_finish(c);
+	return g;
+}
+
 #endif /* ARGUS_TEST_KEXT_COLLECT_H */

@@ -290,11 +290,7 @@ TEST(waits_have_entries_blocked_or_not)
 	bool switched = false;
 
 	require_live();
-	collector_start(&c, &o);
-	struct gated_child g = spawn_gated(poll_child, NULL);
-	trace_and_go(&c, &g);
-	ASSERT_EQ(wait_child(&c, g.pid), 0);
-	collector_finish(&c);
+	struct gated_child g = collect_child(&c, &o, poll_child, NULL);
 
 	for (size_t i = 0; i < c.n; i++) {
 		const struct argus_event *e = &c.ev[i];
@@ -595,11 +591,7 @@ TEST(fork_and_thread_records_carry_clone_flags)
 	const struct argus_event *thread = NULL, *forked = NULL, *vforked = NULL;
 
 	require_live();
-	collector_start(&c, &o);
-	struct gated_child g = spawn_gated(forks_and_threads, NULL);
-	trace_and_go(&c, &g);
-	ASSERT_EQ(wait_child(&c, g.pid), 0);
-	collector_finish(&c);
+	struct gated_child g = collect_child(&c, &o, forks_and_threads, NULL);
 
 	for (size_t i = 0; i < c.n; i++) {
 		const struct argus_event *e = &c.ev[i];
@@ -787,11 +779,7 @@ TEST(timerfd_arm_fire_and_read_share_the_object)
 	struct collector c;
 
 	require_live();
-	collector_start(&c, &o);
-	struct gated_child g = spawn_gated(timerfd_main, NULL);
-	trace_and_go(&c, &g);
-	ASSERT_EQ(wait_child(&c, g.pid), 0);
-	collector_finish(&c);
+	struct gated_child g = collect_child(&c, &o, timerfd_main, NULL);
 
 	const struct argus_event *arm = NULL, *fire = NULL, *rd = NULL;
 	for (size_t i = 0; i < c.n; i++) {
@@ -926,11 +914,7 @@ TEST(sample_in_libc_names_the_function_that_called_it)
 	SKIP("memcpy is ASan's under a sanitizer build");
 #endif
 	require_live();
-	collector_start(&c, &o);
-	struct gated_child g = spawn_gated(copying_main, NULL);
-	trace_and_go(&c, &g);
-	ASSERT_EQ(wait_child(&c, g.pid), 0);
-	collector_finish(&c);
+	struct gated_child g = collect_child(&c, &o, copying_main, NULL);
 
 	unsigned samples = 0, named = 0;
 	for (size_t i = 0; i < c.n; i++) {
