@@ -1043,10 +1043,9 @@ known:
 		type = cls == SC_RECV ? ARGUS_EV_IPC_RECV : ARGUS_EV_IPC_SEND;
 		if (!c->ts && ret > 0 && hold_ipc(t, c, type, ret))
 			return 0;
-	} else if (cls == SC_FUTEX && !futex_is_wait((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
+	} else if (cls == SC_FUTEX && futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
 		/* a wake (or requeue): the number woken */
-		if (futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_) &&
-		    reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
+		if (reserve_at(&em, ARGUS_EV_FUTEX_WAKE, t, 0, true)) {
 			em.ev->futex.uaddr = c->obj;
 			em.ev->futex.op = c->arg1;
 			em.ev->futex.val = c->arg2;
