@@ -83,6 +83,7 @@ struct sys_call {
 	__u8 kind;
 	__u8 cls;     /* SC_NONE = not inside a traced syscall */
 	__u8 entered; /* its entry record (SYS_ENTER, FUTEX_WAIT) is written */
+	__u8 named;   /* on a named unix socket (fd_object) */
 };
 
 /* Per CPU: the thread switched in last, and whether it was inside a traced
@@ -563,8 +564,11 @@ static __always_inline __u64 tcp_peer(const struct sock *sk, __u16 family)
 }
 
 /* The kernel object behind fd of t (the current task: the caller's, which
- * saves a helper call), CO-RE all the way down. */
-static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj, __u64 *peer)
+ * saves a helper call), CO-RE all the way down. *named: a unix socket with
+ * a bound address, such as a server's end of a connection its clients made
+ * to a path (a display server, a message bus). */
+static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj, __u64 *peer,
+                                      bool *named)
 {
 	struct files_struct *files = t->files;
 	struct fdtable *fdt = files ? files->fdt : NULL;
@@ -598,7 +602,10 @@ static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj,
 
 		*obj = (__u64)sk;
 		if (family == AF_UNIX_) {
-			*peer = (__u64)KCAST(struct unix_sock, sk)->peer;
+			struct unix_sock *u = KCAST(struct unix_sock, sk);
+
+			*peer = (__u64)u->peer;
+			*named = u->addr != NULL;
 			return ARGUS_OBJ_UNIX;
 		}
 		if (sk->sk_protocol != IPPROTO_TCP_ || !tcp_loopback(sk, family))
@@ -835,12 +842,13 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 	__u64 obj = 0, peer = 0;
 	int fd = -1;
 	__u8 kind = ARGUS_OBJ_NONE;
+	bool named = false;
 
 	if (cls == SC_CLONE)
 		return false;
 	if (cls == SC_SEND || cls == SC_RECV || cls == SC_FDWAIT || cls == SC_TFDSET) {
 		fd = (int)regs->di;
-		kind = fd_object(t, fd, &obj, &peer);
+		kind = fd_object(t, fd, &obj, &peer, &named);
 		if ((cls == SC_SEND || cls == SC_RECV) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
 			return false;
@@ -874,6 +882,7 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 	c->kind = kind;
 	c->cls = cls;
 	c->entered = 0;
+	c->named = named;
 	return true;
 }
 
@@ -921,9 +930,11 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 			return true;
 		}
 	}
-	/* a receive is stamped exactly (it may be what says input was read);
-	 * only sends join a batch with its first record's time */
-	if (n >= 1 && n < TRACER_HELD_MAX && type == ARGUS_EV_IPC_SEND) {
+	/* a receive is stamped exactly (it may be what says input was read),
+	 * and so is a server's send to a client (a display server's events
+	 * must not look older than the client's read before them): only
+	 * other sends join a batch with its first record's time */
+	if (n >= 1 && n < TRACER_HELD_MAX && type == ARGUS_EV_IPC_SEND && !c->named) {
 		ts = h->ev[0].ts;
 	} else {
 		if (n) {

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/un.h>
 #include <termios.h>
 
 #include "collect.h"
@@ -262,6 +263,56 @@ TEST(stream_reads_merge_into_runs_and_sends_are_all_kept)
 	           RUN_READS);
 	ASSERT_EQ(sends, RUN_READS);
 	ASSERT_EQ(sent, RUN_READS * RUN_BYTES);
+	collector_free(&c);
+}
+
+/* ---- a server's sends to a client are stamped exactly ---------------------- */
+static int named_srv; /* the server's end of a connection to a bound path */
+
+static void named_sender(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++)
+		if (write(named_srv, "ev", 2) != 2)
+			_exit(1);
+}
+
+/* Sends on a socket with a bound address (a display server's, a bus's) never
+ * share a batch's time: a client's read must not look newer than an event
+ * the server wrote after it. Each has its own clock read. */
+TEST(sends_on_a_named_socket_are_each_stamped)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct collector c;
+	uint64_t last = 0;
+	int n = 0;
+
+	require_live();
+	snprintf(a.sun_path, sizeof(a.sun_path), "/tmp/argus-test-named-%d", getpid());
+	unlink(a.sun_path);
+	int l = socket(AF_UNIX, SOCK_STREAM, 0), cl = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT(l >= 0 && cl >= 0);
+	ASSERT(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0);
+	ASSERT(connect(cl, (struct sockaddr *)&a, sizeof(a)) == 0);
+	named_srv = accept(l, NULL, NULL);
+	ASSERT(named_srv >= 0);
+	struct gated_child g = collect_child(&c, &o, named_sender, NULL);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (!is_ipc(e, ARGUS_EV_IPC_SEND, g.pid, ARGUS_OBJ_UNIX))
+			continue;
+		ASSERT_MSG(e->ts > last, "send %d stamped %llu after %llu", n,
+		           (unsigned long long)e->ts, (unsigned long long)last);
+		last = e->ts;
+		n++;
+	}
+	ASSERT_EQ(n, 5);
+	close(named_srv);
+	close(cl);
+	close(l);
+	unlink(a.sun_path);
 	collector_free(&c);
 }
 
@@ -1108,6 +1159,7 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(tcp_connection_before_tracing_is_paired),
           TEST_ENTRY(stream_reads_merge_into_runs_and_sends_are_all_kept),
           TEST_ENTRY(waits_have_entries_blocked_or_not),
+          TEST_ENTRY(sends_on_a_named_socket_are_each_stamped),
           TEST_ENTRY(fork_and_thread_records_carry_clone_flags),
           TEST_ENTRY(pty_write_names_the_other_ends_tty), TEST_ENTRY(eventfd_write_matches_read),
           TEST_ENTRY(condvar_futex_wake_pairs_with_waiters_wakeup),
