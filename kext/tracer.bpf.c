@@ -1128,21 +1128,27 @@ static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool le
 	return ret;
 }
 
+/* A user task's saved user registers, for direct loads; NULL for a kernel
+ * thread (it has none). */
+static __always_inline struct pt_regs *user_regs(struct task_struct *t)
+{
+	struct pt_regs *regs;
+
+	if (t->flags & PF_KTHREAD_)
+		return NULL;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	return regs ? KCAST(struct pt_regs, regs) : NULL;
+}
+
 /* Whether a thread that is about to block needs a STACK record: not when
  * it blocks where it blocked last time (same user ip and stack pointer: then
  * the previous STACK record still applies, and a ping-pong loop pays for
  * one stack only). */
-static __always_inline bool stack_moved(struct task_struct *prev, struct thread_state *st,
-                                        __u64 *ip, __u64 *sp)
+static __always_inline bool stack_moved(struct pt_regs *regs, struct thread_state *st, __u64 *ip,
+                                        __u64 *sp)
 {
-	struct pt_regs *regs;
-
-	if (prev->flags & PF_KTHREAD_)
-		return false;
-	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs)
 		return false;
-	regs = KCAST(struct pt_regs, regs); /* direct loads, no helper calls */
 	*ip = regs->ip;
 	*sp = regs->sp;
 	return st->wait_ip != *ip || st->wait_sp != *sp;
@@ -1197,19 +1203,15 @@ static __always_inline void note_resumed(struct task_struct *next, bool tnext)
  * exception's saved orig_ax is an error code, not a syscall. */
 #define ENOSYS_ 38
 
-static __always_inline struct thread_state *call_left_cpu(struct task_struct *prev, __u64 ts)
+static __always_inline struct thread_state *call_left_cpu(struct task_struct *prev,
+                                                          struct pt_regs *regs, __u64 ts)
 {
 	struct thread_state *st;
-	struct pt_regs *regs;
 	long nr;
 	__u8 cls;
 
-	if (prev->flags & PF_KTHREAD_)
-		return NULL;
-	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs)
 		return NULL;
-	regs = KCAST(struct pt_regs, regs);
 	nr = regs->orig_ax;
 	if (nr < 0 || nr >= TRACER_NR_MAX || regs->ax != (unsigned long)-ENOSYS_)
 		return NULL;
@@ -1237,6 +1239,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	bool blocks = !preempt && prev_state, tprev, tnext, to_self;
 	struct sys_call *c, *enter = NULL;
 	struct thread_state *st = NULL;
+	struct pt_regs *regs = NULL;
 	__u64 ts, ip = 0, sp = 0;
 	struct emit em;
 
@@ -1250,8 +1253,10 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (is_self(prev) || (!tprev && !tnext))
 		return 0;
 	ts = bpf_ktime_get_ns();
-	if (tprev)
-		st = call_left_cpu(prev, ts);
+	if (tprev) {
+		regs = user_regs(prev); /* read once: the call and the stack */
+		st = call_left_cpu(prev, regs, ts);
+	}
 	if (tprev && blocks) {
 		if (!st) /* a pending call has storage already; stacks need it */
 			st = bpf_task_storage_get(&threads, prev, 0,
@@ -1262,7 +1267,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 				enter = c;
 				c->entered = 1;
 			}
-			if (wait_stacks && stack_moved(prev, st, &ip, &sp)) {
+			if (wait_stacks && stack_moved(regs, st, &ip, &sp)) {
 				/* the order stays SYS_ENTER, STACK, SCHED_SWITCH */
 				if (enter)
 					emit_entry(enter, prev, ts);
@@ -1371,12 +1376,9 @@ static __always_inline __u64 clone_flags_of(struct task_struct *parent)
 	struct pt_regs *regs;
 	long nr;
 
-	if (parent->flags & PF_KTHREAD_)
-		return 0;
-	regs = (struct pt_regs *)bpf_task_pt_regs(parent);
+	regs = user_regs(parent);
 	if (!regs)
 		return 0;
-	regs = KCAST(struct pt_regs, regs);
 	nr = regs->orig_ax;
 	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] != SC_CLONE)
 		return 0;
@@ -1615,9 +1617,8 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	if (!reserve(&em, ARGUS_EV_CPU_SAMPLE, t))
 		return 0;
 	id = user_stack_id(ctx, em.ev->cpu);
-	uregs = (struct pt_regs *)bpf_task_pt_regs(t);
+	uregs = user_regs(t);
 	if (uregs) {
-		uregs = KCAST(struct pt_regs, uregs);
 		ip = uregs->ip;
 		mm = KCAST(struct mm_struct, t->mm);
 		/* On CPU inside a shared library (a libc memcpy, a syscall

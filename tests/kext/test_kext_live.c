@@ -33,6 +33,37 @@ static bool is_ipc(const struct argus_event *e, uint16_t type, uint32_t pid, uin
 	return e->type == type && e->pid == pid && e->ipc.obj_kind == kind;
 }
 
+/* Sends of `from` on kind objects (*sends), and how many of them a later
+ * receive of `to` matches: on the send's peer object, naming the send's
+ * object as its peer. */
+static size_t peer_matched(const struct collector *c, pid_t from, pid_t to, uint8_t kind,
+                           size_t *sends)
+{
+	size_t matched = 0;
+
+	*sends = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct argus_event *s = &c->ev[i];
+
+		if (!is_ipc(s, ARGUS_EV_IPC_SEND, from, kind))
+			continue;
+		++*sends;
+		if (!s->ipc.peer_obj)
+			continue;
+		ASSERT(s->ipc.peer_obj != s->ipc.obj);
+		for (size_t j = i + 1; j < c->n; j++) {
+			const struct argus_event *r = &c->ev[j];
+
+			if (is_ipc(r, ARGUS_EV_IPC_RECV, to, kind) &&
+			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
+				matched++;
+				break;
+			}
+		}
+	}
+	return matched;
+}
+
 /* ---- pipe ping-pong between two processes -------------------------------- */
 struct pingpong {
 	int a2b[2], b2a[2];
@@ -172,24 +203,8 @@ TEST(unix_socketpair_send_names_receivers_socket)
 	ASSERT_EQ(wait_child(&c, b.pid), 0);
 	collector_finish(&c);
 
-	size_t sends = 0, matched = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct argus_event *s = &c.ev[i];
+	size_t sends, matched = peer_matched(&c, a.pid, b.pid, ARGUS_OBJ_UNIX, &sends);
 
-		if (!is_ipc(s, ARGUS_EV_IPC_SEND, a.pid, ARGUS_OBJ_UNIX))
-			continue;
-		sends++;
-		ASSERT(s->ipc.peer_obj != 0 && s->ipc.peer_obj != s->ipc.obj);
-		for (size_t j = i + 1; j < c.n; j++) {
-			const struct argus_event *r = &c.ev[j];
-
-			if (is_ipc(r, ARGUS_EV_IPC_RECV, b.pid, ARGUS_OBJ_UNIX) &&
-			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
-				matched++;
-				break;
-			}
-		}
-	}
 	ASSERT_EQ(sends, 10);
 	ASSERT_EQ(matched, 10);
 	collector_free(&c);
@@ -436,33 +451,6 @@ static int tcp_pair(int lfam, const char *laddr, int cfam, const char *caddr, in
 
 /* Sends of `from` whose peer_obj is the socket a later receive of `to`
  * read from (and that receive names the sender's socket as its peer). */
-static size_t tcp_matched(const struct collector *c, pid_t from, pid_t to, size_t *sends)
-{
-	size_t matched = 0;
-
-	*sends = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct argus_event *s = &c->ev[i];
-
-		if (!is_ipc(s, ARGUS_EV_IPC_SEND, from, ARGUS_OBJ_TCP))
-			continue;
-		++*sends;
-		if (!s->ipc.peer_obj)
-			continue;
-		ASSERT(s->ipc.peer_obj != s->ipc.obj);
-		for (size_t j = i + 1; j < c->n; j++) {
-			const struct argus_event *r = &c->ev[j];
-
-			if (is_ipc(r, ARGUS_EV_IPC_RECV, to, ARGUS_OBJ_TCP) &&
-			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
-				matched++;
-				break;
-			}
-		}
-	}
-	return matched;
-}
-
 /* Ping-pong over the connection sp[] (a: sp[0], b: sp[1]) in two traced
  * processes; made_before: the connection predates tracing. */
 static void tcp_pingpong(const char *what, int lfam, const char *laddr, int cfam, const char *caddr,
@@ -490,8 +478,8 @@ static void tcp_pingpong(const char *what, int lfam, const char *laddr, int cfam
 	close(sp[0]);
 	close(sp[1]);
 
-	ab = tcp_matched(&c, a.pid, b.pid, &ab_sends);
-	ba = tcp_matched(&c, b.pid, a.pid, &ba_sends);
+	ab = peer_matched(&c, a.pid, b.pid, ARGUS_OBJ_TCP, &ab_sends);
+	ba = peer_matched(&c, b.pid, a.pid, ARGUS_OBJ_TCP, &ba_sends);
 	ASSERT_EQ(ab_sends, 10);
 	ASSERT_EQ(ba_sends, 10);
 	if (made_before) {
@@ -583,26 +571,9 @@ TEST(pty_write_names_the_other_ends_tty)
 
 	/* each master write names the slave's tty as its peer, and the
 	 * child's read of it is on that tty; and the other way round */
-	size_t sends = 0, matched = 0, answers = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct argus_event *s = &c.ev[i];
+	size_t sends, answers, matched = peer_matched(&c, a.pid, b.pid, ARGUS_OBJ_PTY, &sends);
 
-		if (is_ipc(s, ARGUS_EV_IPC_SEND, b.pid, ARGUS_OBJ_PTY))
-			answers++;
-		if (!is_ipc(s, ARGUS_EV_IPC_SEND, a.pid, ARGUS_OBJ_PTY))
-			continue;
-		sends++;
-		ASSERT(s->ipc.peer_obj != 0 && s->ipc.peer_obj != s->ipc.obj);
-		for (size_t j = i + 1; j < c.n; j++) {
-			const struct argus_event *r = &c.ev[j];
-
-			if (is_ipc(r, ARGUS_EV_IPC_RECV, b.pid, ARGUS_OBJ_PTY) &&
-			    r->ipc.obj == s->ipc.peer_obj && r->ipc.peer_obj == s->ipc.obj) {
-				matched++;
-				break;
-			}
-		}
-	}
+	peer_matched(&c, b.pid, a.pid, ARGUS_OBJ_PTY, &answers);
 	ASSERT_EQ(sends, 5);
 	ASSERT_EQ(matched, 5);
 	ASSERT_EQ(answers, 5);
