@@ -278,7 +278,7 @@ static int deliver(struct live *l, struct argus_event *ev, size_t n, const struc
 }
 
 /* Losses become DROP records at the stream's current position (with the
- * receive runs the tracer still held when it stopped). */
+ * records the tracer still held when it stopped). */
 static int deliver_drops(struct live *l, const struct argus_sink *s)
 {
 	struct argus_event d[64];
@@ -286,7 +286,7 @@ static int deliver_drops(struct live *l, const struct argus_sink *s)
 
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].type != ARGUS_EV_DROP)
-			continue; /* a receive run the tracer held at its stop */
+			continue; /* a record the tracer still held at its stop */
 		if (d[i].drop.source == ARGUS_DROP_KERNEL_RING)
 			l->st.ring_drops += d[i].drop.count;
 		else

@@ -248,7 +248,8 @@ static uint32_t proc_flags(const struct argus_kext *k, uint32_t pid)
 	return f;
 }
 
-/* Keep name as pid's (the table holds the latest name of each pid). */
+/* Keep name (at most ARGUS_COMM_LEN - 1 bytes of it) as pid's; the table
+ * holds the latest name of each pid. */
 static const char *keep_name(struct argus_kext *k, uint32_t pid, const char *name)
 {
 	if (!name[0])
@@ -386,14 +387,7 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 		 * than tracing them. Its name is the record's. */
 		u32_table_put(&k->procs, e->fork.child_pid, PROC_MAPS);
 		u32_table_del(&k->names_idx, e->fork.child_pid);
-		{
-			char name[ARGUS_COMM_LEN];
-
-			/* the child's name at fork: no /proc read for it */
-			memcpy(name, e->fork.comm, sizeof(name));
-			name[ARGUS_COMM_LEN - 1] = 0;
-			keep_name(k, e->fork.child_pid, name);
-		}
+		keep_name(k, e->fork.child_pid, e->fork.comm); /* no /proc read for it */
 		discover_maps(k, e->pid, e, sink);
 		break;
 	case ARGUS_EV_SCHED_SWITCH:
