@@ -886,14 +886,14 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 	return true;
 }
 
-/* A send or receive that moved data without waiting is held (struct
- * tracer_held). A send costs no clock read and no ring reservation of its
- * own when it joins records held already: the same thread's, from the same
- * clock tick, with room left. It is stamped with the first record's time:
- * at most a tick early, in practice the few microseconds of the sends
- * between. A receive starts a new batch with an exact time (a receive may
- * be what says the display's input was read), unless it continues a
- * full-buffer read of the same stream: then it merges into that record.
+/* A send (not a server's to its client) or a read that filled its buffer,
+ * either without waiting, is held (struct tracer_held). A send costs no
+ * clock read and no ring reservation of its own when it joins records held
+ * already: the same thread's, from the same clock tick, with room left. It
+ * is stamped with the first record's time: at most a tick early, in
+ * practice the few microseconds of the sends between. A full read starts a
+ * new batch with an exact time, unless it continues a full-buffer read of
+ * the same stream: then it merges into that record.
  * A thread draining a stream in small reads (perf bench sched messaging)
  * costs a record per tick instead of one per read. Waits, failures (an
  * EAGAIN read says the stream was drained: it is stamped exactly) and
@@ -930,11 +930,9 @@ static __always_inline bool hold_ipc(struct task_struct *t, struct sys_call *c, 
 			return true;
 		}
 	}
-	/* a receive is stamped exactly (it may be what says input was read),
-	 * and so is a server's send to a client (a display server's events
-	 * must not look older than the client's read before them): only
-	 * other sends join a batch with its first record's time */
-	if (n >= 1 && n < TRACER_HELD_MAX && type == ARGUS_EV_IPC_SEND && !c->named) {
+	/* a receive is stamped exactly (it may be what says input was read):
+	 * only sends join a batch with its first record's time */
+	if (n >= 1 && n < TRACER_HELD_MAX && type == ARGUS_EV_IPC_SEND) {
 		ts = h->ev[0].ts;
 	} else {
 		if (n) {
@@ -1051,8 +1049,15 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 known:
 	if (cls == SC_SEND || cls == SC_RECV) {
+		/* held only what can batch (a send between threads that is not a
+		 * server's to its client) or merge (a read that filled its
+		 * buffer): a held record reaches the ring only with the CPU's
+		 * next record, and a display read held while its thread spins
+		 * could arrive behind the merge's watermark */
+		bool holdable = cls == SC_SEND ? !c->named : ret == c->arg0;
+
 		type = cls == SC_RECV ? ARGUS_EV_IPC_RECV : ARGUS_EV_IPC_SEND;
-		if (!c->ts && ret > 0 && hold_ipc(t, c, type, ret))
+		if (!c->ts && ret > 0 && holdable && hold_ipc(t, c, type, ret))
 			return 0;
 	} else if (cls == SC_FUTEX && futex_is_wake((__u32)c->arg1 & FUTEX_CMD_MASK_)) {
 		/* a wake (or requeue): the number woken */
