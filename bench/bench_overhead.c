@@ -10,7 +10,9 @@
  * perf's in-kernel event output run in the traced tasks and count in the
  * command's CPU time. --idle S also
  * measures what an idle machine pays: busy CPU time (/proc/stat) over S
- * seconds with and without argus recording.
+ * seconds with and without argus recording. --floor adds a fourth mode: an
+ * empty program on the syscall exit tracepoint (syscall_floor.bpf.c), the
+ * part of the cost that any syscall tracer pays on this kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,15 +28,18 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "syscall_floor.skel.h"
 
-enum mode { MODE_NONE, MODE_ARGUS, MODE_PERF, MODE_COUNT };
-static const char *const mode_names[] = {"untraced", "argus record", "perf record"};
+enum mode { MODE_NONE, MODE_ARGUS, MODE_PERF, MODE_FLOOR, MODE_COUNT };
+static const char *const mode_names[] = {"untraced", "argus record", "perf record",
+                                         "empty sys_exit"};
 
 struct overhead_opts {
 	unsigned rounds;
 	unsigned idle_s;
 	const char *argus;
 	const char *argus_opt; /* one extra option for argus record, e.g. --no-recv-enter */
+	bool floor;            /* also run MODE_FLOOR */
 	char **cmd;
 	char tmpdir[64];
 };
@@ -119,11 +124,55 @@ static double sched_cpu_seconds(pid_t pid)
 	return (double)ns / 1e9;
 }
 
+/* MODE_FLOOR's tracer: a child that attaches the empty sys_exit program,
+ * says so on ready, and detaches at SIGINT. */
+static pid_t start_floor(void)
+{
+	int p[2];
+	char buf[8];
+
+	if (pipe(p))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct syscall_floor_bpf *skel;
+		sigset_t set;
+		int sig;
+
+		close(p[0]);
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		skel = syscall_floor_bpf__open_and_load();
+		if (!skel || syscall_floor_bpf__attach(skel)) {
+			fprintf(stderr, "bench overhead: the empty sys_exit program did not attach\n");
+			_exit(1);
+		}
+		if (write(p[1], "ready", 5) != 5)
+			_exit(1);
+		sigwait(&set, &sig);
+		syscall_floor_bpf__destroy(skel);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t n = pid > 0 ? read(p[0], buf, sizeof(buf)) : -1;
+	close(p[0]);
+	if (n <= 0) {
+		if (pid > 0)
+			wait_exit(pid);
+		return -1;
+	}
+	return pid;
+}
+
 /* Start a tracer and return once it traces (argus: --ready-fd; perf: it
  * says nothing, so a settle delay). */
 static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 {
 	char path[128], fdarg[16];
+
+	if (m == MODE_FLOOR)
+		return start_floor();
 
 	if (m == MODE_ARGUS) {
 		int p[2];
@@ -184,7 +233,7 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m)
 	cost.cmd_cpu = ru_seconds(&ru);
 	if (tracer > 0)
 		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
-	if (tracer > 0 && stop_tracer(tracer) != 0 && m == MODE_ARGUS)
+	if (tracer > 0 && stop_tracer(tracer) != 0 && m != MODE_PERF)
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
 	if (rc == 0)
 		cost.wall = t1 - t0;
@@ -268,13 +317,14 @@ static void idle_cost(const struct overhead_opts *o)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--argus PATH]\n"
+	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--floor] [--argus PATH]\n"
 	           "                            [--argus-opt OPTION] [-- CMD ARGS]\n"
 	           "Runs CMD untraced, under argus record --all (or OPTION instead of --all) and\n"
 	           "under perf record of sched_switch + sched_waking, alternating, N rounds each\n"
 	           "(default 5), and prints median wall times and ratios. --idle S: busy CPU of\n"
 	           "the machine over S seconds without and with argus recording, and argus's own\n"
-	           "CPU. Needs root and perf.\n");
+	           "CPU. --floor: also under an empty program on the syscall exit tracepoint,\n"
+	           "what any syscall tracer pays on this kernel. Needs root and perf.\n");
 }
 
 int argus_bench_overhead(int argc, char **argv)
@@ -288,6 +338,8 @@ int argus_bench_overhead(int argc, char **argv)
 			o.rounds = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--idle") && i + 1 < argc) {
 			o.idle_s = (unsigned)strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--floor")) {
+			o.floor = true;
 		} else if (!strcmp(argv[i], "--argus") && i + 1 < argc) {
 			o.argus = argv[++i];
 		} else if (!strcmp(argv[i], "--argus-opt") && i + 1 < argc) {
@@ -319,7 +371,7 @@ int argus_bench_overhead(int argc, char **argv)
 		fprintf(stderr, "bench overhead: %s: %s\n", o.tmpdir, strerror(errno));
 		return 6;
 	}
-	int rc = 0;
+	int rc = 0, nmodes = o.floor ? MODE_COUNT : MODE_FLOOR;
 	if (o.cmd) {
 		for (int m = 0; m < MODE_COUNT; m++) {
 			times[m] = calloc(o.rounds, sizeof(double));
@@ -327,7 +379,7 @@ int argus_bench_overhead(int argc, char **argv)
 			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
 		}
 		for (unsigned r = 0; r < o.rounds && !rc; r++) {
-			for (int m = 0; m < MODE_COUNT; m++) {
+			for (int m = 0; m < nmodes; m++) {
 				struct run_cost c = run_once(&o, (enum mode)m);
 
 				times[m][r] = c.wall;
@@ -347,7 +399,7 @@ int argus_bench_overhead(int argc, char **argv)
 				printf(" %s", *a);
 			printf("\nrounds: %u each, alternating; median wall time:\n", o.rounds);
 			double base = median(times[MODE_NONE], o.rounds);
-			for (int m = 0; m < MODE_COUNT; m++) {
+			for (int m = 0; m < nmodes; m++) {
 				double med = median(times[m], o.rounds);
 
 				printf("  %-14s %9.3f s   x%.3f (%+.1f %%)\n", mode_names[m], med,
@@ -355,7 +407,7 @@ int argus_bench_overhead(int argc, char **argv)
 			}
 			printf("median CPU time while the command ran (command / tracer process):\n");
 			double cbase = median(cmd_cpu[MODE_NONE], o.rounds);
-			for (int m = 0; m < MODE_COUNT; m++) {
+			for (int m = 0; m < nmodes; m++) {
 				double cc = median(cmd_cpu[m], o.rounds);
 				double tc = median(tracer_cpu[m], o.rounds);
 
