@@ -145,7 +145,8 @@ static pid_t start_floor(void)
 		sigprocmask(SIG_BLOCK, &set, NULL);
 		skel = syscall_floor_bpf__open_and_load();
 		if (!skel || syscall_floor_bpf__attach(skel)) {
-			fprintf(stderr, "bench overhead: the empty sys_exit program did not attach\n");
+			fprintf(stderr,
+			        "bench overhead: the empty sys_exit program did not attach\n");
 			_exit(1);
 		}
 		if (write(p[1], "ready", 5) != 5)
@@ -405,14 +406,16 @@ int argus_bench_overhead(int argc, char **argv)
 				printf("  %-14s %9.3f s   x%.3f (%+.1f %%)\n", mode_names[m], med,
 				       med / base, (med / base - 1) * 100);
 			}
-			printf("median CPU time while the command ran (command / tracer process):\n");
+			printf(
+			    "median CPU time while the command ran (command / tracer process):\n");
 			double cbase = median(cmd_cpu[MODE_NONE], o.rounds);
 			for (int m = 0; m < nmodes; m++) {
 				double cc = median(cmd_cpu[m], o.rounds);
 				double tc = median(tracer_cpu[m], o.rounds);
 
-				printf("  %-14s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n", mode_names[m],
-				       cc, tc, (cc + tc) / cbase, ((cc + tc) / cbase - 1) * 100);
+				printf("  %-14s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n",
+				       mode_names[m], cc, tc, (cc + tc) / cbase,
+				       ((cc + tc) / cbase - 1) * 100);
 			}
 		}
 		for (int m = 0; m < MODE_COUNT; m++) {
