@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -143,6 +144,10 @@ static pid_t start_floor(void)
 		sigemptyset(&set);
 		sigaddset(&set, SIGINT);
 		sigprocmask(SIG_BLOCK, &set, NULL);
+		/* a bench that dies takes the program with it: never left attached */
+		prctl(PR_SET_PDEATHSIG, SIGINT);
+		if (getppid() == 1)
+			_exit(1);
 		skel = syscall_floor_bpf__open_and_load();
 		if (!skel || syscall_floor_bpf__attach(skel)) {
 			fprintf(stderr,

@@ -2,7 +2,9 @@
  * test_record_cli.c - `argus record` and `argus stream --json` as a user runs
  * them (label "live"): a traced command round-trips through a trace file and
  * `argus info`, SIGINT ends a recording cleanly, JSON lines come out live,
- * and a user without privileges gets one line and ARGUS_EXIT_PRIV.
+ * a user without privileges gets one line and ARGUS_EXIT_PRIV, and `argus
+ * bench overhead --floor` measures under the empty sys_exit program and
+ * leaves nothing attached.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -231,6 +233,49 @@ TEST(unprivileged_record_says_what_is_missing)
 	unlink(trace);
 }
 
+/* --floor runs the command under the empty sys_exit program, and only in
+ * that mode: the command itself looks for the program in each mode. The
+ * program is gone afterwards (left on sys_exit, it would slow every call). */
+TEST(bench_overhead_floor_attaches_only_for_its_mode)
+{
+	char out[128], err[128], seen[128], script[512];
+	const char *bin = argus_bin();
+	const char *find = "bpftool prog show name floor_sys_exit | grep -q floor_sys_exit";
+
+	require_live();
+	if (system("command -v perf >/dev/null 2>&1") != 0)
+		SKIP("perf is not installed (the bench's peer)");
+	if (system("command -v bpftool >/dev/null 2>&1") != 0)
+		SKIP("bpftool is not installed");
+	tmp_path(out, sizeof(out), "bench-out");
+	tmp_path(err, sizeof(err), "bench-err");
+	tmp_path(seen, sizeof(seen), "bench-seen");
+	unlink(seen);
+	snprintf(script, sizeof(script), "if %s; then echo on >> %s; else echo off >> %s; fi", find,
+	         seen, seen);
+	char *argv[] = {(char *)bin, "bench", "overhead", "--rounds", "1", "--floor",
+	                "--",        "sh",    "-c",       script,     NULL};
+	ASSERT_EQ(finish(start(argv, out, err, -1)), 0);
+	char *o = slurp(out), *modes = slurp(seen);
+	ASSERT(o && modes);
+	ASSERT_CONTAINS(o, "empty sys_exit");
+	/* untraced, argus record, perf record, empty sys_exit */
+	ASSERT_STR_EQ(modes, "off\noff\noff\non\n");
+	/* the kernel frees a detached program a little later */
+	bool gone = false;
+	for (int i = 0; i < 50 && !gone; i++) {
+		gone = system(find) != 0;
+		if (!gone)
+			usleep(100 * 1000);
+	}
+	ASSERT_MSG(gone, "the empty sys_exit program is still loaded 5 s after the bench");
+	free(o);
+	free(modes);
+	unlink(out);
+	unlink(err);
+	unlink(seen);
+}
+
 TEST(usage_errors_exit_2)
 {
 	char out[128], err[128];
@@ -251,4 +296,5 @@ TEST(usage_errors_exit_2)
 TEST_MAIN(TEST_ENTRY(record_command_round_trips_through_a_trace_file),
           TEST_ENTRY(sigint_ends_a_recording_with_a_complete_file),
           TEST_ENTRY(stream_json_prints_live_records),
-          TEST_ENTRY(unprivileged_record_says_what_is_missing), TEST_ENTRY(usage_errors_exit_2))
+          TEST_ENTRY(unprivileged_record_says_what_is_missing), TEST_ENTRY(usage_errors_exit_2),
+          TEST_ENTRY(bench_overhead_floor_attaches_only_for_its_mode))
