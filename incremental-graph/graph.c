@@ -71,37 +71,14 @@ static const struct edge_rule edge_rules[ARGUS_EDGE_KIND_MAX] = {
 static const char *const default_batch_comms[] = {"dbus-daemon", "dbus-broker", "Xorg", "Xwayland",
                                                   NULL};
 
+_Static_assert(ARGUS_WAIT_FUTEX == ARGUS_SYSW_FUTEX && ARGUS_WAIT_POLL == ARGUS_SYSW_POLL &&
+                   ARGUS_WAIT_READ == ARGUS_SYSW_READ && ARGUS_WAIT_SLEEP == ARGUS_SYSW_SLEEP &&
+                   ARGUS_WAIT_CHILD == ARGUS_SYSW_CHILD && ARGUS_WAIT_OTHER == ARGUS_SYSW_OTHER,
+               "wait kinds are the syscall table's wait column (event/syscalls.h)");
+
 uint8_t gr_wait_kind_of(bool in_sys, uint16_t nr)
 {
-	if (!in_sys)
-		return ARGUS_WAIT_OTHER;
-	switch (nr) {
-	case NR_FUTEX:
-	case NR_FUTEX_WAITV:
-		return ARGUS_WAIT_FUTEX;
-	case NR_POLL:
-	case NR_SELECT:
-	case NR_PSELECT6:
-	case NR_PPOLL:
-	case NR_EPOLL_WAIT:
-	case NR_EPOLL_PWAIT:
-	case NR_EPOLL_PWAIT2:
-		return ARGUS_WAIT_POLL;
-	case NR_READ:
-	case NR_PREAD64:
-	case NR_READV:
-	case NR_RECVFROM:
-	case NR_RECVMSG:
-	case NR_RECVMMSG:
-		return ARGUS_WAIT_READ;
-	case NR_NANOSLEEP:
-	case NR_CLOCK_NANOSLEEP:
-		return ARGUS_WAIT_SLEEP;
-	case NR_WAIT4:
-	case NR_WAITID:
-		return ARGUS_WAIT_CHILD;
-	}
-	return ARGUS_WAIT_OTHER;
+	return in_sys ? (uint8_t)argus_syscall_wait(nr) : ARGUS_WAIT_OTHER;
 }
 
 int8_t gr_edge_strength(uint8_t kind)

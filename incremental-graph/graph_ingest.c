@@ -212,7 +212,8 @@ static void on_wakeup(struct argus_graph *g, const struct argus_event *ev, struc
 	w->wake_pending = true;
 	w->wake_src = src;
 	w->wake_ts = ts;
-	w->wake_kind = k->in_sys && k->sys_nr == NR_FUTEX ? ARGUS_EDGE_FUTEX : ARGUS_EDGE_WAKEUP;
+	w->wake_kind =
+	    k->in_sys && k->sys_nr == ARGUS_NR_futex ? ARGUS_EDGE_FUTEX : ARGUS_EDGE_WAKEUP;
 	w->wake_strength = ARGUS_WEAK;
 	if (k->nwakees < MAX_WAKEES)
 		k->wakees[k->nwakees++] = w->tid;
@@ -643,7 +644,7 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 	switch (type) {
 	case ARGUS_EV_SYS_ENTER:
 	case ARGUS_EV_FUTEX_WAIT: { /* a futex wait's entry record is futex_wait */
-		uint16_t nr = type == ARGUS_EV_FUTEX_WAIT ? NR_FUTEX : ev->sys_enter.nr;
+		uint16_t nr = type == ARGUS_EV_FUTEX_WAIT ? ARGUS_NR_futex : ev->sys_enter.nr;
 		t->in_sys = true;
 		t->woken_in_wait = false;
 		t->sys_nr = nr;

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "graph.h"
+#include "syscalls.h" /* ARGUS_SYSCALLS, ARGUS_NR_<name>: trace numbering */
 
 /* Vertices live in chunks of a slice; a slice holds at most VCHUNK * VDIR
  * vertices, then the next slice opens early. */
@@ -112,7 +113,7 @@ struct gthread {
 	argus_vid cur;  /* open segment, 0 while blocked */
 	argus_vid last; /* the segment before cur (or the one that ended at the wait) */
 	bool seen, kworker, blocked, on_cpu;
-	bool idle_wait;   /* blocked in a poll-family wait outside a dispatch */
+	bool idle_wait; /* blocked in a poll-family wait outside a dispatch */
 	/* another thread woke this wait and it waited on (the poll did not ask
 	 * for what the waker did): its timeout is the deferred answer */
 	bool woken_in_wait;
@@ -147,7 +148,7 @@ struct gthread {
 	uint64_t peers[MAX_PEERS];
 	uint8_t npeers;
 	bool sent;
-	bool answered; /* cur sent after its last receive */
+	bool answered;        /* cur sent after its last receive */
 	argus_vid batch_prev; /* segment before a batch split, within one call */
 	uint32_t batch_seq;
 	uint64_t prev_peers[MAX_PEERS];
@@ -220,29 +221,6 @@ enum split_action {
 	SA_CUT_NEW_PEER,    /* IPC with a peer outside the segment's peer set */
 	SA_SPLICE_IRQ,      /* interrupt work: cut out, never a segment */
 	SA_END_THREAD,      /* thread exit ends its last segment */
-};
-
-/* x86-64 syscall numbers that matter to the rules. */
-enum {
-	NR_READ = 0,
-	NR_POLL = 7,
-	NR_PREAD64 = 17,
-	NR_READV = 19,
-	NR_SELECT = 23,
-	NR_NANOSLEEP = 35,
-	NR_RECVFROM = 45,
-	NR_RECVMSG = 47,
-	NR_WAIT4 = 61,
-	NR_FUTEX = 202,
-	NR_CLOCK_NANOSLEEP = 230,
-	NR_EPOLL_WAIT = 232,
-	NR_WAITID = 247,
-	NR_PSELECT6 = 270,
-	NR_PPOLL = 271,
-	NR_EPOLL_PWAIT = 281,
-	NR_RECVMMSG = 299,
-	NR_EPOLL_PWAIT2 = 441,
-	NR_FUTEX_WAITV = 449,
 };
 
 int8_t gr_edge_strength(uint8_t kind); /* graph.c edge_rules[] */
