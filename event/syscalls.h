@@ -8,8 +8,9 @@
  * every architecture (docs/events.md): ARGUS_SYSCALLS, ARGUS_NR_<name>.
  * The kernel side filters by the numbers of the machine it runs on:
  * kext/CMakeLists.txt picks that table (and kext/regs_<arch>.h) from
- * CMAKE_SYSTEM_PROCESSOR, so adding an architecture is adding those two
- * headers (docs/kext.md, "Architectures").
+ * CMAKE_SYSTEM_PROCESSOR, so those two headers are all a new architecture
+ * needs to build (docs/kext.md, "Architectures"; one whose numbers differ
+ * from x86-64's also maps its records' nr to ARGUS_NR_<name>).
  */
 #ifndef ARGUS_SYSCALLS_H
 #define ARGUS_SYSCALLS_H

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "docfile.h"
 #include "event.h"
 #include "syscalls.h"
 #include "test.h"
@@ -127,17 +128,7 @@ TEST(docs_list_every_traced_call_by_class)
 	    {"TFDSET", "| timerfd_settime"},
 	    {"CLONE", "| clone family"},
 	};
-	const char *src = getenv("ARGUS_SRC");
-	if (!src)
-		SKIP("ARGUS_SRC not set (run through ctest)");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/docs/kext.md", src);
-	FILE *f = fopen(path, "r");
-	ASSERT_MSG(f, "cannot open %s", path);
-	static char doc[1 << 18];
-	size_t n = fread(doc, 1, sizeof(doc) - 1, f);
-	fclose(f);
-	doc[n] = '\0';
+	const char *doc = docfile("kext.md");
 	for (size_t i = 0; i < NROWS; i++) {
 		if (strcmp(rows[i].kclass, "NONE") == 0)
 			continue;
