@@ -113,7 +113,7 @@ struct gthread {
 	argus_vid cur;  /* open segment, 0 while blocked */
 	argus_vid last; /* the segment before cur (or the one that ended at the wait) */
 	bool seen, kworker, blocked, on_cpu;
-	bool idle_wait; /* blocked in a poll-family wait outside a dispatch */
+	bool idle_wait;   /* blocked in a poll-family wait outside a dispatch */
 	/* another thread woke this wait and it waited on (the poll did not ask
 	 * for what the waker did): its timeout is the deferred answer */
 	bool woken_in_wait;
@@ -148,7 +148,7 @@ struct gthread {
 	uint64_t peers[MAX_PEERS];
 	uint8_t npeers;
 	bool sent;
-	bool answered;        /* cur sent after its last receive */
+	bool answered; /* cur sent after its last receive */
 	argus_vid batch_prev; /* segment before a batch split, within one call */
 	uint32_t batch_seq;
 	uint64_t prev_peers[MAX_PEERS];
