@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "graph_internal.h"
+#include "graph_stages.h"
 
 /* ---- syscalls ---- */
 

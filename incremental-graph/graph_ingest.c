@@ -12,54 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_internal.h"
-
-/* ---- per-event bookkeeping of a segment ---- */
-
-static uint8_t key_hash(const struct ictx *x)
-{
-	const struct argus_event *ev = x->ev;
-	uint64_t k;
-	switch (x->rule->key) {
-	case KEY_SYS_NR:
-		k = ev->sys_enter.nr;
-		break;
-	case KEY_SYS_OBJ:
-		k = (uint64_t)ev->sys_exit.nr << 8 | ev->sys_exit.obj_kind;
-		break;
-	case KEY_DBUS_MEMBER:
-		k = ev->dbus.member_str;
-		break;
-	case KEY_LOOP_CB:
-		k = ev->loop.callback;
-		break;
-	case KEY_ASYNC_CB:
-		k = ev->async.callback;
-		break;
-	case KEY_TIMER_KIND:
-		k = ev->timer.kind;
-		break;
-	default:
-		k = 0;
-	}
-	return (uint8_t)mix64(k + 1);
-}
-
-static void account(struct gvertex *v, const struct ictx *x)
-{
-	atomic_store_explicit(&v->end, x->ts, memory_order_relaxed);
-	atomic_fetch_add_explicit(&v->nevents, 1, memory_order_relaxed);
-	if (x->rule->flags & ER_NO_SIG)
-		return;
-	uint16_t tok = (uint16_t)((x->ev->type & 0xff) << 8 | key_hash(x));
-	uint32_t h = atomic_load_explicit(&v->sig_hash, memory_order_relaxed);
-	atomic_store_explicit(&v->sig_hash, (h ^ tok) * 16777619u + 1, memory_order_relaxed);
-	uint16_t n = atomic_load_explicit(&v->nsig, memory_order_relaxed);
-	if (n < ARGUS_SIG_MAX) {
-		v->sig[n] = tok;
-		atomic_store_explicit(&v->nsig, n + 1, memory_order_release);
-	}
-}
+#include "graph_stages.h"
 
 static void attach_stack(struct argus_graph *g, struct gthread *t, argus_vid id, uint32_t stack)
 {
@@ -72,51 +25,6 @@ static void attach_stack(struct argus_graph *g, struct gthread *t, argus_vid id,
 	gframes_count(g, stack);
 	if (t->adj_dst == id)
 		gr_adjacent_rule(g, t, false);
-}
-
-/* ---- the stages a thread's record goes through ---- */
-
-/* The record's thread, and what any record of it does first. */
-static struct gthread *thread_enter(struct ictx *x)
-{
-	struct argus_graph *g = x->g;
-	const struct argus_event *ev = x->ev;
-	struct gthread *t = gr_thread_get(g, ev->tid);
-	if (!t) {
-		g->oom = true;
-		return NULL;
-	}
-	if (!t->pid)
-		t->pid = ev->pid;
-	if (ev->flags & ARGUS_F_KTHREAD)
-		t->kworker = true;
-	if (t->wake_pending && !(x->rule->flags & ER_COMPLETES_WAIT))
-		gr_wake_publish(g, t);
-	/* The wake-ups a thread makes belong to the call it is in. A futex wake
-	 * is reported only at its exit (no entry record), so its wakees are
-	 * those made since the thread's previous own event; a mutex_handoff
-	 * hook record may follow it and relabel them. */
-	if (!t->in_sys && !(x->rule->flags & ER_KEEPS_WAKEES))
-		t->nwakees = 0;
-	return t;
-}
-
-/* The thread of a record made in thread context; NULL for interrupt work. */
-struct gthread *gr_thread_of(struct ictx *x)
-{
-	if (x->irq || !x->ev->tid)
-		return NULL; /* 001 P1: interrupt work is not the interrupted segment's */
-	return thread_enter(x);
-}
-
-/* The thread's current segment, with the record counted in it. */
-struct gvertex *gr_segment_of(struct ictx *x, struct gthread *t, argus_vid *cur)
-{
-	*cur = gr_cur_segment(x->g, t, x->ts);
-	struct gvertex *v = gw_vertex(x->g, *cur);
-	if (v)
-		account(v, x);
-	return v;
 }
 
 /* The edge from the segment a matching table remembers for key. */
@@ -169,7 +77,7 @@ static void on_switch(struct ictx *x)
 		}
 		t->on_cpu = false;
 		if (v)
-			account(v, x);
+			gr_account(v, x);
 		if (p->prev_state != 0) {
 			/* no stack record at this block: it blocked where it did
 			 * last time (the kext writes a stack per new place) */
@@ -299,7 +207,7 @@ static void on_timer_arm(struct ictx *x)
 {
 	if (timer_kernel(x))
 		return; /* a kernel re-arm keeps the thread that armed it */
-	struct gthread *t = thread_enter(x);
+	struct gthread *t = gr_thread_enter(x);
 	argus_vid cur;
 	if (t && gr_segment_of(x, t, &cur))
 		gr_remember(x->g, &x->g->timer, x->ev->timer.obj, cur, x->ts, 0);
@@ -320,7 +228,7 @@ static void on_timer_fire(struct ictx *x)
 		}
 	}
 	/* fired in the thread itself (a GSource timeout, a timerfd read) */
-	struct gthread *t = thread_enter(x);
+	struct gthread *t = gr_thread_enter(x);
 	argus_vid cur;
 	if (t && gr_segment_of(x, t, &cur))
 		match_edge(x, t, &g->timer, x->ev->timer.obj);
@@ -331,7 +239,7 @@ static void on_timer_cancel(struct ictx *x)
 	gmap_del(&x->g->timer, x->ev->timer.obj);
 	if (timer_kernel(x))
 		return;
-	struct gthread *t = thread_enter(x);
+	struct gthread *t = gr_thread_enter(x);
 	argus_vid cur;
 	if (t)
 		gr_segment_of(x, t, &cur);
@@ -478,7 +386,7 @@ static void loop_end(struct ictx *x, bool nests)
 		return;
 	struct gvertex *v = gw_vertex(x->g, gr_cur_segment(x->g, t, x->ts));
 	if (v)
-		account(v, x);
+		gr_account(v, x);
 	gr_close_segment(x->g, t, x->ts, false);
 	t->cut_pending = true;
 	if (nests && t->dispatch_depth > 0)

@@ -313,9 +313,6 @@ void gr_cut(struct argus_graph *g, struct gthread *t, uint64_t ts, uint8_t split
             uint32_t flags);
 void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev);
 const struct event_rule *gr_event_rule(uint16_t type);
-/* the stages of a thread's record, for the handlers */
-struct gthread *gr_thread_of(struct ictx *x); /* NULL: interrupt work, or no memory */
-struct gvertex *gr_segment_of(struct ictx *x, struct gthread *t, argus_vid *cur);
 struct gref *gr_remember(struct argus_graph *g, struct gmap *m, uint64_t key, argus_vid src,
                          uint64_t ts, uint32_t aux);
 /* handlers of syscalls and communication (graph_comm.c) */
