@@ -300,34 +300,42 @@ void gr_on_mutex_handoff(struct ictx *x)
 	}
 }
 
+/* A wait on a synchronisation object returned: its thread, and the entry
+ * of m for the object (the waker's segment); NULL when the wait timed out
+ * (nobody woke it) or no waker is known. */
+static struct gref *woken_by(struct ictx *x, struct gmap *m, struct gthread **t)
+{
+	argus_vid cur;
+	*t = gr_thread_of(x);
+	if (!*t || !gr_segment_of(x, *t, &cur))
+		return NULL;
+	const struct argus_ev_sync *s = &x->ev->sync;
+	struct gref *r = gmap_get(m, s->obj);
+	if (s->ret != 0 || !r || !gw_vertex(x->g, r->src[0]))
+		return NULL;
+	return r;
+}
+
 void gr_on_cond_wake(struct ictx *x)
 {
-	struct gthread *t = gr_thread_of(x);
-	argus_vid cur;
-	if (!t || !gr_segment_of(x, t, &cur))
-		return;
-	const struct argus_ev_sync *s = &x->ev->sync;
-	struct gref *r = gmap_get(&x->g->cond, s->obj);
-	if (s->ret != 0 || !r || !gw_vertex(x->g, r->src[0])) /* timed out: nobody woke it */
+	struct gthread *t;
+	struct gref *r = woken_by(x, &x->g->cond, &t);
+	if (!r)
 		return;
 	uint8_t kind = r->aux == INTENT_BROADCAST ? ARGUS_EDGE_BROADCAST : x->rule->edge;
 	gr_add_comm_edge(x->g, t, r->src[0], kind, r->ts[0]);
 	if (r->aux == INTENT_SIGNAL)
-		gmap_del(&x->g->cond, s->obj); /* a signal wakes one waiter */
+		gmap_del(&x->g->cond, x->ev->sync.obj); /* a signal wakes one waiter */
 }
 
 void gr_on_sem_wait(struct ictx *x)
 {
-	struct gthread *t = gr_thread_of(x);
-	argus_vid cur;
-	if (!t || !gr_segment_of(x, t, &cur))
-		return;
-	const struct argus_ev_sync *s = &x->ev->sync;
-	struct gref *r = gmap_get(&x->g->sem, s->obj);
-	if (s->ret != 0 || !r || !gw_vertex(x->g, r->src[0]))
+	struct gthread *t;
+	struct gref *r = woken_by(x, &x->g->sem, &t);
+	if (!r)
 		return;
 	gr_add_comm_edge(x->g, t, r->src[0], x->rule->edge, r->ts[0]);
-	gmap_del(&x->g->sem, s->obj);
+	gmap_del(&x->g->sem, x->ev->sync.obj);
 }
 
 /* ---- D-Bus ---- */
@@ -351,9 +359,7 @@ void gr_on_dbus_send(struct ictx *x)
 	gr_remember(g, &g->dbus, dbus_key(d), cur, x->ts, 0);
 	if (d->reply_serial) {
 		uint64_t k = mix64(d->conn ^ mix64(d->reply_serial)) | 1;
-		struct gref *r = gmap_get(&g->reply, k);
-		if (r && gw_vertex(g, r->src[0]))
-			gr_add_comm_edge(g, t, r->src[0], x->rule->edge, r->ts[0]);
+		gr_match_edge(x, t, &g->reply, k);
 		gmap_del(&g->reply, k);
 	}
 }
@@ -367,9 +373,7 @@ void gr_on_dbus_recv(struct ictx *x)
 	struct argus_graph *g = x->g;
 	const struct argus_ev_dbus *d = &x->ev->dbus;
 	uint64_t k = dbus_key(d);
-	struct gref *r = gmap_get(&g->dbus, k);
-	if (r && gw_vertex(g, r->src[0]))
-		gr_add_comm_edge(g, t, r->src[0], x->rule->edge, r->ts[0]);
+	gr_match_edge(x, t, &g->dbus, k);
 	gmap_del(&g->dbus, k);
 	if (d->msg_type == 1) /* a call: its reply depends on this segment */
 		gr_remember(g, &g->reply, mix64(d->conn ^ mix64(d->serial)) | 1, cur, x->ts, 0);

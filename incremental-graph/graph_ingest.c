@@ -27,14 +27,6 @@ static void attach_stack(struct argus_graph *g, struct gthread *t, argus_vid id,
 		gr_adjacent_rule(g, t, false);
 }
 
-/* The edge from the segment a matching table remembers for key. */
-static void match_edge(struct ictx *x, struct gthread *t, struct gmap *m, uint64_t key)
-{
-	struct gref *r = gmap_get(m, key);
-	if (r && gw_vertex(x->g, r->src[0]))
-		gr_add_comm_edge(x->g, t, r->src[0], x->rule->edge, r->ts[0]);
-}
-
 /* Remember the first half of a pair: key -> the current segment. */
 struct gref *gr_remember(struct argus_graph *g, struct gmap *m, uint64_t key, argus_vid src,
                          uint64_t ts, uint32_t aux)
@@ -231,7 +223,7 @@ static void on_timer_fire(struct ictx *x)
 	struct gthread *t = gr_thread_enter(x);
 	argus_vid cur;
 	if (t && gr_segment_of(x, t, &cur))
-		match_edge(x, t, &g->timer, x->ev->timer.obj);
+		gr_match_edge(x, t, &g->timer, x->ev->timer.obj);
 }
 
 static void on_timer_cancel(struct ictx *x)
@@ -375,7 +367,7 @@ static void on_async_run_begin(struct ictx *x)
 	struct gthread *t = loop_begin(x, ARGUS_VF_DISPATCH, true);
 	argus_vid cur;
 	if (t && gr_segment_of(x, t, &cur))
-		match_edge(x, t, &x->g->async, x->ev->async.obj);
+		gr_match_edge(x, t, &x->g->async, x->ev->async.obj);
 }
 
 /* The end belongs to the dispatch; what follows is a new segment. */
@@ -424,7 +416,7 @@ static void on_flag_read(struct ictx *x)
 	struct gthread *t = gr_thread_of(x);
 	argus_vid cur;
 	if (t && gr_segment_of(x, t, &cur))
-		match_edge(x, t, &x->g->flag, x->ev->flag.addr);
+		gr_match_edge(x, t, &x->g->flag, x->ev->flag.addr);
 }
 
 /* ---- the event rules ---- */

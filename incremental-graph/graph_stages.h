@@ -101,4 +101,12 @@ static inline struct gvertex *gr_segment_of(struct ictx *x, struct gthread *t, a
 	return v;
 }
 
+/* The edge from the segment a matching table remembers for key. */
+static inline void gr_match_edge(struct ictx *x, struct gthread *t, struct gmap *m, uint64_t key)
+{
+	struct gref *r = gmap_get(m, key);
+	if (r && gw_vertex(x->g, r->src[0]))
+		gr_add_comm_edge(x->g, t, r->src[0], x->rule->edge, r->ts[0]);
+}
+
 #endif /* ARGUS_GRAPH_STAGES_H */
