@@ -113,7 +113,7 @@ struct gthread {
 	argus_vid cur;  /* open segment, 0 while blocked */
 	argus_vid last; /* the segment before cur (or the one that ended at the wait) */
 	bool seen, kworker, blocked, on_cpu;
-	bool idle_wait;   /* blocked in a poll-family wait outside a dispatch */
+	bool idle_wait; /* blocked in a poll-family wait outside a dispatch */
 	/* another thread woke this wait and it waited on (the poll did not ask
 	 * for what the waker did): its timeout is the deferred answer */
 	bool woken_in_wait;
@@ -148,7 +148,7 @@ struct gthread {
 	uint64_t peers[MAX_PEERS];
 	uint8_t npeers;
 	bool sent;
-	bool answered; /* cur sent after its last receive */
+	bool answered;        /* cur sent after its last receive */
 	argus_vid batch_prev; /* segment before a batch split, within one call */
 	uint32_t batch_seq;
 	uint64_t prev_peers[MAX_PEERS];
@@ -173,7 +173,6 @@ struct argus_graph {
 	struct argus_graph_opts opts;
 	uint64_t slice_ns;
 	const char *const *batch_comms;
-	uint8_t split_action[ARGUS_EV_TYPE_MAX]; /* from split_rules[] */
 
 	/* the window */
 	struct {
@@ -211,7 +210,8 @@ struct argus_graph {
 
 /* ---- rules and primitives (graph.c), used by the handlers (graph_ingest.c) ---- */
 
-/* What an event type does to segments (graph.c split_rules[]). */
+/* What an event type does to segments: the split column of event_rules[]
+ * (graph_ingest.c), which its handler applies. */
 enum split_action {
 	SA_NONE = 0,
 	SA_END_IF_BLOCKING, /* sched_switch away with prev_state != running */
@@ -221,6 +221,52 @@ enum split_action {
 	SA_CUT_NEW_PEER,    /* IPC with a peer outside the segment's peer set */
 	SA_SPLICE_IRQ,      /* interrupt work: cut out, never a segment */
 	SA_END_THREAD,      /* thread exit ends its last segment */
+};
+
+/* ---- the event rules (graph_ingest.c) and their handlers ---- */
+
+/* The key attribute of a record's signature token. */
+enum sig_key {
+	KEY_NONE = 0,
+	KEY_SYS_NR,      /* sys_enter.nr */
+	KEY_SYS_OBJ,     /* sys_exit.nr << 8 | obj_kind (sys_exit, IPC) */
+	KEY_DBUS_MEMBER, /* dbus.member_str */
+	KEY_LOOP_CB,     /* loop.callback */
+	KEY_ASYNC_CB,    /* async.callback */
+	KEY_TIMER_KIND,  /* timer.kind */
+};
+
+/* Row flags. */
+enum {
+	ER_NO_SIG = 1 << 0,         /* not in a segment's signature (scheduling, bookkeeping) */
+	ER_COMPLETES_WAIT = 1 << 1, /* may complete a wait: may still explain the wake-up */
+	ER_KEEPS_WAKEES = 1 << 2,   /* the wake-ups since the thread's last event stay its own */
+	ER_TIMER_SRC = 1 << 3,      /* may hand its timer to this interrupt's wake-ups */
+	ER_TASK_CONTEXT = 1 << 4,   /* never in interrupt context (a context switch) */
+};
+
+#define EDGE_NONE 0xff
+
+struct ictx;
+
+/* One row of event_rules[]. */
+struct event_rule {
+	void (*handle)(struct ictx *x);
+	uint8_t split; /* enum split_action the handler applies */
+	uint8_t edge;  /* ARGUS_EDGE_* it adds (its first choice), or EDGE_NONE */
+	uint8_t key;   /* enum sig_key */
+	uint8_t flags; /* ER_* */
+	const char *paper;
+};
+
+/* One record being ingested. */
+struct ictx {
+	struct argus_graph *g;
+	const struct argus_event *ev;
+	const struct event_rule *rule;
+	struct gcpu *c; /* its CPU, NULL when out of memory */
+	uint64_t ts;
+	bool irq; /* in interrupt context */
 };
 
 int8_t gr_edge_strength(uint8_t kind); /* graph.c edge_rules[] */
@@ -244,6 +290,24 @@ argus_vid gr_cur_segment(struct argus_graph *g, struct gthread *t, uint64_t ts);
 void gr_cut(struct argus_graph *g, struct gthread *t, uint64_t ts, uint8_t split, uint8_t reason,
             uint32_t flags);
 void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev);
+const struct event_rule *gr_event_rule(uint16_t type);
+struct gref *gr_remember(struct argus_graph *g, struct gmap *m, uint64_t key, argus_vid src,
+                         uint64_t ts, uint32_t aux);
+/* handlers of syscalls and communication (graph_comm.c) */
+void gr_on_sys_enter(struct ictx *x);
+void gr_on_sys_exit(struct ictx *x);
+void gr_on_futex_wait(struct ictx *x);
+void gr_on_futex_wake(struct ictx *x);
+void gr_on_ipc_send(struct ictx *x);
+void gr_on_ipc_recv(struct ictx *x);
+void gr_on_cond_signal(struct ictx *x);
+void gr_on_cond_broadcast(struct ictx *x);
+void gr_on_sem_post(struct ictx *x);
+void gr_on_mutex_handoff(struct ictx *x);
+void gr_on_cond_wake(struct ictx *x);
+void gr_on_sem_wait(struct ictx *x);
+void gr_on_dbus_send(struct ictx *x);
+void gr_on_dbus_recv(struct ictx *x);
 
 /* window (graph_window.c) */
 struct gbody *gw_newest(struct argus_graph *g);
