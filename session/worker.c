@@ -1,5 +1,5 @@
 /*
- * start-worker.c - a sink that runs another sink in its own thread, so the
+ * worker.c - a sink that runs another sink in its own thread, so the
  * diagnosis (graph ingest, trigger, beam search) never holds up the daemon's
  * ingest: the daemon's thread only copies each batch into a queue.
  *
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "start-diagnosis.h"
+#include "session.h"
 
 enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_TICK };
 
@@ -27,7 +27,7 @@ struct msg {
 	_Alignas(8) unsigned char data[]; /* records, string bytes or ips */
 };
 
-struct start_worker {
+struct argus_worker {
 	struct argus_sink inner;
 	void (*tick)(void *arg, uint64_t stream_ns);
 	void *tick_arg;
@@ -37,10 +37,10 @@ struct start_worker {
 	struct msg *head, *tail;
 	uint64_t bytes, max_bytes; /* of queued records */
 	bool stop, started, tick_pending;
-	struct start_worker_stats st;
+	struct argus_worker_stats st;
 };
 
-static void push(struct start_worker *w, struct msg *m, size_t record_bytes)
+static void push(struct argus_worker *w, struct msg *m, size_t record_bytes)
 {
 	m->next = NULL;
 	pthread_mutex_lock(&w->mu);
@@ -68,7 +68,7 @@ static struct msg *new_msg(enum msg_kind kind, size_t data_bytes)
 
 static int w_events(void *arg, const struct argus_event *ev, size_t n)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	size_t bytes = n * sizeof(*ev);
 	pthread_mutex_lock(&w->mu);
 	bool full = w->bytes + bytes > w->max_bytes;
@@ -92,7 +92,7 @@ static int w_events(void *arg, const struct argus_event *ev, size_t n)
 
 static uint32_t w_string(void *arg, const char *s, size_t len)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_STRING, len + 1);
 	if (!m) {
 		pthread_mutex_lock(&w->mu);
@@ -109,7 +109,7 @@ static uint32_t w_string(void *arg, const char *s, size_t len)
 
 static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_STACK, depth * sizeof(*ips));
 	if (!m) {
 		pthread_mutex_lock(&w->mu);
@@ -126,7 +126,7 @@ static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
 
 static int w_map(void *arg, const struct argus_map *map)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_MAP, 0);
 	if (!m)
 		return -1;
@@ -135,7 +135,7 @@ static int w_map(void *arg, const struct argus_map *map)
 	return 0;
 }
 
-void start_worker_tick(struct start_worker *w, uint64_t stream_ns)
+void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns)
 {
 	/* one pending tick is enough: a busy worker catches up with the last */
 	pthread_mutex_lock(&w->mu);
@@ -156,7 +156,7 @@ void start_worker_tick(struct start_worker *w, uint64_t stream_ns)
 }
 
 /* Runs in the worker without the lock; counts go to delta. */
-static void run_msg(struct start_worker *w, struct msg *m, struct start_worker_stats *delta)
+static void run_msg(struct argus_worker *w, struct msg *m, struct argus_worker_stats *delta)
 {
 	const struct argus_sink *s = &w->inner;
 	switch (m->kind) {
@@ -188,7 +188,7 @@ static void run_msg(struct start_worker *w, struct msg *m, struct start_worker_s
 
 static void *worker(void *arg)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && !w->stop)
@@ -204,7 +204,7 @@ static void *worker(void *arg)
 		if (m->kind == M_TICK)
 			w->tick_pending = false;
 		pthread_mutex_unlock(&w->mu);
-		struct start_worker_stats delta = {0};
+		struct argus_worker_stats delta = {0};
 		run_msg(w, m, &delta);
 		free(m);
 		pthread_mutex_lock(&w->mu);
@@ -216,11 +216,11 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int start_worker_new(struct start_worker **out, const struct argus_sink *inner,
+int argus_worker_new(struct argus_worker **out, const struct argus_sink *inner,
                      void (*tick)(void *arg, uint64_t stream_ns), void *tick_arg,
                      uint64_t max_bytes)
 {
-	struct start_worker *w = calloc(1, sizeof(*w));
+	struct argus_worker *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -1;
 	w->inner = *inner;
@@ -240,7 +240,7 @@ int start_worker_new(struct start_worker **out, const struct argus_sink *inner,
 	return 0;
 }
 
-struct argus_sink start_worker_sink(struct start_worker *w)
+struct argus_sink argus_worker_sink(struct argus_worker *w)
 {
 	return (struct argus_sink){.events = w_events,
 	                           .intern_string = w_string,
@@ -249,7 +249,7 @@ struct argus_sink start_worker_sink(struct start_worker *w)
 	                           .arg = w};
 }
 
-void start_worker_stop(struct start_worker *w)
+void argus_worker_stop(struct argus_worker *w)
 {
 	if (!w || !w->started)
 		return;
@@ -261,7 +261,7 @@ void start_worker_stop(struct start_worker *w)
 	w->started = false;
 }
 
-void start_worker_get_stats(struct start_worker *w, struct start_worker_stats *st)
+void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *st)
 {
 	pthread_mutex_lock(&w->mu);
 	*st = w->st;
@@ -269,11 +269,11 @@ void start_worker_get_stats(struct start_worker *w, struct start_worker_stats *s
 	pthread_mutex_unlock(&w->mu);
 }
 
-void start_worker_free(struct start_worker *w)
+void argus_worker_free(struct argus_worker *w)
 {
 	if (!w)
 		return;
-	start_worker_stop(w);
+	argus_worker_stop(w);
 	while (w->head) {
 		struct msg *m = w->head;
 		w->head = m->next;
