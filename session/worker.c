@@ -16,7 +16,7 @@
 
 #include "session.h"
 
-enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_TICK };
+enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_SYMBOL, M_TICK };
 
 struct msg {
 	struct msg *next;
@@ -24,6 +24,7 @@ struct msg {
 	size_t n; /* records, string bytes or stack depth */
 	uint64_t tick;
 	struct argus_map map;
+	struct argus_symbol sym;
 	_Alignas(8) unsigned char data[]; /* records, string bytes or ips */
 };
 
@@ -135,6 +136,17 @@ static int w_map(void *arg, const struct argus_map *map)
 	return 0;
 }
 
+static int w_symbol(void *arg, const struct argus_symbol *sym)
+{
+	struct argus_worker *w = arg;
+	struct msg *m = new_msg(M_SYMBOL, 0);
+	if (!m)
+		return -1;
+	m->sym = *sym;
+	push(w, m, 0);
+	return 0;
+}
+
 void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns)
 {
 	/* one pending tick is enough: a busy worker catches up with the last */
@@ -178,6 +190,10 @@ static void run_msg(struct argus_worker *w, struct msg *m, struct argus_worker_s
 	case M_MAP:
 		if (s->map)
 			s->map(s->arg, &m->map);
+		break;
+	case M_SYMBOL:
+		if (s->symbol)
+			s->symbol(s->arg, &m->sym);
 		break;
 	case M_TICK:
 		if (w->tick)
@@ -246,6 +262,7 @@ struct argus_sink argus_worker_sink(struct argus_worker *w)
 	                           .intern_string = w_string,
 	                           .intern_stack = w_stack,
 	                           .map = w_map,
+	                           .symbol = w_symbol,
 	                           .arg = w};
 }
 
