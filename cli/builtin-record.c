@@ -112,20 +112,24 @@ int cli_live_exit(int status)
 /* ---- argus record ---------------------------------------------------------- */
 static void record_usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
-	    "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	    "                    [--no-recv-enter] [--no-rt] [--ready-fd FD] [-- CMD ARGS...]\n\n"
-	    "Trace the machine (default), some processes and their children, or CMD and its\n"
-	    "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
-	    "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
+	fprintf(f,
+	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
+	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
+	        "                    [--no-recv-enter] [--no-rt] [--ready-fd FD]\n"
+	        "                    [--hooks] [-- CMD ARGS...]\n\n"
+	        "Trace the machine (default), some processes and their children, or CMD and its\n"
+	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
+	        "--hooks (with CMD) also preloads libargus-hooks.so into CMD, as `argus run`\n"
+	        "does, and merges its hook records with the kernel's into the same trace.\n"
+	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct argus_live_opts o = {.name = "record"};
 	const char *out = NULL;
+	bool hooks = false;
+	char lib[4096];
 	pid_t pids[64];
 	int rc;
 
@@ -140,6 +144,10 @@ int cmd_record(int argc, char **argv)
 				return ARGUS_EXIT_USAGE;
 			}
 			out = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--hooks")) {
+			hooks = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--ready-fd")) {
@@ -169,6 +177,19 @@ int cmd_record(int argc, char **argv)
 	if (o.cmd && o.kext.npids) {
 		cli_error("record", "--pid and a command exclude each other");
 		return ARGUS_EXIT_USAGE;
+	}
+	if (hooks && !o.cmd) {
+		cli_error("record",
+		          "--hooks needs a command (argus record --hooks -o FILE -- CMD)");
+		return ARGUS_EXIT_USAGE;
+	}
+	if (hooks) {
+		if (!cli_hooks_lib(lib, sizeof(lib))) {
+			cli_error("record",
+			          "libargus-hooks.so not found (set ARGUS_HOOKS_LIB to its path)");
+			return ARGUS_EXIT_IO;
+		}
+		o.hooks_lib = lib;
 	}
 
 	struct argus_trace_meta meta;
@@ -205,5 +226,8 @@ int cmd_record(int argc, char **argv)
 	        "late: %llu\n",
 	        (unsigned long long)st.events, out, (unsigned long long)st.ring_drops,
 	        (unsigned long long)st.stack_drops, (unsigned long long)st.late);
+	if (hooks)
+		fprintf(stderr, "argus record: %llu hook records, %llu lost (hook rings)\n",
+		        (unsigned long long)st.hook_events, (unsigned long long)st.hook_drops);
 	return rc;
 }

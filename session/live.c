@@ -20,8 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ringbuf.h"
-#include "session.h"
+#include "live_priv.h"
 
 #define LIVE_BATCH        4096
 #define LIVE_POLL_MS      50           /* rings are read at least this often */
@@ -41,6 +40,8 @@ struct argus_live {
 	sigset_t oldmask;
 	pid_t child;
 	int go_fd;
+	struct hookrings hk; /* the command's, with hooks_lib */
+	uint32_t cmd_pid;    /* the command's pid, after it ended too */
 	struct argus_live_stats st;
 	uint64_t last_ts;
 	bool rt; /* the reader runs SCHED_FIFO right now */
@@ -88,6 +89,8 @@ static int spawn_held(struct argus_live *l)
 		close(p[1]);
 		if (read(p[0], &b, 1) != 1)
 			_exit(127); /* argus gave up: do not run untraced */
+		if (l->hk.n)
+			hookrings_child_env(&l->hk, l->o.hooks_lib);
 		execvp(l->o.cmd[0], l->o.cmd);
 		fprintf(stderr, "argus %s: cannot run %s: %s\n", l->o.name, l->o.cmd[0],
 		        strerror(errno));
@@ -95,6 +98,7 @@ static int spawn_held(struct argus_live *l)
 	}
 	close(p[0]);
 	l->go_fd = p[1];
+	l->cmd_pid = (uint32_t)l->child;
 	return 0;
 }
 
@@ -113,6 +117,8 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 	l->o = *o;
 	l->sigfd = -1;
 	l->go_fd = -1;
+	for (unsigned i = 0; i < HOOK_RINGS; i++)
+		l->hk.fd[i] = -1;
 	l->st.cmd_status = -1;
 	/* signals arrive through a descriptor: the loop stops cleanly */
 	sigemptyset(&mask);
@@ -124,6 +130,10 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 	l->buf = malloc(LIVE_BATCH * sizeof(*l->buf));
 	if (l->sigfd < 0 || !l->buf) {
 		live_error(o->name, "cannot set up: %s", strerror(errno));
+		rc = ARGUS_LIVE_EINTERNAL;
+		goto fail;
+	}
+	if (o->cmd && o->hooks_lib && hookrings_open(&l->hk, o->name)) {
 		rc = ARGUS_LIVE_EINTERNAL;
 		goto fail;
 	}
@@ -143,7 +153,7 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 	}
 	l->nrings = argus_kext_ncpus(l->k);
 	l->rings = calloc(l->nrings, sizeof(*l->rings));
-	if (!l->rings || argus_merge_new(&l->merge, l->nrings, LIVE_MAX_DELAY_NS)) {
+	if (!l->rings || argus_merge_new(&l->merge, l->nrings + l->hk.n, LIVE_MAX_DELAY_NS)) {
 		live_error(o->name, "out of memory");
 		rc = ARGUS_LIVE_EINTERNAL;
 		goto fail;
@@ -202,8 +212,9 @@ static int deliver(struct argus_live *l, struct argus_event *ev, size_t n,
  * records the tracer still held when it stopped). */
 static int deliver_drops(struct argus_live *l, const struct argus_sink *s)
 {
-	struct argus_event d[64];
-	size_t n = argus_kext_drop_records(l->k, d, 64, l->last_ts ? l->last_ts : mono_ns());
+	struct argus_event d[64 + HOOK_RINGS];
+	uint64_t ts = l->last_ts ? l->last_ts : mono_ns();
+	size_t n = argus_kext_drop_records(l->k, d, 64, ts);
 
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].type != ARGUS_EV_DROP)
@@ -213,6 +224,7 @@ static int deliver_drops(struct argus_live *l, const struct argus_sink *s)
 		else
 			l->st.stack_drops += d[i].drop.count;
 	}
+	n += hookrings_drops(&l->hk, d + n, HOOK_RINGS, l->cmd_pid, ts);
 	return deliver(l, d, n, s);
 }
 
@@ -263,7 +275,7 @@ static int read_rings(struct argus_live *l, const struct argus_sink *s, uint64_t
 	bool more = true;
 
 	if (!l->rbuf) {
-		l->rbuf = malloc((size_t)l->nrings * LIVE_BATCH * sizeof(*l->rbuf));
+		l->rbuf = malloc((size_t)(l->nrings + l->hk.n) * LIVE_BATCH * sizeof(*l->rbuf));
 		l->rn = calloc(l->nrings, sizeof(*l->rn));
 		if (!l->rbuf || !l->rn)
 			return -1;
@@ -288,6 +300,18 @@ static int read_rings(struct argus_live *l, const struct argus_sink *s, uint64_t
 			    argus_merge_push(l->merge, c, b, l->rn[c], now))
 				return -1;
 			more |= l->rn[c] == LIVE_BATCH;
+		}
+		/* the command's hook rings: merge sources after the CPUs' */
+		for (unsigned h = 0; h < l->hk.n; h++) {
+			unsigned src = l->nrings + h;
+			struct argus_event *b = l->rbuf + (size_t)src * LIVE_BATCH;
+			size_t n = hookrings_read(&l->hk, h, b, LIVE_BATCH, l->cmd_pid, now);
+
+			if (first && !n)
+				argus_merge_quiet(l->merge, src, now);
+			if (n && argus_merge_push(l->merge, src, b, n, now))
+				return -1;
+			more |= n == LIVE_BATCH;
 		}
 	}
 	return 0;
@@ -394,6 +418,8 @@ int argus_live_run(struct argus_live *l, const struct argus_sink *s)
 void argus_live_get_stats(const struct argus_live *l, struct argus_live_stats *st)
 {
 	*st = l->st;
+	st->hook_events = l->hk.events;
+	st->hook_drops = l->hk.drops;
 }
 
 void argus_live_close(struct argus_live *l)
@@ -410,6 +436,7 @@ void argus_live_close(struct argus_live *l)
 		waitpid(l->child, NULL, 0);
 	for (unsigned c = 0; l->rings && c < l->nrings; c++)
 		argus_ring_close(l->rings[c]);
+	hookrings_close(&l->hk);
 	free(l->rings);
 	argus_merge_free(l->merge);
 	argus_kext_close(l->k);

@@ -203,7 +203,8 @@ struct argus_live_stats {
 	uint64_t ring_drops;  /* records the kernel rings lost */
 	uint64_t stack_drops; /* user stacks the kernel could not keep */
 	uint64_t late;        /* records the merge released after their watermark */
-	uint64_t hook_rings;  /* hook rings (threads of the command) merged */
+	uint64_t hook_events; /* records read from the command's hook rings */
+	uint64_t hook_drops;  /* records its hook rings lost */
 	int cmd_status;       /* wait status of the command, -1 if none */
 };
 
