@@ -21,8 +21,8 @@ struct tmap {
 };
 
 struct argus_tsym {
-	/* where string and stack ids resolve: a trace reader, or the live
-	 * diagnoser's own tables */
+	/* where string and stack ids resolve: a trace reader, or a session's
+	 * pushed tables */
 	const char *(*string)(const void *arg, uint32_t id);
 	bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out);
 	const void *arg;
