@@ -61,7 +61,7 @@ struct quiet_run {
 	struct quiet_app apps[QUIET_APPS_MAX];
 	int napps;
 	double driven_s;
-	int rounds, actions;
+	int rounds, actions, saved;
 	bool probed;
 	unsigned interval_ms, hang_ms;
 	struct quiet_app other; /* windows of no started app */
@@ -171,7 +171,8 @@ static void read_apps(struct quiet_run *r)
 		fclose(f);
 	f = open_in(r, "driven");
 	if (f) {
-		if (fscanf(f, "%lf %d %d", &r->driven_s, &r->rounds, &r->actions) != 3)
+		if (fscanf(f, "%lf %d %d %d", &r->driven_s, &r->rounds, &r->actions, &r->saved) !=
+		    4)
 			r->driven_s = 0;
 		fclose(f);
 	}
@@ -346,8 +347,9 @@ static void print_figures(const struct quiet_run *r)
 		       a->window ? "appeared" : "did NOT appear");
 	}
 	printf("driven: %.2f min (%d rounds, %d actions: typing, selecting, scrolling, menus,\n"
-	       "        the Open dialog then Escape, saving; a click into each window first)\n",
-	       r->driven_s / 60, r->rounds, r->actions);
+	       "        the Open dialog then Escape, saving; a click into each window first);\n"
+	       "        %d editor files saved with a typed line in them\n",
+	       r->driven_s / 60, r->rounds, r->actions, r->saved);
 
 	unsigned long sent = 0, answered = 0;
 	unsigned hangs = 0;
@@ -369,6 +371,15 @@ static void print_figures(const struct quiet_run *r)
 			print_app_probe(&r->apps[i], r->apps[i].name, r->apps[i].toolkit);
 		if (r->other.nwin)
 			print_app_probe(&r->other, "(other windows)", "");
+		/* each hang as the probe logged it when it saw it */
+		FILE *f = open_in(r, "probe.log");
+		char line[512];
+		int shown = 0;
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "pingprobe: hang: ", 17) && shown++ < 20)
+				printf("  hang: %s", line + 17);
+		if (f)
+			fclose(f);
 	} else {
 		printf("probe: %s\n", r->no_probe ? "off (--no-probe)" : "no figures (probe.log)");
 	}

@@ -155,10 +155,23 @@ static void check_hang(struct win *w, uint64_t now, uint64_t hang_ns)
 	if (w->inflight && !w->flagged && now - w->sent_ns >= hang_ns) {
 		w->flagged = true;
 		w->hangs++;
+		if ((double)(now - w->sent_ns) / 1e6 > w->longest_ms)
+			w->longest_ms = (double)(now - w->sent_ns) / 1e6;
 		fprintf(stderr,
 		        "pingprobe: hang: window 0x%x pid %u (%s) no ping reply for %.0f ms\n",
 		        w->id, w->pid, w->cls, (double)(now - w->sent_ns) / 1e6);
 	}
+}
+
+/* The window went (an Open dialog closed) or was unmapped: a ping still out
+ * is dropped, a hang only if it had already been counted as one while the
+ * window was there (the app may have destroyed it before reading the ping). */
+static void gone(struct win *w, uint64_t now)
+{
+	w->live = false;
+	if (w->inflight && w->flagged && (double)(now - w->sent_ns) / 1e6 > w->longest_ms)
+		w->longest_ms = (double)(now - w->sent_ns) / 1e6;
+	w->inflight = false;
 }
 
 /* The mapped, managed children of the root: windows come and go. */
@@ -193,12 +206,8 @@ static void scan(uint64_t now, uint64_t hang_ns)
 	}
 	free(t);
 	for (int i = 0; i < nwins; i++)
-		if (!wins[i].live && wins[i].inflight) {
-			/* gone or unmapped with a ping out: a hang only if it
-			 * had already lasted hang_ns */
-			check_hang(&wins[i], now, hang_ns);
-			wins[i].inflight = false;
-		}
+		if (!wins[i].live)
+			gone(&wins[i], now);
 }
 
 static void send_ping(struct win *w, uint64_t now)
@@ -223,7 +232,19 @@ static void send_ping(struct win *w, uint64_t now)
 
 static void on_event(xcb_generic_event_t *e)
 {
-	if ((e->response_type & 0x7f) != XCB_CLIENT_MESSAGE)
+	uint8_t type = e->response_type & 0x7f;
+	if (type == XCB_UNMAP_NOTIFY || type == XCB_DESTROY_NOTIFY) {
+		/* at once, not at the next scan: a ping to a closed dialog
+		 * is no hang */
+		xcb_window_t id = type == XCB_UNMAP_NOTIFY
+		                      ? ((xcb_unmap_notify_event_t *)e)->window
+		                      : ((xcb_destroy_notify_event_t *)e)->window;
+		struct win *w = find(id);
+		if (w)
+			gone(w, now_ns());
+		return;
+	}
+	if (type != XCB_CLIENT_MESSAGE)
 		return;
 	xcb_client_message_event_t *cm = (xcb_client_message_event_t *)e;
 	if (cm->window != root || cm->type != a_protocols || cm->data.data32[0] != a_ping)

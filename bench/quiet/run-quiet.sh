@@ -37,7 +37,8 @@ seconds=$(awk -v m="$minutes" 'BEGIN { s = m * 60; if (s < 1) s = 1; printf "%d"
 
 # name toolkit kind menu-key class command: kind picks the driving
 # (editor: a text to type and save; files: a folder; image: pictures);
-# class finds a window that has no _NET_WM_PID (Tk's). The apps' own
+# class finds a window that has no _NET_WM_PID (Tk's; an IDLE editor is
+# a Toplevel, its root window stays withdrawn). The apps' own
 # binaries, not a user's PATH (pyenv's idle is another Python's).
 APPS="gedit GTK3 editor F10 gedit /usr/bin/gedit docs/gedit.txt
 geany GTK3 editor F10 Geany /usr/bin/geany docs/geany.c
@@ -45,7 +46,7 @@ gnome-text-editor GTK4 editor F10 gnome-text-editor /usr/bin/gnome-text-editor d
 juffed Qt5 editor alt+f juffed /usr/bin/juffed docs/juffed.txt
 pcmanfm-qt Qt5 files alt+f pcmanfm-qt /usr/bin/pcmanfm-qt docs
 lximage-qt Qt5 image alt+f lximage-qt /usr/bin/lximage-qt docs/pic1.png
-idle Tk editor F10 Idle /usr/bin/idle -e docs/idle.py"
+idle Tk editor F10 Toplevel /usr/bin/idle -e docs/idle.py"
 
 [ "$(id -u)" = 0 ] || { echo "needs root: argus start traces with eBPF" >&2; exit 3; }
 for t in Xvfb xdotool dbus-daemon dbus-send dbus-monitor dunst; do
@@ -81,6 +82,11 @@ bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) ||
 	{ echo "dbus-daemon --session did not start" >&2; exit 5; }
 export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
 pids="$(echo "$bus" | sed -n 2p) $pids"
+# dunst's notifications in the grid's empty cell, bottom right: over an
+# app's window they would take the clicks that focus it
+mkdir -p "$HOME/.config/dunst"
+printf '[global]\norigin = bottom-right\noffset = 10x10\nwidth = 400\nnotification_limit = 4\n' \
+	>"$HOME/.config/dunst/dunstrc"
 dunst >dunst.log 2>&1 &
 pids="$! $pids"
 for _ in $(seq 100); do
@@ -159,24 +165,24 @@ focus() {
 	timeout 5 xdotool mousemove --window "$1" 235 300 click 1 2>/dev/null
 }
 
-# one action on a focused window; $round picks which, so each app gets
-# each kind of use in turn
+# one action on a focused window; the round and the app's place pick which,
+# so that each app gets each kind of use in turn, and each round has them all
 act() {
-	wid=$1 kind=$2 menu=$3 name=$4
-	case $kind:$((round % 6)) in
+	wid=$1 kind=$2 menu=$3 name=$4 at=$5
+	case $kind:$(((round + at) % 6)) in
 	editor:0)
 		xdotool key ctrl+End Return
 		xdotool type --delay 40 "# an ordinary line typed in $name, round $round" ;;
-	editor:1|files:1) xdotool key shift+Up shift+Up shift+Up shift+End; sleep 0.3; xdotool key Down ;;
+	editor:1) xdotool key ctrl+s ;;
+	editor:5|files:1) xdotool key shift+Up shift+Up shift+Up shift+End; sleep 0.3; xdotool key Down ;;
 	*:2)
 		for _ in 1 2 3 4 5; do xdotool click 5; sleep 0.1; done
 		for _ in 1 2 3; do xdotool click 4; sleep 0.1; done ;;
 	*:3) xdotool key "$menu"; sleep 0.8; xdotool key Escape; sleep 0.2; xdotool key Escape ;;
 	editor:4|image:4) xdotool key ctrl+o; sleep 1.5; xdotool key Escape ;;
-	editor:5) xdotool key ctrl+s ;;
 	files:0) xdotool key Down Down Down Up ;;
 	files:4) xdotool key F5 ;;
-	files:5) xdotool type --delay 60 "gedit" ;;
+	files:5) xdotool key End; sleep 0.3; xdotool key Home ;;
 	image:0|image:5) xdotool key Right; sleep 0.5; xdotool key Left ;;
 	image:1) xdotool key Right ;;
 	esac
@@ -186,17 +192,24 @@ act() {
 t0=$(date +%s)
 round=0 actions=0
 while [ $(( $(date +%s) - t0 )) -lt "$seconds" ]; do
+	at=0
 	while read -r name tk pid up wid kind menu x y; do
+		at=$((at + 1))
 		[ "$up" = yes ] || continue
 		[ $(( $(date +%s) - t0 )) -lt "$seconds" ] || break
 		focus "$wid"
-		act "$wid" "$kind" "$menu" "$name"
+		act "$wid" "$kind" "$menu" "$name" $at
 		sleep 0.5
 	done <apps
 	round=$((round + 1))
+	# what the desktop looked like after the first round
+	[ $round = 1 ] && command -v import >/dev/null && import -window root desktop.png 2>/dev/null
 	echo "$(( $(date +%s) - t0 )) $round $actions" >driven
 done >driver.log 2>&1
 [ -s driven ] || echo "0 0 0" >driven
+# the files saved with a typed line in them: the driving reached the apps
+saved=$(grep -l "an ordinary line typed in" "$HOME"/docs/* 2>/dev/null | wc -l)
+echo "$(cat driven) $saved" >driven
 
 # the probe's figures, then the daemon's lines up to now; the apps go last
 if [ -n "$probepid" ]; then
