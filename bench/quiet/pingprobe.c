@@ -175,7 +175,7 @@ static void gone(struct win *w, uint64_t now)
 }
 
 /* The mapped, managed children of the root: windows come and go. */
-static void scan(uint64_t now, uint64_t hang_ns)
+static void scan(uint64_t now)
 {
 	for (int i = 0; i < nwins; i++)
 		wins[i].live = false;
@@ -350,7 +350,7 @@ int main(int argc, char **argv)
 		uint64_t now = now_ns();
 		if (now >= next) {
 			if (tick++ % SCAN_EVERY == 0)
-				scan(now, hang_ns);
+				scan(now);
 			for (int i = 0; i < nwins; i++) {
 				struct win *w = &wins[i];
 				if (!w->live || !w->ping)
