@@ -12,6 +12,7 @@
  * session bus, seen by dbus-monitor). The figures are printed, not judged:
  * exit 0 whenever it ran.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -66,7 +67,7 @@ struct quiet_run {
 	unsigned interval_ms, hang_ms;
 	struct quiet_app other; /* windows of no started app */
 	struct quiet_note notes[QUIET_NOTE_MAX], diags[QUIET_NOTE_MAX];
-	int nnotes, ndiags, nstalls;
+	int nnotes, ndiags, nstalls, nreports;
 };
 
 static void usage(FILE *f)
@@ -293,6 +294,21 @@ static void read_notifications(struct quiet_run *r)
 		fclose(f);
 }
 
+/* The JSON reports the daemon wrote (one per diagnosis). */
+static void count_reports(struct quiet_run *r)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/reports", r->work);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		r->nreports += n > 5 && !strcmp(e->d_name + n - 5, ".json");
+	}
+	if (d)
+		closedir(d);
+}
+
 /* run-quiet.sh, its messages through; its exit status, -1 if it cannot run. */
 static int run_script(const struct quiet_run *r)
 {
@@ -392,8 +408,9 @@ static void print_figures(const struct quiet_run *r)
 		printf("  %3d. %s pid %u%s: \"%s\"\n", i + 1, n->app, n->pid,
 		       a ? "" : " (not a started app)", n->text);
 	}
-	printf("stalls argus diagnosed (its JSON stream, any process on the machine): %d\n",
-	       r->ndiags);
+	printf("stalls argus diagnosed (its JSON stream, any process on the machine): %d;\n"
+	       "  reports written: %d\n",
+	       r->ndiags, r->nreports);
 	for (int i = 0; i < r->napps; i++)
 		if (r->apps[i].stalls)
 			printf("  %-18s %d\n", r->apps[i].name, r->apps[i].stalls);
@@ -532,6 +549,7 @@ int argus_bench_quiet(int argc, char **argv)
 		read_probe(r);
 		read_stream(r);
 		read_notifications(r);
+		count_reports(r);
 		print_figures(r);
 		rc = ARGUS_EXIT_OK;
 		break;
