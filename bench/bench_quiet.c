@@ -568,7 +568,8 @@ int argus_bench_quiet(int argc, char **argv)
 		fprintf(stderr, "argus bench quiet: run-quiet.sh failed (exit %d)\n", st);
 		rc = ARGUS_EXIT_INTERNAL;
 	}
-	if (r->keep || rc != ARGUS_EXIT_OK) {
+	/* nothing ran when a tool or root was missing: nothing to keep */
+	if (r->keep || (rc != ARGUS_EXIT_OK && st != 3 && st != 4)) {
 		printf("files in %s\n", r->work);
 	} else {
 		char *rm[] = {"rm", "-rf", r->work, NULL};

@@ -48,12 +48,12 @@ pcmanfm-qt Qt5 files alt+f pcmanfm-qt /usr/bin/pcmanfm-qt docs
 lximage-qt Qt5 image alt+f lximage-qt /usr/bin/lximage-qt docs/pic1.png
 idle Tk editor F10 Toplevel /usr/bin/idle -e docs/idle.py"
 
-[ "$(id -u)" = 0 ] || { echo "needs root: argus start traces with eBPF" >&2; exit 3; }
+[ "$(id -u)" = 0 ] || { echo "run-quiet.sh: needs root: argus start traces with eBPF" >&2; exit 3; }
 for t in Xvfb xdotool dbus-daemon dbus-send dbus-monitor dunst; do
-	command -v $t >/dev/null || { echo "$t missing (scripts/install-deps.sh)" >&2; exit 4; }
+	command -v $t >/dev/null || { echo "run-quiet.sh: $t missing (scripts/install-deps.sh)" >&2; exit 4; }
 done
 echo "$APPS" | while read -r name _ _ _ _ bin _; do
-	[ -x "$bin" ] || { echo "app missing: $name ($bin; scripts/install-deps.sh)" >&2; exit 4; }
+	[ -x "$bin" ] || { echo "run-quiet.sh: app missing: $name ($bin; scripts/install-deps.sh)" >&2; exit 4; }
 done || exit 4
 
 cd "$work" || exit 5
@@ -71,7 +71,7 @@ Xvfb -displayfd 3 -nolisten tcp -screen 0 1920x1080x24 3>xdisplay >xvfb.log 2>&1
 pids="$! $pids"
 for _ in $(seq 100); do [ -s xdisplay ] && break; sleep 0.1; done
 n=$(cat xdisplay 2>/dev/null)
-[ -n "$n" ] || { echo "Xvfb did not start: $(tail -1 xvfb.log)" >&2; exit 5; }
+[ -n "$n" ] || { echo "run-quiet.sh: Xvfb did not start: $(tail -1 xvfb.log)" >&2; exit 5; }
 export DISPLAY=":$n"
 # a scratch home before the bus: the apps' settings and files go there
 export HOME=$work/home XDG_RUNTIME_DIR=$work/run
@@ -79,7 +79,7 @@ mkdir -p "$HOME/docs" && mkdir -m 0700 "$XDG_RUNTIME_DIR" || exit 5
 # no accessibility bus on this desktop (as in the zoo)
 export NO_AT_BRIDGE=1 GTK_A11Y=none
 bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) ||
-	{ echo "dbus-daemon --session did not start" >&2; exit 5; }
+	{ echo "run-quiet.sh: dbus-daemon --session did not start" >&2; exit 5; }
 export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
 pids="$(echo "$bus" | sed -n 2p) $pids"
 # dunst's notifications in the grid's empty cell, bottom right: over an
@@ -106,7 +106,7 @@ env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$work/daemon" --no-rec
 daemon=$!
 pids="$daemon $pids"
 wait_file "$work/daemon/stream.sock" 300 ||
-	{ echo "argus start did not come up: $(tail -1 daemon.log)" >&2; exit 5; }
+	{ echo "run-quiet.sh: argus start did not come up: $(tail -1 daemon.log)" >&2; exit 5; }
 "$argus" stream --run-dir "$work/daemon" --kinds stall,diagnosis >live.ndjson 2>stream.err &
 stream=$!
 pids="$stream $pids"
