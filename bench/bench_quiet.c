@@ -408,8 +408,8 @@ static void print_figures(const struct quiet_run *r)
 		printf("  %3d. %s pid %u%s: \"%s\"\n", i + 1, n->app, n->pid,
 		       a ? "" : " (not a started app)", n->text);
 	}
-	printf("stalls argus diagnosed (its JSON stream, any process on the machine): %d;\n"
-	       "  reports written: %d\n",
+	printf("stalls argus diagnosed (its JSON stream, any process on the machine): %d\n"
+	       "  (%d reports written), by app:\n",
 	       r->ndiags, r->nreports);
 	for (int i = 0; i < r->napps; i++)
 		if (r->apps[i].stalls)
