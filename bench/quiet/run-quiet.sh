@@ -19,8 +19,7 @@
 # Exit status: 0 it ran, 2 usage, 3 not root, 4 a tool or app missing
 # (scripts/install-deps.sh), 5 the desktop or the daemon did not come up.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-argus= probe= work= minutes=10 noprobe=0
+argus='' probe='' work='' minutes=10 noprobe=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--argus) argus=$2; shift 2 ;;
@@ -80,7 +79,8 @@ mkdir -p "$HOME/docs" && mkdir -m 0700 "$XDG_RUNTIME_DIR" || exit 5
 export NO_AT_BRIDGE=1 GTK_A11Y=none
 bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) ||
 	{ echo "run-quiet.sh: dbus-daemon --session did not start" >&2; exit 5; }
-export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
+DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
+export DBUS_SESSION_BUS_ADDRESS
 pids="$(echo "$bus" | sed -n 2p) $pids"
 # dunst's notifications in the grid's empty cell, bottom right: over an
 # app's window they would take the clicks that focus it
