@@ -172,9 +172,11 @@ act() {
 	case $kind:$(((round + at) % 6)) in
 	editor:0)
 		xdotool key ctrl+End Return
-		xdotool type --delay 40 "# an ordinary line typed in $name, round $round" ;;
-	editor:1) xdotool key ctrl+s ;;
-	editor:5|files:1) xdotool key shift+Up shift+Up shift+Up shift+End; sleep 0.3; xdotool key Down ;;
+		xdotool type --delay 40 "# an ordinary line typed in $name, round $round"
+		sleep 0.3
+		xdotool key ctrl+s ;;
+	editor:1|files:1) xdotool key shift+Up shift+Up shift+Up shift+End; sleep 0.3; xdotool key Down ;;
+	editor:5) xdotool key ctrl+Home; sleep 0.3; xdotool key Page_Down Page_Down; sleep 0.3; xdotool key ctrl+End ;;
 	*:2)
 		for _ in 1 2 3 4 5; do xdotool click 5; sleep 0.1; done
 		for _ in 1 2 3; do xdotool click 4; sleep 0.1; done ;;
