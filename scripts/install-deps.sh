@@ -23,6 +23,11 @@ packages=(
 	libglib2.0-dev python3-tk
 	# make demo: the screenshot of the notification (import)
 	imagemagick xdg-utils
+	# argus bench quiet: ordinary apps side by side (GTK3, GTK4, Qt5, Tk)
+	# and its _NET_WM_PING probe (libxcb)
+	gedit geany gnome-text-editor juffed pcmanfm-qt lximage-qt idle3 libxcb1-dev
+	# the X-Resource extension: the pid of a window without _NET_WM_PID
+	libxcb-res0-dev
 )
 
 missing=()
