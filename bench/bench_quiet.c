@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "cmdline.h"
 #include "bench.h"
 
 #ifndef ARGUS_QUIET_SRC_DIR
