@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "graph.h"
+#include "hashmap.h"
 
 /* Vertices live in chunks of a slice; a slice holds at most VCHUNK * VDIR
  * vertices, then the next slice opens early. */
@@ -73,7 +74,6 @@ struct gbody {
 
 /* An entry of the writer's matching tables (send -> receive, post -> run...). */
 struct gref {
-	uint64_t key; /* 0 = empty */
 	union {
 		struct {
 			argus_vid src[2];
@@ -85,20 +85,15 @@ struct gref {
 	uint32_t aux; /* table-specific */
 };
 
+/* key (0 never stored) -> gref; zero is what a put of key 0 returns, unkept */
 struct gmap {
-	struct gref *e;
-	size_t cap, len; /* cap is a power of two */
+	struct argus_hmap h;
+	struct gref zero;
 };
 
 struct gstack {
-	uint32_t id;
 	uint32_t depth;
 	uint64_t *ips;
-};
-
-struct gframe {
-	uint64_t ip; /* 0 = empty */
-	uint32_t count;
 };
 
 enum { INTENT_NONE, INTENT_SIGNAL, INTENT_BROADCAST, INTENT_HANDOFF };
@@ -112,7 +107,7 @@ struct gthread {
 	argus_vid cur;  /* open segment, 0 while blocked */
 	argus_vid last; /* the segment before cur (or the one that ended at the wait) */
 	bool seen, kworker, blocked, on_cpu;
-	bool idle_wait;   /* blocked in a poll-family wait outside a dispatch */
+	bool idle_wait; /* blocked in a poll-family wait outside a dispatch */
 	/* another thread woke this wait and it waited on (the poll did not ask
 	 * for what the waker did): its timeout is the deferred answer */
 	bool woken_in_wait;
@@ -147,7 +142,7 @@ struct gthread {
 	uint64_t peers[MAX_PEERS];
 	uint8_t npeers;
 	bool sent;
-	bool answered; /* cur sent after its last receive */
+	bool answered;        /* cur sent after its last receive */
 	argus_vid batch_prev; /* segment before a batch split, within one call */
 	uint32_t batch_seq;
 	uint64_t prev_peers[MAX_PEERS];
@@ -191,11 +186,9 @@ struct argus_graph {
 	struct gmap ipc_wait; /* receives no send explained yet: key -> receiver */
 	struct gcpu *cpus;
 	size_t ncpus;
-	struct gstack *stacks; /* sorted by nothing: open addressing by id */
-	size_t stacks_cap, stacks_len;
+	struct argus_hmap stacks; /* id -> gstack */
 	uint64_t stacks_bytes;
-	struct gframe *frames;
-	size_t frames_cap, frames_len;
+	struct argus_hmap frames; /* ip -> uint32_t count */
 	uint32_t rare_threshold;
 	bool rare_dirty;
 	uint64_t rare_at;
