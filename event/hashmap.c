@@ -182,3 +182,17 @@ void *argus_hmap_next(const struct argus_hmap *m, size_t *pos, uint64_t *key)
 	}
 	return NULL;
 }
+
+void *argus_hmap_find_by(const struct argus_hmap *m, uint64_t h,
+                         bool (*same)(const void *val, void *arg), void *arg, uint64_t *free_key)
+{
+	for (;; h++) {
+		void *v = argus_hmap_get(m, h);
+		if (!v) {
+			*free_key = h;
+			return NULL;
+		}
+		if (same(v, arg))
+			return v;
+	}
+}

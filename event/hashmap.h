@@ -52,6 +52,12 @@ void *argus_hmap_next(const struct argus_hmap *m, size_t *pos, uint64_t *key);
 /* Bytes allocated for the slots. */
 size_t argus_hmap_bytes(const struct argus_hmap *m);
 
+/* Tables keyed by a hash of content (interning): the value among keys h,
+ * h + 1, ... (a hash collision takes the next free key) that same() accepts,
+ * or NULL with *free_key the key a new content of hash h is to take. */
+void *argus_hmap_find_by(const struct argus_hmap *m, uint64_t h,
+                         bool (*same)(const void *val, void *arg), void *arg, uint64_t *free_key);
+
 /* u64 -> u64 helpers over a map of 8-byte values. */
 static inline bool argus_hmap_set_u64(struct argus_hmap *m, uint64_t key, uint64_t val)
 {
