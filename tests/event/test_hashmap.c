@@ -203,7 +203,38 @@ TEST(matches_a_reference_model)
 	argus_hmap_free(&m);
 }
 
+struct content {
+	const char *const *strings;
+	const char *want;
+};
+
+static bool same_string(const void *val, void *arg)
+{
+	const struct content *c = arg;
+	return strcmp(c->strings[*(const uint64_t *)val], c->want) == 0;
+}
+
+/* Interning by a content hash: colliding contents take the next keys. */
+TEST(find_by_content_with_hash_collisions)
+{
+	static const char *const strings[] = {"a", "b", "c", "d"};
+	struct argus_hmap m = {0};
+	uint64_t key;
+	for (uint64_t i = 0; i < 4; i++) { /* all four hash to 41 */
+		struct content c = {strings, strings[i]};
+		ASSERT(argus_hmap_find_by(&m, 41, same_string, &c, &key) == NULL);
+		ASSERT_U64_EQ(key, 41 + i);
+		ASSERT(argus_hmap_set_u64(&m, key, i));
+	}
+	for (uint64_t i = 0; i < 4; i++) {
+		struct content c = {strings, strings[i]};
+		const uint64_t *v = argus_hmap_find_by(&m, 41, same_string, &c, &key);
+		ASSERT(v && *v == i);
+	}
+	argus_hmap_free(&m);
+}
+
 TEST_MAIN(TEST_ENTRY(insert_get_overwrite_delete), TEST_ENTRY(reserved_keys),
           TEST_ENTRY(growth_keeps_entries_and_counts_bytes),
           TEST_ENTRY(many_collisions_wrap_and_delete), TEST_ENTRY(delete_while_iterating),
-          TEST_ENTRY(matches_a_reference_model))
+          TEST_ENTRY(matches_a_reference_model), TEST_ENTRY(find_by_content_with_hash_collisions))
