@@ -7,14 +7,14 @@
 
 #include "hashmap.h"
 
-static size_t vbytes(const struct argus_hmap *m)
-{
-	return m->vsize ? (m->vsize + 7u) & ~(size_t)7 : 8;
-}
-
 static size_t stride(const struct argus_hmap *m)
 {
-	return 8 + vbytes(m);
+	return argus_hmap_stride_(m);
+}
+
+static size_t vbytes(const struct argus_hmap *m)
+{
+	return stride(m) - 8;
 }
 
 static unsigned char *slot(const struct argus_hmap *m, size_t i)
@@ -29,11 +29,9 @@ static uint64_t key_at(const struct argus_hmap *m, size_t i)
 	return k;
 }
 
-/* Fibonacci hashing: the top bits of key * 2^64/phi depend on every key
- * bit, so ids, pointers and pre-hashed keys all spread. */
 static size_t home(const struct argus_hmap *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);
+	return argus_hmap_home_(m, key);
 }
 
 void argus_hmap_init(struct argus_hmap *m, size_t vsize, size_t min_cap)
@@ -55,24 +53,6 @@ void argus_hmap_free(struct argus_hmap *m)
 size_t argus_hmap_bytes(const struct argus_hmap *m)
 {
 	return m->cap ? (m->cap + 1) * stride(m) : 0;
-}
-
-void *argus_hmap_get(const struct argus_hmap *m, uint64_t key)
-{
-	if (!key)
-		return m->has_zero ? slot(m, m->cap) + 8 : NULL;
-	if (!m->cap)
-		return NULL;
-	size_t st = stride(m), mask = m->cap - 1;
-	for (size_t i = home(m, key);; i = (i + 1) & mask) {
-		unsigned char *s = m->slots + i * st;
-		uint64_t k;
-		memcpy(&k, s, sizeof(k));
-		if (k == key)
-			return s + 8;
-		if (!k)
-			return NULL;
-	}
 }
 
 static bool grow(struct argus_hmap *m)

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct argus_hmap {
 	unsigned char *slots; /* cap + 1 slots of 8 key bytes + the value; slot cap: key 0 */
@@ -38,7 +39,7 @@ void argus_hmap_init(struct argus_hmap *m, size_t vsize, size_t min_cap);
 void argus_hmap_free(struct argus_hmap *m);
 
 /* The value of key, or NULL. Valid until the next put or del. */
-void *argus_hmap_get(const struct argus_hmap *m, uint64_t key);
+static inline void *argus_hmap_get(const struct argus_hmap *m, uint64_t key);
 /* The value of key, inserted zeroed (*fresh = true) when absent; NULL when
  * out of memory. fresh may be NULL. */
 void *argus_hmap_put(struct argus_hmap *m, uint64_t key, bool *fresh);
@@ -66,6 +67,38 @@ static inline bool argus_hmap_set_u64(struct argus_hmap *m, uint64_t key, uint64
 		return false;
 	*v = val;
 	return true;
+}
+
+/* ---- inline: lookups are on the hot paths ---- */
+
+static inline size_t argus_hmap_stride_(const struct argus_hmap *m)
+{
+	return 8 + (m->vsize ? (m->vsize + 7u) & ~(size_t)7 : 8);
+}
+
+/* Fibonacci hashing: the top bits of key * 2^64/phi depend on every key
+ * bit, so ids, pointers and pre-hashed keys all spread. */
+static inline size_t argus_hmap_home_(const struct argus_hmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);
+}
+
+static inline void *argus_hmap_get(const struct argus_hmap *m, uint64_t key)
+{
+	if (!key)
+		return m->has_zero ? m->slots + m->cap * argus_hmap_stride_(m) + 8 : NULL;
+	if (!m->cap)
+		return NULL;
+	size_t st = argus_hmap_stride_(m), mask = m->cap - 1;
+	for (size_t i = argus_hmap_home_(m, key);; i = (i + 1) & mask) {
+		unsigned char *s = m->slots + i * st;
+		uint64_t k;
+		memcpy(&k, s, sizeof(k));
+		if (k == key)
+			return s + 8;
+		if (!k)
+			return NULL;
+	}
 }
 
 #endif /* ARGUS_HASHMAP_H */
