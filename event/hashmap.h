@@ -8,10 +8,11 @@
  * (the graph's tables are writer-private) and want their record inline (the
  * graph's matching entries are 40 bytes, the trace writer's 16); ck_ht holds
  * one u64 per key (so a pointer to a second allocation), reserves two keys,
- * pays SPMC fences on every put, and measured slower (u64 -> u64, random
- * keys, 50 % hits, clang -O2, noisy shared 2-core host, ns per op):
- *   10 K keys: get 9 vs ck_ht 30-450, put 120 vs 170-2200 (growth included)
- *   1 M keys:  get 200-420 vs 790-1200, put 600-1100 vs 1200-3100
+ * pays SPMC fences on every put, and measured slower. ns per op, median of
+ * 3, u64 -> u64, random keys, gets 50 % hits, puts include growth from 64,
+ * clang -O2, shared 2-core host:
+ *   10 K keys: get 9.8 vs ck_ht 55, put 156 vs 204, del 29 vs 41
+ *   1 M keys:  get 61 vs ck_ht 229, put 252 vs 479, del 202 vs 295
  *
  * A zeroed struct is an empty u64 -> u64 map; argus_hmap_init picks another
  * value size and the first capacity.
