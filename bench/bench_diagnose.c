@@ -20,9 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../cli/cli.h"
 #include "beam.h"
 #include "bench.h"
+#include "cmdline.h"
 #include "synth.h"
 
 #define BEAM_VERTICES 1680000ull /* the paper's largest graph */

@@ -34,8 +34,8 @@
 #include "inline_hook.h"
 #include "ringbuf.h"
 
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cmdline.h"
 
 static uint64_t now_ns(void)
 {
@@ -336,7 +336,7 @@ int argus_bench_hooks(int argc, char **argv)
 	if (!iters)
 		iters = 1;
 	char lib[PATH_MAX];
-	if (!cli_hooks_lib(lib, sizeof(lib))) {
+	if (!argus_hooks_lib_path(lib, sizeof(lib))) {
 		fprintf(stderr, "argus bench hooks: %s not found (set ARGUS_HOOKS_LIB)\n",
 		        ARGUS_HOOK_LIB_NAME);
 		return 6;

@@ -17,8 +17,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cmdline.h"
 #include "graph.h"
 #include "synth.h"
 

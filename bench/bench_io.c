@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cmdline.h"
 #include "event.h"
 #include "synth.h"
 

@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cmdline.h"
 
 #ifndef ARGUS_ZOO_SRC_DIR
 #define ARGUS_ZOO_SRC_DIR ""

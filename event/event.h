@@ -21,8 +21,12 @@ const char *argus_event_type_name(unsigned type);
 /* Inverse of argus_event_type_name; -1 when unknown. */
 int argus_event_type_from_name(const char *name);
 const char *argus_obj_kind_name(unsigned kind);
-/* x86-64 syscall name ("futex"), or NULL when argus does not name it. */
+/* Name of a syscall by trace number ("futex" for 202: event/syscalls.h), or
+ * NULL when argus does not name it. */
 const char *argus_syscall_name(unsigned nr);
+/* How a wait in a syscall blocks, by trace number: enum argus_syscall_wait
+ * (event/syscalls.h), ARGUS_SYSW_OTHER for calls not in the table. */
+unsigned argus_syscall_wait(unsigned nr);
 /* Whether a record of this type is valid for the schema (known type). */
 bool argus_event_type_valid(unsigned type);
 

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "syscalls.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -88,36 +89,30 @@ const char *argus_obj_kind_name(unsigned kind)
 	return kind < ARRAY_SIZE(obj_kind_names) ? obj_kind_names[kind] : NULL;
 }
 
-/* x86-64 numbers of the syscalls argus traces (trace files use these). */
-static const struct {
-	unsigned short nr;
-	const char *name;
-} syscalls[] = {
-    {0, "read"},           {1, "write"},
-    {7, "poll"},           {19, "readv"},
-    {20, "writev"},        {23, "select"},
-    {24, "sched_yield"},   {35, "nanosleep"},
-    {42, "connect"},       {43, "accept"},
-    {44, "sendto"},        {45, "recvfrom"},
-    {46, "sendmsg"},       {47, "recvmsg"},
-    {61, "wait4"},         {74, "fsync"},
-    {75, "fdatasync"},     {162, "sync"},
-    {202, "futex"},        {230, "clock_nanosleep"},
-    {232, "epoll_wait"},   {247, "waitid"},
-    {270, "pselect6"},     {271, "ppoll"},
-    {275, "splice"},       {277, "sync_file_range"},
-    {281, "epoll_pwait"},  {286, "timerfd_settime"},
-    {288, "accept4"},      {306, "syncfs"},
-    {307, "sendmmsg"},     {299, "recvmmsg"},
-    {441, "epoll_pwait2"}, {449, "futex_waitv"},
-};
-
+/* Trace numbering (x86-64): the rows of the table that have a name. */
 const char *argus_syscall_name(unsigned nr)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(syscalls); i++)
-		if (syscalls[i].nr == nr)
-			return syscalls[i].name;
+	switch (nr) {
+#define NAME_ROW_(name, nr, kclass, karg, wait, named)                                             \
+	case nr:                                                                                   \
+		return named ? #name : NULL;
+		ARGUS_SYSCALLS(NAME_ROW_)
+#undef NAME_ROW_
+	}
 	return NULL;
+}
+
+/* Trace numbering: enum argus_syscall_wait of a call. */
+unsigned argus_syscall_wait(unsigned nr)
+{
+	switch (nr) {
+#define WAIT_ROW_(name, nr, kclass, karg, wait, named)                                             \
+	case nr:                                                                                   \
+		return ARGUS_SYSW_##wait;
+		ARGUS_SYSCALLS(WAIT_ROW_)
+#undef WAIT_ROW_
+	}
+	return ARGUS_SYSW_OTHER;
 }
 
 static const char *const anomaly_names[] = {

@@ -26,10 +26,13 @@
 #ifndef ARGUS_HOOKS_H
 #define ARGUS_HOOKS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ARGUS_HOOK_ENV_RINGS      "ARGUS_HOOK_RINGS"
 #define ARGUS_HOOK_ENV_PRUNE      "ARGUS_HOOK_PRUNE"
@@ -109,6 +112,43 @@ static inline int argus_flag_parse_line(const char *line, struct argus_flag_spec
 		memcpy(s->symbol, sym, strlen(sym) + 1);
 	}
 	return 1;
+}
+
+/* A regular file at p (argus_hooks_lib_path). */
+static inline bool argus_hooks_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * Where libargus-hooks.so is, for whoever preloads it (`argus run`, the
+ * benchmarks): $ARGUS_HOOKS_LIB, else next to the running binary (../hooks/
+ * in a build tree, ../lib/argus/ or ../lib/ installed).
+ */
+static inline bool argus_hooks_lib_path(char *out, size_t cap)
+{
+	const char *env = getenv("ARGUS_HOOKS_LIB");
+	if (env) {
+		snprintf(out, cap, "%s", env);
+		return argus_hooks_is_file(out);
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	static const char *const rel[] = {"../hooks/", "../lib/argus/", "../lib/", ""};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		int len = snprintf(out, cap, "%s/%s%s", exe, rel[i], ARGUS_HOOK_LIB_NAME);
+		if (len > 0 && (size_t)len < cap && argus_hooks_is_file(out))
+			return true;
+	}
+	return false;
 }
 
 #endif /* ARGUS_HOOKS_H */

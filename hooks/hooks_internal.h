@@ -15,14 +15,14 @@
 #include "hooks.h"
 #include "inline_hook.h"
 
-struct argus_ring;
+struct argus_ring_producer;
 
 struct hooks_root {
 	/* Set once the rings are attached; every hook tests it first. */
 	atomic_bool active;
 	pid_t pid;
 	unsigned nrings;
-	struct argus_ring *rings[ARGUS_HOOK_MAX_RINGS];
+	struct argus_ring_producer *rings[ARGUS_HOOK_MAX_RINGS];
 	atomic_int claimed[ARGUS_HOOK_MAX_RINGS]; /* ring i owned by a thread */
 	atomic_flag shared_lock;                  /* ring 0, shared by the rest */
 	atomic_uint_fast64_t lost;                /* lost before reaching a ring */

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "hooks_internal.h"
-#include "ringbuf.h"
+#include "ring_producer.h"
 
 struct hooks_root argus_hooks_root = {
     .shared_lock = ATOMIC_FLAG_INIT,
@@ -38,8 +38,8 @@ struct hooks_thread {
 	int ring; /* pool index (0 = shared), or RING_* */
 	pid_t tid;
 	int in_emit;
-	struct argus_ring *own; /* RING_OWN: from the daemon's hook socket */
-	int own_sock;           /* keeps that ring ours; closing hands it back */
+	struct argus_ring_producer *own; /* RING_OWN: from the daemon's hook socket */
+	int own_sock;                    /* keeps that ring ours; closing hands it back */
 };
 static __thread struct hooks_thread self
     __attribute__((tls_model("initial-exec"))) = {.ring = RING_UNSET, .own_sock = -1};
@@ -53,7 +53,7 @@ static void release_ring(void *arg)
 	if (self.ring > 0)
 		atomic_store(&argus_hooks_root.claimed[self.ring], 0);
 	if (self.ring == RING_OWN) {
-		argus_ring_close(self.own);
+		argus_producer_close(self.own);
 		close(self.own_sock);
 		self.own = NULL;
 		self.own_sock = -1;
@@ -67,7 +67,7 @@ static int claim_ring(void)
 	if (r->hook_socket[0]) {
 		/* Daemon mode: one ring per thread from the hook socket; a
 		 * connection is made once per thread, at its first record. */
-		if (argus_ring_connect(r->hook_socket, &self.own, &self.own_sock))
+		if (argus_producer_connect(r->hook_socket, &self.own, &self.own_sock, NULL))
 			return RING_NONE;
 		pthread_setspecific(ring_key, (void *)1);
 		return RING_OWN;
@@ -88,11 +88,11 @@ static void emit_one(struct argus_event *ev)
 	if (self.ring == RING_UNSET)
 		self.ring = claim_ring();
 	if (self.ring > 0) {
-		argus_ring_write(r->rings[self.ring], ev);
+		argus_producer_write(r->rings[self.ring], ev);
 		return;
 	}
 	if (self.ring == RING_OWN) {
-		argus_ring_write(self.own, ev);
+		argus_producer_write(self.own, ev);
 		return;
 	}
 	if (self.ring == RING_NONE) { /* the daemon refused or went away */
@@ -101,7 +101,7 @@ static void emit_one(struct argus_event *ev)
 	}
 	while (atomic_flag_test_and_set_explicit(&r->shared_lock, memory_order_acquire))
 		sched_yield();
-	argus_ring_write(r->rings[0], ev);
+	argus_producer_write(r->rings[0], ev);
 	atomic_flag_clear_explicit(&r->shared_lock, memory_order_release);
 }
 
@@ -161,7 +161,7 @@ static void after_fork_child(void)
 		return;
 	}
 	if (self.ring == RING_OWN) {
-		argus_ring_close(self.own); /* this process's mapping and fds only */
+		argus_producer_close(self.own); /* this process's mapping and fds only */
 		close(self.own_sock);
 	}
 	self.own = NULL;
@@ -186,12 +186,12 @@ static int attach_rings(const char *spec)
 			wake = strtol(p + 1, &end, 10);
 			p = end;
 		}
-		struct argus_ring *ring;
-		int rc = argus_ring_attach_shm(&ring, (int)fd);
+		struct argus_ring_producer *ring;
+		int rc = argus_producer_attach(&ring, (int)fd);
 		if (rc)
 			return rc;
 		if (wake >= 0) {
-			argus_ring_set_wake_fd(ring, (int)wake);
+			argus_producer_set_wake_fd(ring, (int)wake);
 			close((int)wake);
 		}
 		close((int)fd);

@@ -3,7 +3,8 @@
  *
  * Two tables drive it, each row citing the paper (000 = "Argus", USENIX ATC
  * 2021, 001 = the Argus workshop paper with patterns P1-P8):
- *   split_rules[]  which events cut a thread's execution into segments;
+ *   event_rules[]  (graph_ingest.c) each event type's handler, the split
+ *                  action and the edge kind it applies;
  *   edge_rules[]   the strength of every edge kind (Table 1).
  * docs/graph.md shows both tables and the cases they leave out.
  */
@@ -11,39 +12,6 @@
 #include <string.h>
 
 #include "graph_internal.h"
-
-/* ---- the split rules ---- */
-
-struct split_rule {
-	uint16_t type;
-	uint8_t action;
-	const char *paper;
-};
-
-static const struct split_rule split_rules[] = {
-    {ARGUS_EV_SCHED_SWITCH, SA_END_IF_BLOCKING,
-     "000 s5: split at the entry of a blocking wait; 001 s2.1.1 end (2)"},
-    {ARGUS_EV_SCHED_WAKEUP, SA_BEGIN_WAKEE, "001 s2.1.1 begin (2): the return from a wait"},
-    {ARGUS_EV_SCHED_WAKEUP_NEW, SA_BEGIN_WAKEE, "001 s2.1.1 begin (1): the beginning of a thread"},
-    {ARGUS_EV_DISPATCH_BEGIN, SA_CUT_BEGIN, "000 s5: nested dispatch_callout tasks separated"},
-    {ARGUS_EV_DISPATCH_END, SA_CUT_END, "000 s5: nested dispatch_callout tasks separated"},
-    {ARGUS_EV_ASYNC_RUN_BEGIN, SA_CUT_BEGIN, "000 s5: each dispatched task is separated"},
-    {ARGUS_EV_ASYNC_RUN_END, SA_CUT_END, "000 s5: each dispatched task is separated"},
-    {ARGUS_EV_LOOP_ITER_BEGIN, SA_CUT_BEGIN, "001 P8: runloop begin / end points"},
-    {ARGUS_EV_LOOP_ITER_END, SA_CUT_END, "001 P8: runloop begin / end points"},
-    {ARGUS_EV_IPC_SEND, SA_CUT_NEW_PEER,
-     "000 s5: consecutive messages with non-overlapping peer sets; 001 P6"},
-    {ARGUS_EV_IPC_RECV, SA_CUT_NEW_PEER,
-     "000 s2 piggyback, 001 P3: a send and a receive in one call"},
-    {ARGUS_EV_IRQ_ENTRY, SA_SPLICE_IRQ, "001 P1: interrupt handling spliced away"},
-    {ARGUS_EV_IRQ_EXIT, SA_SPLICE_IRQ, "001 P1: interrupt handling spliced away"},
-    {ARGUS_EV_SOFTIRQ_ENTRY, SA_SPLICE_IRQ, "001 P1, P2: kernel work in a thread's context"},
-    {ARGUS_EV_SOFTIRQ_EXIT, SA_SPLICE_IRQ, "001 P1, P2: kernel work in a thread's context"},
-    {ARGUS_EV_THREAD_EXIT, SA_END_THREAD, "001 s2.1.1 end (1): the exit of a thread"},
-    {ARGUS_EV_PROC_EXIT, SA_END_THREAD, "001 s2.1.1 end (1): the exit of a thread"},
-    /* kernel worker threads (000 s5 kern_task): split by the rules above,
-     * and no adjacent edge joins their segments: see gr_adjacent_rule(). */
-};
 
 /* ---- the edge rules (paper Table 1) ---- */
 
@@ -71,37 +39,14 @@ static const struct edge_rule edge_rules[ARGUS_EDGE_KIND_MAX] = {
 static const char *const default_batch_comms[] = {"dbus-daemon", "dbus-broker", "Xorg", "Xwayland",
                                                   NULL};
 
+_Static_assert(ARGUS_WAIT_FUTEX == ARGUS_SYSW_FUTEX && ARGUS_WAIT_POLL == ARGUS_SYSW_POLL &&
+                   ARGUS_WAIT_READ == ARGUS_SYSW_READ && ARGUS_WAIT_SLEEP == ARGUS_SYSW_SLEEP &&
+                   ARGUS_WAIT_CHILD == ARGUS_SYSW_CHILD && ARGUS_WAIT_OTHER == ARGUS_SYSW_OTHER,
+               "wait kinds are the syscall table's wait column (event/syscalls.h)");
+
 uint8_t gr_wait_kind_of(bool in_sys, uint16_t nr)
 {
-	if (!in_sys)
-		return ARGUS_WAIT_OTHER;
-	switch (nr) {
-	case NR_FUTEX:
-	case NR_FUTEX_WAITV:
-		return ARGUS_WAIT_FUTEX;
-	case NR_POLL:
-	case NR_SELECT:
-	case NR_PSELECT6:
-	case NR_PPOLL:
-	case NR_EPOLL_WAIT:
-	case NR_EPOLL_PWAIT:
-	case NR_EPOLL_PWAIT2:
-		return ARGUS_WAIT_POLL;
-	case NR_READ:
-	case NR_PREAD64:
-	case NR_READV:
-	case NR_RECVFROM:
-	case NR_RECVMSG:
-	case NR_RECVMMSG:
-		return ARGUS_WAIT_READ;
-	case NR_NANOSLEEP:
-	case NR_CLOCK_NANOSLEEP:
-		return ARGUS_WAIT_SLEEP;
-	case NR_WAIT4:
-	case NR_WAITID:
-		return ARGUS_WAIT_CHILD;
-	}
-	return ARGUS_WAIT_OTHER;
+	return in_sys ? (uint8_t)argus_syscall_wait(nr) : ARGUS_WAIT_OTHER;
 }
 
 int8_t gr_edge_strength(uint8_t kind)
@@ -460,8 +405,6 @@ int argus_graph_new(struct argus_graph **out, const struct argus_graph_opts *opt
 	atomic_init(&g->oldest_gen, 1);
 	atomic_init(&g->newest_gen, 1);
 	pthread_mutex_init(&g->st_lock, NULL);
-	for (size_t i = 0; i < sizeof(split_rules) / sizeof(split_rules[0]); i++)
-		g->split_action[split_rules[i].type] = split_rules[i].action;
 	*out = g;
 	return 0;
 }

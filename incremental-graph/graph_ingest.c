@@ -1,101 +1,18 @@
 /*
  * graph_ingest.c - the writer's event handlers: what each record does to
- * the thread that made it, its segments and the matching tables. The rules
- * they apply are the two tables in graph.c (docs/graph.md).
+ * the thread that made it, its segments and the matching tables.
+ *
+ * One table drives it: event_rules[] (at the end) gives each event type its
+ * handler, the split action and the edge kind that handler applies, and the
+ * paper's rule for both (000 = "Argus", USENIX ATC 2021, 001 = the Argus
+ * workshop paper with patterns P1-P8). gr_ingest_one() looks the row up and
+ * calls its handler; nothing else decides by event type. The strength of
+ * each edge kind is edge_rules[] in graph.c (docs/graph.md).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_internal.h"
-
-/* ---- per-event bookkeeping of a segment ---- */
-
-static uint8_t key_hash(const struct argus_event *ev)
-{
-	uint64_t k;
-	switch (ev->type) {
-	case ARGUS_EV_SYS_ENTER:
-		k = ev->sys_enter.nr;
-		break;
-	case ARGUS_EV_SYS_EXIT:
-	case ARGUS_EV_IPC_SEND:
-	case ARGUS_EV_IPC_RECV:
-		k = (uint64_t)ev->sys_exit.nr << 8 | ev->sys_exit.obj_kind;
-		break;
-	case ARGUS_EV_DBUS_SEND:
-	case ARGUS_EV_DBUS_RECV:
-		k = ev->dbus.member_str;
-		break;
-	case ARGUS_EV_DISPATCH_BEGIN:
-	case ARGUS_EV_DISPATCH_END:
-		k = ev->loop.callback;
-		break;
-	case ARGUS_EV_ASYNC_POST:
-	case ARGUS_EV_ASYNC_RUN_BEGIN:
-		k = ev->async.callback;
-		break;
-	case ARGUS_EV_TIMER_ARM:
-	case ARGUS_EV_TIMER_FIRE:
-		k = ev->timer.kind;
-		break;
-	default:
-		k = 0;
-	}
-	return (uint8_t)mix64(k + 1);
-}
-
-static bool in_signature(uint16_t type)
-{
-	switch (type) {
-	case ARGUS_EV_SCHED_SWITCH:
-	case ARGUS_EV_SCHED_WAKEUP:
-	case ARGUS_EV_SCHED_WAKEUP_NEW:
-	case ARGUS_EV_STACK:
-	case ARGUS_EV_CPU_SAMPLE:
-	case ARGUS_EV_DROP:
-	case ARGUS_EV_COMM:
-	case ARGUS_EV_MMAP:
-		return false;
-	}
-	return type < ARGUS_EV_IRQ_ENTRY || type > ARGUS_EV_SOFTIRQ_EXIT;
-}
-
-static void account(struct gvertex *v, const struct argus_event *ev, uint64_t ts)
-{
-	atomic_store_explicit(&v->end, ts, memory_order_relaxed);
-	atomic_fetch_add_explicit(&v->nevents, 1, memory_order_relaxed);
-	if (!in_signature(ev->type))
-		return;
-	uint16_t tok = (uint16_t)((ev->type & 0xff) << 8 | key_hash(ev));
-	uint32_t h = atomic_load_explicit(&v->sig_hash, memory_order_relaxed);
-	atomic_store_explicit(&v->sig_hash, (h ^ tok) * 16777619u + 1, memory_order_relaxed);
-	uint16_t n = atomic_load_explicit(&v->nsig, memory_order_relaxed);
-	if (n < ARGUS_SIG_MAX) {
-		v->sig[n] = tok;
-		atomic_store_explicit(&v->nsig, n + 1, memory_order_release);
-	}
-}
-
-/* Events that complete a wait: they may still explain the wake-up. */
-static bool completes_wait(uint16_t type)
-{
-	switch (type) {
-	case ARGUS_EV_SYS_EXIT:
-	case ARGUS_EV_IPC_RECV:
-	case ARGUS_EV_COND_WAKE:
-	case ARGUS_EV_SEM_WAIT:
-	case ARGUS_EV_DBUS_RECV:
-	case ARGUS_EV_FLAG_READ:
-	case ARGUS_EV_TIMER_FIRE:
-	case ARGUS_EV_STACK:
-	case ARGUS_EV_CPU_SAMPLE:
-	case ARGUS_EV_UI_INPUT:
-	case ARGUS_EV_SCHED_SWITCH:
-	case ARGUS_EV_ASYNC_RUN_BEGIN:
-		return true;
-	}
-	return false;
-}
+#include "graph_stages.h"
 
 static void attach_stack(struct argus_graph *g, struct gthread *t, argus_vid id, uint32_t stack)
 {
@@ -110,12 +27,33 @@ static void attach_stack(struct argus_graph *g, struct gthread *t, argus_vid id,
 		gr_adjacent_rule(g, t, false);
 }
 
-/* ---- handlers ---- */
-
-static void on_switch(struct argus_graph *g, const struct argus_event *ev, struct gcpu *c,
-                      uint64_t ts)
+/* Remember the first half of a pair: key -> the current segment. */
+struct gref *gr_remember(struct argus_graph *g, struct gmap *m, uint64_t key, argus_vid src,
+                         uint64_t ts, uint32_t aux)
 {
+	if (!key)
+		return NULL;
+	struct gref *r = gmap_put(g, m, key);
+	if (!r) {
+		g->oom = true;
+		return NULL;
+	}
+	r->src[0] = src;
+	r->ts[0] = ts;
+	r->n = 1;
+	r->aux = aux;
+	return r;
+}
+
+/* ---- scheduling and interrupts (no thread stage) ---- */
+
+static void on_switch(struct ictx *x)
+{
+	struct argus_graph *g = x->g;
+	const struct argus_event *ev = x->ev;
 	const struct argus_ev_sched_switch *p = &ev->sched_switch;
+	struct gcpu *c = x->c;
+	uint64_t ts = x->ts;
 	if (ev->tid) {
 		struct gthread *t = gr_thread_get(g, ev->tid);
 		if (!t)
@@ -131,7 +69,7 @@ static void on_switch(struct argus_graph *g, const struct argus_event *ev, struc
 		}
 		t->on_cpu = false;
 		if (v)
-			account(v, ev, ts);
+			gr_account(v, x);
 		if (p->prev_state != 0) {
 			/* no stack record at this block: it blocked where it did
 			 * last time (the kext writes a stack per new place) */
@@ -163,9 +101,13 @@ static void on_switch(struct argus_graph *g, const struct argus_event *ev, struc
 	}
 }
 
-static void on_wakeup(struct argus_graph *g, const struct argus_event *ev, struct gcpu *c, bool irq,
-                      uint64_t ts)
+static void on_wakeup(struct ictx *x)
 {
+	struct argus_graph *g = x->g;
+	const struct argus_event *ev = x->ev;
+	struct gcpu *c = x->c;
+	uint64_t ts = x->ts;
+	bool irq = x->irq;
 	struct gthread *w = gr_thread_get(g, ev->wakeup.wakee_tid);
 	if (!w)
 		return;
@@ -212,271 +154,398 @@ static void on_wakeup(struct argus_graph *g, const struct argus_event *ev, struc
 	w->wake_pending = true;
 	w->wake_src = src;
 	w->wake_ts = ts;
-	w->wake_kind = k->in_sys && k->sys_nr == NR_FUTEX ? ARGUS_EDGE_FUTEX : ARGUS_EDGE_WAKEUP;
+	w->wake_kind = k->in_sys && k->sys_nr == ARGUS_NR_futex ? ARGUS_EDGE_FUTEX : x->rule->edge;
 	w->wake_strength = ARGUS_WEAK;
 	if (k->nwakees < MAX_WAKEES)
 		k->wakees[k->nwakees++] = w->tid;
 }
 
-/* The waker's futex call returned: its intent (from hooks) decides the
- * strength of the wake-ups it made (strong only for a signal to a waiter). */
-static void on_futex_wake(struct argus_graph *g, struct gthread *k, const struct argus_event *ev)
+static void on_irq_entry(struct ictx *x)
 {
-	uint8_t kind;
-	if (k->intent == INTENT_SIGNAL && ev->futex.ret <= 1)
-		kind = ARGUS_EDGE_SIGNAL;
-	else if (k->intent == INTENT_BROADCAST || ev->futex.ret > 1)
-		kind = ARGUS_EDGE_BROADCAST;
-	else if (k->intent == INTENT_HANDOFF)
-		kind = ARGUS_EDGE_HANDOFF;
-	else
-		kind = ARGUS_EDGE_FUTEX;
-	for (uint8_t i = 0; i < k->nwakees; i++) {
-		struct gref *r = gmap_get(&g->threads, (uint64_t)k->wakees[i] + 1);
-		struct gthread *w = r ? r->thread : NULL;
-		if (!w || !w->wake_pending || w->wake_src != k->cur)
-			continue;
-		w->wake_kind = kind;
-		w->wake_strength = gr_edge_strength(kind);
-		if (kind != ARGUS_EDGE_FUTEX)
-			gr_wake_publish(g, w); /* decided; unknown stays open for a hook */
-	}
-	k->intent = INTENT_NONE;
-}
-
-static bool peer_in(const uint64_t *set, uint8_t n, uint64_t x)
-{
-	for (uint8_t i = 0; i < n; i++)
-		if (set[i] == x)
-			return true;
-	return false;
-}
-
-/* A send recorded after the receive that consumed it: IPC records are
- * stamped at syscall exit, and the receiver can return first. The send's
- * call began before the receive ended, so the edge is not backwards. */
-static bool ipc_late_send(struct argus_graph *g, struct gthread *t, uint64_t key, argus_vid src)
-{
-	struct gref *w = gmap_get(&g->ipc_wait, key);
-	if (!w)
-		return false;
-	argus_vid rv = w->src[0];
-	uint64_t rts = w->ts[0];
-	gmap_del(&g->ipc_wait, key);
-	struct gvertex *r = gw_vertex(g, rv);
-	if (!r || rv == src || !t->in_sys || t->sys_ts > rts)
-		return false;
-	struct gref *tr = gmap_get(&g->threads, (uint64_t)r->tid + 1);
-	struct gthread *rt = tr ? tr->thread : NULL;
-	if (rt && rt->wake_pending && rt->wake_src == src && rt->cur == rv) {
-		rt->wake_pending = false;
-		g->st.wakeups_merged++;
-	}
-	gr_add_rule_edge(g, rv, src, ARGUS_EDGE_IPC, t->sys_ts);
-	return true;
-}
-
-static void on_ipc(struct argus_graph *g, struct gthread *t, const struct argus_event *ev,
-                   uint64_t ts)
-{
-	const struct argus_ev_sys_exit *p = &ev->ipc;
-	bool send = ev->type == ARGUS_EV_IPC_SEND;
-	/* the connection, the same from both ends: a peer of the segment */
-	uint64_t conn = p->peer_obj ? p->obj ^ p->peer_obj : p->obj;
-	argus_vid src = 0;
-	if (send && t->batch_prev && t->batch_seq == t->sys_seq &&
-	    peer_in(t->prev_peers, t->nprev_peers, conn)) {
-		/* piggyback: this send belongs to the segment before the split */
-		src = gw_vertex(g, t->batch_prev) ? t->batch_prev : 0;
-	} else if (t->npeers && !peer_in(t->peers, t->npeers, conn) && (!send || t->sent)) {
-		argus_vid prev = t->cur;
-		memcpy(t->prev_peers, t->peers, sizeof(t->peers));
-		t->nprev_peers = t->npeers;
-		/* in a known batching loop a receive from a new peer begins the
-		 * next item once the segment before it has sent (its forward or
-		 * answer). A segment that only read has its output in the
-		 * segments after it (a bus daemon reads a batch, then writes
-		 * it), and a send to a second new peer begins no item: those
-		 * cuts keep a weak edge back */
-		gr_cut(g, t, ts, ARGUS_SPLIT_BATCH,
-		       t->batch_known && !send && t->answered ? ARGUS_LEFTOUT_KNOWN_BATCH : 0xff,
-		       0);
-		t->batch_prev = prev;
-		t->batch_seq = t->sys_seq;
-	}
-	if (!src) {
-		if (!peer_in(t->peers, t->npeers, conn)) {
-			if (t->npeers == MAX_PEERS)
-				memmove(t->peers, t->peers + 1,
-				        (MAX_PEERS - 1) * sizeof(t->peers[0]));
-			else
-				t->npeers++;
-			t->peers[t->npeers - 1] = conn;
-		}
-		if (send)
-			t->sent = t->answered = true;
-		else if (p->ret > 0)
-			t->answered = false;
-		src = t->cur;
-	}
-	if (p->ret <= 0)
+	struct gcpu *c = x->c;
+	if (!c)
 		return;
-	if (send) {
-		uint64_t key = p->peer_obj ? p->peer_obj : p->obj;
-		if (ipc_late_send(g, t, key, src))
+	if (c->irq_depth++ == 0)
+		c->irq_since = x->ts;
+	struct gref *r = x->ev->tid ? gmap_get(&x->g->threads, (uint64_t)x->ev->tid + 1) : NULL;
+	struct gvertex *v = r ? gw_vertex(x->g, r->thread->cur) : NULL;
+	if (v)
+		atomic_fetch_or_explicit(&v->flags, ARGUS_VF_IRQ, memory_order_relaxed);
+}
+
+static void on_irq_exit(struct ictx *x)
+{
+	struct gcpu *c = x->c;
+	if (c && c->irq_depth > 0 && --c->irq_depth == 0) {
+		c->irq_ns += x->ts - c->irq_since;
+		c->timer_src = 0;
+	}
+}
+
+static void on_drop(struct ictx *x)
+{
+	x->g->st.source_drops += x->ev->drop.count;
+}
+
+/* ---- timers: a kernel timer record passes its edge to the interrupt ---- */
+
+/* Whether a timer record was made by the kernel rather than the thread. */
+static bool timer_kernel(const struct ictx *x)
+{
+	return x->irq || !x->ev->tid || (x->ev->flags & ARGUS_F_KTHREAD);
+}
+
+static void on_timer_arm(struct ictx *x)
+{
+	if (timer_kernel(x))
+		return; /* a kernel re-arm keeps the thread that armed it */
+	struct gthread *t = gr_thread_enter(x);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		gr_remember(x->g, &x->g->timer, x->ev->timer.obj, cur, x->ts, 0);
+}
+
+static void on_timer_fire(struct ictx *x)
+{
+	struct argus_graph *g = x->g;
+	struct gref *r = gmap_get(&g->timer, x->ev->timer.obj);
+	if (timer_kernel(x)) {
+		if (!r || !gw_vertex(g, r->src[0]))
 			return;
-		struct gref *r = gmap_put(g, &g->ipc, key);
-		if (!r)
+		if (x->c) {
+			/* the wake-ups of this interrupt carry the edge */
+			x->c->timer_src = r->src[0];
+			x->c->timer_ts = r->ts[0];
 			return;
-		if (r->n && r->src[r->n - 1] == src)
-			return;
-		if (r->n == 2) {
-			r->src[0] = r->src[1];
-			r->ts[0] = r->ts[1];
-			r->n = 1;
 		}
-		r->src[r->n] = src;
-		r->ts[r->n++] = ts;
+	}
+	/* fired in the thread itself (a GSource timeout, a timerfd read) */
+	struct gthread *t = gr_thread_enter(x);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		gr_match_edge(x, t, &g->timer, x->ev->timer.obj);
+}
+
+static void on_timer_cancel(struct ictx *x)
+{
+	gmap_del(&x->g->timer, x->ev->timer.obj);
+	if (timer_kernel(x))
 		return;
-	}
-	if (p->obj_kind == ARGUS_OBJ_DISPLAY) {
-		struct gvertex *v = gw_vertex(g, t->cur);
-		if (v)
-			atomic_fetch_or_explicit(&v->flags, ARGUS_VF_UI, memory_order_relaxed);
-	}
-	struct gref *r = gmap_get(&g->ipc, p->obj);
-	if (!r || !r->n) {
-		/* the sender's record may still come: it is stamped at its exit */
-		struct gref *w = gmap_put(g, &g->ipc_wait, p->obj);
-		if (w) {
-			w->src[0] = t->cur;
-			w->ts[0] = ts;
-			w->n = 1;
-		}
+	struct gthread *t = gr_thread_enter(x);
+	argus_vid cur;
+	if (t)
+		gr_segment_of(x, t, &cur);
+}
+
+/* ---- a thread's life ---- */
+
+/* Any record with nothing of its own to do: counted in the segment. */
+static void on_plain(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	argus_vid cur;
+	if (t)
+		gr_segment_of(x, t, &cur);
+}
+
+static void on_fork(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	if (!t)
 		return;
+	struct gthread *ch = gr_thread_get(x->g, x->ev->fork.child_tid);
+	if (ch) {
+		ch->pid = x->ev->fork.child_pid;
+		gr_set_comm(x->g, ch, x->ev->fork.comm);
 	}
-	for (uint32_t i = 0; i < r->n; i++)
-		gr_add_comm_edge(g, t, r->src[i], ARGUS_EDGE_IPC, r->ts[i]);
-	r->n = 0;
+	argus_vid cur;
+	gr_segment_of(x, t, &cur);
 }
 
-/* Remember the first half of a pair: key -> the current segment. */
-static struct gref *remember(struct argus_graph *g, struct gmap *m, uint64_t key, argus_vid src,
-                             uint64_t ts, uint32_t aux)
+static void on_exec(struct ictx *x)
 {
-	if (!key)
-		return NULL;
-	struct gref *r = gmap_put(g, m, key);
-	if (!r) {
-		g->oom = true;
-		return NULL;
-	}
-	r->src[0] = src;
-	r->ts[0] = ts;
-	r->n = 1;
-	r->aux = aux;
-	return r;
+	struct gthread *t = gr_thread_of(x);
+	if (!t)
+		return;
+	gr_set_comm(x->g, t, x->ev->exec.comm);
+	argus_vid cur;
+	gr_segment_of(x, t, &cur);
 }
 
-static uint64_t dbus_key(const struct argus_ev_dbus *d)
+static void on_comm(struct ictx *x)
 {
-	return mix64(mix64((uint64_t)d->serial << 32 | d->reply_serial) ^
-	             ((uint64_t)d->member_str << 32 | d->dest_str) ^ d->msg_type) |
-	       1;
+	struct gthread *t = gr_thread_of(x);
+	if (t)
+		gr_set_comm(x->g, t, x->ev->comm.comm);
 }
 
-static void on_sync(struct argus_graph *g, struct gthread *t, const struct argus_event *ev,
-                    argus_vid cur, uint64_t ts)
+/* A mapping: nothing for the graph but the thread's first record. */
+static void on_mmap(struct ictx *x)
 {
-	const struct argus_ev_sync *s = &ev->sync;
-	switch (ev->type) {
-	case ARGUS_EV_COND_SIGNAL:
-		t->intent = INTENT_SIGNAL;
-		remember(g, &g->cond, s->obj, cur, ts, INTENT_SIGNAL);
-		break;
-	case ARGUS_EV_COND_BROADCAST:
-		t->intent = INTENT_BROADCAST;
-		remember(g, &g->cond, s->obj, cur, ts, INTENT_BROADCAST);
-		break;
-	case ARGUS_EV_SEM_POST:
-		t->intent = INTENT_SIGNAL;
-		remember(g, &g->sem, s->obj, cur, ts, INTENT_SIGNAL);
-		break;
-	case ARGUS_EV_MUTEX_HANDOFF:
-		t->intent = INTENT_HANDOFF;
-		/* the unlock came after its futex wake: relabel what it woke */
-		for (uint8_t i = 0; i < t->nwakees; i++) {
-			struct gref *r = gmap_get(&g->threads, (uint64_t)t->wakees[i] + 1);
-			struct gthread *w = r ? r->thread : NULL;
-			if (w && w->wake_pending && w->wake_src == cur &&
-			    w->wake_kind == ARGUS_EDGE_FUTEX) {
-				w->wake_kind = ARGUS_EDGE_HANDOFF;
-				gr_wake_publish(g, w);
-			}
-		}
-		break;
-	case ARGUS_EV_COND_WAKE: {
-		struct gref *r = gmap_get(&g->cond, s->obj);
-		if (s->ret != 0 || !r || !gw_vertex(g, r->src[0])) /* timed out: nobody woke it */
-			break;
-		uint8_t kind =
-		    r->aux == INTENT_BROADCAST ? ARGUS_EDGE_BROADCAST : ARGUS_EDGE_SIGNAL;
-		gr_add_comm_edge(g, t, r->src[0], kind, r->ts[0]);
-		if (r->aux == INTENT_SIGNAL)
-			gmap_del(&g->cond, s->obj); /* a signal wakes one waiter */
-		break;
-	}
-	case ARGUS_EV_SEM_WAIT: {
-		struct gref *r = gmap_get(&g->sem, s->obj);
-		if (s->ret != 0 || !r || !gw_vertex(g, r->src[0]))
-			break;
-		gr_add_comm_edge(g, t, r->src[0], ARGUS_EDGE_SIGNAL, r->ts[0]);
-		gmap_del(&g->sem, s->obj);
-		break;
-	}
-	}
+	gr_thread_of(x);
 }
 
-/* A syscall returned: its duration, and the result of the wait that ended
- * the previous segment if this call was that wait. */
-static void sys_done(struct argus_graph *g, struct gthread *t, struct gvertex *v, argus_vid cur,
-                     const struct argus_event *ev)
+static void on_thread_exit(struct ictx *x)
 {
-	uint64_t dur = ev->sys_exit.dur_ns & ((1ull << 48) - 1);
-	uint64_t ls = atomic_load_explicit(&v->long_sys, memory_order_relaxed);
-	if (!ls || dur > (ls & ((1ull << 48) - 1)))
-		atomic_store_explicit(&v->long_sys, (uint64_t)ev->sys_exit.nr << 48 | dur,
-		                      memory_order_relaxed);
-	struct gvertex *w = gw_vertex(g, t->wait_vid);
-	if (w && t->wait_vid != cur) {
-		uint64_t wv = atomic_load_explicit(&w->wait, memory_order_relaxed);
-		wv = (wv & ~0xffffffffull) | (uint32_t)(int32_t)ev->sys_exit.ret;
-		atomic_store_explicit(&w->wait, wv, memory_order_relaxed);
-		/* its wake-up went unseen (say, a timeout's, whose interrupt
-		 * left no record): the wait lasted until the thread ran again */
-		if (!atomic_load_explicit(&w->wait_ns, memory_order_relaxed) &&
-		    v->start > t->wait_at)
-			atomic_store_explicit(&w->wait_ns, v->start - t->wait_at,
-			                      memory_order_relaxed);
-	}
-	t->wait_vid = 0;
-	t->in_sys = false;
-	t->woken_in_wait = false;
-}
-
-static void on_thread_exit(struct argus_graph *g, struct gthread *t, uint64_t ts)
-{
+	struct gthread *t = gr_thread_of(x);
+	if (!t)
+		return;
 	if (t->cur)
-		gr_close_segment(g, t, ts, false);
-	gr_adjacent_rule(g, t, true);
-	gr_thread_drop(g, t);
+		gr_close_segment(x->g, t, x->ts, false);
+	gr_adjacent_rule(x->g, t, true);
+	gr_thread_drop(x->g, t);
 }
 
-static bool irq_context(const struct argus_event *ev, const struct gcpu *c)
+static void on_stack(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	if (!t)
+		return;
+	const struct argus_ev_stack *s = &x->ev->stack;
+	/* a wait stack of a blocked thread belongs to the segment that waited */
+	attach_stack(x->g, t, t->cur ? t->cur : t->last, s->ustack);
+	if (s->kind == ARGUS_STACK_WAIT && s->ustack) {
+		struct gvertex *w = gw_vertex(x->g, t->cur ? t->cur : t->last);
+		if (w)
+			atomic_store_explicit(&w->wait_stack, s->ustack, memory_order_relaxed);
+		t->wait_stack = s->ustack;
+		/* before the switch it is this wait's; after, the last one's */
+		t->wait_stack_fresh = t->cur != 0;
+	}
+}
+
+static void on_cpu_sample(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		attach_stack(x->g, t, cur, x->ev->stack.ustack);
+}
+
+static void on_ui_input(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	argus_vid cur;
+	struct gvertex *v = t ? gr_segment_of(x, t, &cur) : NULL;
+	if (v)
+		atomic_fetch_or_explicit(&v->flags, ARGUS_VF_UI, memory_order_relaxed);
+}
+
+/* ---- event loops: a dispatch, an iteration, an async run ---- */
+
+/* Its begin cuts the thread's execution; dispatches and runs nest. */
+static struct gthread *loop_begin(struct ictx *x, uint32_t vflags, bool nests)
+{
+	struct gthread *t = gr_thread_of(x);
+	if (!t)
+		return NULL;
+	t->loop_thread = true;
+	gr_cut(x->g, t, x->ts, ARGUS_SPLIT_DISPATCH, ARGUS_LEFTOUT_KNOWN_BATCH, vflags);
+	if (nests && t->dispatch_depth < 255)
+		t->dispatch_depth++;
+	return t;
+}
+
+static void on_iter_begin(struct ictx *x)
+{
+	struct gthread *t = loop_begin(x, 0, false);
+	argus_vid cur;
+	if (t)
+		gr_segment_of(x, t, &cur);
+}
+
+static void on_dispatch_begin(struct ictx *x)
+{
+	struct gthread *t = loop_begin(x, ARGUS_VF_DISPATCH, true);
+	argus_vid cur;
+	if (t)
+		gr_segment_of(x, t, &cur);
+}
+
+static void on_async_run_begin(struct ictx *x)
+{
+	struct gthread *t = loop_begin(x, ARGUS_VF_DISPATCH, true);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		gr_match_edge(x, t, &x->g->async, x->ev->async.obj);
+}
+
+/* The end belongs to the dispatch; what follows is a new segment. */
+static void loop_end(struct ictx *x, bool nests)
+{
+	struct gthread *t = gr_thread_of(x);
+	if (!t)
+		return;
+	struct gvertex *v = gw_vertex(x->g, gr_cur_segment(x->g, t, x->ts));
+	if (v)
+		gr_account(v, x);
+	gr_close_segment(x->g, t, x->ts, false);
+	t->cut_pending = true;
+	if (nests && t->dispatch_depth > 0)
+		t->dispatch_depth--;
+}
+
+static void on_iter_end(struct ictx *x)
+{
+	loop_end(x, false);
+}
+
+static void on_dispatch_end(struct ictx *x)
+{
+	loop_end(x, true);
+}
+
+static void on_async_post(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		gr_remember(x->g, &x->g->async, x->ev->async.obj, cur, x->ts, 0);
+}
+
+static void on_flag_write(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		gr_remember(x->g, &x->g->flag, x->ev->flag.addr, cur, x->ts, 0);
+}
+
+static void on_flag_read(struct ictx *x)
+{
+	struct gthread *t = gr_thread_of(x);
+	argus_vid cur;
+	if (t && gr_segment_of(x, t, &cur))
+		gr_match_edge(x, t, &x->g->flag, x->ev->flag.addr);
+}
+
+/* ---- the event rules ---- */
+
+/* Each event type: its handler, the split action and the edge kind the
+ * handler applies, and the paper's rule for them. A type with no row is
+ * counted in its thread's segment (on_plain). The edge kinds' strengths
+ * are edge_rules[] in graph.c. */
+static const struct event_rule event_rules[ARGUS_EV_TYPE_MAX] = {
+    /* processes and threads */
+    [ARGUS_EV_NONE] = {on_plain, SA_NONE, EDGE_NONE, KEY_NONE, 0, NULL},
+    [ARGUS_EV_PROC_FORK] = {on_fork, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                            "Table 1 weak 2 kern_task, weak 3 known batching: the name says"},
+    [ARGUS_EV_THREAD_NEW] = {on_fork, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                             "Table 1 weak 2 kern_task, weak 3 known batching: the name says"},
+    [ARGUS_EV_PROC_EXEC] = {on_exec, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                            "Table 1 weak 2 kern_task, weak 3 known batching: the name says"},
+    [ARGUS_EV_THREAD_EXIT] = {on_thread_exit, SA_END_THREAD, EDGE_NONE, KEY_NONE, 0,
+                              "001 s2.1.1 end (1): the exit of a thread"},
+    [ARGUS_EV_PROC_EXIT] = {on_thread_exit, SA_END_THREAD, EDGE_NONE, KEY_NONE, 0,
+                            "001 s2.1.1 end (1): the exit of a thread"},
+    [ARGUS_EV_COMM] = {on_comm, SA_NONE, EDGE_NONE, KEY_NONE, ER_NO_SIG,
+                       "Table 1 weak 2 kern_task, weak 3 known batching: the name says"},
+    [ARGUS_EV_MMAP] = {on_mmap, SA_NONE, EDGE_NONE, KEY_NONE, ER_NO_SIG, NULL},
+    /* scheduling */
+    [ARGUS_EV_SCHED_SWITCH] = {on_switch, SA_END_IF_BLOCKING, EDGE_NONE, KEY_NONE,
+                               ER_NO_SIG | ER_COMPLETES_WAIT | ER_TASK_CONTEXT,
+                               "000 s5: split at the entry of a blocking wait; 001 s2.1.1 end (2)"},
+    [ARGUS_EV_SCHED_WAKEUP] = {on_wakeup, SA_BEGIN_WAKEE, ARGUS_EDGE_WAKEUP, KEY_NONE, ER_NO_SIG,
+                               "001 s2.1.1 begin (2): the return from a wait; Table 1 weak 1"},
+    [ARGUS_EV_SCHED_WAKEUP_NEW] = {on_wakeup, SA_BEGIN_WAKEE, ARGUS_EDGE_WAKEUP, KEY_NONE,
+                                   ER_NO_SIG, "001 s2.1.1 begin (1): the beginning of a thread"},
+    /* syscalls; IPC records replace sys_exit for their calls */
+    [ARGUS_EV_SYS_ENTER] = {gr_on_sys_enter, SA_NONE, EDGE_NONE, KEY_SYS_NR, 0, NULL},
+    [ARGUS_EV_SYS_EXIT] = {gr_on_sys_exit, SA_NONE, EDGE_NONE, KEY_SYS_OBJ, ER_COMPLETES_WAIT,
+                           NULL},
+    [ARGUS_EV_IPC_SEND] = {gr_on_ipc_send, SA_CUT_NEW_PEER, ARGUS_EDGE_IPC, KEY_SYS_OBJ, 0,
+                           "000 s5: consecutive messages with non-overlapping peer sets; 001 "
+                           "P6; Table 1 strong 1"},
+    [ARGUS_EV_IPC_RECV] = {gr_on_ipc_recv, SA_CUT_NEW_PEER, ARGUS_EDGE_IPC, KEY_SYS_OBJ,
+                           ER_COMPLETES_WAIT,
+                           "000 s2 piggyback, 001 P3: a send and a receive in one call; "
+                           "Table 1 strong 1"},
+    /* futexes: the waker's hooks decide the kind of the wake-ups it made */
+    [ARGUS_EV_FUTEX_WAIT] = {gr_on_futex_wait, SA_NONE, EDGE_NONE, KEY_NONE, 0, NULL},
+    [ARGUS_EV_FUTEX_WAKE] = {gr_on_futex_wake, SA_NONE, ARGUS_EDGE_FUTEX, KEY_NONE, ER_KEEPS_WAKEES,
+                             "Table 1 strong 3 (a signal), weak 1 (broadcast, hand-off, unknown)"},
+    /* timers */
+    [ARGUS_EV_TIMER_ARM] = {on_timer_arm, SA_NONE, EDGE_NONE, KEY_TIMER_KIND, 0,
+                            "Table 1 strong 2: a delayed call, armed"},
+    [ARGUS_EV_TIMER_FIRE] = {on_timer_fire, SA_NONE, ARGUS_EDGE_TIMER, KEY_TIMER_KIND,
+                             ER_COMPLETES_WAIT | ER_TIMER_SRC,
+                             "Table 1 strong 2: delayed call; 001 s2.1.1 timers"},
+    [ARGUS_EV_TIMER_CANCEL] = {on_timer_cancel, SA_NONE, EDGE_NONE, KEY_NONE, 0, NULL},
+    /* interrupts */
+    [ARGUS_EV_IRQ_ENTRY] = {on_irq_entry, SA_SPLICE_IRQ, EDGE_NONE, KEY_NONE, ER_NO_SIG,
+                            "001 P1: interrupt handling spliced away"},
+    [ARGUS_EV_IRQ_EXIT] = {on_irq_exit, SA_SPLICE_IRQ, EDGE_NONE, KEY_NONE, ER_NO_SIG,
+                           "001 P1: interrupt handling spliced away"},
+    [ARGUS_EV_SOFTIRQ_ENTRY] = {on_irq_entry, SA_SPLICE_IRQ, EDGE_NONE, KEY_NONE, ER_NO_SIG,
+                                "001 P1, P2: kernel work in a thread's context"},
+    [ARGUS_EV_SOFTIRQ_EXIT] = {on_irq_exit, SA_SPLICE_IRQ, EDGE_NONE, KEY_NONE, ER_NO_SIG,
+                               "001 P1, P2: kernel work in a thread's context"},
+    /* stacks: the symbol rule of adjacent edges */
+    [ARGUS_EV_STACK] = {on_stack, SA_NONE, EDGE_NONE, KEY_NONE, ER_NO_SIG | ER_COMPLETES_WAIT,
+                        "Table 1 boosted weak; 000 s5: low-frequency symbols shared"},
+    [ARGUS_EV_CPU_SAMPLE] = {on_cpu_sample, SA_NONE, EDGE_NONE, KEY_NONE,
+                             ER_NO_SIG | ER_COMPLETES_WAIT,
+                             "Table 1 boosted weak; 000 s5: low-frequency symbols shared"},
+    [ARGUS_EV_UI_INPUT] = {on_ui_input, SA_NONE, EDGE_NONE, KEY_NONE, ER_COMPLETES_WAIT, NULL},
+    /* event loops */
+    [ARGUS_EV_LOOP_ITER_BEGIN] = {on_iter_begin, SA_CUT_BEGIN, EDGE_NONE, KEY_NONE, 0,
+                                  "001 P8: runloop begin / end points"},
+    [ARGUS_EV_LOOP_ITER_END] = {on_iter_end, SA_CUT_END, EDGE_NONE, KEY_NONE, 0,
+                                "001 P8: runloop begin / end points"},
+    [ARGUS_EV_DISPATCH_BEGIN] = {on_dispatch_begin, SA_CUT_BEGIN, EDGE_NONE, KEY_LOOP_CB, 0,
+                                 "000 s5: nested dispatch_callout tasks separated"},
+    [ARGUS_EV_DISPATCH_END] = {on_dispatch_end, SA_CUT_END, EDGE_NONE, KEY_LOOP_CB, 0,
+                               "000 s5: nested dispatch_callout tasks separated"},
+    [ARGUS_EV_ASYNC_POST] = {on_async_post, SA_NONE, EDGE_NONE, KEY_ASYNC_CB, 0,
+                             "Table 1 strong 2: an asynchronous call, posted"},
+    [ARGUS_EV_ASYNC_RUN_BEGIN] = {on_async_run_begin, SA_CUT_BEGIN, ARGUS_EDGE_ASYNC, KEY_ASYNC_CB,
+                                  ER_COMPLETES_WAIT,
+                                  "000 s5: each dispatched task is separated; Table 1 strong 2"},
+    [ARGUS_EV_ASYNC_RUN_END] = {on_dispatch_end, SA_CUT_END, EDGE_NONE, KEY_NONE, 0,
+                                "000 s5: each dispatched task is separated"},
+    /* synchronisation hooks */
+    [ARGUS_EV_COND_WAIT] = {on_plain, SA_NONE, EDGE_NONE, KEY_NONE, 0, NULL},
+    [ARGUS_EV_COND_WAKE] = {gr_on_cond_wake, SA_NONE, ARGUS_EDGE_SIGNAL, KEY_NONE,
+                            ER_COMPLETES_WAIT,
+                            "Table 1 strong 3; 000 s5: a broadcast wakes all, weak"},
+    [ARGUS_EV_COND_SIGNAL] = {gr_on_cond_signal, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                              "Table 1 strong 3: direct wake-up on purpose"},
+    [ARGUS_EV_COND_BROADCAST] = {gr_on_cond_broadcast, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                                 "000 s5: wakes all waiters, not one"},
+    [ARGUS_EV_SEM_WAIT] = {gr_on_sem_wait, SA_NONE, ARGUS_EDGE_SIGNAL, KEY_NONE, ER_COMPLETES_WAIT,
+                           "Table 1 strong 3: direct wake-up on purpose"},
+    [ARGUS_EV_SEM_POST] = {gr_on_sem_post, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                           "Table 1 strong 3: direct wake-up on purpose"},
+    [ARGUS_EV_MUTEX_HANDOFF] = {gr_on_mutex_handoff, SA_NONE, ARGUS_EDGE_HANDOFF, KEY_NONE,
+                                ER_KEEPS_WAKEES, "Table 1 weak 1: non-causal wake-up; 001 P5"},
+    /* D-Bus */
+    [ARGUS_EV_DBUS_SEND] = {gr_on_dbus_send, SA_NONE, ARGUS_EDGE_REPLY, KEY_DBUS_MEMBER, 0,
+                            "000 s5: received message -> its reply; 001 P7"},
+    [ARGUS_EV_DBUS_RECV] = {gr_on_dbus_recv, SA_NONE, ARGUS_EDGE_DBUS, KEY_DBUS_MEMBER,
+                            ER_COMPLETES_WAIT, "Table 1 strong 1: IPC message send and receive"},
+    /* data flags (watchpoints) */
+    [ARGUS_EV_FLAG_WRITE] = {on_flag_write, SA_NONE, EDGE_NONE, KEY_NONE, 0,
+                             "Table 1 strong 4: data dependency, written"},
+    [ARGUS_EV_FLAG_READ] = {on_flag_read, SA_NONE, ARGUS_EDGE_FLAG, KEY_NONE, ER_COMPLETES_WAIT,
+                            "Table 1 strong 4: data dependency; 001 P3-P5"},
+    [ARGUS_EV_DROP] = {on_drop, SA_NONE, EDGE_NONE, KEY_NONE, ER_NO_SIG, NULL},
+};
+
+/* Types with no row, and those past the Linux range. */
+static const struct event_rule plain_rule = {on_plain, SA_NONE, EDGE_NONE, KEY_NONE, 0, NULL};
+
+const struct event_rule *gr_event_rule(uint16_t type)
+{
+	const struct event_rule *r = type < ARGUS_EV_TYPE_MAX ? &event_rules[type] : NULL;
+	return r && r->handle ? r : &plain_rule;
+}
+
+static bool irq_context(const struct argus_event *ev, const struct event_rule *r,
+                        const struct gcpu *c)
 {
 	if (ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ))
 		return true;
-	return c && c->irq_depth > 0 && ev->type != ARGUS_EV_SCHED_SWITCH;
+	return c && c->irq_depth > 0 && !(r->flags & ER_TASK_CONTEXT);
 }
 
 void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
@@ -494,238 +563,11 @@ void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev)
 		b->events++;
 	g->st.events++;
 
-	uint16_t type = ev->type;
-	struct gcpu *c = gr_cpu_get(g, ev->cpu);
-	bool irq = irq_context(ev, c);
-	if (c && !irq && type != ARGUS_EV_TIMER_FIRE)
-		c->timer_src = 0;
-
-	switch (type < ARGUS_EV_TYPE_MAX ? g->split_action[type] : SA_NONE) {
-	case SA_SPLICE_IRQ:
-		if (!c)
-			return;
-		if (type == ARGUS_EV_IRQ_ENTRY || type == ARGUS_EV_SOFTIRQ_ENTRY) {
-			if (c->irq_depth++ == 0)
-				c->irq_since = ts;
-			struct gref *r =
-			    ev->tid ? gmap_get(&g->threads, (uint64_t)ev->tid + 1) : NULL;
-			struct gvertex *v = r ? gw_vertex(g, r->thread->cur) : NULL;
-			if (v)
-				atomic_fetch_or_explicit(&v->flags, ARGUS_VF_IRQ,
-				                         memory_order_relaxed);
-		} else if (c->irq_depth > 0 && --c->irq_depth == 0) {
-			c->irq_ns += ts - c->irq_since;
-			c->timer_src = 0;
-		}
-		return;
-	case SA_END_IF_BLOCKING:
-		on_switch(g, ev, c, ts);
-		return;
-	case SA_BEGIN_WAKEE:
-		on_wakeup(g, ev, c, irq, ts);
-		return;
-	}
-
-	if (type == ARGUS_EV_DROP) {
-		g->st.source_drops += ev->drop.count;
-		return;
-	}
-	if (type == ARGUS_EV_TIMER_FIRE || type == ARGUS_EV_TIMER_ARM ||
-	    type == ARGUS_EV_TIMER_CANCEL) {
-		struct gref *r = gmap_get(&g->timer, ev->timer.obj);
-		bool kernel = irq || !ev->tid || (ev->flags & ARGUS_F_KTHREAD);
-		if (type == ARGUS_EV_TIMER_CANCEL) {
-			gmap_del(&g->timer, ev->timer.obj);
-			if (kernel)
-				return;
-		} else if (type == ARGUS_EV_TIMER_FIRE && (r && gw_vertex(g, r->src[0]))) {
-			if (kernel && c) {
-				/* the wake-ups of this interrupt carry the edge */
-				c->timer_src = r->src[0];
-				c->timer_ts = r->ts[0];
-				return;
-			}
-		} else if (kernel) {
-			return; /* a kernel re-arm keeps the thread that armed it */
-		}
-	} else if (irq || !ev->tid) {
-		return; /* 001 P1: interrupt work is not the interrupted segment's */
-	}
-
-	struct gthread *t = gr_thread_get(g, ev->tid);
-	if (!t) {
-		g->oom = true;
-		return;
-	}
-	if (!t->pid)
-		t->pid = ev->pid;
-	if (ev->flags & ARGUS_F_KTHREAD)
-		t->kworker = true;
-	if (t->wake_pending && !completes_wait(type))
-		gr_wake_publish(g, t);
-	/* The wake-ups a thread makes belong to the call it is in. A futex wake
-	 * is reported only at its exit (no entry record), so its wakees are
-	 * those made since the thread's previous own event; a mutex_handoff
-	 * hook record may follow it and relabel them. */
-	if (!t->in_sys && type != ARGUS_EV_FUTEX_WAKE && type != ARGUS_EV_MUTEX_HANDOFF)
-		t->nwakees = 0;
-
-	switch (type) {
-	case ARGUS_EV_PROC_FORK:
-	case ARGUS_EV_THREAD_NEW: {
-		struct gthread *ch = gr_thread_get(g, ev->fork.child_tid);
-		if (ch) {
-			ch->pid = ev->fork.child_pid;
-			gr_set_comm(g, ch, ev->fork.comm);
-		}
-		break;
-	}
-	case ARGUS_EV_COMM:
-		gr_set_comm(g, t, ev->comm.comm);
-		return;
-	case ARGUS_EV_PROC_EXEC:
-		gr_set_comm(g, t, ev->exec.comm);
-		break;
-	case ARGUS_EV_THREAD_EXIT:
-	case ARGUS_EV_PROC_EXIT:
-		on_thread_exit(g, t, ts);
-		return;
-	case ARGUS_EV_MMAP:
-		return;
-	case ARGUS_EV_STACK:
-		/* a wait stack of a blocked thread belongs to the segment that waited */
-		attach_stack(g, t, t->cur ? t->cur : t->last, ev->stack.ustack);
-		if (ev->stack.kind == ARGUS_STACK_WAIT && ev->stack.ustack) {
-			struct gvertex *w = gw_vertex(g, t->cur ? t->cur : t->last);
-			if (w)
-				atomic_store_explicit(&w->wait_stack, ev->stack.ustack,
-				                      memory_order_relaxed);
-			t->wait_stack = ev->stack.ustack;
-			/* before the switch it is this wait's; after, the last one's */
-			t->wait_stack_fresh = t->cur != 0;
-		}
-		return;
-	case ARGUS_EV_DISPATCH_BEGIN:
-	case ARGUS_EV_LOOP_ITER_BEGIN:
-	case ARGUS_EV_ASYNC_RUN_BEGIN:
-		t->loop_thread = true;
-		gr_cut(g, t, ts, ARGUS_SPLIT_DISPATCH, ARGUS_LEFTOUT_KNOWN_BATCH,
-		       type == ARGUS_EV_LOOP_ITER_BEGIN ? 0 : ARGUS_VF_DISPATCH);
-		if (type != ARGUS_EV_LOOP_ITER_BEGIN && t->dispatch_depth < 255)
-			t->dispatch_depth++;
-		break;
-	case ARGUS_EV_DISPATCH_END:
-	case ARGUS_EV_LOOP_ITER_END:
-	case ARGUS_EV_ASYNC_RUN_END: {
-		/* the end belongs to the dispatch; what follows is a new segment */
-		struct gvertex *v = gw_vertex(g, gr_cur_segment(g, t, ts));
-		if (v)
-			account(v, ev, ts);
-		gr_close_segment(g, t, ts, false);
-		t->cut_pending = true;
-		if (type != ARGUS_EV_LOOP_ITER_END && t->dispatch_depth > 0)
-			t->dispatch_depth--;
-		return;
-	}
-	case ARGUS_EV_IPC_SEND:
-	case ARGUS_EV_IPC_RECV:
-		gr_cur_segment(g, t, ts);
-		on_ipc(g, t, ev, ts);
-		break;
-	}
-
-	argus_vid cur = gr_cur_segment(g, t, ts);
-	struct gvertex *v = gw_vertex(g, cur);
-	if (!v)
-		return;
-	account(v, ev, ts);
-
-	switch (type) {
-	case ARGUS_EV_SYS_ENTER:
-	case ARGUS_EV_FUTEX_WAIT: { /* a futex wait's entry record is futex_wait */
-		uint16_t nr = type == ARGUS_EV_FUTEX_WAIT ? NR_FUTEX : ev->sys_enter.nr;
-		t->in_sys = true;
-		t->woken_in_wait = false;
-		t->sys_nr = nr;
-		t->sys_ts = ts;
-		t->sys_seq++;
-		t->nwakees = 0;
-		atomic_fetch_add_explicit(&v->nsys, 1, memory_order_relaxed);
-		atomic_fetch_or_explicit(&v->sys_set, 1ull << (nr % 64), memory_order_relaxed);
-		break;
-	}
-	case ARGUS_EV_SYS_EXIT:
-	case ARGUS_EV_IPC_SEND:
-	case ARGUS_EV_IPC_RECV: /* IPC records replace sys_exit for their calls */
-		sys_done(g, t, v, cur, ev);
-		break;
-	case ARGUS_EV_FUTEX_WAKE:
-		on_futex_wake(g, t, ev);
-		break;
-	case ARGUS_EV_COND_SIGNAL:
-	case ARGUS_EV_COND_BROADCAST:
-	case ARGUS_EV_SEM_POST:
-	case ARGUS_EV_MUTEX_HANDOFF:
-	case ARGUS_EV_COND_WAKE:
-	case ARGUS_EV_SEM_WAIT:
-		on_sync(g, t, ev, cur, ts);
-		break;
-	case ARGUS_EV_TIMER_ARM:
-		remember(g, &g->timer, ev->timer.obj, cur, ts, 0);
-		break;
-	case ARGUS_EV_TIMER_FIRE: {
-		/* fired in the thread itself (a GSource timeout, a timerfd read) */
-		struct gref *r = gmap_get(&g->timer, ev->timer.obj);
-		if (r && gw_vertex(g, r->src[0]))
-			gr_add_comm_edge(g, t, r->src[0], ARGUS_EDGE_TIMER, r->ts[0]);
-		break;
-	}
-	case ARGUS_EV_ASYNC_POST:
-		remember(g, &g->async, ev->async.obj, cur, ts, 0);
-		break;
-	case ARGUS_EV_ASYNC_RUN_BEGIN: {
-		struct gref *r = gmap_get(&g->async, ev->async.obj);
-		if (r && gw_vertex(g, r->src[0]))
-			gr_add_comm_edge(g, t, r->src[0], ARGUS_EDGE_ASYNC, r->ts[0]);
-		break;
-	}
-	case ARGUS_EV_FLAG_WRITE:
-		remember(g, &g->flag, ev->flag.addr, cur, ts, 0);
-		break;
-	case ARGUS_EV_FLAG_READ: {
-		struct gref *r = gmap_get(&g->flag, ev->flag.addr);
-		if (r && gw_vertex(g, r->src[0]))
-			gr_add_comm_edge(g, t, r->src[0], ARGUS_EDGE_FLAG, r->ts[0]);
-		break;
-	}
-	case ARGUS_EV_DBUS_SEND: {
-		const struct argus_ev_dbus *d = &ev->dbus;
-		remember(g, &g->dbus, dbus_key(d), cur, ts, 0);
-		if (d->reply_serial) {
-			uint64_t k = mix64(d->conn ^ mix64(d->reply_serial)) | 1;
-			struct gref *r = gmap_get(&g->reply, k);
-			if (r && gw_vertex(g, r->src[0]))
-				gr_add_comm_edge(g, t, r->src[0], ARGUS_EDGE_REPLY, r->ts[0]);
-			gmap_del(&g->reply, k);
-		}
-		break;
-	}
-	case ARGUS_EV_DBUS_RECV: {
-		const struct argus_ev_dbus *d = &ev->dbus;
-		uint64_t k = dbus_key(d);
-		struct gref *r = gmap_get(&g->dbus, k);
-		if (r && gw_vertex(g, r->src[0]))
-			gr_add_comm_edge(g, t, r->src[0], ARGUS_EDGE_DBUS, r->ts[0]);
-		gmap_del(&g->dbus, k);
-		if (d->msg_type == 1) /* a call: its reply depends on this segment */
-			remember(g, &g->reply, mix64(d->conn ^ mix64(d->serial)) | 1, cur, ts, 0);
-		break;
-	}
-	case ARGUS_EV_UI_INPUT:
-		atomic_fetch_or_explicit(&v->flags, ARGUS_VF_UI, memory_order_relaxed);
-		break;
-	case ARGUS_EV_CPU_SAMPLE:
-		attach_stack(g, t, cur, ev->stack.ustack);
-		break;
-	}
+	struct ictx x = {.g = g, .ev = ev, .rule = gr_event_rule(ev->type), .ts = ts};
+	x.c = gr_cpu_get(g, ev->cpu);
+	x.irq = irq_context(ev, x.rule, x.c);
+	/* a timer's edge passes only to the wake-ups of the interrupt it fired in */
+	if (x.c && !x.irq && !(x.rule->flags & ER_TIMER_SRC))
+		x.c->timer_src = 0;
+	x.rule->handle(&x);
 }

@@ -14,6 +14,7 @@
 
 #include "graph.h"
 #include "hashmap.h"
+#include "syscalls.h" /* ARGUS_SYSCALLS, ARGUS_NR_<name>: trace numbering */
 
 /* Vertices live in chunks of a slice; a slice holds at most VCHUNK * VDIR
  * vertices, then the next slice opens early. */
@@ -167,7 +168,6 @@ struct argus_graph {
 	struct argus_graph_opts opts;
 	uint64_t slice_ns;
 	const char *const *batch_comms;
-	uint8_t split_action[ARGUS_EV_TYPE_MAX]; /* from split_rules[] */
 
 	/* the window */
 	struct {
@@ -203,7 +203,8 @@ struct argus_graph {
 
 /* ---- rules and primitives (graph.c), used by the handlers (graph_ingest.c) ---- */
 
-/* What an event type does to segments (graph.c split_rules[]). */
+/* What an event type does to segments: the split column of event_rules[]
+ * (graph_ingest.c), which its handler applies. */
 enum split_action {
 	SA_NONE = 0,
 	SA_END_IF_BLOCKING, /* sched_switch away with prev_state != running */
@@ -215,27 +216,50 @@ enum split_action {
 	SA_END_THREAD,      /* thread exit ends its last segment */
 };
 
-/* x86-64 syscall numbers that matter to the rules. */
+/* ---- the event rules (graph_ingest.c) and their handlers ---- */
+
+/* The key attribute of a record's signature token. */
+enum sig_key {
+	KEY_NONE = 0,
+	KEY_SYS_NR,      /* sys_enter.nr */
+	KEY_SYS_OBJ,     /* sys_exit.nr << 8 | obj_kind (sys_exit, IPC) */
+	KEY_DBUS_MEMBER, /* dbus.member_str */
+	KEY_LOOP_CB,     /* loop.callback */
+	KEY_ASYNC_CB,    /* async.callback */
+	KEY_TIMER_KIND,  /* timer.kind */
+};
+
+/* Row flags. */
 enum {
-	NR_READ = 0,
-	NR_POLL = 7,
-	NR_PREAD64 = 17,
-	NR_READV = 19,
-	NR_SELECT = 23,
-	NR_NANOSLEEP = 35,
-	NR_RECVFROM = 45,
-	NR_RECVMSG = 47,
-	NR_WAIT4 = 61,
-	NR_FUTEX = 202,
-	NR_CLOCK_NANOSLEEP = 230,
-	NR_EPOLL_WAIT = 232,
-	NR_WAITID = 247,
-	NR_PSELECT6 = 270,
-	NR_PPOLL = 271,
-	NR_EPOLL_PWAIT = 281,
-	NR_RECVMMSG = 299,
-	NR_EPOLL_PWAIT2 = 441,
-	NR_FUTEX_WAITV = 449,
+	ER_NO_SIG = 1 << 0,         /* not in a segment's signature (scheduling, bookkeeping) */
+	ER_COMPLETES_WAIT = 1 << 1, /* may complete a wait: may still explain the wake-up */
+	ER_KEEPS_WAKEES = 1 << 2,   /* the wake-ups since the thread's last event stay its own */
+	ER_TIMER_SRC = 1 << 3,      /* may hand its timer to this interrupt's wake-ups */
+	ER_TASK_CONTEXT = 1 << 4,   /* never in interrupt context (a context switch) */
+};
+
+#define EDGE_NONE 0xff
+
+struct ictx;
+
+/* One row of event_rules[]. */
+struct event_rule {
+	void (*handle)(struct ictx *x);
+	uint8_t split; /* enum split_action the handler applies */
+	uint8_t edge;  /* ARGUS_EDGE_* it adds (its first choice), or EDGE_NONE */
+	uint8_t key;   /* enum sig_key */
+	uint8_t flags; /* ER_* */
+	const char *paper;
+};
+
+/* One record being ingested. */
+struct ictx {
+	struct argus_graph *g;
+	const struct argus_event *ev;
+	const struct event_rule *rule;
+	struct gcpu *c; /* its CPU, NULL when out of memory */
+	uint64_t ts;
+	bool irq; /* in interrupt context */
 };
 
 int8_t gr_edge_strength(uint8_t kind); /* graph.c edge_rules[] */
@@ -259,6 +283,24 @@ argus_vid gr_cur_segment(struct argus_graph *g, struct gthread *t, uint64_t ts);
 void gr_cut(struct argus_graph *g, struct gthread *t, uint64_t ts, uint8_t split, uint8_t reason,
             uint32_t flags);
 void gr_ingest_one(struct argus_graph *g, const struct argus_event *ev);
+const struct event_rule *gr_event_rule(uint16_t type);
+struct gref *gr_remember(struct argus_graph *g, struct gmap *m, uint64_t key, argus_vid src,
+                         uint64_t ts, uint32_t aux);
+/* handlers of syscalls and communication (graph_comm.c) */
+void gr_on_sys_enter(struct ictx *x);
+void gr_on_sys_exit(struct ictx *x);
+void gr_on_futex_wait(struct ictx *x);
+void gr_on_futex_wake(struct ictx *x);
+void gr_on_ipc_send(struct ictx *x);
+void gr_on_ipc_recv(struct ictx *x);
+void gr_on_cond_signal(struct ictx *x);
+void gr_on_cond_broadcast(struct ictx *x);
+void gr_on_sem_post(struct ictx *x);
+void gr_on_mutex_handoff(struct ictx *x);
+void gr_on_cond_wake(struct ictx *x);
+void gr_on_sem_wait(struct ictx *x);
+void gr_on_dbus_send(struct ictx *x);
+void gr_on_dbus_recv(struct ictx *x);
 
 /* window (graph_window.c) */
 struct gbody *gw_newest(struct argus_graph *g);

@@ -61,66 +61,15 @@ static bool have_privileges(void)
 	return sys_admin || (bpf && perfmon);
 }
 
-/* Which syscalls the kernel side looks at, and how. x86-64 numbering. */
+/* Which syscalls the kernel side looks at, and how: the kclass and karg
+ * columns of this machine's table, by its own numbers. */
 static void set_syscalls(struct tracer_bpf *skel)
 {
-	static const struct {
-		uint16_t nr;
-		uint8_t cls, arg;
-	} table[] = {
-	    {0, SC_RECV, SA_COUNT2},   /* read */
-	    {1, SC_SEND, SA_COUNT2},   /* write */
-	    {7, SC_WAIT, SA_MS2},      /* poll */
-	    {19, SC_RECV, SA_NONE},    /* readv */
-	    {20, SC_SEND, SA_NONE},    /* writev */
-	    {23, SC_WAIT, SA_TV4},     /* select */
-	    {24, SC_WAIT, SA_NONE},    /* sched_yield */
-	    {34, SC_WAIT, SA_NONE},    /* pause */
-	    {35, SC_WAIT, SA_TS0},     /* nanosleep */
-	    {42, SC_FDWAIT, SA_NONE},  /* connect */
-	    {43, SC_FDWAIT, SA_NONE},  /* accept */
-	    {44, SC_SEND, SA_COUNT2},  /* sendto */
-	    {45, SC_RECV, SA_COUNT2},  /* recvfrom */
-	    {46, SC_SEND, SA_NONE},    /* sendmsg */
-	    {47, SC_RECV, SA_NONE},    /* recvmsg */
-	    {56, SC_CLONE, SA_CLONE},  /* clone */
-	    {57, SC_CLONE, SA_FORK},   /* fork */
-	    {58, SC_CLONE, SA_VFORK},  /* vfork */
-	    {61, SC_WAIT, SA_PID0},    /* wait4 */
-	    {65, SC_WAIT, SA_NONE},    /* semop */
-	    {69, SC_WAIT, SA_NONE},    /* msgsnd */
-	    {70, SC_WAIT, SA_NONE},    /* msgrcv */
-	    {73, SC_FDWAIT, SA_NONE},  /* flock */
-	    {74, SC_FDWAIT, SA_NONE},  /* fsync */
-	    {75, SC_FDWAIT, SA_NONE},  /* fdatasync */
-	    {128, SC_WAIT, SA_NONE},   /* rt_sigtimedwait */
-	    {130, SC_WAIT, SA_NONE},   /* rt_sigsuspend */
-	    {162, SC_WAIT, SA_NONE},   /* sync */
-	    {202, SC_FUTEX, SA_NONE},  /* futex */
-	    {220, SC_WAIT, SA_NONE},   /* semtimedop */
-	    {230, SC_WAIT, SA_TS2},    /* clock_nanosleep */
-	    {232, SC_FDWAIT, SA_MS3},  /* epoll_wait */
-	    {242, SC_WAIT, SA_NONE},   /* mq_timedsend */
-	    {243, SC_WAIT, SA_NONE},   /* mq_timedreceive */
-	    {247, SC_WAIT, SA_PID1},   /* waitid */
-	    {270, SC_WAIT, SA_TS4},    /* pselect6 */
-	    {271, SC_WAIT, SA_TS2},    /* ppoll */
-	    {275, SC_FDWAIT, SA_NONE}, /* splice */
-	    {277, SC_FDWAIT, SA_NONE}, /* sync_file_range */
-	    {281, SC_FDWAIT, SA_MS3},  /* epoll_pwait */
-	    {286, SC_TFDSET, SA_NONE}, /* timerfd_settime */
-	    {288, SC_FDWAIT, SA_NONE}, /* accept4 */
-	    {299, SC_RECV, SA_NONE},   /* recvmmsg */
-	    {306, SC_FDWAIT, SA_NONE}, /* syncfs */
-	    {307, SC_SEND, SA_NONE},   /* sendmmsg */
-	    {435, SC_CLONE, SA_CARGS}, /* clone3 */
-	    {441, SC_FDWAIT, SA_TS3},  /* epoll_pwait2 */
-	    {449, SC_WAIT, SA_NONE},   /* futex_waitv */
-	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		skel->rodata->sys_class[table[i].nr] = table[i].cls;
-		skel->rodata->sys_arg[table[i].nr] = table[i].arg;
-	}
+#define SET_ROW_(name, nr, kclass, karg, wait, named)                                              \
+	skel->rodata->sys_class[nr] = SC_##kclass;                                                 \
+	skel->rodata->sys_arg[nr] = SA_##karg;
+	ARGUS_SYSCALLS_NATIVE(SET_ROW_)
+#undef SET_ROW_
 }
 
 static bool power_of_two(uint32_t v)

@@ -14,6 +14,8 @@
 
 #include "argus_event.h"
 #include "tracer.h"
+/* saved-register access of this architecture (regs_nr, regs_arg, ...) */
+#include ARGUS_ARCH_REGS_H
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -682,25 +684,6 @@ static __always_inline __s64 user_timeval_ns(__u64 uptr)
 	return tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
 }
 
-/* regs is BTF-typed (tp_btf): direct loads, no probe-read helper calls */
-static __always_inline __u64 reg_arg(struct pt_regs *regs, int i)
-{
-	switch (i) {
-	case 0:
-		return regs->di;
-	case 1:
-		return regs->si;
-	case 2:
-		return regs->dx;
-	case 3:
-		return regs->r10;
-	case 4:
-		return regs->r8;
-	default:
-		return regs->r9;
-	}
-}
-
 #define SIGCHLD_     17
 #define CSIGNAL_     0xff
 #define CLONE_VM_    0x100
@@ -722,31 +705,31 @@ static __always_inline __s64 derive_arg0(struct pt_regs *regs, __u8 how)
 
 	switch (how) {
 	case SA_COUNT2:
-		return reg_arg(regs, 2);
+		return regs_arg(regs, 2);
 	case SA_MS2:
-		v = (int)reg_arg(regs, 2);
+		v = (int)regs_arg(regs, 2);
 		return v < 0 ? -1 : v * 1000000;
 	case SA_MS3:
-		v = (int)reg_arg(regs, 3);
+		v = (int)regs_arg(regs, 3);
 		return v < 0 ? -1 : v * 1000000;
 	case SA_TS0:
-		return user_timespec_ns(reg_arg(regs, 0));
+		return user_timespec_ns(regs_arg(regs, 0));
 	case SA_TS2:
-		return user_timespec_ns(reg_arg(regs, 2));
+		return user_timespec_ns(regs_arg(regs, 2));
 	case SA_TS3:
-		return user_timespec_ns(reg_arg(regs, 3));
+		return user_timespec_ns(regs_arg(regs, 3));
 	case SA_TS4:
-		return user_timespec_ns(reg_arg(regs, 4));
+		return user_timespec_ns(regs_arg(regs, 4));
 	case SA_TV4:
-		return user_timeval_ns(reg_arg(regs, 4));
+		return user_timeval_ns(regs_arg(regs, 4));
 	case SA_PID0:
-		return (int)reg_arg(regs, 0);
+		return (int)regs_arg(regs, 0);
 	case SA_PID1:
-		return (int)reg_arg(regs, 1);
+		return (int)regs_arg(regs, 1);
 	case SA_CLONE: /* the kernel takes the low 32 bits */
-		return (__u32)reg_arg(regs, 0);
+		return (__u32)regs_arg(regs, 0);
 	case SA_CARGS:
-		return clone3_flags(reg_arg(regs, 0));
+		return clone3_flags(regs_arg(regs, 0));
 	case SA_FORK:
 		return SIGCHLD_;
 	case SA_VFORK:
@@ -847,7 +830,7 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 	if (cls == SC_CLONE)
 		return false;
 	if (cls == SC_SEND || cls == SC_RECV || cls == SC_FDWAIT || cls == SC_TFDSET) {
-		fd = (int)regs->di;
+		fd = (int)regs_arg(regs, 0);
 		kind = fd_object(t, fd, &obj, &peer, &named);
 		if ((cls == SC_SEND || cls == SC_RECV) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
@@ -858,19 +841,20 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 	c->arg2 = 0;
 	c->arg3 = 0;
 	if (cls == SC_FUTEX) {
-		__u32 op = regs->si;
+		__u32 op = regs_arg(regs, 1);
 
-		obj = regs->di;
+		obj = regs_arg(regs, 0);
 		kind = ARGUS_OBJ_FUTEX;
 		c->arg1 = op;
-		c->arg2 = (__u32)regs->dx;
-		c->arg3 = regs->r8;
+		c->arg2 = (__u32)regs_arg(regs, 2);
+		c->arg3 = regs_arg(regs, 4);
 		/* a wait's timeout: a user timespec (a wake's arg 3 is a count) */
-		c->arg0 = futex_is_wait(op & FUTEX_CMD_MASK_) ? user_timespec_ns(regs->r10) : -1;
+		c->arg0 =
+		    futex_is_wait(op & FUTEX_CMD_MASK_) ? user_timespec_ns(regs_arg(regs, 3)) : -1;
 	} else if (cls == SC_TFDSET) {
 		/* new_value (arg 2): struct itimerspec { interval, value } */
-		c->arg1 = user_timespec_ns(regs->dx);
-		c->arg0 = user_timespec_ns(regs->dx + 16);
+		c->arg1 = user_timespec_ns(regs_arg(regs, 2));
+		c->arg0 = user_timespec_ns(regs_arg(regs, 2) + 16);
 	} else {
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
 	}
@@ -992,7 +976,7 @@ static __always_inline bool run_continues(struct task_struct *t, struct pt_regs 
 	if (n < 1 || n > TRACER_HELD_MAX || !h->full || h->tid != t->pid)
 		goto no;
 	ev = &h->ev[n - 1];
-	if (ev->type != ARGUS_EV_IPC_RECV || ev->sys_exit.fd != (int)regs->di ||
+	if (ev->type != ARGUS_EV_IPC_RECV || ev->sys_exit.fd != (int)regs_arg(regs, 0) ||
 	    ev->sys_exit.nr != nr || ev->sys_exit.calls >= RUN_CALLS_MAX ||
 	    h->jiffies != bpf_jiffies64())
 		goto no;
@@ -1019,7 +1003,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	__u16 type;
 	__u32 zero = 0;
 	__u64 now;
-	long nr = regs->orig_ax;
+	long nr = regs_nr(regs);
 	__u8 cls;
 
 	/* most syscalls are none of argus's business: one array load */
@@ -1078,7 +1062,7 @@ known:
 	if (cls == SC_TFDSET && ret == 0 && c->kind == ARGUS_OBJ_TIMERFD &&
 	    reserve_at(&em, ARGUS_EV_TIMER_ARM, t, now, true)) {
 		/* TFD_TIMER_ABSTIME = 1: the value is already absolute */
-		bool abs = regs->si & 1;
+		bool abs = regs_arg(regs, 1) & 1;
 
 		em.ev->timer.obj = c->obj;
 		em.ev->timer.expires_ns = c->arg0 <= 0 ? 0 : abs ? c->arg0 : now + c->arg0;
@@ -1154,8 +1138,8 @@ static __always_inline bool stack_moved(struct pt_regs *regs, struct thread_stat
 {
 	if (!regs)
 		return false;
-	*ip = regs->ip;
-	*sp = regs->sp;
+	*ip = regs_ip(regs);
+	*sp = regs_sp(regs);
 	return st->wait_ip != *ip || st->wait_sp != *sp;
 }
 
@@ -1203,10 +1187,9 @@ static __always_inline void note_resumed(struct task_struct *next, bool tnext)
 
 /* prev leaves the CPU: inside a traced syscall, the call goes to task
  * storage from the syscall's saved registers, timed from now (once per
- * call: a call preempted, then blocked, keeps its first time). A task in a
- * syscall has -ENOSYS in the saved ax until the call returns; an
- * exception's saved orig_ax is an error code, not a syscall. */
-#define ENOSYS_ 38
+ * call: a call preempted, then blocked, keeps its first time). Only a task
+ * inside a syscall (regs_in_syscall): an exception's saved syscall number
+ * is an error code, not a syscall. */
 
 static __always_inline struct thread_state *call_left_cpu(struct task_struct *prev,
                                                           struct pt_regs *regs, __u64 ts)
@@ -1217,8 +1200,8 @@ static __always_inline struct thread_state *call_left_cpu(struct task_struct *pr
 
 	if (!regs)
 		return NULL;
-	nr = regs->orig_ax;
-	if (nr < 0 || nr >= TRACER_NR_MAX || regs->ax != (unsigned long)-ENOSYS_)
+	nr = regs_nr(regs);
+	if (nr < 0 || nr >= TRACER_NR_MAX || !regs_in_syscall(regs))
 		return NULL;
 	cls = sys_class[nr];
 	if (cls == SC_NONE || cls == SC_CLONE)
@@ -1384,7 +1367,7 @@ static __always_inline __u64 clone_flags_of(struct task_struct *parent)
 	regs = user_regs(parent);
 	if (!regs)
 		return 0;
-	nr = regs->orig_ax;
+	nr = regs_nr(regs);
 	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] != SC_CLONE)
 		return 0;
 	return derive_arg0(regs, sys_arg[nr]);
@@ -1624,13 +1607,13 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	id = user_stack_id(ctx, em.ev->cpu);
 	uregs = user_regs(t);
 	if (uregs) {
-		ip = uregs->ip;
+		ip = regs_ip(uregs);
 		mm = KCAST(struct mm_struct, t->mm);
 		/* On CPU inside a shared library (a libc memcpy, a syscall
 		 * wrapper the kernel is working for): its caller in the
 		 * executable, which the frame-pointer walk skips, as for waits. */
 		if (mm && (ip < mm->start_code || ip >= mm->end_code))
-			sp_ret = user_sp_ret(mm, uregs->sp, false);
+			sp_ret = user_sp_ret(mm, regs_sp(uregs), false);
 	}
 	em.ev->flags &= ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ); /* the sample's own context */
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1;

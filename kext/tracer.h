@@ -10,14 +10,24 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "argus_arch.h" /* the build's architecture (kext/CMakeLists.txt) */
 #include "argus_event.h"
+#include "syscalls.h"
+#include ARGUS_ARCH_SYSCALLS_H
 
-/* Syscall numbers the tracer looks at go up to here (x86-64 numbering). */
+/* Syscall numbers the tracer looks at go up to here (the machine's own
+ * numbering: ARGUS_SYSCALLS_NATIVE, event/syscalls_<arch>.h). */
 #define TRACER_NR_MAX 512
 
+#define TRACER_NR_FITS_(name, nr, kclass, karg, wait, named)                                       \
+	_Static_assert(nr < TRACER_NR_MAX, #name " is past TRACER_NR_MAX");
+ARGUS_SYSCALLS_NATIVE(TRACER_NR_FITS_)
+#undef TRACER_NR_FITS_
+
 /*
- * How the kernel side treats a syscall (const volatile sys_class[nr]).
- * Anything left at SC_NONE is never looked at beyond one array load.
+ * How the kernel side treats a syscall (const volatile sys_class[nr], set
+ * from the kclass column of the table). Anything left at SC_NONE is never
+ * looked at beyond one array load.
  */
 enum tracer_sys_class {
 	SC_NONE = 0,
@@ -30,7 +40,7 @@ enum tracer_sys_class {
 	SC_CLONE = 7,  /* clone family: flags for PROC_FORK / THREAD_NEW, no record */
 };
 
-/* How arg0 of SYS_ENTER is derived (const volatile sys_arg[nr]). */
+/* How arg0 of SYS_ENTER is derived (const volatile sys_arg[nr]: karg). */
 enum tracer_sys_arg {
 	SA_NONE = 0,
 	SA_COUNT2 = 1, /* arg 2 is a byte count (read, write, recvfrom...) */

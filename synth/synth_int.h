@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "synth.h"
+#include "syscalls.h"
 
 #define MAX_THREADS 160
 #define MAX_PROCS   128
@@ -37,18 +38,18 @@ enum {
 #define TASK_INTERRUPTIBLE   1
 #define TASK_UNINTERRUPTIBLE 2
 
-/* x86-64 syscall numbers used */
+/* syscall numbers used (trace numbering: event/syscalls.h) */
 enum {
-	NR_READ = 0,
-	NR_WRITE = 1,
-	NR_POLL = 7,
-	NR_SCHED_YIELD = 24,
-	NR_SENDMSG = 46,
-	NR_RECVMSG = 47,
-	NR_FSYNC = 74,
-	NR_FUTEX = 202,
-	NR_CLOCK_NANOSLEEP = 230,
-	NR_EPOLL_WAIT = 232,
+	NR_READ = ARGUS_NR_read,
+	NR_WRITE = ARGUS_NR_write,
+	NR_POLL = ARGUS_NR_poll,
+	NR_SCHED_YIELD = ARGUS_NR_sched_yield,
+	NR_SENDMSG = ARGUS_NR_sendmsg,
+	NR_RECVMSG = ARGUS_NR_recvmsg,
+	NR_FSYNC = ARGUS_NR_fsync,
+	NR_FUTEX = ARGUS_NR_futex,
+	NR_CLOCK_NANOSLEEP = ARGUS_NR_clock_nanosleep,
+	NR_EPOLL_WAIT = ARGUS_NR_epoll_wait,
 };
 
 struct msg {

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event.h"
 #include "idmap.h"
+#include "syscalls.h"
 #include "trigger.h"
 
 #define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
@@ -132,10 +134,10 @@ bool argus_display_server_comm(const char *comm)
 	return in_list(x_servers, comm) || in_list(compositors, comm);
 }
 
+/* poll, select, ppoll, pselect6, the epoll waits (event/syscalls.h) */
 static bool poll_family(unsigned nr)
 {
-	/* poll, select, ppoll, pselect6, epoll_wait, epoll_pwait, epoll_pwait2 */
-	return nr == 7 || nr == 23 || nr == 271 || nr == 270 || nr == 232 || nr == 281 || nr == 441;
+	return argus_syscall_wait(nr) == ARGUS_SYSW_POLL;
 }
 
 static void *grow(void *p, uint32_t *cap, size_t elem)
@@ -594,7 +596,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_SYS_ENTER: {
 		unsigned nr = ev->sys_enter.nr;
 		u->last_nr = (uint16_t)nr;
-		if (nr == 24) /* sched_yield */
+		if (nr == ARGUS_NR_sched_yield)
 			u->yields++;
 		else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
 			u->zero_polls++;
@@ -605,7 +607,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	}
 	case ARGUS_EV_FUTEX_WAIT:
-		u->last_nr = 202;
+		u->last_nr = ARGUS_NR_futex;
 		return;
 	case ARGUS_EV_SYS_EXIT:
 		u->last_nr = NO_NR;

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "docfile.h"
 #include "event.h"
 #include "test.h"
 
@@ -244,17 +245,7 @@ TEST(enums_are_named)
 /* docs/events.md must document every type the encoder knows. */
 TEST(docs_name_every_type)
 {
-	const char *src = getenv("ARGUS_SRC");
-	if (!src)
-		SKIP("ARGUS_SRC not set (run through ctest)");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/docs/events.md", src);
-	FILE *f = fopen(path, "r");
-	ASSERT_MSG(f, "cannot open %s", path);
-	static char doc[1 << 18];
-	size_t n = fread(doc, 1, sizeof(doc) - 1, f);
-	fclose(f);
-	doc[n] = '\0';
+	const char *doc = docfile("events.md");
 	for (unsigned t = 0; t < ARGUS_EV_TYPE_MAX; t++) {
 		const char *name = argus_event_type_name(t);
 		if (!name)
