@@ -50,11 +50,6 @@ void argus_hmap_free(struct argus_hmap *m)
 	m->has_zero = false;
 }
 
-size_t argus_hmap_bytes(const struct argus_hmap *m)
-{
-	return m->cap ? (m->cap + 1) * stride(m) : 0;
-}
-
 static bool grow(struct argus_hmap *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : (m->min_cap ? m->min_cap : 64);

@@ -52,7 +52,7 @@ bool argus_hmap_del(struct argus_hmap *m, uint64_t key);
  * (one that wrapped around the end may then be returned twice). */
 void *argus_hmap_next(const struct argus_hmap *m, size_t *pos, uint64_t *key);
 /* Bytes allocated for the slots. */
-size_t argus_hmap_bytes(const struct argus_hmap *m);
+static inline size_t argus_hmap_bytes(const struct argus_hmap *m);
 
 /* Tables keyed by a hash of content (interning): the value among keys h,
  * h + 1, ... (a hash collision takes the next free key) that same() accepts,
@@ -82,6 +82,11 @@ static inline size_t argus_hmap_stride_(const struct argus_hmap *m)
 static inline size_t argus_hmap_home_(const struct argus_hmap *m, uint64_t key)
 {
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);
+}
+
+static inline size_t argus_hmap_bytes(const struct argus_hmap *m)
+{
+	return m->cap ? (m->cap + 1) * argus_hmap_stride_(m) : 0;
 }
 
 static inline void *argus_hmap_get(const struct argus_hmap *m, uint64_t key)
