@@ -227,7 +227,7 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 int argus_notify_serve(const char *body, const char *report_path, unsigned timeout_s,
                        const char *opener, char *err, size_t ecap);
 
-/* ---- offline: a trace file through graph + trigger + diagnosis ---- */
+/* ---- symbols (tsym.c, symelf.c) ---- */
 
 struct argus_trace_reader;
 
@@ -235,7 +235,7 @@ struct argus_trace_reader;
  * frames the tables name, in any object. */
 struct argus_tsym;
 int argus_tsym_new(struct argus_tsym **s, const struct argus_trace_reader *r);
-/* The same over tables held elsewhere (the live diagnoser's). */
+/* The same over tables held elsewhere (the session's pushed ones). */
 int argus_tsym_new_tables(struct argus_tsym **s, const struct argus_map *maps, size_t nmaps,
                           const struct argus_symbol *syms, size_t nsyms,
                           const char *(*string)(const void *arg, uint32_t id),
@@ -258,34 +258,6 @@ int argus_elfsym_new(struct argus_elfsym **s, const struct argus_symbolizer *sta
 void argus_elfsym_free(struct argus_elfsym *s);
 struct argus_symbolizer argus_elfsym_symbolizer(struct argus_elfsym *s);
 
-struct argus_offline_opts {
-	struct argus_trigger_opts trigger;
-	struct argus_beam_params beam;
-	struct argus_graph_opts graph;
-	enum argus_algo algo;
-};
-void argus_offline_opts_default(struct argus_offline_opts *o);
-
-struct argus_offline {
-	struct argus_diagnosis *d; /* one per stall, in firing order */
-	size_t n;
-	struct argus_trigger_stats trigger;
-	uint64_t events, faults;
-	uint64_t t0;                    /* first event time */
-	char comms[64][ARGUS_COMM_LEN]; /* names of the processes diagnosed */
-	uint32_t comm_pids[64];
-	uint32_t ncomms;
-	char threads[256][ARGUS_COMM_LEN]; /* names of the threads diagnosed */
-	uint32_t thread_tids[256];
-	uint32_t nthreads;
-	struct argus_trace_error err; /* the last fault */
-};
-/* Replay the file; returns 0, a negative ARGUS_TRACE_E* when it cannot be
- * opened (err set), or 1 when it had faults (what was intact was used). */
-int argus_diagnose_file(const char *path, const struct argus_offline_opts *o,
-                        struct argus_offline *res);
-void argus_offline_free(struct argus_offline *res);
-
 /* A diagnosis run against one ground-truth record (synthetic traces): a UI
  * anomaly is right when a stall fired on its UI thread in its span and the
  * top-1 root cause is the truth's thread in a segment overlapping the
@@ -296,38 +268,7 @@ enum argus_truth_result {
 	ARGUS_TRUTH_NO_STALL = 2,    /* nothing fired for a UI anomaly */
 	ARGUS_TRUTH_DECOY_FIRED = 3, /* a stall on a decoy's thread */
 };
-int argus_truth_check(const struct argus_offline *res, const struct argus_truth *t,
+int argus_truth_check(const struct argus_diagnosis *d, size_t n, const struct argus_truth *t,
                       const struct argus_diagnosis **hit);
-const char *argus_offline_comm(void *res, uint32_t pid);
-const char *argus_offline_thread_comm(void *res, uint32_t tid);
-
-/* ---- live: the always-on diagnoser (live.c) ---- */
-
-/* A sink for the merged stream (argus_daemon_add_sink, argus_synth_run):
- * graph + samples + trigger, and a diagnosis the moment a stall fires, run
- * in the caller's thread (the sink's). Keeps the tables the producer
- * interns; with live_symbols, running processes' ELF / DWARF name what they
- * do not. */
-struct argus_diagnoser;
-struct argus_diagnoser_cb {
-	void (*diagnosis)(void *arg, const struct argus_diagnosis *d); /* d valid during the call */
-	void (*stall_end)(void *arg, const struct argus_stall *s);
-	void *arg;
-};
-struct argus_diagnoser_stats {
-	uint64_t events, diagnoses;
-	uint64_t stalls_dropped; /* more than 8 stalls fired at one record: not diagnosed */
-	struct argus_trigger_stats trigger;
-};
-int argus_diagnoser_new(struct argus_diagnoser **dx, const struct argus_offline_opts *o,
-                        bool live_symbols, const struct argus_diagnoser_cb *cb);
-void argus_diagnoser_free(struct argus_diagnoser *dx);
-struct argus_sink argus_diagnoser_sink(struct argus_diagnoser *dx);
-/* Let time pass without records (a timer on a quiet stream). */
-void argus_diagnoser_tick(struct argus_diagnoser *dx, uint64_t now);
-void argus_diagnoser_get_stats(const struct argus_diagnoser *dx, struct argus_diagnoser_stats *st);
-const char *argus_diagnoser_comm(void *dx, uint32_t pid);
-const char *argus_diagnoser_thread_comm(void *dx, uint32_t tid);
-struct argus_graph *argus_diagnoser_graph(struct argus_diagnoser *dx);
 
 #endif /* ARGUS_BEAM_H */

@@ -1188,27 +1188,32 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		else if (fn)
 			snprintf(in, sizeof(in), " in %s", fn);
 		const char *sc = r->v.wait_nr != 0xffff ? argus_syscall_name(r->v.wait_nr) : NULL;
+		int n; /* the length snprintf wanted, for truncation below */
 		switch (r->reason) {
 		case ARGUS_ROOT_BUSY:
-			snprintf(d->summary, sizeof(d->summary), "%s busy on CPU%s", who, in);
+			n = snprintf(d->summary, sizeof(d->summary), "%s busy on CPU%s", who, in);
 			break;
 		case ARGUS_ROOT_BLOCKED:
 		case ARGUS_ROOT_DEADLOCK:
-			snprintf(d->summary, sizeof(d->summary), "%s blocked%s (%s)%s", who, in,
-			         sc ? sc : "wait",
-			         r->reason == ARGUS_ROOT_DEADLOCK
-			             ? " waiting on the stalled app itself"
-			             : "");
+			n = snprintf(d->summary, sizeof(d->summary), "%s blocked%s (%s)%s", who, in,
+			             sc ? sc : "wait",
+			             r->reason == ARGUS_ROOT_DEADLOCK
+			                 ? " waiting on the stalled app itself"
+			                 : "");
 			break;
 		case ARGUS_ROOT_MISSING_WAKE:
-			snprintf(d->summary, sizeof(d->summary),
-			         "%s ran%s but did not wake the waiting thread", who,
-			         fn ? in + 3 : " its part");
+			n = snprintf(d->summary, sizeof(d->summary),
+			             "%s ran%s but did not wake the waiting thread", who,
+			             fn ? in + 3 : " its part");
 			break;
 		default:
-			snprintf(d->summary, sizeof(d->summary), "%s%s (end of the causal path)",
-			         who, in);
+			n = snprintf(d->summary, sizeof(d->summary),
+			             "%s%s (end of the causal path)", who, in);
 		}
+		/* a long function or object name: the one line ends in "..." so
+		 * a reader sees it was cut (the report has the whole names) */
+		if (n >= (int)sizeof(d->summary))
+			memcpy(d->summary + sizeof(d->summary) - 4, "...", 4);
 	}
 done:
 	free(c.tv);

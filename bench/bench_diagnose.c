@@ -2,8 +2,8 @@
  * argus bench diagnose: how long a stall takes from detection to a finished
  * report, and beam search alone on a large graph.
  *
- * argus synth streams a desktop straight into the live diagnoser
- * (argus_diagnoser: graph + samples + trigger + diagnosis, what `argus
+ * argus synth streams a desktop straight into a session fed by pushed
+ * records (session/: graph + samples + trigger + diagnosis, what `argus
  * start` runs), one record at a time. The clock starts when the record that
  * fires the trigger is handed over and stops when the diagnosis' JSON and
  * text reports are written (to memory): detection to report. The window is
@@ -20,9 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "beam.h"
 #include "bench.h"
 #include "cmdline.h"
+#include "session.h"
 #include "synth.h"
 
 #define BEAM_VERTICES 1680000ull /* the paper's largest graph */
@@ -30,7 +30,7 @@
 #define SPREAD        1000 /* start vertices spread over the window */
 
 struct dx_run {
-	struct argus_diagnoser *dx;
+	struct argus_session *dx;
 	struct argus_sink inner;
 	uint64_t t_rec; /* when the current record was handed over */
 	uint64_t c_rec; /* this thread's CPU time at most CPU_EVERY records before */
@@ -62,7 +62,7 @@ static uint64_t mono_ns(void)
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct dx_run *r = arg;
-	struct argus_report_ctx ctx = {argus_diagnoser_comm, r->dx, 0, argus_diagnoser_thread_comm};
+	struct argus_report_ctx ctx = {argus_session_comm, r->dx, 0, argus_session_thread_comm};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -79,7 +79,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	if (d->anomaly && r->nanomaly < sizeof(r->anomaly) / sizeof(r->anomaly[0]))
 		r->anomaly[r->nanomaly++] = d->anomaly;
 	struct argus_graph_stats gs;
-	argus_graph_get_stats(argus_diagnoser_graph(r->dx), &gs);
+	argus_graph_get_stats(argus_session_graph(r->dx), &gs);
 	if (gs.events_held < r->min_held)
 		return;
 	if (r->nlat == r->caplat) {
@@ -122,7 +122,7 @@ static int run_events(void *arg, const struct argus_event *ev, size_t n)
 			return -1;
 		if (r->stop_vertices && !(++r->fed & 4095)) {
 			struct argus_graph_stats gs;
-			argus_graph_get_stats(argus_diagnoser_graph(r->dx), &gs);
+			argus_graph_get_stats(argus_session_graph(r->dx), &gs);
 			r->stopped = gs.vertices_held >= r->stop_vertices;
 		}
 	}
@@ -181,20 +181,20 @@ static uint64_t maximum(const uint64_t *v, size_t n)
 	return m;
 }
 
-/* Feed events records of a synthetic desktop through a diagnoser whose
+/* Feed events records of a synthetic desktop through a session whose
  * window is window_ns. r is set up here; the caller frees r->dx. */
 static int feed(struct dx_run *r, uint64_t events, uint64_t window_ns, uint64_t seed, uint32_t rate)
 {
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
 	o.graph.window_ns = window_ns;
 	o.graph.mem_cap = 8ull << 30; /* the window, not the cap, bounds what is held */
-	struct argus_diagnoser_cb cb = {on_diagnosis, NULL, r};
-	if (argus_diagnoser_new(&r->dx, &o, false, &cb)) {
+	struct argus_session_sink k = {.diagnosis = on_diagnosis, .arg = r};
+	if (argus_session_new(&r->dx, &o) || argus_session_add_sink(r->dx, &k)) {
 		fprintf(stderr, "argus bench diagnose: out of memory\n");
 		return ARGUS_EXIT_INTERNAL;
 	}
-	r->inner = argus_diagnoser_sink(r->dx);
+	r->inner = argus_session_sink(r->dx);
 	struct argus_sink s = {run_events,   run_string, run_stack, run_map,
 	                       run_build_id, run_symbol, NULL,      r};
 	struct argus_synth_opts so;
@@ -217,7 +217,7 @@ static int feed(struct dx_run *r, uint64_t events, uint64_t window_ns, uint64_t 
 
 static void run_free(struct dx_run *r)
 {
-	argus_diagnoser_free(r->dx);
+	argus_session_free(r->dx);
 	free(r->lat);
 	free(r->cpu);
 	free(r->diag);
@@ -267,7 +267,7 @@ static int bench_beam(uint64_t vertices, uint64_t events, uint64_t seed, uint32_
 		run_free(&r);
 		return rc;
 	}
-	struct argus_graph *g = argus_diagnoser_graph(r.dx);
+	struct argus_graph *g = argus_session_graph(r.dx);
 	struct argus_graph_stats gs;
 	argus_graph_get_stats(g, &gs);
 	struct argus_graph_view v;

@@ -131,7 +131,8 @@ static int list_cases(struct zoo_run *r)
 	struct dirent *e;
 	while ((e = readdir(d)) && r->ncases < ZOO_CASES_MAX) {
 		char dir[4400], quick[16];
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= ZOO_NAME_MAX)
+		size_t len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len >= ZOO_NAME_MAX)
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", r->zoo_dir, e->d_name);
 		if (!truth_value(dir, "program", quick, sizeof(quick)))
@@ -139,7 +140,7 @@ static int list_cases(struct zoo_run *r)
 		if (r->quick &&
 		    !(truth_value(dir, "quick", quick, sizeof(quick)) && !strcmp(quick, "1")))
 			continue;
-		snprintf(r->cases[r->ncases++], ZOO_NAME_MAX, "%s", e->d_name);
+		memcpy(r->cases[r->ncases++], e->d_name, len + 1); /* fits: len checked above */
 	}
 	closedir(d);
 	qsort(r->cases, (size_t)r->ncases, ZOO_NAME_MAX, cmp_name);

@@ -1,6 +1,6 @@
 /*
  * builtin-debug.c - `argus debug [--at TIME] [--pid P] [FILE]`: diagnose
- * stalls offline with the daemon's code (argus_diagnose_file), from a trace
+ * stalls offline with the daemon's code (a session, session/), from a trace
  * file or, with no FILE, from the flight recorder's last minutes, and print
  * the stalls asked for (docs/diagnosis.md "argus debug").
  */
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beam.h"
 #include "cli.h"
 #include "event.h"
+#include "session.h"
 #include "stream.h"
 
 static const char debug_usage[] =
@@ -52,7 +52,7 @@ static uint64_t stall_distance(const struct argus_stall *s, uint64_t t)
 }
 
 /* Indexes of the diagnoses to print, in firing order; returns how many. */
-static size_t select_stalls(const struct argus_offline *res, const struct debug_args *a,
+static size_t select_stalls(const struct argus_session_result *res, const struct debug_args *a,
                             bool has_at, uint64_t at, size_t *pick)
 {
 	size_t n = 0, best = SIZE_MAX;
@@ -116,7 +116,7 @@ static int dump_recorder(const struct debug_args *a, char *tmp, size_t cap, bool
 	return ARGUS_EXIT_OK;
 }
 
-static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_offline_opts *o)
+static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_session_opts *o)
 {
 	static const struct option opts[] = {{"at", required_argument, NULL, 'A'},
 	                                     {"pid", required_argument, NULL, 'p'},
@@ -191,10 +191,11 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 	return ARGUS_EXIT_OK;
 }
 
-static void print_selected(const struct argus_offline *res, const size_t *pick, size_t n, bool json)
+static void print_selected(const struct argus_session_result *res, const size_t *pick, size_t n,
+                           bool json)
 {
-	struct argus_report_ctx ctx = {argus_offline_comm, (void *)res, res->t0,
-	                               argus_offline_thread_comm};
+	struct argus_report_ctx ctx = {argus_session_result_comm, (void *)res, res->t0,
+	                               argus_session_result_thread_comm};
 	for (size_t i = 0; i < n; i++) {
 		if (json)
 			argus_report_json(&res->d[pick[i]], &ctx, stdout);
@@ -207,8 +208,8 @@ static void print_selected(const struct argus_offline *res, const size_t *pick, 
 int cmd_debug(int argc, char **argv)
 {
 	struct debug_args a = {.last_ns = 300ull * 1000000000ull};
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
 	int status = parse_args(argc, argv, &a, &o);
 	if (status)
 		return status < 0 ? ARGUS_EXIT_OK : status;
@@ -225,14 +226,14 @@ int cmd_debug(int argc, char **argv)
 		}
 		path = tmp;
 	}
-	struct argus_offline res;
-	int rc = argus_diagnose_file(path, &o, &res);
+	struct argus_session_result res;
+	int rc = argus_session_diagnose_file(path, &o, &res);
 	if (tmp[0])
 		unlink(tmp);
 	const char *what = a.file ? a.file : a.rec_dir;
 	if (rc < 0) {
 		cli_error("debug", "%s", res.err.msg[0] ? res.err.msg : "cannot read the trace");
-		argus_offline_free(&res);
+		argus_session_result_free(&res);
 		return cli_trace_exit(rc);
 	}
 	if (rc == 1) {
@@ -246,7 +247,7 @@ int cmd_debug(int argc, char **argv)
 	size_t *pick = malloc((res.n ? res.n : 1) * sizeof(*pick));
 	if (!pick) {
 		cli_error("debug", "out of memory");
-		argus_offline_free(&res);
+		argus_session_result_free(&res);
 		return ARGUS_EXIT_INTERNAL;
 	}
 	size_t n = select_stalls(&res, &a, a.at_arg != NULL, at, pick);
@@ -262,7 +263,7 @@ int cmd_debug(int argc, char **argv)
 			cli_error("debug", "%s: no stall found", what);
 	}
 	free(pick);
-	argus_offline_free(&res);
+	argus_session_result_free(&res);
 	if (damaged)
 		return ARGUS_EXIT_BADINPUT;
 	return n ? ARGUS_EXIT_OK : ARGUS_EXIT_FAIL;

@@ -1,15 +1,15 @@
-/* argus diagnose FILE: replay a trace through the graph, the stall trigger
- * and the diagnosis, and print one diagnosis per stall (docs/diagnosis.md,
- * docs/report.md). */
+/* argus diagnose FILE: a session over a trace file (session/): the graph,
+ * the stall trigger and the diagnosis; print one diagnosis per stall
+ * (docs/diagnosis.md, docs/report.md). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
 #include "cli.h"
 #include "event.h"
+#include "session.h"
 
 static const char diagnose_usage[] =
     "usage: argus diagnose [--algo beam|critical-path] [--no-weak-edges] [--json]\n"
@@ -31,7 +31,7 @@ static const char diagnose_usage[] =
     "(what was intact was used), 6 cannot open, read or write, 7 written by a newer\n"
     "argus, 9 out of memory.\n";
 
-static int truth_check(const char *path, const struct argus_offline *res)
+static int truth_check(const char *path, const struct argus_session_result *res)
 {
 	struct argus_trace_reader *r;
 	struct argus_trace_error err;
@@ -47,7 +47,7 @@ static int truth_check(const char *path, const struct argus_offline *res)
 		const char *kind = argus_anomaly_kind_name(t[i].kind);
 		const char *fn = argus_trace_string(r, t[i].root_func_str);
 		const struct argus_diagnosis *hit;
-		int v = argus_truth_check(res, &t[i], &hit);
+		int v = argus_truth_check(res->d, res->n, &t[i], &hit);
 		if (!t[i].ui_tid) {
 			printf("truth %-16s decoy %u: %s\n", kind, t[i].root_tid,
 			       v == ARGUS_TRUTH_DECOY_FIRED ? "FIRED (wrong)" : "no stall (right)");
@@ -78,8 +78,8 @@ int cmd_diagnose(int argc, char **argv)
 	    {"html", required_argument, NULL, 'H'}, {"threshold", required_argument, NULL, 't'},
 	    {"notify", no_argument, NULL, 'n'},     {"truth", no_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},       {0}};
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
 	const char *perfetto = NULL, *html = NULL;
 	bool json = false, notify = false, truth = false;
 	optind = 1;
@@ -137,12 +137,12 @@ int cmd_diagnose(int argc, char **argv)
 	const char *path = cli_one_file("diagnose", argc, argv, optind);
 	if (!path)
 		return ARGUS_EXIT_USAGE;
-	struct argus_offline res;
-	int rc = argus_diagnose_file(path, &o, &res);
+	struct argus_session_result res;
+	int rc = argus_session_diagnose_file(path, &o, &res);
 	int status = ARGUS_EXIT_OK;
 	if (rc < 0) {
 		cli_error("diagnose", "%s", res.err.msg[0] ? res.err.msg : "cannot read the trace");
-		argus_offline_free(&res);
+		argus_session_result_free(&res);
 		return cli_trace_exit(rc);
 	}
 	if (rc == 1) {
@@ -150,7 +150,8 @@ int cmd_diagnose(int argc, char **argv)
 		          res.err.msg, res.faults);
 		status = ARGUS_EXIT_BADINPUT;
 	}
-	struct argus_report_ctx ctx = {argus_offline_comm, &res, res.t0, argus_offline_thread_comm};
+	struct argus_report_ctx ctx = {argus_session_result_comm, &res, res.t0,
+	                               argus_session_result_thread_comm};
 	for (size_t i = 0; i < res.n; i++) {
 		if (json) {
 			argus_report_json(&res.d[i], &ctx, stdout);
@@ -201,6 +202,6 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (truth && status == ARGUS_EXIT_OK)
 		status = truth_check(path, &res);
-	argus_offline_free(&res);
+	argus_session_result_free(&res);
 	return status;
 }

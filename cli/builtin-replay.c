@@ -1,7 +1,7 @@
 /* argus replay FILE: feed a trace file through the pipeline the daemon runs
- * live (the annotated trace graph), offline; --graph prints the paper's
- * Table 5 figures and the window; --dot / --json export the graph
- * (docs/graph.md). */
+ * live (the annotated trace graph), offline: a session (session/) whose
+ * only consumer is the graph; --graph prints the paper's Table 5 figures
+ * and the window; --dot / --json export the graph (docs/graph.md). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "event.h"
 #include "graph.h"
+#include "session.h"
 
 static const char replay_usage[] =
     "usage: argus replay [--graph] [--window DUR] [--cap SIZE] [--dot OUT] [--json OUT] FILE\n"
@@ -26,30 +27,12 @@ static const char replay_usage[] =
     "exit status: 0 ok, 2 usage, 5 the file had faults (what was intact was used),\n"
     "6 cannot open, read or write, 7 written by a newer argus, 9 out of memory.\n";
 
-/* Make the stack a record names known to the graph (symbol rules). */
-static void feed_stack(struct argus_graph *g, struct argus_trace_reader *r, uint32_t id)
+/* A fault is reported as it is met; the replay goes on with what is intact. */
+static void on_fault(void *arg, const struct argus_trace_error *e)
 {
-	struct argus_stack s;
-	if (id && argus_trace_stack(r, id, &s))
-		argus_graph_add_stack(g, id, s.ips, s.depth);
-}
-
-/* A streamed file carries its tables between chunks, so a stack may be
- * written after the records that name it: read the file once through for
- * its complete tables (not possible on standard input: NULL). Faults are
- * reported by the main pass. */
-static struct argus_trace_reader *open_tables(const char *path)
-{
-	struct argus_trace_reader *t;
-	struct argus_trace_error err;
-	if (!strcmp(path, "-") || argus_trace_open(&t, path, &err))
-		return NULL;
-	const struct argus_event *e;
-	int rc;
-	while ((rc = argus_trace_next(t, &e, &err)) != 0)
-		if (rc == ARGUS_TRACE_ENOMEM)
-			break;
-	return t;
+	int *status = arg;
+	cli_error("replay", "%s", e->msg);
+	*status = e->code == ARGUS_TRACE_ENOMEM ? ARGUS_EXIT_INTERNAL : ARGUS_EXIT_BADINPUT;
 }
 
 static int export(const struct argus_graph_view *v, const char *path, bool json)
@@ -93,8 +76,10 @@ int cmd_replay(int argc, char **argv)
 	                                     {"json", required_argument, NULL, 'j'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
-	struct argus_graph_opts go;
-	argus_graph_opts_default(&go);
+	struct argus_session_opts so;
+	argus_session_opts_default(&so);
+	so.consumers = ARGUS_SESSION_GRAPH;
+	struct argus_graph_opts go = so.graph;
 	const char *dot = NULL, *json = NULL;
 	bool figures = false;
 	optind = 1;
@@ -135,37 +120,30 @@ int cmd_replay(int argc, char **argv)
 	const char *path = cli_one_file("replay", argc, argv, optind);
 	if (!path)
 		return ARGUS_EXIT_USAGE;
-	struct argus_trace_reader *r;
-	struct argus_trace_error err;
-	int rc = argus_trace_open(&r, path, &err);
-	if (rc) {
-		cli_error("replay", "%s", err.msg);
-		return cli_trace_exit(rc);
-	}
-	struct argus_graph *g;
-	if (argus_graph_new(&g, &go)) {
-		argus_trace_close(r);
+	so.graph = go;
+	struct argus_session *s;
+	int status = ARGUS_EXIT_OK;
+	if (argus_session_new(&s, &so)) {
 		cli_error("replay", "out of memory");
 		return ARGUS_EXIT_INTERNAL;
 	}
-	struct argus_trace_reader *tables = open_tables(path);
-	int status = ARGUS_EXIT_OK;
-	const struct argus_event *e;
-	while ((rc = argus_trace_next(r, &e, &err)) != 0) {
-		if (rc < 0) {
+	struct argus_session_sink sink = {.fault = on_fault, .arg = &status};
+	argus_session_add_sink(s, &sink);
+	struct argus_trace_error err;
+	int rc = argus_session_run_file(s, path, &err);
+	if (rc < 0) {
+		struct argus_session_stats sst;
+		argus_session_get_stats(s, &sst);
+		if (!sst.events && !sst.faults) { /* not opened */
 			cli_error("replay", "%s", err.msg);
-			status =
-			    rc == ARGUS_TRACE_ENOMEM ? ARGUS_EXIT_INTERNAL : ARGUS_EXIT_BADINPUT;
-			continue;
+			argus_session_free(s);
+			return cli_trace_exit(rc);
 		}
-		if (e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE)
-			feed_stack(g, tables ? tables : r, e->stack.ustack);
-		if (argus_graph_ingest(g, e, 1)) {
+		if (rc == ARGUS_TRACE_ENOMEM && status != ARGUS_EXIT_INTERNAL)
 			cli_error("replay", "out of memory");
-			status = ARGUS_EXIT_INTERNAL;
-			break;
-		}
+		status = ARGUS_EXIT_INTERNAL;
 	}
+	struct argus_graph *g = argus_session_graph(s);
 	argus_graph_flush(g);
 	struct argus_graph_stats st;
 	argus_graph_get_stats(g, &st);
@@ -177,9 +155,6 @@ int cmd_replay(int argc, char **argv)
 	if (json && (rc = export(&v, json, true)) != ARGUS_EXIT_OK)
 		status = rc;
 	argus_graph_view_end(&v);
-	argus_graph_free(g);
-	if (tables)
-		argus_trace_close(tables);
-	argus_trace_close(r);
+	argus_session_free(s);
 	return status;
 }

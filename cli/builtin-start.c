@@ -1,7 +1,8 @@
 /*
  * builtin-start.c - `argus start`: the always-on daemon (docs/daemon.md).
- * Loads the kernel tracer, reads its per-CPU rings, and runs the stream
- * daemon (stream/) until `argus stop`, SIGINT or SIGTERM.
+ * Loads the kernel tracer (the session's live source as the daemon's), runs
+ * the stream daemon (stream/) with a diagnosis session as its sink
+ * (session/daemon.c) until `argus stop`, SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <grp.h>
@@ -10,12 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beam.h"
 #include "cli.h"
-#include "kext.h"
-#include "live.h"
-#include "ringbuf.h"
-#include "start-diagnosis.h"
+#include "session.h"
 #include "stream.h"
 
 static void usage(FILE *f)
@@ -39,7 +36,7 @@ static void usage(FILE *f)
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
 	    "  --no-diagnose       no stall detection and diagnosis\n"
-	    "  --reports DIR       diagnosis reports (default " START_REPORTS_DIR ";\n"
+	    "  --reports DIR       diagnosis reports (default " ARGUS_REPORTS_DIR ";\n"
 	    "                      \"\" = none)\n"
 	    "  --notify-bus ADDR   send notifications to this D-Bus address (default: the\n"
 	    "                      session bus of the stalled app's user)\n"
@@ -47,23 +44,12 @@ static void usage(FILE *f)
 	    "  --stall DURATION    stall threshold (default 2s)\n");
 }
 
-/* kext/ behind the daemon's source interface */
-static int kext_decode(void *arg, struct argus_event *ev, size_t n, const struct argus_sink *sink)
-{
-	return argus_kext_decode(arg, ev, n, sink);
-}
-
-static size_t kext_drops(void *arg, struct argus_event *out, size_t max, uint64_t now_ns)
-{
-	return argus_kext_drop_records(arg, out, max, now_ns);
-}
-
 int cmd_start(int argc, char **argv)
 {
 	struct argus_daemon_opts o = {.group = -1};
 	struct argus_kext_opts ko = {0};
 	bool no_kernel = false, no_diagnose = false;
-	struct start_diag_opts so = {0};
+	struct argus_daemon_diag_opts so = {0};
 	if (argc == 4 && !strcmp(argv[1], "--notify-once")) {
 		/* internal: the daemon's notifier child execs this (docs/daemon.md);
 		 * it stays to answer the notification's "Open report" action */
@@ -165,36 +151,20 @@ int cmd_start(int argc, char **argv)
 		return ARGUS_EXIT_INTERNAL;
 	}
 	struct argus_kext *k = NULL;
-	struct start_diag *sd = NULL;
+	struct argus_daemon_diag *sd = NULL;
 	int rc = ARGUS_EXIT_OK;
-	if (!no_diagnose && start_diag_attach(&sd, d, &so, err, sizeof(err))) {
+	if (!no_diagnose && argus_daemon_diag_attach(&sd, d, &so, err, sizeof(err))) {
 		cli_error("start", "%s", err);
 		rc = ARGUS_EXIT_IO;
 		goto out;
 	}
 	if (!no_kernel) {
-		int kr = argus_kext_open(&k, &ko, err, sizeof(err));
-		if (!kr)
-			kr = argus_kext_start(k, err, sizeof(err));
+		int kr = argus_live_daemon_source(d, &ko, &k, err, sizeof(err));
 		if (kr) {
 			cli_error("start", "%s", err);
-			rc = live_kext_exit(kr);
+			rc = cli_live_exit(kr);
 			goto out;
 		}
-		for (unsigned c = 0; c < argus_kext_ncpus(k); c++) {
-			struct argus_ring *r;
-			int e = argus_ring_open_bpf(&r, argus_kext_ring_fd(k, c), c,
-			                            argus_kext_ring_drops, k);
-			if (e || argus_daemon_add_ring(d, r)) {
-				cli_error("start", "cannot read the ring of CPU %u: %s", c,
-				          strerror(-e));
-				rc = ARGUS_EXIT_INTERNAL;
-				goto out;
-			}
-		}
-		struct argus_daemon_source src = {
-		    .decode = kext_decode, .drop_records = kext_drops, .arg = k};
-		argus_daemon_set_source(d, &src);
 	}
 	fprintf(stderr, "argus start: daemon running (pid %d), sockets in %s\n", (int)getpid(),
 	        o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
@@ -206,8 +176,8 @@ out:
 	argus_daemon_free(d); /* rings first: they read kext's maps */
 	argus_kext_close(k);
 	if (sd)
-		start_diag_summary(sd);
-	start_diag_free(sd);
+		argus_daemon_diag_summary(sd);
+	argus_daemon_diag_free(sd);
 	if (rc == ARGUS_EXIT_OK)
 		fprintf(stderr, "argus start: stopped cleanly\n");
 	return rc;

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "hashmap.h"
-#include "live.h"
+#include "session.h"
 #include "stream.h"
 
 /* The strings of this session: id = index + 1, deduplicated by a hash. */
@@ -134,7 +134,7 @@ static void stream_usage(FILE *f)
 
 int cmd_stream(int argc, char **argv)
 {
-	struct live_opts o = {.name = "stream"};
+	struct argus_live_opts o = {.name = "stream"};
 	bool json = false;
 	pid_t pids[64];
 	int rc;
@@ -157,7 +157,7 @@ int cmd_stream(int argc, char **argv)
 			json = true;
 			continue;
 		}
-		rc = live_parse_common(&o, argc, argv, &i, pids, 64);
+		rc = cli_live_parse(&o, argc, argv, &i, pids, 64);
 		if (rc > 0)
 			return rc;
 		if (rc < 0) {
@@ -185,14 +185,14 @@ int cmd_stream(int argc, char **argv)
 	    .intern_stack = number_stack,
 	    .arg = j,
 	};
-	struct live *l;
+	struct argus_live *l;
 	signal(SIGPIPE, SIG_IGN); /* a closed reader ends the stream, cleanly */
-	rc = live_open(&l, &o);
+	rc = cli_live_exit(argus_live_open(&l, &o));
 	if (rc == 0) {
-		rc = live_run(l, &sink);
+		rc = cli_live_exit(argus_live_run(l, &sink));
 		if (rc == ARGUS_EXIT_IO && errno == EPIPE)
 			rc = ARGUS_EXIT_OK; /* the reader went away: a normal end */
-		live_close(l);
+		argus_live_close(l);
 	}
 	strtab_free(&j->strings);
 	free(j);

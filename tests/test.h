@@ -1,6 +1,8 @@
 /*
  * test.h - the argus test harness: one executable per file, TEST(name)
  * functions run in order, ASSERT_* stop the test with file:line on failure.
+ * ctest runs each case alone (`exe NAME`, docs/testing.md), so a case sets
+ * up what it needs itself (lazily, once per process, is fine).
  * Exit status: 0 all passed, 1 a failure, 77 skipped (ctest SKIP_RETURN_CODE);
  * a skipped test prints "skipped: <reason>".
  */
@@ -86,14 +88,21 @@ extern struct test_state test_state_;
 #name, test_##name                                                                 \
 	}
 
-/* In the test file: TEST_MAIN(TEST_ENTRY(a), TEST_ENTRY(b), ...) */
+/* In the test file: TEST_MAIN(TEST_ENTRY(a), TEST_ENTRY(b), ...)
+ * `exe` runs every case, `exe NAME` one case (ctest runs each case as its
+ * own test, tests/CMakeLists.txt), `exe --check-cases NAME...` exits 1
+ * unless NAME... are exactly the cases compiled in (the build's check of
+ * the list ctest read from the source). */
 #define TEST_MAIN(...)                                                                             \
 	struct test_state test_state_;                                                             \
 	int main(int argc, char **argv)                                                            \
 	{                                                                                          \
 		static const struct test_case cases[] = {__VA_ARGS__};                             \
+		const size_t ncases = sizeof(cases) / sizeof(cases[0]);                            \
+		if (argc > 1 && !strcmp(argv[1], "--check-cases"))                                 \
+			return test_check_cases_(cases, ncases, argc - 2, argv + 2);               \
 		volatile int ran = 0; /* volatile: setjmp below */                                 \
-		for (volatile size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {           \
+		for (volatile size_t i = 0; i < ncases; i++) {                                     \
 			if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)                       \
 				continue;                                                          \
 			test_state_.current = cases[i].name;                                       \
@@ -115,5 +124,36 @@ extern struct test_state test_state_;
 			return 1;                                                                  \
 		return test_state_.skipped == ran ? 77 : 0;                                        \
 	}
+
+/* 0 when names[0..n) and cases[0..ncases) hold the same names. */
+static inline int test_check_cases_(const struct test_case *cases, size_t ncases, int n,
+                                    char **names)
+{
+	int bad = 0;
+	for (size_t i = 0; i < ncases; i++) {
+		int found = 0;
+		for (int k = 0; k < n; k++)
+			found |= !strcmp(names[k], cases[i].name);
+		if (!found) {
+			fprintf(stderr, "test case %s is compiled in but not registered\n",
+			        cases[i].name);
+			bad = 1;
+		}
+	}
+	for (int k = 0; k < n; k++) {
+		int found = 0;
+		for (size_t i = 0; i < ncases; i++)
+			found |= !strcmp(names[k], cases[i].name);
+		if (!found) {
+			fprintf(stderr, "test case %s is registered but not compiled in\n",
+			        names[k]);
+			bad = 1;
+		}
+	}
+	if (bad)
+		fprintf(stderr, "ctest registers the TEST_ENTRY names of TEST_MAIN(...) "
+		                "(tests/CMakeLists.txt): list each case there\n");
+	return bad;
+}
 
 #endif /* ARGUS_TEST_H */

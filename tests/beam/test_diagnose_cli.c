@@ -17,7 +17,8 @@ static int run(const char *args, char **out)
 {
 	char cmd[1024], outp[160];
 	snprintf(outp, sizeof(outp), "%s/out", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>&1", bin, args, outp);
+	int n = snprintf(cmd, sizeof(cmd), "%s %s >%s 2>&1", bin, args, outp);
+	ASSERT_MSG(n >= 0 && (size_t)n < sizeof(cmd), "command too long: %s", args);
 	int st = system(cmd);
 	if (out) {
 		FILE *f = fopen(outp, "r");

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "session.h"
 #include "test.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -33,10 +33,11 @@ static void on_diag(void *arg, const struct argus_diagnosis *d)
 
 TEST(random_records_do_not_crash_the_pipeline)
 {
-	struct argus_diagnoser *dx;
-	struct argus_diagnoser_cb cb = {on_diag, NULL, NULL};
-	ASSERT_EQ(argus_diagnoser_new(&dx, NULL, false, &cb), 0);
-	struct argus_sink s = argus_diagnoser_sink(dx);
+	struct argus_session *dx;
+	struct argus_session_sink k = {.diagnosis = on_diag};
+	ASSERT_EQ(argus_session_new(&dx, NULL), 0);
+	ASSERT_EQ(argus_session_add_sink(dx, &k), 0);
+	struct argus_sink s = argus_session_sink(dx);
 	uint64_t ips[4] = {0x1000, 0x2000, 0x3000, 0x4000};
 	ASSERT(s.intern_stack(s.arg, ips, 4) == 1);
 	ASSERT(s.intern_stack(s.arg, ips, 4) == 1); /* equal stacks, equal ids */
@@ -71,10 +72,10 @@ TEST(random_records_do_not_crash_the_pipeline)
 			e.stack.ustack = (uint32_t)(next() % 4); /* 2, 3: never interned */
 		ASSERT_EQ(s.events(s.arg, &e, 1), 0);
 	}
-	argus_diagnoser_tick(dx, ts + 10000000000ULL);
-	struct argus_diagnoser_stats st;
-	argus_diagnoser_get_stats(dx, &st);
-	argus_diagnoser_free(dx);
+	argus_session_tick(dx, ts + 10000000000ULL);
+	struct argus_session_stats st;
+	argus_session_get_stats(dx, &st);
+	argus_session_free(dx);
 	ASSERT_U64_EQ(st.events, 300001);
 	ASSERT_EQ((uint64_t)ndiag, st.diagnoses);
 	printf("%d stalls diagnosed, %u UI threads\n", ndiag, st.trigger.ui_threads);

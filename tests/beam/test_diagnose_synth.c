@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beam.h"
+#include "session.h"
 #include "synth.h"
 #include "test.h"
 
@@ -74,16 +74,16 @@ static void thread_name_in_trace(uint32_t tid, char *out)
 /* A root cause in a thread other than its process's main one is reported
  * under the process's name with the thread's own beside it: in the one line
  * and in the JSON vertex. */
-static unsigned check_thread_names(const struct argus_offline *res, const struct argus_truth *t,
-                                   const struct argus_diagnosis *hit)
+static unsigned check_thread_names(const struct argus_session_result *res,
+                                   const struct argus_truth *t, const struct argus_diagnosis *hit)
 {
 	if (!hit || t->root_tid == t->root_pid || hit->root.v.tid != t->root_tid)
 		return 0;
 	char want[ARGUS_COMM_LEN], line[512], *json = NULL, key[64];
 	thread_name_in_trace(t->root_tid, want);
 	ASSERT_MSG(want[0], "thread %u has no name in the trace", t->root_tid);
-	ASSERT_STR_EQ(argus_offline_thread_comm((void *)res, t->root_tid), want);
-	const char *proc = argus_offline_comm((void *)res, t->root_pid);
+	ASSERT_STR_EQ(argus_session_result_thread_comm((void *)res, t->root_tid), want);
+	const char *proc = argus_session_result_comm((void *)res, t->root_pid);
 	ASSERT(proc[0]);
 	argus_report_oneline(hit, line, sizeof(line));
 	if (strcmp(proc, want)) {
@@ -94,8 +94,8 @@ static unsigned check_thread_names(const struct argus_offline *res, const struct
 	size_t len = 0;
 	FILE *m = open_memstream(&json, &len);
 	ASSERT(m);
-	struct argus_report_ctx ctx = {argus_offline_comm, (void *)res, res->t0,
-	                               argus_offline_thread_comm};
+	struct argus_report_ctx ctx = {argus_session_result_comm, (void *)res, res->t0,
+	                               argus_session_result_thread_comm};
 	argus_report_json(hit, &ctx, m);
 	fclose(m);
 	snprintf(key, sizeof(key), "\"comm\":\"%s\",\"thread\":\"%s\"", proc, want);
@@ -109,10 +109,10 @@ static unsigned check_thread_names(const struct argus_offline *res, const struct
 static void check_seed(uint64_t seed)
 {
 	make_trace(seed);
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
-	struct argus_offline res;
-	ASSERT_EQ(argus_diagnose_file(path, &o, &res), 0);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session_result res;
+	ASSERT_EQ(argus_session_diagnose_file(path, &o, &res), 0);
 	struct argus_trace_reader *r;
 	const struct argus_truth *t;
 	size_t n = truths(&r, &t);
@@ -121,7 +121,7 @@ static void check_seed(uint64_t seed)
 	unsigned helpers = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct argus_diagnosis *hit;
-		int v = argus_truth_check(&res, &t[i], &hit);
+		int v = argus_truth_check(res.d, res.n, &t[i], &hit);
 		ASSERT_MSG(v == ARGUS_TRUTH_RIGHT, "seed %llu %s: %s (argus named %u/%u)",
 		           (unsigned long long)seed, argus_anomaly_kind_name(t[i].kind),
 		           v == ARGUS_TRUTH_NO_STALL      ? "no stall fired"
@@ -143,7 +143,7 @@ static void check_seed(uint64_t seed)
 		ASSERT(res.d[i].summary[0]);
 	}
 	argus_trace_close(r);
-	argus_offline_free(&res);
+	argus_session_result_free(&res);
 	unlink(path);
 }
 
@@ -165,16 +165,16 @@ TEST(every_anomaly_kind_top1_seed3)
 TEST(classes_match_the_kinds)
 {
 	make_trace(4);
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
-	struct argus_offline res;
-	ASSERT_EQ(argus_diagnose_file(path, &o, &res), 0);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session_result res;
+	ASSERT_EQ(argus_session_diagnose_file(path, &o, &res), 0);
 	struct argus_trace_reader *r;
 	const struct argus_truth *t;
 	size_t n = truths(&r, &t);
 	for (size_t i = 0; i < n; i++) {
 		const struct argus_diagnosis *hit;
-		argus_truth_check(&res, &t[i], &hit);
+		argus_truth_check(res.d, res.n, &t[i], &hit);
 		if (!t[i].ui_tid)
 			continue;
 		ASSERT(hit);
@@ -194,22 +194,22 @@ TEST(classes_match_the_kinds)
 			ASSERT_EQ(hit->root.reason, ARGUS_ROOT_MISSING_WAKE);
 	}
 	argus_trace_close(r);
-	argus_offline_free(&res);
+	argus_session_result_free(&res);
 	unlink(path);
 }
 
 TEST(baselines_run_on_the_same_trace)
 {
 	make_trace(1);
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
-	struct argus_offline beam, cp, nw;
-	ASSERT_EQ(argus_diagnose_file(path, &o, &beam), 0);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session_result beam, cp, nw;
+	ASSERT_EQ(argus_session_diagnose_file(path, &o, &beam), 0);
 	o.algo = ARGUS_ALGO_CRITICAL_PATH;
-	ASSERT_EQ(argus_diagnose_file(path, &o, &cp), 0);
+	ASSERT_EQ(argus_session_diagnose_file(path, &o, &cp), 0);
 	o.algo = ARGUS_ALGO_BEAM;
 	o.beam.no_weak_edges = true;
-	ASSERT_EQ(argus_diagnose_file(path, &o, &nw), 0);
+	ASSERT_EQ(argus_session_diagnose_file(path, &o, &nw), 0);
 	/* the same stalls, each diagnosed by every algorithm */
 	ASSERT_EQ(cp.n, beam.n);
 	ASSERT_EQ(nw.n, beam.n);
@@ -220,9 +220,9 @@ TEST(baselines_run_on_the_same_trace)
 		for (uint32_t k = 0; k + 1 < nw.d[i].path.n; k++)
 			ASSERT_EQ(nw.d[i].path.edge[k].strength, ARGUS_STRONG);
 	}
-	argus_offline_free(&beam);
-	argus_offline_free(&cp);
-	argus_offline_free(&nw);
+	argus_session_result_free(&beam);
+	argus_session_result_free(&cp);
+	argus_session_result_free(&nw);
 	unlink(path);
 }
 
@@ -253,12 +253,12 @@ TEST(stall_on_an_empty_window_names_nothing)
 
 TEST(missing_file_is_an_error_not_a_crash)
 {
-	struct argus_offline_opts o;
-	argus_offline_opts_default(&o);
-	struct argus_offline res;
-	ASSERT(argus_diagnose_file("/nonexistent/x.argus", &o, &res) < 0);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session_result res;
+	ASSERT(argus_session_diagnose_file("/nonexistent/x.argus", &o, &res) < 0);
 	ASSERT(res.err.msg[0]);
-	argus_offline_free(&res);
+	argus_session_result_free(&res);
 }
 
 TEST_MAIN(TEST_ENTRY(every_anomaly_kind_top1_seed1), TEST_ENTRY(every_anomaly_kind_top1_seed2),

@@ -1,13 +1,13 @@
 /*
- * test_diagnoser_live.c - the always-on diagnoser as the daemon uses it: a
- * sink that a producer writes to. `argus synth` writes straight into it (no
+ * test_diagnoser_live.c - the always-on diagnosis as the daemon uses it: a
+ * session fed by pushed records (session/). `argus synth` writes straight into it (no
  * file); each stall is diagnosed as it fires, and the diagnoses name the
  * ground truth's root causes (truth records come through the same sink).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "session.h"
 #include "synth.h"
 #include "test.h"
 
@@ -77,10 +77,11 @@ TEST(synth_into_the_diagnoser_names_every_root_cause)
 {
 	static struct got g;
 	memset(&g, 0, sizeof(g));
-	struct argus_diagnoser *dx;
-	struct argus_diagnoser_cb cb = {on_diag, on_end, &g};
-	ASSERT_EQ(argus_diagnoser_new(&dx, NULL, false, &cb), 0);
-	g.inner = argus_diagnoser_sink(dx);
+	struct argus_session *dx;
+	struct argus_session_sink k = {.diagnosis = on_diag, .stall_end = on_end, .arg = &g};
+	ASSERT_EQ(argus_session_new(&dx, NULL), 0);
+	ASSERT_EQ(argus_session_add_sink(dx, &k), 0);
+	g.inner = argus_session_sink(dx);
 	struct argus_sink tee = {tee_events, tee_string, tee_stack, tee_map,
 	                         NULL,       tee_symbol, tee_truth, &g};
 	struct argus_synth_opts so;
@@ -89,9 +90,9 @@ TEST(synth_into_the_diagnoser_names_every_root_cause)
 	so.rate = 5000;
 	so.seed = 5;
 	ASSERT_EQ(argus_synth_run(&so, &tee, NULL), 0);
-	struct argus_diagnoser_stats st;
-	argus_diagnoser_get_stats(dx, &st);
-	argus_diagnoser_free(dx);
+	struct argus_session_stats st;
+	argus_session_get_stats(dx, &st);
+	argus_session_free(dx);
 	ASSERT_U64_EQ(st.events, 400000);
 	ASSERT_EQ(g.ntruth, 7);
 	ASSERT(g.n >= 5);

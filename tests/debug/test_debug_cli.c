@@ -26,7 +26,8 @@ static int run(const char *args, char **out)
 	char cmd[1024], outp[160], errp[160];
 	snprintf(outp, sizeof(outp), "%s/out", dir);
 	snprintf(errp, sizeof(errp), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", bin, args, outp, errp);
+	int n = snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", bin, args, outp, errp);
+	ASSERT_MSG(n >= 0 && (size_t)n < sizeof(cmd), "command too long: %s", args);
 	int st = system(cmd);
 	if (out) {
 		*out = calloc(1, 1 << 20);

@@ -1,6 +1,6 @@
 /*
  * test_start_worker.c - the thread `argus start` runs the diagnoser in
- * (cli/start-worker.c): everything the daemon delivers reaches the inner
+ * (session/worker.c): everything the daemon delivers reaches the inner
  * sink in the same order (table entries, records, ticks), and when the
  * inner sink falls behind by more than the bound, records are dropped and
  * counted while table entries never are. Label "concurrent" (TSan).
@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "start-diagnosis.h"
+#include "session.h"
 #include "test.h"
 
 struct inner {
@@ -63,9 +63,9 @@ TEST(everything_reaches_the_inner_sink_in_order)
 	pthread_mutex_init(&in.gate, NULL);
 	struct argus_sink inner = {
 	    .events = in_events, .intern_string = in_string, .intern_stack = in_stack, .arg = &in};
-	struct start_worker *w;
-	ASSERT_EQ(start_worker_new(&w, &inner, in_tick, &in, 0), 0);
-	struct argus_sink s = start_worker_sink(w);
+	struct argus_worker *w;
+	ASSERT_EQ(argus_worker_new(&w, &inner, in_tick, &in, 0), 0);
+	struct argus_sink s = argus_worker_sink(w);
 	struct argus_event ev[64];
 	uint64_t ts = 1000;
 	for (int b = 0; b < 200; b++) {
@@ -76,12 +76,12 @@ TEST(everything_reaches_the_inner_sink_in_order)
 		for (int i = 0; i < 64; i++)
 			ev[i].ts = ts++;
 		ASSERT_EQ(s.events(s.arg, ev, 64), 0);
-		start_worker_tick(w, ts - 1); /* after the batch, in stream time */
+		argus_worker_tick(w, ts - 1); /* after the batch, in stream time */
 	}
-	start_worker_stop(w);
-	struct start_worker_stats st;
-	start_worker_get_stats(w, &st);
-	start_worker_free(w);
+	argus_worker_stop(w);
+	struct argus_worker_stats st;
+	argus_worker_get_stats(w, &st);
+	argus_worker_free(w);
 	ASSERT_U64_EQ(in.events, 200 * 64);
 	ASSERT_U64_EQ(st.events, 200 * 64);
 	ASSERT_U64_EQ(st.dropped, 0);
@@ -101,10 +101,10 @@ TEST(a_stalled_worker_drops_records_counted_but_never_table_entries)
 	pthread_mutex_init(&in.gate, NULL);
 	struct argus_sink inner = {
 	    .events = in_events, .intern_string = in_string, .intern_stack = in_stack, .arg = &in};
-	struct start_worker *w;
+	struct argus_worker *w;
 	/* room for 4 batches of 64 records */
-	ASSERT_EQ(start_worker_new(&w, &inner, NULL, NULL, 4 * 64 * sizeof(struct argus_event)), 0);
-	struct argus_sink s = start_worker_sink(w);
+	ASSERT_EQ(argus_worker_new(&w, &inner, NULL, NULL, 4 * 64 * sizeof(struct argus_event)), 0);
+	struct argus_sink s = argus_worker_sink(w);
 	pthread_mutex_lock(&in.gate); /* the worker blocks in its first batch */
 	struct argus_event ev[64];
 	memset(ev, 0, sizeof(ev));
@@ -112,13 +112,13 @@ TEST(a_stalled_worker_drops_records_counted_but_never_table_entries)
 		s.intern_string(s.arg, "x", 1);
 		ASSERT_EQ(s.events(s.arg, ev, 64), 0); /* never fails the daemon */
 	}
-	struct start_worker_stats st;
-	start_worker_get_stats(w, &st);
+	struct argus_worker_stats st;
+	argus_worker_get_stats(w, &st);
 	pthread_mutex_unlock(&in.gate);
-	start_worker_stop(w);
-	struct start_worker_stats end;
-	start_worker_get_stats(w, &end);
-	start_worker_free(w);
+	argus_worker_stop(w);
+	struct argus_worker_stats end;
+	argus_worker_get_stats(w, &end);
+	argus_worker_free(w);
 	ASSERT(st.dropped >= 15 * 64); /* at most 4 queued + 1 in the worker */
 	ASSERT(st.max_queued_bytes <= 4 * 64 * sizeof(struct argus_event));
 	ASSERT_U64_EQ(end.events + end.dropped, 20 * 64);

@@ -1,23 +1,15 @@
 /*
- * start-diagnosis.c - what `argus start` does with a stall (docs/daemon.md,
- * "Diagnosis"): the diagnoser (beam/) is a sink of the daemon; each stall it
- * diagnoses is written to the reports directory (text + JSON), published on
- * the JSON stream ("stall" and "diagnosis" lines) and sent as a desktop
- * notification to the session bus of the user who owns the stalled app.
- * The stall's end goes out on the stream too. The wiring lives here, in the
- * command, so stream/ never depends on beam/.
- *
- * Threads: the diagnoser runs in a worker (start-worker.c) fed by the
- * daemon's sink callbacks, so a diagnosis never holds up ingest. Reports
- * and notifications are made in the worker; stream lines are queued in an
- * outbox the daemon's thread publishes on its next tick (5 ms), since only
- * that thread may touch the stream clients.
+ * reports.c - the report sink: what `argus start` does with a stall
+ * (docs/daemon.md, "Diagnosis"). Each diagnosis is written to the reports
+ * directory (text + JSON), handed to publish as the "stall" and
+ * "diagnosis" lines of the JSON stream, and sent as a desktop notification
+ * to the session bus of the user who owns the stalled app. The stall's end
+ * goes to publish too. Runs in the session's thread.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,65 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "beam.h"
-#include "start-diagnosis.h"
+#include "session.h"
 
-/* A stream line waiting for the daemon's thread. */
-struct out_line {
-	struct out_line *next;
-	uint32_t pid;
-	char kind[16];
-	char json[];
-};
-
-struct start_diag {
-	struct start_diag_opts o;
-	struct argus_daemon *d;
-	struct argus_diagnoser *dx; /* worker thread only (until it is stopped) */
-	struct start_worker *w;
-	uint64_t t0; /* report times are relative to the daemon's start */
+struct argus_report_sink {
+	struct argus_report_sink_opts o;
+	struct argus_session *s;
+	uint64_t t0; /* report times are relative to the sink's start */
 	bool reports_ok;
-	pthread_mutex_t out_mu;
-	struct out_line *out_head, *out_tail;
-	uint64_t out_lost; /* lines not queued (out of memory) */
 };
-
-/* From the worker: a line for the stream clients. */
-static void publish(struct start_diag *sd, const char *kind, uint32_t pid, const char *json)
-{
-	size_t len = strlen(json);
-	struct out_line *l = malloc(sizeof(*l) + len + 1);
-	pthread_mutex_lock(&sd->out_mu);
-	if (l) {
-		l->next = NULL;
-		l->pid = pid;
-		snprintf(l->kind, sizeof(l->kind), "%s", kind);
-		memcpy(l->json, json, len + 1);
-		if (sd->out_tail)
-			sd->out_tail->next = l;
-		else
-			sd->out_head = l;
-		sd->out_tail = l;
-	} else {
-		sd->out_lost++;
-	}
-	pthread_mutex_unlock(&sd->out_mu);
-}
-
-/* On the daemon's thread: send what the worker queued. */
-static void publish_queued(struct start_diag *sd)
-{
-	pthread_mutex_lock(&sd->out_mu);
-	struct out_line *l = sd->out_head;
-	sd->out_head = sd->out_tail = NULL;
-	pthread_mutex_unlock(&sd->out_mu);
-	while (l) {
-		struct out_line *next = l->next;
-		argus_daemon_publish(sd->d, l->kind, l->pid, l->json);
-		free(l);
-		l = next;
-	}
-}
 
 static uint64_t mono_ns(void)
 {
@@ -93,9 +34,10 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static const char *comm_of(void *arg, uint32_t pid)
+static void publish(struct argus_report_sink *sd, const char *kind, uint32_t pid, const char *json)
 {
-	return argus_diagnoser_comm(arg, pid);
+	if (sd->o.publish)
+		sd->o.publish(sd->o.publish_arg, kind, pid, json);
 }
 
 /* mkdir -p with mode for every level created. */
@@ -167,8 +109,8 @@ static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
  * app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the daemon's
  * own; with none, no notification (the report and the stream still have it).
  */
-static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d, const char *body,
-                         const char *report)
+static void notify_async(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                         const char *body, const char *report)
 {
 	char bus[512] = "";
 	uid_t uid = 0;
@@ -193,14 +135,15 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 	if (!bus[0]) {
 		/* no address: GIO would autolaunch a bus of its own */
 		fprintf(stderr,
-		        "argus start: no session bus found for %s %u (not notified; "
+		        "argus %s: no session bus found for %s %u (not notified; "
 		        "--notify-bus sets one)\n",
-		        d->stall.comm, d->stall.pid);
+		        sd->o.name, d->stall.comm, d->stall.pid);
 		return;
 	}
 	pid_t mid = fork();
 	if (mid < 0) {
-		fprintf(stderr, "argus start: cannot fork the notifier: %s\n", strerror(errno));
+		fprintf(stderr, "argus %s: cannot fork the notifier: %s\n", sd->o.name,
+		        strerror(errno));
 		return;
 	}
 	if (mid == 0) {
@@ -211,8 +154,8 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 		if (owner && uid != 0 && geteuid() == 0) {
 			if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
 			    setresuid(uid, uid, uid)) {
-				fprintf(stderr, "argus start: notifier cannot become uid %u: %s\n",
-				        (unsigned)uid, strerror(errno));
+				fprintf(stderr, "argus %s: notifier cannot become uid %u: %s\n",
+				        sd->o.name, (unsigned)uid, strerror(errno));
 				_exit(1);
 			}
 		}
@@ -222,9 +165,8 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 		      (char *)NULL);
 		char err[256];
 		if (argus_notify(body, report, err, sizeof(err))) {
-			fprintf(stderr,
-			        "argus start: notification for stall %" PRIu64 " of %s: %s\n",
-			        d->stall.id, d->stall.comm, err);
+			fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s: %s\n",
+			        sd->o.name, d->stall.id, d->stall.comm, err);
 			_exit(1);
 		}
 		_exit(0);
@@ -234,7 +176,7 @@ static void notify_async(struct start_diag *sd, const struct argus_diagnosis *d,
 }
 
 /* Write the text and JSON reports; path gets the JSON one ("" on failure). */
-static void write_reports(struct start_diag *sd, const struct argus_diagnosis *d,
+static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
                           const struct argus_report_ctx *rc, char *path, size_t cap)
 {
 	path[0] = 0;
@@ -266,13 +208,13 @@ static void write_reports(struct start_diag *sd, const struct argus_diagnosis *d
 			g = NULL;
 	}
 	if (!f || !g)
-		fprintf(stderr, "argus start: cannot write the report %s: %s\n", base,
+		fprintf(stderr, "argus %s: cannot write the report %s: %s\n", sd->o.name, base,
 		        strerror(errno));
 	else
 		snprintf(path, cap, "%s", js);
 }
 
-static void publish_stall(struct start_diag *sd, const struct argus_stall *s, bool end)
+static void publish_stall(struct argus_report_sink *sd, const struct argus_stall *s, bool end)
 {
 	char line[768];
 	/* the app name is JSON-escaped by hand: comm is at most 15 bytes */
@@ -306,9 +248,9 @@ static void publish_stall(struct start_diag *sd, const struct argus_stall *s, bo
 
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
-	struct start_diag *sd = arg;
+	struct argus_report_sink *sd = arg;
 	uint64_t t_in = mono_ns();
-	struct argus_report_ctx rc = {comm_of, sd->dx, sd->t0, argus_diagnoser_thread_comm};
+	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm};
 	publish_stall(sd, &d->stall, false);
 	char report[1024], body[512];
 	write_reports(sd, d, &rc, report, sizeof(report));
@@ -343,115 +285,57 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
 	 * threshold the diagnosis was out */
 	fprintf(stderr,
-	        "argus start: stall %" PRIu64 ": %s (diagnosed in %.1f ms, reported in %.1f ms, "
+	        "argus %s: stall %" PRIu64 ": %s (diagnosed in %.1f ms, reported in %.1f ms, "
 	        "%.0f ms after the threshold)%s%s\n",
-	        d->stall.id, body, d->diagnose_ns / 1e6, (t_out - t_in) / 1e6,
+	        sd->o.name, d->stall.id, body, d->diagnose_ns / 1e6, (t_out - t_in) / 1e6,
 	        t_out > d->stall.detected ? (t_out - d->stall.detected) / 1e6 : 0.0,
 	        report[0] ? "; report " : "", report);
 }
 
 static void on_stall_end(void *arg, const struct argus_stall *s)
 {
-	struct start_diag *sd = arg;
+	struct argus_report_sink *sd = arg;
 	publish_stall(sd, s, true);
-	fprintf(stderr, "argus start: stall %" PRIu64 " of %s %u ended after %.2f s\n", s->id,
-	        s->comm, s->pid, (s->end - s->since) / 1e9);
+	fprintf(stderr, "argus %s: stall %" PRIu64 " of %s %u ended after %.2f s\n", sd->o.name,
+	        s->id, s->comm, s->pid, (s->end - s->since) / 1e9);
 }
 
-/* Worker: time passes for the trigger. */
-static void worker_tick(void *arg, uint64_t stream_ns)
+int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *s,
+                          const struct argus_report_sink_opts *o, char *err, size_t ecap)
 {
-	struct start_diag *sd = arg;
-	argus_diagnoser_tick(sd->dx, stream_ns);
-}
-
-/* Daemon's thread, every 5 ms. */
-static void on_tick(void *arg, uint64_t stream_ns)
-{
-	struct start_diag *sd = arg;
-	start_worker_tick(sd->w, stream_ns);
-	publish_queued(sd);
-}
-
-int start_diag_attach(struct start_diag **out, struct argus_daemon *d,
-                      const struct start_diag_opts *o, char *err, size_t ecap)
-{
-	struct start_diag *sd = calloc(1, sizeof(*sd));
+	struct argus_report_sink *sd = calloc(1, sizeof(*sd));
 	if (!sd) {
 		snprintf(err, ecap, "out of memory");
 		return -1;
 	}
 	sd->o = *o;
 	if (!sd->o.reports_dir)
-		sd->o.reports_dir = START_REPORTS_DIR;
-	sd->d = d;
+		sd->o.reports_dir = ARGUS_REPORTS_DIR;
+	if (!sd->o.name)
+		sd->o.name = "start";
+	sd->s = s;
 	sd->t0 = mono_ns();
-	pthread_mutex_init(&sd->out_mu, NULL);
 	if (sd->o.reports_dir[0]) {
 		if (mkdirs(sd->o.reports_dir, 0750)) {
 			snprintf(err, ecap, "cannot create the reports directory %s: %s",
 			         sd->o.reports_dir, strerror(errno));
-			start_diag_free(sd);
+			free(sd);
 			return -1;
 		}
 		sd->reports_ok = true;
 	}
-	struct argus_offline_opts oo;
-	argus_offline_opts_default(&oo);
-	if (o->stall_ns)
-		oo.trigger.stall_ns = oo.trigger.launch_ns = o->stall_ns;
-	struct argus_diagnoser_cb cb = {on_diagnosis, on_stall_end, sd};
-	if (argus_diagnoser_new(&sd->dx, &oo, true, &cb)) {
-		snprintf(err, ecap, "out of memory (diagnoser)");
-		start_diag_free(sd);
+	struct argus_session_sink k = {
+	    .diagnosis = on_diagnosis, .stall_end = on_stall_end, .arg = sd};
+	if (argus_session_add_sink(s, &k)) {
+		snprintf(err, ecap, "the session has no room for another sink");
+		free(sd);
 		return -1;
 	}
-	struct argus_sink inner = argus_diagnoser_sink(sd->dx);
-	if (start_worker_new(&sd->w, &inner, worker_tick, sd, 0)) {
-		snprintf(err, ecap, "cannot start the diagnosis thread");
-		start_diag_free(sd);
-		return -1;
-	}
-	struct argus_sink s = start_worker_sink(sd->w);
-	if (argus_daemon_add_sink(d, &s)) {
-		snprintf(err, ecap, "the daemon has no room for another sink");
-		start_diag_free(sd);
-		return -1;
-	}
-	argus_daemon_set_tick(d, on_tick, sd);
 	*out = sd;
 	return 0;
 }
 
-void start_diag_summary(struct start_diag *sd)
+void argus_report_sink_free(struct argus_report_sink *rs)
 {
-	/* the daemon has stopped: let the worker finish what it was given */
-	start_worker_stop(sd->w);
-	struct start_worker_stats ws;
-	start_worker_get_stats(sd->w, &ws);
-	struct argus_diagnoser_stats st;
-	argus_diagnoser_get_stats(sd->dx, &st);
-	fprintf(stderr,
-	        "argus start: diagnosis: %" PRIu64 " records, %u GUI processes, %" PRIu64
-	        " stalls (%" PRIu64 " ended), %" PRIu64 " diagnoses, %" PRIu64
-	        " stalls not diagnosed (too many at once); %" PRIu64
-	        " records not queued for it, at most %.1f MiB queued\n",
-	        st.events, st.trigger.gui_processes, st.trigger.stalls, st.trigger.stalls_ended,
-	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.max_queued_bytes / 1048576.0);
-}
-
-void start_diag_free(struct start_diag *sd)
-{
-	if (!sd)
-		return;
-	start_worker_free(sd->w); /* before the diagnoser it runs */
-	argus_diagnoser_free(sd->dx);
-	struct out_line *l = sd->out_head;
-	while (l) {
-		struct out_line *next = l->next;
-		free(l);
-		l = next;
-	}
-	pthread_mutex_destroy(&sd->out_mu);
-	free(sd);
+	free(rs);
 }

@@ -1,5 +1,5 @@
 /*
- * start-worker.c - a sink that runs another sink in its own thread, so the
+ * worker.c - a sink that runs another sink in its own thread, so the
  * diagnosis (graph ingest, trigger, beam search) never holds up the daemon's
  * ingest: the daemon's thread only copies each batch into a queue.
  *
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "start-diagnosis.h"
+#include "session.h"
 
-enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_TICK };
+enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_SYMBOL, M_TICK };
 
 struct msg {
 	struct msg *next;
@@ -24,10 +24,11 @@ struct msg {
 	size_t n; /* records, string bytes or stack depth */
 	uint64_t tick;
 	struct argus_map map;
+	struct argus_symbol sym;
 	_Alignas(8) unsigned char data[]; /* records, string bytes or ips */
 };
 
-struct start_worker {
+struct argus_worker {
 	struct argus_sink inner;
 	void (*tick)(void *arg, uint64_t stream_ns);
 	void *tick_arg;
@@ -37,10 +38,10 @@ struct start_worker {
 	struct msg *head, *tail;
 	uint64_t bytes, max_bytes; /* of queued records */
 	bool stop, started, tick_pending;
-	struct start_worker_stats st;
+	struct argus_worker_stats st;
 };
 
-static void push(struct start_worker *w, struct msg *m, size_t record_bytes)
+static void push(struct argus_worker *w, struct msg *m, size_t record_bytes)
 {
 	m->next = NULL;
 	pthread_mutex_lock(&w->mu);
@@ -68,7 +69,7 @@ static struct msg *new_msg(enum msg_kind kind, size_t data_bytes)
 
 static int w_events(void *arg, const struct argus_event *ev, size_t n)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	size_t bytes = n * sizeof(*ev);
 	pthread_mutex_lock(&w->mu);
 	bool full = w->bytes + bytes > w->max_bytes;
@@ -92,7 +93,7 @@ static int w_events(void *arg, const struct argus_event *ev, size_t n)
 
 static uint32_t w_string(void *arg, const char *s, size_t len)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_STRING, len + 1);
 	if (!m) {
 		pthread_mutex_lock(&w->mu);
@@ -109,7 +110,7 @@ static uint32_t w_string(void *arg, const char *s, size_t len)
 
 static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_STACK, depth * sizeof(*ips));
 	if (!m) {
 		pthread_mutex_lock(&w->mu);
@@ -126,7 +127,7 @@ static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
 
 static int w_map(void *arg, const struct argus_map *map)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_MAP, 0);
 	if (!m)
 		return -1;
@@ -135,7 +136,18 @@ static int w_map(void *arg, const struct argus_map *map)
 	return 0;
 }
 
-void start_worker_tick(struct start_worker *w, uint64_t stream_ns)
+static int w_symbol(void *arg, const struct argus_symbol *sym)
+{
+	struct argus_worker *w = arg;
+	struct msg *m = new_msg(M_SYMBOL, 0);
+	if (!m)
+		return -1;
+	m->sym = *sym;
+	push(w, m, 0);
+	return 0;
+}
+
+void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns)
 {
 	/* one pending tick is enough: a busy worker catches up with the last */
 	pthread_mutex_lock(&w->mu);
@@ -156,7 +168,7 @@ void start_worker_tick(struct start_worker *w, uint64_t stream_ns)
 }
 
 /* Runs in the worker without the lock; counts go to delta. */
-static void run_msg(struct start_worker *w, struct msg *m, struct start_worker_stats *delta)
+static void run_msg(struct argus_worker *w, struct msg *m, struct argus_worker_stats *delta)
 {
 	const struct argus_sink *s = &w->inner;
 	switch (m->kind) {
@@ -179,6 +191,10 @@ static void run_msg(struct start_worker *w, struct msg *m, struct start_worker_s
 		if (s->map)
 			s->map(s->arg, &m->map);
 		break;
+	case M_SYMBOL:
+		if (s->symbol)
+			s->symbol(s->arg, &m->sym);
+		break;
 	case M_TICK:
 		if (w->tick)
 			w->tick(w->tick_arg, m->tick);
@@ -188,7 +204,7 @@ static void run_msg(struct start_worker *w, struct msg *m, struct start_worker_s
 
 static void *worker(void *arg)
 {
-	struct start_worker *w = arg;
+	struct argus_worker *w = arg;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && !w->stop)
@@ -204,7 +220,7 @@ static void *worker(void *arg)
 		if (m->kind == M_TICK)
 			w->tick_pending = false;
 		pthread_mutex_unlock(&w->mu);
-		struct start_worker_stats delta = {0};
+		struct argus_worker_stats delta = {0};
 		run_msg(w, m, &delta);
 		free(m);
 		pthread_mutex_lock(&w->mu);
@@ -216,11 +232,11 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int start_worker_new(struct start_worker **out, const struct argus_sink *inner,
+int argus_worker_new(struct argus_worker **out, const struct argus_sink *inner,
                      void (*tick)(void *arg, uint64_t stream_ns), void *tick_arg,
                      uint64_t max_bytes)
 {
-	struct start_worker *w = calloc(1, sizeof(*w));
+	struct argus_worker *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -1;
 	w->inner = *inner;
@@ -240,16 +256,17 @@ int start_worker_new(struct start_worker **out, const struct argus_sink *inner,
 	return 0;
 }
 
-struct argus_sink start_worker_sink(struct start_worker *w)
+struct argus_sink argus_worker_sink(struct argus_worker *w)
 {
 	return (struct argus_sink){.events = w_events,
 	                           .intern_string = w_string,
 	                           .intern_stack = w_stack,
 	                           .map = w_map,
+	                           .symbol = w_symbol,
 	                           .arg = w};
 }
 
-void start_worker_stop(struct start_worker *w)
+void argus_worker_stop(struct argus_worker *w)
 {
 	if (!w || !w->started)
 		return;
@@ -261,7 +278,7 @@ void start_worker_stop(struct start_worker *w)
 	w->started = false;
 }
 
-void start_worker_get_stats(struct start_worker *w, struct start_worker_stats *st)
+void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *st)
 {
 	pthread_mutex_lock(&w->mu);
 	*st = w->st;
@@ -269,11 +286,11 @@ void start_worker_get_stats(struct start_worker *w, struct start_worker_stats *s
 	pthread_mutex_unlock(&w->mu);
 }
 
-void start_worker_free(struct start_worker *w)
+void argus_worker_free(struct argus_worker *w)
 {
 	if (!w)
 		return;
-	start_worker_stop(w);
+	argus_worker_stop(w);
 	while (w->head) {
 		struct msg *m = w->head;
 		w->head = m->next;

@@ -1,0 +1,170 @@
+/*
+ * daemon.c - `argus start`'s diagnosis: a session is a sink of the daemon
+ * (stream/), so stream/ never depends on the diagnosis.
+ *
+ * Threads: the session runs in a worker (worker.c) fed by the daemon's
+ * sink callbacks, so a diagnosis never holds up ingest; the daemon's tick
+ * (5 ms) queues the stream's time for it. Reports and notifications are
+ * made in the worker (reports.c); its stream lines wait in an outbox the
+ * daemon's thread publishes on its next tick, since only that thread may
+ * touch the stream clients.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+/* A stream line waiting for the daemon's thread. */
+struct out_line {
+	struct out_line *next;
+	uint32_t pid;
+	char kind[16];
+	char json[];
+};
+
+struct argus_daemon_diag {
+	struct argus_daemon *d;
+	struct argus_session *s; /* worker thread only (until it is stopped) */
+	struct argus_report_sink *rs;
+	struct argus_worker *w;
+	pthread_mutex_t out_mu;
+	struct out_line *out_head, *out_tail;
+	uint64_t out_lost; /* lines not queued (out of memory) */
+};
+
+/* From the worker: a line for the stream clients. */
+static void queue_line(void *arg, const char *kind, uint32_t pid, const char *json)
+{
+	struct argus_daemon_diag *dd = arg;
+	size_t len = strlen(json);
+	struct out_line *l = malloc(sizeof(*l) + len + 1);
+	pthread_mutex_lock(&dd->out_mu);
+	if (l) {
+		l->next = NULL;
+		l->pid = pid;
+		snprintf(l->kind, sizeof(l->kind), "%s", kind);
+		memcpy(l->json, json, len + 1);
+		if (dd->out_tail)
+			dd->out_tail->next = l;
+		else
+			dd->out_head = l;
+		dd->out_tail = l;
+	} else {
+		dd->out_lost++;
+	}
+	pthread_mutex_unlock(&dd->out_mu);
+}
+
+/* On the daemon's thread: send what the worker queued. */
+static void publish_queued(struct argus_daemon_diag *dd)
+{
+	pthread_mutex_lock(&dd->out_mu);
+	struct out_line *l = dd->out_head;
+	dd->out_head = dd->out_tail = NULL;
+	pthread_mutex_unlock(&dd->out_mu);
+	while (l) {
+		struct out_line *next = l->next;
+		argus_daemon_publish(dd->d, l->kind, l->pid, l->json);
+		free(l);
+		l = next;
+	}
+}
+
+/* Worker: time passes for the trigger. */
+static void worker_tick(void *arg, uint64_t stream_ns)
+{
+	argus_session_tick(arg, stream_ns);
+}
+
+/* Daemon's thread, every 5 ms. */
+static void on_tick(void *arg, uint64_t stream_ns)
+{
+	struct argus_daemon_diag *dd = arg;
+	argus_worker_tick(dd->w, stream_ns);
+	publish_queued(dd);
+}
+
+int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon *d,
+                             const struct argus_daemon_diag_opts *o, char *err, size_t ecap)
+{
+	struct argus_daemon_diag *dd = calloc(1, sizeof(*dd));
+	if (!dd) {
+		snprintf(err, ecap, "out of memory");
+		return -1;
+	}
+	dd->d = d;
+	pthread_mutex_init(&dd->out_mu, NULL);
+	struct argus_session_opts so;
+	argus_session_opts_default(&so);
+	so.live_symbols = true;
+	if (o->stall_ns)
+		so.trigger.stall_ns = so.trigger.launch_ns = o->stall_ns;
+	if (argus_session_new(&dd->s, &so)) {
+		snprintf(err, ecap, "out of memory (diagnoser)");
+		argus_daemon_diag_free(dd);
+		return -1;
+	}
+	struct argus_report_sink_opts ro = {.reports_dir = o->reports_dir,
+	                                    .notify_bus = o->notify_bus,
+	                                    .no_notify = o->no_notify,
+	                                    .name = "start",
+	                                    .publish = queue_line,
+	                                    .publish_arg = dd};
+	if (argus_report_sink_new(&dd->rs, dd->s, &ro, err, ecap)) {
+		argus_daemon_diag_free(dd);
+		return -1;
+	}
+	struct argus_sink inner = argus_session_sink(dd->s);
+	if (argus_worker_new(&dd->w, &inner, worker_tick, dd->s, 0)) {
+		snprintf(err, ecap, "cannot start the diagnosis thread");
+		argus_daemon_diag_free(dd);
+		return -1;
+	}
+	struct argus_sink s = argus_worker_sink(dd->w);
+	if (argus_daemon_add_sink(d, &s)) {
+		snprintf(err, ecap, "the daemon has no room for another sink");
+		argus_daemon_diag_free(dd);
+		return -1;
+	}
+	argus_daemon_set_tick(d, on_tick, dd);
+	*out = dd;
+	return 0;
+}
+
+void argus_daemon_diag_summary(struct argus_daemon_diag *dd)
+{
+	/* the daemon has stopped: let the worker finish what it was given */
+	argus_worker_stop(dd->w);
+	argus_session_end(dd->s);
+	struct argus_worker_stats ws;
+	argus_worker_get_stats(dd->w, &ws);
+	struct argus_session_stats st;
+	argus_session_get_stats(dd->s, &st);
+	fprintf(stderr,
+	        "argus start: diagnosis: %" PRIu64 " records, %u GUI processes, %" PRIu64
+	        " stalls (%" PRIu64 " ended), %" PRIu64 " diagnoses, %" PRIu64
+	        " stalls not diagnosed (too many at once); %" PRIu64
+	        " records not queued for it, at most %.1f MiB queued\n",
+	        st.events, st.trigger.gui_processes, st.trigger.stalls, st.trigger.stalls_ended,
+	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.max_queued_bytes / 1048576.0);
+}
+
+void argus_daemon_diag_free(struct argus_daemon_diag *dd)
+{
+	if (!dd)
+		return;
+	argus_worker_free(dd->w); /* before the session it runs */
+	argus_report_sink_free(dd->rs);
+	argus_session_free(dd->s);
+	struct out_line *l = dd->out_head;
+	while (l) {
+		struct out_line *next = l->next;
+		free(l);
+		l = next;
+	}
+	pthread_mutex_destroy(&dd->out_mu);
+	free(dd);
+}

@@ -1,0 +1,266 @@
+/*
+ * session.c - the driver: every record of the source goes to the graph,
+ * the samples and the trigger (per the type table below); a stall is
+ * diagnosed the moment the trigger fires, on the graph as it is then, and
+ * handed to the sinks (docs/session.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_priv.h"
+
+/* ---- the fan-out table ---- */
+
+static void work_stack(struct argus_session *s, const struct argus_event *e);
+
+/* What a record type gets: the consumers, and the session's own work done
+ * before them. The graph and the trigger see every record (time moves on
+ * with each; a type they do not know costs them a switch); samples are
+ * kept from CPU_SAMPLE only. */
+struct ev_handler {
+	uint8_t consumers; /* ARGUS_SESSION_* */
+	void (*work)(struct argus_session *s, const struct argus_event *e);
+};
+
+#define GT (ARGUS_SESSION_GRAPH | ARGUS_SESSION_TRIGGER)
+
+static const struct ev_handler handlers[ARGUS_EV_TYPE_MAX] = {
+    [ARGUS_EV_NONE] = {GT, NULL},
+    [ARGUS_EV_PROC_FORK] = {GT, NULL},
+    [ARGUS_EV_THREAD_NEW] = {GT, NULL},
+    [ARGUS_EV_PROC_EXEC] = {GT, NULL},
+    [ARGUS_EV_THREAD_EXIT] = {GT, NULL},
+    [ARGUS_EV_PROC_EXIT] = {GT, NULL},
+    [ARGUS_EV_COMM] = {GT, NULL},
+    [ARGUS_EV_MMAP] = {GT, NULL},
+    [ARGUS_EV_SCHED_SWITCH] = {GT, NULL},
+    [ARGUS_EV_SCHED_WAKEUP] = {GT, NULL},
+    [ARGUS_EV_SCHED_WAKEUP_NEW] = {GT, NULL},
+    [ARGUS_EV_SYS_ENTER] = {GT, NULL},
+    [ARGUS_EV_SYS_EXIT] = {GT, NULL},
+    [ARGUS_EV_IPC_SEND] = {GT, NULL},
+    [ARGUS_EV_IPC_RECV] = {GT, NULL},
+    [ARGUS_EV_FUTEX_WAIT] = {GT, NULL},
+    [ARGUS_EV_FUTEX_WAKE] = {GT, NULL},
+    [ARGUS_EV_TIMER_ARM] = {GT, NULL},
+    [ARGUS_EV_TIMER_FIRE] = {GT, NULL},
+    [ARGUS_EV_TIMER_CANCEL] = {GT, NULL},
+    [ARGUS_EV_IRQ_ENTRY] = {GT, NULL},
+    [ARGUS_EV_IRQ_EXIT] = {GT, NULL},
+    [ARGUS_EV_SOFTIRQ_ENTRY] = {GT, NULL},
+    [ARGUS_EV_SOFTIRQ_EXIT] = {GT, NULL},
+    /* a stack record names a stack: the graph's symbol rules need it known */
+    [ARGUS_EV_STACK] = {GT, work_stack},
+    [ARGUS_EV_CPU_SAMPLE] = {ARGUS_SESSION_ALL, work_stack},
+    [ARGUS_EV_UI_INPUT] = {GT, NULL},
+    [ARGUS_EV_LOOP_ITER_BEGIN] = {GT, NULL},
+    [ARGUS_EV_LOOP_ITER_END] = {GT, NULL},
+    [ARGUS_EV_DISPATCH_BEGIN] = {GT, NULL},
+    [ARGUS_EV_DISPATCH_END] = {GT, NULL},
+    [ARGUS_EV_ASYNC_POST] = {GT, NULL},
+    [ARGUS_EV_ASYNC_RUN_BEGIN] = {GT, NULL},
+    [ARGUS_EV_ASYNC_RUN_END] = {GT, NULL},
+    [ARGUS_EV_COND_WAIT] = {GT, NULL},
+    [ARGUS_EV_COND_WAKE] = {GT, NULL},
+    [ARGUS_EV_COND_SIGNAL] = {GT, NULL},
+    [ARGUS_EV_COND_BROADCAST] = {GT, NULL},
+    [ARGUS_EV_SEM_WAIT] = {GT, NULL},
+    [ARGUS_EV_SEM_POST] = {GT, NULL},
+    [ARGUS_EV_MUTEX_HANDOFF] = {GT, NULL},
+    [ARGUS_EV_DBUS_SEND] = {GT, NULL},
+    [ARGUS_EV_DBUS_RECV] = {GT, NULL},
+    [ARGUS_EV_FLAG_WRITE] = {GT, NULL},
+    [ARGUS_EV_FLAG_READ] = {GT, NULL},
+    [ARGUS_EV_DROP] = {GT, NULL},
+};
+
+/* Types not in the table (unassigned numbers, other systems' range) go
+ * where the consumers decide for themselves, as every record used to. */
+static const struct ev_handler unknown_type = {GT, NULL};
+
+/* A file source names stacks in its table; pushed stacks were registered
+ * with the graph when they were interned (tables.c). */
+static void work_stack(struct argus_session *s, const struct argus_event *e)
+{
+	struct argus_stack st;
+	if (s->stacks && e->stack.ustack && argus_trace_stack(s->stacks, e->stack.ustack, &st))
+		argus_graph_add_stack(s->g, e->stack.ustack, st.ips, st.depth);
+}
+
+/* ---- diagnosis ---- */
+
+static const char *trig_comm(void *arg, uint32_t pid)
+{
+	return argus_trigger_comm(arg, pid);
+}
+
+static const char *trig_thread_comm(void *arg, uint32_t tid)
+{
+	return argus_trigger_thread_comm(arg, tid);
+}
+
+static void on_stall(void *arg, const struct argus_stall *st)
+{
+	struct argus_session *s = arg;
+	if (s->nfired < SESSION_MAX_FIRED)
+		s->fired[s->nfired++] = *st;
+	else
+		s->st.stalls_dropped++;
+}
+
+static void on_stall_end(void *arg, const struct argus_stall *st)
+{
+	struct argus_session *s = arg;
+	for (uint32_t i = 0; i < s->nfired; i++) /* ended before its diagnosis */
+		if (s->fired[i].id == st->id)
+			s->fired[i].end = st->end;
+	for (unsigned k = 0; k < s->nsinks; k++)
+		if (s->sinks[k].stall_end)
+			s->sinks[k].stall_end(s->sinks[k].arg, st);
+}
+
+static int diagnose_fired(struct argus_session *s)
+{
+	int rc = 0;
+	if (s->prepare && s->prepare(s))
+		rc = -1;
+	for (uint32_t i = 0; !rc && i < s->nfired; i++) {
+		for (unsigned k = 0; k < s->nsinks; k++)
+			if (s->sinks[k].stall)
+				s->sinks[k].stall(s->sinks[k].arg, &s->fired[i]);
+		struct argus_graph_view v;
+		argus_graph_view_begin(s->g, &v);
+		rc = argus_diagnose(&v, &s->fired[i], &s->o.beam, s->o.algo, s->smp, &s->sym,
+		                    trig_comm, trig_thread_comm, s->trig, &s->d);
+		argus_graph_view_end(&v);
+		if (rc)
+			break;
+		s->st.diagnoses++;
+		for (unsigned k = 0; k < s->nsinks; k++)
+			if (s->sinks[k].diagnosis)
+				s->sinks[k].diagnosis(s->sinks[k].arg, &s->d);
+	}
+	s->nfired = 0;
+	return rc;
+}
+
+int session_feed(struct argus_session *s, const struct argus_event *e)
+{
+	const struct ev_handler *h =
+	    e->type < ARGUS_EV_TYPE_MAX ? &handlers[e->type] : &unknown_type;
+	unsigned use = h->consumers & s->o.consumers;
+	if (!s->st.events++)
+		s->st.t0 = e->ts;
+	if (h->work && (use & ARGUS_SESSION_GRAPH))
+		h->work(s, e);
+	if ((use & ARGUS_SESSION_GRAPH) && argus_graph_ingest(s->g, e, 1))
+		return -1;
+	if (use & ARGUS_SESSION_SAMPLES)
+		argus_samples_feed(s->smp, e, 1);
+	if (use & ARGUS_SESSION_TRIGGER)
+		argus_trigger_feed(s->trig, e, 1);
+	return s->nfired ? diagnose_fired(s) : 0;
+}
+
+void session_fault(struct argus_session *s, const struct argus_trace_error *e)
+{
+	s->st.faults++;
+	for (unsigned k = 0; k < s->nsinks; k++)
+		if (s->sinks[k].fault)
+			s->sinks[k].fault(s->sinks[k].arg, e);
+}
+
+void argus_session_tick(struct argus_session *s, uint64_t now)
+{
+	if (!(s->o.consumers & ARGUS_SESSION_TRIGGER))
+		return;
+	argus_trigger_advance(s->trig, now);
+	if (s->nfired)
+		diagnose_fired(s);
+}
+
+void argus_session_end(struct argus_session *s)
+{
+	if (s->ended)
+		return;
+	s->ended = true;
+	struct argus_session_stats st;
+	argus_session_get_stats(s, &st);
+	for (unsigned k = 0; k < s->nsinks; k++)
+		if (s->sinks[k].end)
+			s->sinks[k].end(s->sinks[k].arg, &st);
+}
+
+/* ---- the session ---- */
+
+void argus_session_opts_default(struct argus_session_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	argus_trigger_opts_default(&o->trigger);
+	argus_beam_params_default(&o->beam);
+	argus_graph_opts_default(&o->graph);
+	o->algo = ARGUS_ALGO_BEAM;
+	o->consumers = ARGUS_SESSION_ALL;
+}
+
+int argus_session_new(struct argus_session **out, const struct argus_session_opts *o)
+{
+	struct argus_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	if (o)
+		s->o = *o;
+	else
+		argus_session_opts_default(&s->o);
+	struct argus_trigger_cb tcb = {on_stall, on_stall_end, NULL, s};
+	s->sym = (struct argus_symbolizer){ptables_resolve, ptables_stack_of, s};
+	s->prepare = ptables_prepare;
+	if (argus_graph_new(&s->g, &s->o.graph) || argus_samples_new(&s->smp) ||
+	    argus_trigger_new(&s->trig, &s->o.trigger, &tcb) ||
+	    (s->o.live_symbols && argus_elfsym_new(&s->pt.elf, NULL))) {
+		argus_session_free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void argus_session_free(struct argus_session *s)
+{
+	if (!s)
+		return;
+	argus_graph_free(s->g);
+	argus_trigger_free(s->trig);
+	argus_samples_free(s->smp);
+	ptables_free(&s->pt);
+	free(s);
+}
+
+int argus_session_add_sink(struct argus_session *s, const struct argus_session_sink *k)
+{
+	if (s->nsinks == SESSION_MAX_SINKS)
+		return -1;
+	s->sinks[s->nsinks++] = *k;
+	return 0;
+}
+
+void argus_session_get_stats(const struct argus_session *s, struct argus_session_stats *st)
+{
+	*st = s->st;
+	argus_trigger_get_stats(s->trig, &st->trigger);
+}
+
+const char *argus_session_comm(void *s, uint32_t pid)
+{
+	return argus_trigger_comm(((struct argus_session *)s)->trig, pid);
+}
+
+const char *argus_session_thread_comm(void *s, uint32_t tid)
+{
+	return argus_trigger_thread_comm(((struct argus_session *)s)->trig, tid);
+}
+
+struct argus_graph *argus_session_graph(struct argus_session *s)
+{
+	return s->g;
+}

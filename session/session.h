@@ -1,0 +1,231 @@
+/*
+ * session.h - libargus-session: one driver from a source of records to the
+ * diagnosis' outputs (docs/session.md).
+ *
+ * A session owns a source - a trace file, records pushed through a struct
+ * argus_sink (the daemon's merge, `argus synth`), or the live kernel tracer
+ * (argus_live) - and fans every record out to the graph, the on-CPU
+ * samples and the stall trigger through a per-type table. When the trigger
+ * fires, the stall is diagnosed on the graph as it is then (beam/), and
+ * the result goes to the session sinks attached: an in-memory collection,
+ * report files, notifications, JSON stream lines.
+ */
+#ifndef ARGUS_SESSION_H
+#define ARGUS_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "beam.h"
+#include "event.h"
+#include "graph.h"
+#include "kext.h"
+#include "stream.h"
+#include "trigger.h"
+
+/* ---- the session ---- */
+
+/* Consumers a record can go to (argus_session_opts.consumers). */
+enum argus_session_consumer {
+	ARGUS_SESSION_GRAPH = 1,
+	ARGUS_SESSION_SAMPLES = 2,
+	ARGUS_SESSION_TRIGGER = 4, /* and the diagnosis it fires */
+	ARGUS_SESSION_ALL = 7,
+};
+
+struct argus_session_opts {
+	struct argus_trigger_opts trigger;
+	struct argus_beam_params beam;
+	struct argus_graph_opts graph;
+	enum argus_algo algo;
+	unsigned consumers; /* ARGUS_SESSION_* mask; default all */
+	/* pushed records: what the pushed tables do not name is looked up in
+	 * the running process's ELF / DWARF (a file source decides itself:
+	 * a trace of this boot does, a synthetic or older one does not) */
+	bool live_symbols;
+};
+void argus_session_opts_default(struct argus_session_opts *o);
+
+struct argus_session_stats {
+	uint64_t events;         /* records fanned out */
+	uint64_t faults;         /* damaged parts of a file source */
+	uint64_t diagnoses;      /* stalls diagnosed */
+	uint64_t stalls_dropped; /* more than 8 stalls fired at one record: not diagnosed */
+	uint64_t t0;             /* first record's time */
+	struct argus_trigger_stats trigger;
+};
+
+/* Where results go; any callback may be NULL. Called in the thread that
+ * feeds the session, in stream order. */
+struct argus_session_sink {
+	void (*stall)(void *arg,
+	              const struct argus_stall *s); /* fired, just before its diagnosis */
+	void (*diagnosis)(void *arg, const struct argus_diagnosis *d); /* d valid during the call */
+	void (*stall_end)(void *arg, const struct argus_stall *s);
+	void (*fault)(void *arg, const struct argus_trace_error *e);  /* a file source's fault */
+	void (*end)(void *arg, const struct argus_session_stats *st); /* the source ended */
+	void *arg;
+};
+
+struct argus_session;
+int argus_session_new(struct argus_session **s, const struct argus_session_opts *o);
+void argus_session_free(struct argus_session *s);
+/* At most 8 sinks; 0, or -1 when full. */
+int argus_session_add_sink(struct argus_session *s, const struct argus_session_sink *k);
+
+/* Source: a trace file ("-" = standard input), read to its end; then the
+ * sinks' end. Returns 0, a negative ARGUS_TRACE_E* when it cannot be
+ * opened or memory ran out (err set), or 1 when it had faults (what was
+ * intact was used; err = the last). */
+int argus_session_run_file(struct argus_session *s, const char *path,
+                           struct argus_trace_error *err);
+
+/* Source: records pushed by a producer (tables interned before the records
+ * that use them). argus_session_tick lets stream time pass without records
+ * (the trigger fires on a quiet stream); argus_session_end when the
+ * producer is done. */
+struct argus_sink argus_session_sink(struct argus_session *s);
+void argus_session_tick(struct argus_session *s, uint64_t now);
+void argus_session_end(struct argus_session *s);
+
+void argus_session_get_stats(const struct argus_session *s, struct argus_session_stats *st);
+/* Names the trigger knows now ("" when unknown); arg is the session. */
+const char *argus_session_comm(void *s, uint32_t pid);
+const char *argus_session_thread_comm(void *s, uint32_t tid);
+struct argus_graph *argus_session_graph(struct argus_session *s);
+
+/* ---- sinks ---- */
+
+/* In memory: every diagnosis in firing order, with the names of the
+ * processes and threads it mentions as they were when it was made. */
+struct argus_session_result {
+	struct argus_diagnosis *d;
+	size_t n;
+	struct argus_trigger_stats trigger;
+	uint64_t events, faults;
+	uint64_t t0;                    /* first event time */
+	char comms[64][ARGUS_COMM_LEN]; /* names of the processes diagnosed */
+	uint32_t comm_pids[64];
+	uint32_t ncomms;
+	char threads[256][ARGUS_COMM_LEN]; /* names of the threads diagnosed */
+	uint32_t thread_tids[256];
+	uint32_t nthreads;
+	struct argus_trace_error err; /* the last fault */
+	bool oom;                     /* a diagnosis was not kept */
+	void *collector_;             /* the sink's state (private) */
+};
+/* Attach; res is zeroed and filled as the session runs. */
+int argus_session_collect(struct argus_session *s, struct argus_session_result *res);
+void argus_session_result_free(struct argus_session_result *res);
+const char *argus_session_result_comm(void *res, uint32_t pid);
+const char *argus_session_result_thread_comm(void *res, uint32_t tid);
+/* A file through a full session into res: argus_session_run_file's codes. */
+int argus_session_diagnose_file(const char *path, const struct argus_session_opts *o,
+                                struct argus_session_result *res);
+
+/* Reports, notifications and JSON stream lines (what `argus start` does
+ * with a stall, docs/daemon.md "Diagnosis"). publish (may be NULL) gets
+ * the "stall" / "diagnosis" lines; it is called in the session's thread. */
+#define ARGUS_REPORTS_DIR "/var/lib/argus/reports"
+struct argus_report_sink_opts {
+	const char *reports_dir; /* NULL = ARGUS_REPORTS_DIR, "" = no report files */
+	const char *notify_bus;  /* D-Bus address; NULL = the stalled app's session bus */
+	bool no_notify;
+	const char *name; /* for messages: "argus NAME: ..." */
+	void (*publish)(void *arg, const char *kind, uint32_t pid, const char *json);
+	void *publish_arg;
+};
+struct argus_report_sink;
+int argus_report_sink_new(struct argus_report_sink **rs, struct argus_session *s,
+                          const struct argus_report_sink_opts *o, char *err, size_t ecap);
+void argus_report_sink_free(struct argus_report_sink *rs);
+
+/* ---- the daemon's sink: a session in its own thread ---- */
+
+/* A sink that runs another sink in a worker thread: the producer's thread
+ * only queues (records bounded by max_bytes, 0 = 256 MiB; table entries
+ * never dropped). inner and tick run in the worker, in delivery order. */
+struct argus_worker;
+struct argus_worker_stats {
+	uint64_t events;           /* records the inner sink got */
+	uint64_t dropped;          /* records not queued (queue full, out of memory) */
+	uint64_t table_losses;     /* string / stack entries lost (ids may be off after) */
+	uint64_t inner_errors;     /* batches the inner sink failed */
+	uint64_t queued_bytes;     /* records waiting now */
+	uint64_t max_queued_bytes; /* the most that ever waited */
+};
+int argus_worker_new(struct argus_worker **w, const struct argus_sink *inner,
+                     void (*tick)(void *arg, uint64_t stream_ns), void *tick_arg,
+                     uint64_t max_bytes);
+struct argus_sink argus_worker_sink(struct argus_worker *w);
+void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns); /* at most one waits */
+void argus_worker_stop(struct argus_worker *w); /* run what is queued, end the thread */
+void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *st);
+void argus_worker_free(struct argus_worker *w);
+
+/* `argus start`'s diagnosis: a full session (live symbols) in a worker fed
+ * by the daemon's merge, ticked with the stream's time, with a report sink
+ * whose stream lines the daemon's thread publishes on its ticks. */
+struct argus_daemon_diag_opts {
+	const char *reports_dir; /* NULL = ARGUS_REPORTS_DIR, "" = none */
+	const char *notify_bus;
+	bool no_notify;
+	uint64_t stall_ns; /* stall threshold; 0 = the trigger's default (2 s) */
+};
+struct argus_daemon_diag;
+int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,
+                             const struct argus_daemon_diag_opts *o, char *err, size_t ecap);
+/* After the daemon stopped: finish the queue, one line of counts on stderr. */
+void argus_daemon_diag_summary(struct argus_daemon_diag *dd);
+void argus_daemon_diag_free(struct argus_daemon_diag *dd);
+
+/* ---- the live kernel source (live.c) ---- */
+
+/* kext -> one ring reader per CPU -> merge by time -> decode -> a sink,
+ * until a signal, a duration or the traced command's exit. */
+struct argus_live_opts {
+	struct argus_kext_opts kext;
+	uint64_t duration_ns; /* 0 = until a signal (or the command's exit) */
+	char **cmd;           /* command to start and trace with its children; NULL = none */
+	const char *name;     /* subcommand name for messages ("argus NAME: ...") */
+	int ready_fd;         /* > 0: write "ready\n" here once tracing runs, then close */
+	bool no_rt; /* keep the reader at normal priority (default: nice -20 asleep, SCHED_FIFO
+	               awake) */
+	/* with cmd: preload this libargus-hooks.so into it and merge its
+	 * shared-memory rings with the kernel's (NULL = no hooks) */
+	const char *hooks_lib;
+};
+
+struct argus_live_stats {
+	uint64_t events;      /* records delivered to the sink */
+	uint64_t ring_drops;  /* records the kernel rings lost */
+	uint64_t stack_drops; /* user stacks the kernel could not keep */
+	uint64_t late;        /* records the merge released after their watermark */
+	uint64_t hook_events; /* records read from the command's hook rings */
+	uint64_t hook_drops;  /* records its hook rings lost */
+	int cmd_status;       /* wait status of the command, -1 if none */
+};
+
+/* Errors of argus_live_open / argus_live_run: ARGUS_KEXT_E* (kext.h) for
+ * the tracer's, else these. A message was printed. */
+enum {
+	ARGUS_LIVE_EINTERNAL = -100, /* out of memory, a system call failed */
+	ARGUS_LIVE_ESINK = -101,     /* the sink failed (errno as it left it) */
+};
+
+struct argus_live;
+int argus_live_open(struct argus_live **l, const struct argus_live_opts *o);
+/* Feed sink until the end; then drain and count the drops. */
+int argus_live_run(struct argus_live *l, const struct argus_sink *sink);
+void argus_live_get_stats(const struct argus_live *l, struct argus_live_stats *st);
+void argus_live_close(struct argus_live *l);
+
+/* The kernel tracer as the daemon's source: its rings added to d. Returns
+ * 0 or an ARGUS_KEXT_E* / ARGUS_LIVE_EINTERNAL with err set; *k is freed
+ * by the caller after the daemon (its rings read kext's maps). */
+int argus_live_daemon_source(struct argus_daemon *d, const struct argus_kext_opts *ko,
+                             struct argus_kext **k, char *err, size_t ecap);
+
+#endif /* ARGUS_SESSION_H */

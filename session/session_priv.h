@@ -1,0 +1,64 @@
+/*
+ * session_priv.h - what the session's files share (not installed).
+ */
+#ifndef ARGUS_SESSION_PRIV_H
+#define ARGUS_SESSION_PRIV_H
+
+#include "idmap.h"
+#include "session.h"
+
+#define SESSION_MAX_SINKS 8
+#define SESSION_MAX_FIRED 8
+
+/* The tables a producer interns (pushed source, tables.c); ids are 1-based
+ * indexes. */
+struct ptables {
+	char **strs;
+	uint32_t nstr, cstr;
+	struct idmap str_ix; /* hash -> id */
+	struct pstack {
+		uint64_t *ips;
+		uint32_t depth;
+	} * stk;
+	uint32_t nstk, cstk;
+	struct idmap stk_ix;
+	struct argus_map *maps;
+	size_t nmaps, cmaps;
+	struct argus_symbol *syms;
+	size_t nsyms, csyms;
+	struct argus_tsym *tsym; /* rebuilt when maps / symbols changed */
+	bool tsym_dirty;
+	struct argus_elfsym *elf; /* live_symbols */
+};
+
+struct argus_session {
+	struct argus_session_opts o;
+	struct argus_graph *g;
+	struct argus_samples *smp;
+	struct argus_trigger *trig;
+	struct argus_session_sink sinks[SESSION_MAX_SINKS];
+	unsigned nsinks;
+	/* the source's symbols and, for a file, its stack table (NULL when
+	 * stacks are registered as they are interned) */
+	struct argus_symbolizer sym;
+	const struct argus_trace_reader *stacks;
+	int (*prepare)(struct argus_session *s); /* before a diagnosis (symbols) */
+	struct ptables pt;
+	struct argus_stall fired[SESSION_MAX_FIRED];
+	uint32_t nfired;
+	bool ended;
+	struct argus_session_stats st;
+	struct argus_diagnosis d; /* scratch: large */
+};
+
+/* Fan one record out; 0, or -1 out of memory. */
+int session_feed(struct argus_session *s, const struct argus_event *e);
+void session_fault(struct argus_session *s, const struct argus_trace_error *e);
+
+/* tables.c */
+void ptables_free(struct ptables *t);
+int ptables_prepare(struct argus_session *s);
+bool ptables_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out);
+bool ptables_stack_of(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth);
+
+#endif /* ARGUS_SESSION_PRIV_H */
