@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "event.h"
+#include "hashmap.h"
 
 static const char info_usage[] =
     "usage: argus info [--help] FILE\n"
@@ -32,42 +33,30 @@ struct thread {
 	char comm[ARGUS_COMM_LEN + 1];
 };
 
-/* Open-addressing map tid -> thread (pid namespaces are flattened). */
+/* Map tid -> thread (pid namespaces are flattened); tid 0 is not kept. */
 struct threads {
-	struct thread *t;
-	size_t cap, n;
+	struct argus_hmap m;
+	struct thread zero;
 };
 
 static struct thread *thread_get(struct threads *m, uint32_t tid, uint32_t pid)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct thread *t = calloc(cap, sizeof(*t));
+	struct thread *t;
+
+	if (!tid) {
+		memset(&m->zero, 0, sizeof(m->zero));
+		t = &m->zero;
+	} else {
+		if (!m->m.vsize)
+			argus_hmap_init(&m->m, sizeof(struct thread), 1024);
+		t = argus_hmap_put(&m->m, tid, NULL);
 		if (!t)
 			return NULL;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->t[i].tid)
-				continue;
-			size_t j = (m->t[i].tid * 2654435761u) & (cap - 1);
-			while (t[j].tid)
-				j = (j + 1) & (cap - 1);
-			t[j] = m->t[i];
-		}
-		free(m->t);
-		m->t = t;
-		m->cap = cap;
 	}
-	size_t j = (tid * 2654435761u) & (m->cap - 1);
-	while (m->t[j].tid && m->t[j].tid != tid)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->t[j].tid) {
-		m->t[j].tid = tid;
-		m->t[j].pid = pid;
-		m->n++;
-	}
-	if (pid && !m->t[j].pid)
-		m->t[j].pid = pid;
-	return &m->t[j];
+	t->tid = tid;
+	if (pid && !t->pid)
+		t->pid = pid;
+	return t;
 }
 
 static void set_comm(struct thread *t, const char *comm)
@@ -175,25 +164,21 @@ static int cmp_thread(const void *a, const void *b)
 
 static const char *proc_name(struct summary *s, uint32_t pid)
 {
-	if (!s->procs.cap)
-		return "";
-	size_t j = (pid * 2654435761u) & (s->procs.cap - 1);
-	while (s->procs.t[j].tid && s->procs.t[j].tid != pid)
-		j = (j + 1) & (s->procs.cap - 1);
-	return s->procs.t[j].tid ? s->procs.t[j].comm : "";
+	const struct thread *t = pid ? argus_hmap_get(&s->procs.m, pid) : NULL;
+	return t ? t->comm : "";
 }
 
 #define MAX_THREADS_SHOWN 32
 
 static void print_processes(struct summary *s)
 {
-	struct thread *v = malloc((s->threads.n + 1) * sizeof(*v));
+	struct thread *v = malloc((s->threads.m.len + 1) * sizeof(*v));
 	if (!v)
 		return;
-	size_t n = 0, nproc = 0;
-	for (size_t i = 0; i < s->threads.cap; i++)
-		if (s->threads.t[i].tid)
-			v[n++] = s->threads.t[i];
+	size_t n = 0, nproc = 0, pos = 0;
+	const struct thread *t;
+	while ((t = argus_hmap_next(&s->threads.m, &pos, NULL)))
+		v[n++] = *t;
 	qsort(v, n, sizeof(*v), cmp_thread);
 	for (size_t i = 0; i < n; i++)
 		nproc += i == 0 || v[i].pid != v[i - 1].pid;
@@ -389,8 +374,8 @@ int cmd_info(int argc, char **argv)
 		printf("faults:     none\n");
 	if (h.faults && status == ARGUS_EXIT_OK)
 		status = ARGUS_EXIT_BADINPUT;
-	free(s->threads.t);
-	free(s->procs.t);
+	argus_hmap_free(&s->threads.m);
+	argus_hmap_free(&s->procs.m);
 	free(s);
 	argus_trace_close(r);
 	if (fflush(stdout) != 0) {

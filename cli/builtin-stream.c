@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hashmap.h"
 #include "session.h"
 #include "stream.h"
 
@@ -17,8 +18,7 @@
 struct strtab {
 	char **s;
 	size_t n, cap;
-	uint32_t *slots; /* open addressing over ids, 0 = empty */
-	size_t nslots;
+	struct argus_hmap ids; /* hash -> id */
 };
 
 static uint64_t hash_bytes(const char *p, size_t len)
@@ -30,39 +30,29 @@ static uint64_t hash_bytes(const char *p, size_t len)
 	return h;
 }
 
-static int strtab_grow(struct strtab *t)
+struct probe {
+	const struct strtab *t;
+	const char *s;
+	size_t len;
+};
+
+static bool same_string(const void *val, void *arg)
 {
-	size_t ns = t->nslots ? t->nslots * 2 : 1024;
-	uint32_t *slots = calloc(ns, sizeof(*slots));
+	const struct probe *p = arg;
+	const char *e = p->t->s[*(const uint64_t *)val - 1];
 
-	if (!slots)
-		return -1;
-	for (size_t id = 1; id <= t->n; id++) {
-		size_t h = hash_bytes(t->s[id - 1], strlen(t->s[id - 1])) & (ns - 1);
-
-		while (slots[h])
-			h = (h + 1) & (ns - 1);
-		slots[h] = (uint32_t)id;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = ns;
-	return 0;
+	return strlen(e) == p->len && !memcmp(e, p->s, p->len);
 }
 
 static uint32_t strtab_intern(void *arg, const char *s, size_t len)
 {
 	struct strtab *t = arg;
-	size_t h;
+	struct probe p = {t, s, len};
+	uint64_t key;
+	const uint64_t *id = argus_hmap_find_by(&t->ids, hash_bytes(s, len), same_string, &p, &key);
 
-	if ((t->n + 1) * 2 > t->nslots && strtab_grow(t))
-		return 0;
-	for (h = hash_bytes(s, len) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1)) {
-		const char *e = t->s[t->slots[h] - 1];
-
-		if (strlen(e) == len && !memcmp(e, s, len))
-			return t->slots[h];
-	}
+	if (id)
+		return (uint32_t)*id;
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
 		char **ns = realloc(t->s, nc * sizeof(*ns));
@@ -75,8 +65,11 @@ static uint32_t strtab_intern(void *arg, const char *s, size_t len)
 	t->s[t->n] = strndup(s, len);
 	if (!t->s[t->n])
 		return 0;
-	t->slots[h] = (uint32_t)++t->n;
-	return (uint32_t)t->n;
+	if (!argus_hmap_set_u64(&t->ids, key, t->n + 1)) {
+		free(t->s[t->n]);
+		return 0;
+	}
+	return (uint32_t)++t->n;
 }
 
 static const char *strtab_get(void *arg, uint32_t id)
@@ -91,7 +84,7 @@ static void strtab_free(struct strtab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->s[i]);
 	free(t->s);
-	free(t->slots);
+	argus_hmap_free(&t->ids);
 }
 
 struct json_out {

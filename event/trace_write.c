@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "hashmap.h"
 #include "trace_format.h"
 
 #define DEFAULT_CHUNK_EVENTS 65536u
@@ -23,18 +24,16 @@ struct buf {
 	size_t len, cap;
 };
 
-/* Intern table slot: data offset, length (bytes or frames), id; id 0 = empty. */
-struct slot {
-	uint64_t hash;
+/* An interned key: data offset, length (bytes or frames), id. */
+struct interned {
 	uint64_t off;
 	uint32_t len;
 	uint32_t id;
 };
 
 struct intern {
-	struct slot *slots;
-	size_t cap, used; /* cap: power of two */
-	struct buf data;  /* the interned bytes, slots point into it by offset */
+	struct argus_hmap map; /* content hash -> interned */
+	struct buf data;       /* the interned bytes, entries point into it by offset */
 	uint32_t next_id;
 };
 
@@ -240,60 +239,45 @@ static int table_add(struct argus_trace_writer *w, int kind, const void *p, size
 	return 0;
 }
 
-/* Find key in t, or the empty slot where it goes. */
-static struct slot *intern_find(struct intern *t, uint64_t h, const void *key, uint32_t len,
-                                size_t unit)
-{
-	size_t mask = t->cap - 1;
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		struct slot *s = &t->slots[i];
-		if (!s->id)
-			return s;
-		if (s->hash == h && s->len == len && !memcmp(t->data.p + s->off, key, len * unit))
-			return s;
-	}
-}
+struct probe {
+	const struct intern *t;
+	const void *key;
+	uint32_t len;
+	size_t unit;
+};
 
-static int intern_grow(struct intern *t)
+static bool same_key(const void *val, void *arg)
 {
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	struct slot *slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < t->cap; i++) {
-		struct slot *s = &t->slots[i];
-		if (!s->id)
-			continue;
-		size_t j = s->hash & (cap - 1);
-		while (slots[j].id)
-			j = (j + 1) & (cap - 1);
-		slots[j] = *s;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
+	const struct interned *e = val;
+	const struct probe *p = arg;
+	return e->len == p->len && !memcmp(p->t->data.p + e->off, p->key, p->len * p->unit);
 }
 
 /* Returns the id of key (len units of unit bytes); *fresh = 1 when new. */
 static uint32_t intern(struct intern *t, const void *key, uint32_t len, size_t unit, int *fresh)
 {
 	*fresh = 0;
-	if ((t->used + 1) * 10 > t->cap * 7 && intern_grow(t))
-		return 0;
-	uint64_t h = hash_bytes(key, len * unit);
-	struct slot *s = intern_find(t, h, key, len, unit);
-	if (s->id)
-		return s->id;
+	if (!t->map.vsize)
+		argus_hmap_init(&t->map, sizeof(struct interned), 1024);
+	struct probe p = {t, key, len, unit};
+	uint64_t k;
+	const struct interned *e =
+	    argus_hmap_find_by(&t->map, hash_bytes(key, len * unit), same_key, &p, &k);
+	if (e)
+		return e->id;
 	if (t->next_id == UINT32_MAX)
 		return 0;
 	uint64_t off = t->data.len;
 	if (buf_put(&t->data, key, len * unit))
 		return 0;
-	*s = (struct slot){.hash = h, .off = off, .len = len, .id = ++t->next_id};
-	t->used++;
+	struct interned *n = argus_hmap_put(&t->map, k, NULL);
+	if (!n) {
+		t->data.len = off;
+		return 0;
+	}
+	*n = (struct interned){.off = off, .len = len, .id = ++t->next_id};
 	*fresh = 1;
-	return s->id;
+	return n->id;
 }
 
 uint32_t argus_trace_intern_string(struct argus_trace_writer *w, const char *s, size_t len)
@@ -430,9 +414,9 @@ static void writer_free(struct argus_trace_writer *w)
 	for (int k = 0; k < N_TABLES; k++)
 		free(w->pend[k].p);
 	free(w->index.p);
-	free(w->strings.slots);
+	argus_hmap_free(&w->strings.map);
 	free(w->strings.data.p);
-	free(w->stacks.slots);
+	argus_hmap_free(&w->stacks.map);
 	free(w->stacks.data.p);
 	free(w->name);
 	free(w);

@@ -413,9 +413,10 @@ void argus_graph_free(struct argus_graph *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->threads.cap; i++)
-		if (g->threads.e[i].key)
-			free(g->threads.e[i].thread);
+	size_t pos = 0;
+	struct gref *r;
+	while ((r = argus_hmap_next(&g->threads.h, &pos, NULL)))
+		free(r->thread);
 	gmap_free(&g->threads);
 	gtables_free(g);
 	free(g->cpus);
@@ -468,8 +469,10 @@ void argus_graph_add_stack(struct argus_graph *g, uint32_t id, const uint64_t *i
 
 void argus_graph_flush(struct argus_graph *g)
 {
-	for (size_t i = 0; i < g->threads.cap; i++) {
-		struct gthread *t = g->threads.e[i].key ? g->threads.e[i].thread : NULL;
+	size_t pos = 0;
+	struct gref *r;
+	while ((r = argus_hmap_next(&g->threads.h, &pos, NULL))) {
+		struct gthread *t = r->thread;
 		if (!t)
 			continue;
 		gr_wake_publish(g, t);
@@ -497,7 +500,7 @@ static uint32_t sink_stack(void *arg, const uint64_t *ips, uint32_t depth)
 	struct argus_graph *g = arg;
 	/* ids are the writer's: the next free one (stacks are not deduplicated
 	 * here; the producer interns them) */
-	uint32_t id = (uint32_t)g->stacks_len + 1;
+	uint32_t id = (uint32_t)g->stacks.len + 1;
 	while (gstack_get(g, id))
 		id++;
 	argus_graph_add_stack(g, id, ips, depth);

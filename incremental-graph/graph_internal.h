@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "graph.h"
+#include "hashmap.h"
 #include "syscalls.h" /* ARGUS_SYSCALLS, ARGUS_NR_<name>: trace numbering */
 
 /* Vertices live in chunks of a slice; a slice holds at most VCHUNK * VDIR
@@ -74,7 +75,6 @@ struct gbody {
 
 /* An entry of the writer's matching tables (send -> receive, post -> run...). */
 struct gref {
-	uint64_t key; /* 0 = empty */
 	union {
 		struct {
 			argus_vid src[2];
@@ -86,20 +86,15 @@ struct gref {
 	uint32_t aux; /* table-specific */
 };
 
+/* key (0 never stored) -> gref; zero is what a put of key 0 returns, unkept */
 struct gmap {
-	struct gref *e;
-	size_t cap, len; /* cap is a power of two */
+	struct argus_hmap h;
+	struct gref zero;
 };
 
 struct gstack {
-	uint32_t id;
 	uint32_t depth;
 	uint64_t *ips;
-};
-
-struct gframe {
-	uint64_t ip; /* 0 = empty */
-	uint32_t count;
 };
 
 enum { INTENT_NONE, INTENT_SIGNAL, INTENT_BROADCAST, INTENT_HANDOFF };
@@ -191,11 +186,9 @@ struct argus_graph {
 	struct gmap ipc_wait; /* receives no send explained yet: key -> receiver */
 	struct gcpu *cpus;
 	size_t ncpus;
-	struct gstack *stacks; /* sorted by nothing: open addressing by id */
-	size_t stacks_cap, stacks_len;
+	struct argus_hmap stacks; /* id -> gstack */
 	uint64_t stacks_bytes;
-	struct gframe *frames;
-	size_t frames_cap, frames_len;
+	struct argus_hmap frames; /* ip -> uint32_t count */
 	uint32_t rare_threshold;
 	bool rare_dirty;
 	uint64_t rare_at;

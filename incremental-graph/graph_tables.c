@@ -2,204 +2,108 @@
  * graph_tables.c - the writer's private tables: matching maps (kernel object
  * or hook key -> the vertex that did the first half of a pair), the stack
  * table, and call-stack frame frequencies for the low-frequency symbol rule.
- * Open addressing, linear probing; nothing here is seen by readers.
+ * All on the one hash table (event/hashmap.h); nothing here is seen by readers.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph_internal.h"
 
-static size_t slot_of(const struct gmap *m, uint64_t key)
+/* Grow-aware put: table growth counts toward the graph's memory. */
+static void *put_counted(uint64_t *bytes, struct argus_hmap *m, uint64_t key, bool *fresh)
 {
-	return mix64(key) & (m->cap - 1);
+	size_t before = argus_hmap_bytes(m);
+	void *v = argus_hmap_put(m, key, fresh);
+	*bytes += argus_hmap_bytes(m) - before;
+	return v;
 }
 
 struct gref *gmap_get(struct gmap *m, uint64_t key)
 {
-	if (!m->cap || !key)
-		return NULL;
-	for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
-		if (m->e[i].key == key)
-			return &m->e[i];
-		if (!m->e[i].key)
-			return NULL;
-	}
-}
-
-static bool grow(struct argus_graph *g, struct gmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	struct gref *e = calloc(cap, sizeof(*e));
-	if (!e)
-		return false;
-	struct gmap n = {e, cap, 0};
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->e[i].key)
-			continue;
-		size_t j = slot_of(&n, m->e[i].key);
-		while (n.e[j].key)
-			j = (j + 1) & (cap - 1);
-		n.e[j] = m->e[i];
-		n.len++;
-	}
-	g->bytes_tables += (cap - m->cap) * sizeof(*e);
-	free(m->e);
-	*m = n;
-	return true;
+	return key ? argus_hmap_get(&m->h, key) : NULL;
 }
 
 struct gref *gmap_put(struct argus_graph *g, struct gmap *m, uint64_t key)
 {
-	struct gref *r = gmap_get(m, key);
-	if (r)
-		return r;
-	if ((m->len + 1) * 2 > m->cap && !grow(g, m))
-		return NULL;
-	size_t i = slot_of(m, key);
-	while (m->e[i].key)
-		i = (i + 1) & (m->cap - 1);
-	memset(&m->e[i], 0, sizeof(m->e[i]));
-	m->e[i].key = key;
-	m->len++;
-	return &m->e[i];
+	if (!key) { /* never found again: a fresh record each time */
+		memset(&m->zero, 0, sizeof(m->zero));
+		return &m->zero;
+	}
+	if (!m->h.vsize)
+		argus_hmap_init(&m->h, sizeof(struct gref), 64);
+	return put_counted(&g->bytes_tables, &m->h, key, NULL);
 }
 
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
 void gmap_del(struct gmap *m, uint64_t key)
 {
-	struct gref *r = gmap_get(m, key);
-	if (!r)
-		return;
-	size_t i = (size_t)(r - m->e);
-	for (size_t j = (i + 1) & (m->cap - 1); m->e[j].key; j = (j + 1) & (m->cap - 1)) {
-		size_t home = slot_of(m, m->e[j].key);
-		/* move e[j] into the hole at i when its home is not in (i, j] */
-		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
-			m->e[i] = m->e[j];
-			i = j;
-		}
-	}
-	m->e[i].key = 0;
-	m->len--;
+	if (key)
+		argus_hmap_del(&m->h, key);
 }
 
 /* Drop entries whose vertices have all left the window. */
 void gmap_sweep(struct argus_graph *g, struct gmap *m, uint32_t oldest_gen)
 {
 	(void)g;
-	for (size_t i = 0; i < m->cap;) {
-		struct gref *r = &m->e[i];
+	size_t pos = 0;
+	uint64_t key;
+	struct gref *r;
+	while ((r = argus_hmap_next(&m->h, &pos, &key))) {
 		bool live = false;
-		for (uint32_t k = 0; r->key && k < r->n && k < 2; k++)
+		for (uint32_t k = 0; k < r->n && k < 2; k++)
 			if (vid_gen(r->src[k]) - oldest_gen < (1u << 31))
 				live = true;
-		if (r->key && !live) {
-			gmap_del(m, r->key);
-			continue; /* a shifted entry may now sit at i */
+		if (!live) {
+			argus_hmap_del(&m->h, key);
+			pos--; /* a shifted entry may now sit there */
 		}
-		i++;
 	}
 }
 
 void gmap_free(struct gmap *m)
 {
-	free(m->e);
-	memset(m, 0, sizeof(*m));
+	argus_hmap_free(&m->h);
 }
 
 /* ---- stacks ---- */
 
-static size_t stack_slot(const struct argus_graph *g, uint32_t id)
-{
-	return mix64(id) & (g->stacks_cap - 1);
-}
-
 const struct gstack *gstack_get(const struct argus_graph *g, uint32_t id)
 {
-	if (!g->stacks_cap || !id)
-		return NULL;
-	for (size_t i = stack_slot(g, id);; i = (i + 1) & (g->stacks_cap - 1)) {
-		if (g->stacks[i].id == id)
-			return &g->stacks[i];
-		if (!g->stacks[i].id)
-			return NULL;
-	}
+	return id ? argus_hmap_get(&g->stacks, id) : NULL;
 }
 
 bool gstack_add(struct argus_graph *g, uint32_t id, const uint64_t *ips, uint32_t depth)
 {
 	if (!id || gstack_get(g, id))
 		return true;
-	if ((g->stacks_len + 1) * 2 > g->stacks_cap) {
-		size_t cap = g->stacks_cap ? g->stacks_cap * 2 : 256;
-		struct gstack *n = calloc(cap, sizeof(*n));
-		if (!n)
-			return false;
-		for (size_t i = 0; i < g->stacks_cap; i++) {
-			if (!g->stacks[i].id)
-				continue;
-			size_t j = mix64(g->stacks[i].id) & (cap - 1);
-			while (n[j].id)
-				j = (j + 1) & (cap - 1);
-			n[j] = g->stacks[i];
-		}
-		g->stacks_bytes += (cap - g->stacks_cap) * sizeof(*n);
-		free(g->stacks);
-		g->stacks = n;
-		g->stacks_cap = cap;
-	}
 	if (depth > ARGUS_STACK_MAX_DEPTH)
 		depth = ARGUS_STACK_MAX_DEPTH;
 	uint64_t *copy = malloc(depth * sizeof(*copy) + 1);
 	if (!copy)
 		return false;
 	memcpy(copy, ips, depth * sizeof(*copy));
-	size_t i = stack_slot(g, id);
-	while (g->stacks[i].id)
-		i = (i + 1) & (g->stacks_cap - 1);
-	g->stacks[i] = (struct gstack){id, depth, copy};
-	g->stacks_len++;
+	if (!g->stacks.vsize)
+		argus_hmap_init(&g->stacks, sizeof(struct gstack), 256);
+	struct gstack *s = put_counted(&g->stacks_bytes, &g->stacks, id, NULL);
+	if (!s) {
+		free(copy);
+		return false;
+	}
+	*s = (struct gstack){depth, copy};
 	g->stacks_bytes += depth * sizeof(*copy);
 	return true;
 }
 
 /* ---- frame frequencies ---- */
 
-static struct gframe *frame_get(struct argus_graph *g, uint64_t ip, bool add)
+static uint32_t *frame_get(struct argus_graph *g, uint64_t ip, bool add)
 {
-	if (add && (g->frames_len + 1) * 2 > g->frames_cap) {
-		size_t cap = g->frames_cap ? g->frames_cap * 2 : 256;
-		struct gframe *n = calloc(cap, sizeof(*n));
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < g->frames_cap; i++) {
-			if (!g->frames[i].ip)
-				continue;
-			size_t j = mix64(g->frames[i].ip) & (cap - 1);
-			while (n[j].ip)
-				j = (j + 1) & (cap - 1);
-			n[j] = g->frames[i];
-		}
-		g->bytes_tables += (cap - g->frames_cap) * sizeof(*n);
-		free(g->frames);
-		g->frames = n;
-		g->frames_cap = cap;
-	}
-	if (!g->frames_cap || !ip)
+	if (!ip)
 		return NULL;
-	size_t i = mix64(ip) & (g->frames_cap - 1);
-	for (;; i = (i + 1) & (g->frames_cap - 1)) {
-		if (g->frames[i].ip == ip)
-			return &g->frames[i];
-		if (!g->frames[i].ip)
-			break;
-	}
 	if (!add)
-		return NULL;
-	g->frames[i].ip = ip;
-	g->frames[i].count = 0;
-	g->frames_len++;
-	return &g->frames[i];
+		return argus_hmap_get(&g->frames, ip);
+	if (!g->frames.vsize)
+		argus_hmap_init(&g->frames, sizeof(uint32_t), 256);
+	return put_counted(&g->bytes_tables, &g->frames, ip, NULL);
 }
 
 /* A segment referenced this stack: each distinct frame counts once. */
@@ -212,9 +116,9 @@ void gframes_count(struct argus_graph *g, uint32_t stack_id)
 		bool dup = false;
 		for (uint32_t k = 0; k < i && !dup; k++)
 			dup = s->ips[k] == s->ips[i];
-		struct gframe *f = dup ? NULL : frame_get(g, s->ips[i], true);
-		if (f && f->count < UINT32_MAX)
-			f->count++;
+		uint32_t *count = dup ? NULL : frame_get(g, s->ips[i], true);
+		if (count && *count < UINT32_MAX)
+			(*count)++;
 	}
 	g->rare_dirty = true;
 }
@@ -223,9 +127,10 @@ void gframes_count(struct argus_graph *g, uint32_t stack_id)
 void gframes_decay(struct argus_graph *g)
 {
 	uint32_t n = g->opts.slices ? g->opts.slices : 1;
-	for (size_t i = 0; i < g->frames_cap; i++)
-		if (g->frames[i].ip)
-			g->frames[i].count -= g->frames[i].count / n;
+	size_t pos = 0;
+	uint32_t *count;
+	while ((count = argus_hmap_next(&g->frames, &pos, NULL)))
+		*count -= *count / n;
 	g->rare_dirty = true;
 }
 
@@ -242,16 +147,16 @@ static uint32_t rare_threshold(struct argus_graph *g)
 {
 	if (!g->rare_dirty)
 		return g->rare_threshold;
-	uint64_t every = g->frames_len > 4096 ? 65536 : 4096;
+	uint64_t every = g->frames.len > 4096 ? 65536 : 4096;
 	if (g->st.events >= every && g->st.events - g->rare_at < every)
 		return g->rare_threshold;
-	uint32_t *c = malloc(g->frames_len * sizeof(*c) + 1);
+	uint32_t *c = malloc(g->frames.len * sizeof(*c) + 1);
 	if (!c)
 		return g->rare_threshold;
-	size_t n = 0;
-	for (size_t i = 0; i < g->frames_cap; i++)
-		if (g->frames[i].ip)
-			c[n++] = g->frames[i].count;
+	size_t n = 0, pos = 0;
+	const uint32_t *count;
+	while ((count = argus_hmap_next(&g->frames, &pos, NULL)))
+		c[n++] = *count;
 	qsort(c, n, sizeof(*c), cmp_u32);
 	/* a shared frame is seen at least twice: the threshold is never below 2 */
 	g->rare_threshold = n && c[n / 10] > 2 ? c[n / 10] : 2;
@@ -278,8 +183,8 @@ bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const ui
 					if (sa->ips[x] != sb->ips[y])
 						continue;
 					share = true;
-					struct gframe *f = frame_get(g, sa->ips[x], false);
-					if (f && f->count <= thr)
+					uint32_t *count = frame_get(g, sa->ips[x], false);
+					if (count && *count <= thr)
 						*rare = true;
 				}
 			}
@@ -294,8 +199,10 @@ void gtables_free(struct argus_graph *g)
 	                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gmap_free(maps[i]);
-	for (size_t i = 0; i < g->stacks_cap; i++)
-		free(g->stacks[i].ips);
-	free(g->stacks);
-	free(g->frames);
+	size_t pos = 0;
+	struct gstack *s;
+	while ((s = argus_hmap_next(&g->stacks, &pos, NULL)))
+		free(s->ips);
+	argus_hmap_free(&g->stacks);
+	argus_hmap_free(&g->frames);
 }

@@ -23,74 +23,29 @@
 #include "tracer.skel.h"
 
 /* ---- u32 -> u32 table (key 0 never stored; val 0 = absent) -------------- */
-static size_t slot_of(uint32_t key, size_t cap)
-{
-	return (key * 2654435761u) & (cap - 1);
-}
-
 int u32_table_put(struct u32_table *t, uint32_t key, uint32_t val)
 {
-	if ((t->len + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		uint32_t *nk = calloc(ncap, sizeof(*nk)), *nv = calloc(ncap, sizeof(*nv));
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return -1;
-		}
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->keys[i])
-				continue;
-			size_t s = slot_of(t->keys[i], ncap);
-			while (nk[s])
-				s = (s + 1) & (ncap - 1);
-			nk[s] = t->keys[i];
-			nv[s] = t->vals[i];
-		}
-		free(t->keys);
-		free(t->vals);
-		t->keys = nk;
-		t->vals = nv;
-		t->cap = ncap;
-	}
-	size_t s = slot_of(key, t->cap);
-	while (t->keys[s] && t->keys[s] != key)
-		s = (s + 1) & (t->cap - 1);
-	if (!t->keys[s])
-		t->len++;
-	t->keys[s] = key;
-	t->vals[s] = val;
-	return 0;
+	return !key || argus_hmap_set_u64(&t->h, key, val) ? 0 : -1;
 }
 
 bool u32_table_get(const struct u32_table *t, uint32_t key, uint32_t *val)
 {
-	if (!t->cap)
+	const uint64_t *v = key ? argus_hmap_get(&t->h, key) : NULL;
+	if (!v)
 		return false;
-	for (size_t s = slot_of(key, t->cap); t->keys[s]; s = (s + 1) & (t->cap - 1)) {
-		if (t->keys[s] == key) {
-			*val = t->vals[s];
-			return *val != 0;
-		}
-	}
-	return false;
+	*val = (uint32_t)*v;
+	return *val != 0;
 }
 
 bool u32_table_del(struct u32_table *t, uint32_t key)
 {
 	uint32_t v;
-
-	if (!u32_table_get(t, key, &v))
-		return false;
-	return u32_table_put(t, key, 0) == 0;
+	return u32_table_get(t, key, &v) && argus_hmap_del(&t->h, key);
 }
 
 void u32_table_free(struct u32_table *t)
 {
-	free(t->keys);
-	free(t->vals);
-	memset(t, 0, sizeof(*t));
+	argus_hmap_free(&t->h);
 }
 
 /* ---- stacks ------------------------------------------------------------- */

@@ -7,15 +7,16 @@
 
 #include <stdint.h>
 
+#include "hashmap.h"
 #include "kext.h"
 
 struct tracer_bpf;
 struct bpf_link;
 
-/* Open-addressing u32 -> u32 table (key 0 = empty slot). */
+/* u32 -> u32 on the one hash table; key 0 is never stored, value 0 = absent.
+ * A zeroed struct is empty. */
 struct u32_table {
-	uint32_t *keys, *vals;
-	size_t cap, len;
+	struct argus_hmap h;
 };
 int u32_table_put(struct u32_table *t, uint32_t key, uint32_t val);
 bool u32_table_get(const struct u32_table *t, uint32_t key, uint32_t *val);

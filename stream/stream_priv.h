@@ -13,6 +13,7 @@
 
 #include <uv.h>
 
+#include "hashmap.h"
 #include "stream.h"
 
 /* The JSON stream's own version (docs/json-stream.md): bumped when a line's
@@ -37,8 +38,7 @@ struct tab_entry {
 struct tab {
 	struct tab_entry *ent;
 	size_t n, cap;
-	uint32_t *index; /* open addressing: id, 0 = empty */
-	size_t index_cap;
+	struct argus_hmap index; /* content hash -> id */
 	uint64_t bytes, refused;
 };
 

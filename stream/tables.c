@@ -22,38 +22,30 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t tag)
 	return h;
 }
 
-static int index_grow(struct tab *t)
+struct probe {
+	const struct tab *t;
+	const void *data;
+	size_t len;
+	uint32_t depth;
+	uint64_t hash;
+};
+
+static bool same_entry(const void *val, void *arg)
 {
-	size_t ncap = t->index_cap ? t->index_cap * 2 : 1024;
-	uint32_t *ni = calloc(ncap, sizeof(*ni));
-	if (!ni)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t pos = t->ent[i].hash & (ncap - 1);
-		while (ni[pos])
-			pos = (pos + 1) & (ncap - 1);
-		ni[pos] = (uint32_t)(i + 1);
-	}
-	free(t->index);
-	t->index = ni;
-	t->index_cap = ncap;
-	return 0;
+	const struct probe *p = arg;
+	const struct tab_entry *e = &p->t->ent[*(const uint64_t *)val - 1];
+	return e->hash == p->hash && e->len == p->len && e->depth == p->depth &&
+	       !memcmp(e->data, p->data, p->len);
 }
 
 /* Intern len bytes (a string, or depth * 8 bytes of ips); 0 on failure. */
 static uint32_t tab_intern(struct tab *t, const void *data, size_t len, uint32_t depth)
 {
-	uint64_t h = hash_bytes(data, len, depth);
-	if ((t->n + 1) * 2 > t->index_cap && index_grow(t))
-		return 0;
-	size_t pos = h & (t->index_cap - 1);
-	while (t->index[pos]) {
-		struct tab_entry *e = &t->ent[t->index[pos] - 1];
-		if (e->hash == h && e->len == len && e->depth == depth &&
-		    !memcmp(e->data, data, len))
-			return t->index[pos];
-		pos = (pos + 1) & (t->index_cap - 1);
-	}
+	struct probe p = {t, data, len, depth, hash_bytes(data, len, depth)};
+	uint64_t key;
+	const uint64_t *id = argus_hmap_find_by(&t->index, p.hash, same_entry, &p, &key);
+	if (id)
+		return (uint32_t)*id;
 	if (t->n >= TAB_MAX_ENTRIES) {
 		t->refused++;
 		return 0;
@@ -71,10 +63,13 @@ static uint32_t tab_intern(struct tab *t, const void *data, size_t len, uint32_t
 		return 0;
 	memcpy(copy, data, len);
 	copy[len] = '\0';
-	t->ent[t->n] = (struct tab_entry){.data = copy, .len = len, .depth = depth, .hash = h};
+	if (!argus_hmap_set_u64(&t->index, key, t->n + 1)) {
+		free(copy);
+		return 0;
+	}
+	t->ent[t->n] = (struct tab_entry){.data = copy, .len = len, .depth = depth, .hash = p.hash};
 	t->bytes += len + sizeof(struct tab_entry);
-	t->index[pos] = (uint32_t)++t->n;
-	return (uint32_t)t->n;
+	return (uint32_t)++t->n;
 }
 
 uint32_t tab_string(struct tab *t, const char *s, size_t len)
@@ -99,6 +94,6 @@ void tab_free(struct tab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->ent[i].data);
 	free(t->ent);
-	free(t->index);
+	argus_hmap_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
