@@ -39,10 +39,12 @@ static const struct edge_rule edge_rules[ARGUS_EDGE_KIND_MAX] = {
 static const char *const default_batch_comms[] = {"dbus-daemon", "dbus-broker", "Xorg", "Xwayland",
                                                   NULL};
 
-_Static_assert(ARGUS_WAIT_FUTEX == ARGUS_SYSW_FUTEX && ARGUS_WAIT_POLL == ARGUS_SYSW_POLL &&
-                   ARGUS_WAIT_READ == ARGUS_SYSW_READ && ARGUS_WAIT_SLEEP == ARGUS_SYSW_SLEEP &&
-                   ARGUS_WAIT_CHILD == ARGUS_SYSW_CHILD && ARGUS_WAIT_OTHER == ARGUS_SYSW_OTHER,
+/* two enums of one meaning: compared as ints (gcc's -Wenum-compare) */
+#define SAME_WAIT(k) ((int)ARGUS_WAIT_##k == (int)ARGUS_SYSW_##k)
+_Static_assert(SAME_WAIT(FUTEX) && SAME_WAIT(POLL) && SAME_WAIT(READ) && SAME_WAIT(SLEEP) &&
+                   SAME_WAIT(CHILD) && SAME_WAIT(OTHER),
                "wait kinds are the syscall table's wait column (event/syscalls.h)");
+#undef SAME_WAIT
 
 uint8_t gr_wait_kind_of(bool in_sys, uint16_t nr)
 {
