@@ -23,8 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmdline.h"
 #include "bench.h"
+#include "cmdline.h"
+#include "jsonline.h"
 
 #ifndef ARGUS_QUIET_SRC_DIR
 #define ARGUS_QUIET_SRC_DIR ""
@@ -98,32 +99,9 @@ static FILE *open_in(const struct quiet_run *r, const char *name)
 	return fopen(path, "re");
 }
 
-/* The text after "key": in a JSON line, or NULL (the first one). */
-static const char *json_at(const char *obj, const char *key)
-{
-	char pat[96];
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	const char *p = strstr(obj, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
-/* A JSON string value (escapes taken literally but \" and \\), "" if none. */
-static void json_str(const char *obj, const char *key, char *out, size_t cap)
-{
-	const char *v = json_at(obj, key);
-	size_t n = 0;
-	if (v && *v == '"')
-		for (v++; *v && *v != '"' && n + 1 < cap; v++) {
-			if (*v == '\\' && v[1])
-				v++;
-			out[n++] = *v;
-		}
-	out[n] = 0;
-}
-
 static unsigned json_uint(const char *obj, const char *key)
 {
-	const char *v = json_at(obj, key);
+	const char *v = jsonline_at(obj, key);
 	return v ? (unsigned)strtoul(v, NULL, 10) : 0;
 }
 
@@ -226,10 +204,10 @@ static void read_stream(struct quiet_run *r)
 		} else if (strstr(line, "{\"kind\":\"diagnosis\"") == line &&
 		           r->ndiags < QUIET_NOTE_MAX) {
 			struct quiet_note *n = &r->diags[r->ndiags++];
-			json_str(line, "summary", n->text, sizeof(n->text));
+			jsonline_str(line, "summary", n->text, sizeof(n->text));
 			/* the report's stall object: the app and its pid */
-			const char *st = json_at(line, "stall");
-			json_str(st ? st : line, "app", n->app, sizeof(n->app));
+			const char *st = jsonline_at(line, "stall");
+			jsonline_str(st ? st : line, "app", n->app, sizeof(n->app));
 			n->pid = json_uint(st ? st : line, "pid");
 		}
 	}

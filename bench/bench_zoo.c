@@ -24,6 +24,7 @@
 
 #include "bench.h"
 #include "cmdline.h"
+#include "jsonline.h"
 
 #ifndef ARGUS_ZOO_SRC_DIR
 #define ARGUS_ZOO_SRC_DIR ""
@@ -147,18 +148,9 @@ static int list_cases(struct zoo_run *r)
 	return ARGUS_EXIT_OK;
 }
 
-/* The text after "key": in a flat JSON object, or NULL. */
-static const char *json_at(const char *obj, const char *key)
-{
-	char pat[96];
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	const char *p = strstr(obj, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
 static enum zoo_mark json_mark(const char *obj, const char *key)
 {
-	const char *v = json_at(obj, key);
+	const char *v = jsonline_at(obj, key);
 	if (v && !strncmp(v, "true", 4))
 		return ZOO_YES;
 	if (v && !strncmp(v, "false", 5))
@@ -168,24 +160,10 @@ static enum zoo_mark json_mark(const char *obj, const char *key)
 
 static double json_secs(const char *obj, const char *key)
 {
-	const char *v = json_at(obj, key);
+	const char *v = jsonline_at(obj, key);
 	char *end;
 	double d = v ? strtod(v, &end) : -1;
 	return v && end != v ? d : -1;
-}
-
-/* A JSON string value (\" and \\ unescaped), "" when null or absent. */
-static void json_str(const char *obj, const char *key, char *out, size_t cap)
-{
-	const char *v = json_at(obj, key);
-	size_t n = 0;
-	if (v && *v == '"')
-		for (v++; *v && *v != '"' && n + 1 < cap; v++) {
-			if (*v == '\\' && v[1])
-				v++;
-			out[n++] = *v;
-		}
-	out[n] = 0;
 }
 
 static struct zoo_result *result_of(struct zoo_run *r, const char *name)
@@ -199,7 +177,7 @@ static struct zoo_result *result_of(struct zoo_run *r, const char *name)
 static void take_line(struct zoo_run *r, const char *line)
 {
 	char name[ZOO_NAME_MAX];
-	json_str(line, "case", name, sizeof(name));
+	jsonline_str(line, "case", name, sizeof(name));
 	struct zoo_result *z = result_of(r, name);
 	if (!z)
 		return;
@@ -213,8 +191,8 @@ static void take_line(struct zoo_run *r, const char *line)
 	}
 	z->notify_s = json_secs(line, "notify_s");
 	z->detect_s = json_secs(line, "detect_offline_s");
-	json_str(line, "argus_answer", z->answer, sizeof(z->answer));
-	json_str(line, "offwaketime_na", z->offwake_na, sizeof(z->offwake_na));
+	jsonline_str(line, "argus_answer", z->answer, sizeof(z->answer));
+	jsonline_str(line, "offwaketime_na", z->offwake_na, sizeof(z->offwake_na));
 	char notify[64] = "no notification seen";
 	if (z->notify_s >= 0)
 		snprintf(notify, sizeof(notify), "notified %.2f s after the stall's start",
