@@ -41,10 +41,19 @@ struct conn {
 	uint64_t last_send;     /* the server's latest send to it */
 };
 
+/* Who reads an eventfd or pipe of a GUI process: the thread a display
+ * reader wakes when it relays input (Qt's QXcbEventQueue wakes the main
+ * thread's dispatcher). */
+struct waker {
+	uint64_t obj;
+	uint32_t pid, tid;
+};
+
 struct uthr {
 	uint32_t pid, tid;
 	uint64_t conn;
 	bool hooks, input_seen;
+	bool zero_poll; /* in a zero-timeout poll */
 	bool dead;      /* exited: never fires again */
 	uint32_t depth; /* dispatch / async-run nesting */
 	uint64_t pending_since, busy_since;
@@ -65,7 +74,7 @@ struct argus_trigger {
 	struct argus_trigger_opts o;
 	struct argus_trigger_cb cb;
 	struct argus_trigger_stats st;
-	struct idmap pid_ix, tid_ix, conn_ix, tname_ix;
+	struct idmap pid_ix, tid_ix, conn_ix, tname_ix, waker_ix;
 	struct proc *procs;
 	uint32_t nprocs, cprocs;
 	struct tname *tnames;
@@ -74,6 +83,8 @@ struct argus_trigger {
 	uint32_t nuts, cuts;
 	struct conn *conns;
 	uint32_t nconns, cconns;
+	struct waker *wakers;
+	uint32_t nwakers, cwakers;
 	uint64_t now, next_check, next_id;
 	bool oom; /* a table could not grow: some app is not tracked */
 };
@@ -341,11 +352,15 @@ static void maybe_end(struct argus_trigger *t, struct uthr *u)
 static void loop_back(struct argus_trigger *t, struct uthr *u)
 {
 	if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH) {
-		bool queued = u->pending_since != 0;
+		/* back for a moment with input still waiting: between phases of
+		 * the same work, the same stall; it ends once that input is
+		 * handled too */
+		if (u->pending_since) {
+			u->busy_since = 0;
+			return;
+		}
 		episode_end(t, u);
 		u->resumed = t->now;
-		if (queued)
-			set_pending(t, u, t->now);
 		return;
 	}
 	if (!u->pending_since)
@@ -428,6 +443,74 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 	set_busy(t, u, from, ARGUS_CAUSE_INPUT);
 }
 
+/* u reads connection c. Whichever thread waits reads (Xlib, xcb: a thread
+ * waiting for a reply reads while the event thread polls), so input that
+ * was pending for the last reader is read by this one: it must not stay
+ * pending for that one. */
+static void take_reader(struct argus_trigger *t, struct conn *c, struct uthr *u)
+{
+	uint32_t me = (uint32_t)(u - t->uts) + 1;
+	if (c->reader && c->reader != me) {
+		struct uthr *o = &t->uts[c->reader - 1];
+		o->pending_since = 0;
+		if (!o->busy_since && !o->depth)
+			episode_end(t, o);
+	}
+	c->reader = me;
+}
+
+/* An eventfd or pipe of a GUI process. Its reader is learned from reads;
+ * a display reader that, with input read and not yet back in its loop,
+ * writes one that another thread of its process reads relays the input to
+ * that thread (Qt: QXcbEventQueue reads X, wakes the main thread, which
+ * dispatches): the episode is that thread's too, until it is back in its
+ * loop. */
+static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
+{
+	struct proc *p = proc_get(t, ev->pid, false);
+	if (!p || !p->gui || !ev->ipc.obj)
+		return;
+	uint32_t *ix = idmap_get(&t->waker_ix, ev->ipc.obj);
+	if (ev->type == ARGUS_EV_IPC_RECV) {
+		if (ev->ipc.ret <= 0)
+			return;
+		if (!ix) {
+			if (t->nwakers == t->cwakers) {
+				struct waker *n = grow(t->wakers, &t->cwakers, sizeof(*n));
+				if (!n) {
+					t->oom = true;
+					return;
+				}
+				t->wakers = n;
+			}
+			if (!idmap_put(&t->waker_ix, ev->ipc.obj, t->nwakers)) {
+				t->oom = true;
+				return;
+			}
+			ix = idmap_get(&t->waker_ix, ev->ipc.obj);
+			t->wakers[t->nwakers++].obj = ev->ipc.obj;
+		}
+		t->wakers[*ix].pid = ev->pid;
+		t->wakers[*ix].tid = ev->tid;
+		return;
+	}
+	struct uthr *u = uthr_get(t, ev->tid);
+	if (!ix || !u || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
+		return;
+	const struct waker *w = &t->wakers[*ix];
+	if (w->pid != ev->pid || w->tid == ev->tid)
+		return;
+	uint64_t since = u->busy_since, conn = u->conn;
+	struct uthr *v = uthr_make(t, w->pid, w->tid); /* may move u */
+	if (!v)
+		return;
+	if (!v->conn)
+		v->conn = conn;
+	v->dead = false;
+	v->input_seen = true;
+	set_busy(t, v, since, ARGUS_CAUSE_INPUT);
+}
+
 static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 {
 	struct proc *p = proc_get(t, ev->pid, false);
@@ -452,6 +535,10 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	}
 	if (server)
 		return;
+	if (kind == ARGUS_OBJ_EVENTFD || kind == ARGUS_OBJ_PIPE) {
+		on_wake_obj(t, ev);
+		return;
+	}
 	struct conn *c = conn_get(t, ev->ipc.obj, kind == ARGUS_OBJ_DISPLAY);
 	if (!c)
 		return;
@@ -472,7 +559,7 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	u->conn = c->obj;
 	u->dead = false;
-	c->reader = (uint32_t)(u - t->uts) + 1;
+	take_reader(t, c, u);
 	if (ev->ipc.ret > 0) {
 		consume(t, u, c->pending_since);
 		return;
@@ -596,10 +683,11 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_SYS_ENTER: {
 		unsigned nr = ev->sys_enter.nr;
 		u->last_nr = (uint16_t)nr;
+		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield)
 			u->yields++;
 		else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
-			u->zero_polls++;
+			u->zero_poll = true; /* a spin if it finds nothing */
 		else if (poll_family(nr) && !u->hooks && u->busy_since)
 			/* no hooks: a waiting poll is the loop (input still
 			 * unread keeps the episode going) */
@@ -611,6 +699,11 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	case ARGUS_EV_SYS_EXIT:
 		u->last_nr = NO_NR;
+		/* a zero-timeout poll that found work is a loop checking its
+		 * sources between busy moments (Qt's, GLib's), not a spin */
+		if (u->zero_poll && poll_family(ev->sys_exit.nr) && ev->sys_exit.ret == 0)
+			u->zero_polls++;
+		u->zero_poll = false;
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_ASYNC_RUN_BEGIN:
@@ -661,10 +754,12 @@ void argus_trigger_free(struct argus_trigger *t)
 	idmap_free(&t->tid_ix);
 	idmap_free(&t->conn_ix);
 	idmap_free(&t->tname_ix);
+	idmap_free(&t->waker_ix);
 	free(t->procs);
 	free(t->tnames);
 	free(t->uts);
 	free(t->conns);
+	free(t->wakers);
 	free(t);
 }
 
