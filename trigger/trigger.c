@@ -24,6 +24,7 @@ struct proc {
 	bool exec_seen; /* started inside the stream: launch stalls apply */
 	bool mapped;    /* first window mapped */
 	bool gui;
+	uint64_t last_request; /* a server: the client end whose request it read last */
 };
 
 /* The name of a thread other than a process's main one (the main thread's
@@ -39,6 +40,7 @@ struct conn {
 	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
 	uint64_t pending_since; /* oldest unread input, 0 = none */
 	uint64_t last_send;     /* the server's latest send to it */
+	bool events;            /* the server wrote to it unasked: it has a window */
 };
 
 /* Who reads an eventfd or pipe of a GUI process: the thread a display
@@ -400,12 +402,24 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 		t->cb.stall(t->cb.arg, s);
 }
 
+/* A process with a window: it mapped one (hooks), or the server sent it an
+ * event. A client without one (xdotool, xprop, a script's helper) only gets
+ * replies to its requests: input it leaves unread is no app's stall. */
+static bool windowed(const struct argus_trigger *t, const struct uthr *u)
+{
+	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
+	if (ix && t->procs[*ix].mapped)
+		return true;
+	ix = idmap_get(&t->conn_ix, u->conn);
+	return ix && t->conns[*ix].events;
+}
+
 static void check(struct argus_trigger *t, struct uthr *u)
 {
 	if (u->fired || u->dead)
 		return;
 	uint64_t start = episode_start(u);
-	if (start && t->now >= start + t->o.stall_ns) {
+	if (start && t->now >= start + t->o.stall_ns && windowed(t, u)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
 		if (u->busy_since == start)
 			cause = u->busy_cause;
@@ -527,14 +541,21 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 			return;
 		t->st.display_sends++;
 		c->last_send = ev->ts;
+		/* written while serving another client (or a device): an event,
+		 * not a reply; only a client with a window gets those */
+		if (p->last_request != c->obj)
+			c->events = true;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
 		if (c->reader && !t->uts[c->reader - 1].dead)
 			set_pending(t, &t->uts[c->reader - 1], c->pending_since);
 		return;
 	}
-	if (server)
+	if (server) {
+		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret > 0 && ev->ipc.peer_obj)
+			p->last_request = ev->ipc.peer_obj;
 		return;
+	}
 	if (kind == ARGUS_OBJ_EVENTFD || kind == ARGUS_OBJ_PIPE) {
 		on_wake_obj(t, ev);
 		return;

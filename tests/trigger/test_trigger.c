@@ -511,6 +511,56 @@ TEST(one_hang_with_a_brief_return_is_one_stall)
 	teardown();
 }
 
+/* A windowless X client (xdotool): pid 30, its own connection. */
+enum { TOOL = 30 };
+static const uint64_t TOOL_SRV = 0xffff000000004000ull, TOOL_CLI = 0xffff000000005000ull;
+
+static void tool_ipc(uint64_t ts, uint16_t type, uint32_t pid, uint64_t obj, uint64_t peer)
+{
+	struct argus_event e = ev(ts, type, pid, pid);
+	e.ipc.obj = obj;
+	e.ipc.peer_obj = peer;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+}
+
+/* the tool asks, the server reads the request and answers */
+static void tool_request(uint64_t ts)
+{
+	tool_ipc(ts, ARGUS_EV_IPC_SEND, TOOL, TOOL_CLI, TOOL_SRV);
+	tool_ipc(ts + 10000, ARGUS_EV_IPC_RECV, XPID, TOOL_SRV, TOOL_CLI);
+	tool_ipc(ts + 20000, ARGUS_EV_IPC_SEND, XPID, TOOL_SRV, TOOL_CLI);
+}
+
+TEST(a_windowless_x_client_is_never_the_stalled_app)
+{
+	setup(false);
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, TOOL, TOOL);
+	strcpy(e.comm.comm, "xdotool");
+	e.comm.is_process = 1;
+	feed(e);
+	tool_request(T0 + MS);
+	tool_ipc(T0 + MS + 30000, ARGUS_EV_IPC_RECV, TOOL, TOOL_CLI, TOOL_SRV);
+	/* it changes the keymap (the server tells it so) and sleeps between
+	 * keys for 3 s, leaving what the server wrote unread */
+	tool_request(T0 + 2 * MS);
+	e = ev(T0 + 3 * MS, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 35; /* nanosleep */
+	feed(e);
+	tick_until(T0 + 4 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an app the server sends events to still stalls */
+	x_send(T0 + 4 * SEC);
+	tick_until(T0 + 4 * SEC + MS, T0 + 7 * SEC);
+	app_read(T0 + 7 * SEC, APP); /* the reader known only now */
+	x_send(T0 + 7 * SEC + MS);
+	tick_until(T0 + 7 * SEC + 2 * MS, T0 + 10 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
+	teardown();
+}
+
 TEST(launch_stall_fires_when_blocked_before_first_input)
 {
 	setup(true); /* the app started inside the stream */
@@ -626,4 +676,5 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
           TEST_ENTRY(qt_main_thread_hung_after_the_relay_fires_on_it),
           TEST_ENTRY(zero_timeout_polls_that_find_work_are_not_a_yield_loop),
-          TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall))
+          TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
+          TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app))
