@@ -55,9 +55,10 @@ struct uthr {
 	uint32_t pid, tid;
 	uint64_t conn;
 	bool hooks, input_seen;
-	bool zero_poll; /* in a zero-timeout poll */
-	bool dead;      /* exited: never fires again */
-	uint32_t depth; /* dispatch / async-run nesting */
+	bool zero_poll;   /* in a zero-timeout poll */
+	uint64_t wait_at; /* stalled, entered a waiting poll then: it ends there if it waits */
+	bool dead;        /* exited: never fires again */
+	uint32_t depth;   /* dispatch / async-run nesting */
 	uint64_t pending_since, busy_since;
 	uint64_t resumed; /* when its last stall ended: older input counts from here */
 	uint8_t busy_cause;
@@ -320,27 +321,45 @@ static void set_pending(struct argus_trigger *t, struct uthr *u, uint64_t since)
 }
 
 /* The UI thread is back in its loop with nothing pending. */
-static void episode_end(struct argus_trigger *t, struct uthr *u)
+static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now)
 {
 	uint64_t start = episode_start(u);
+	u->wait_at = 0;
 	if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
 		start = u->stall.since;
 	if (!start && !u->fired)
 		return;
 	if (u->fired) {
-		u->stall.end = t->now;
+		u->stall.end = now;
 		t->st.stalls_ended++;
 		if (t->cb.stall_end)
 			t->cb.stall_end(t->cb.arg, &u->stall);
 	}
-	if (start && t->now - start >= t->o.lag_ns) {
-		struct argus_lag l = {.pid = u->pid, .tid = u->tid, .start = start, .end = t->now};
+	if (start && now - start >= t->o.lag_ns) {
+		struct argus_lag l = {.pid = u->pid, .tid = u->tid, .start = start, .end = now};
 		t->st.lags++;
 		if (t->cb.lag)
 			t->cb.lag(t->cb.arg, &l);
 	}
 	u->pending_since = u->busy_since = 0;
 	u->fired = false;
+}
+
+static void episode_end(struct argus_trigger *t, struct uthr *u)
+{
+	episode_end_at(t, u, t->now);
+}
+
+/* A stalled thread without hooks entered a waiting poll at u->wait_at: it
+ * is back in its loop if the poll waits (it blocks, times out, or took
+ * time); one that returns at once with work ready is the same work going
+ * on (Qt's processEvents between phases), the same stall. */
+static void wait_settled(struct argus_trigger *t, struct uthr *u, bool waited)
+{
+	uint64_t at = u->wait_at;
+	u->wait_at = 0;
+	if (waited && !u->pending_since && !u->depth)
+		episode_end_at(t, u, at);
 }
 
 static void maybe_end(struct argus_trigger *t, struct uthr *u)
@@ -674,6 +693,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->blocked = true;
 				u->blocked_since = ev->ts;
 				u->wait_nr = u->last_nr;
+				if (u->wait_at)
+					wait_settled(t, u, true);
 			}
 		}
 		if ((u = uthr_get(t, ev->sched_switch.next_tid))) {
@@ -709,10 +730,14 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			u->yields++;
 		else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
 			u->zero_poll = true; /* a spin if it finds nothing */
-		else if (poll_family(nr) && !u->hooks && u->busy_since)
+		else if (poll_family(nr) && !u->hooks && u->busy_since) {
 			/* no hooks: a waiting poll is the loop (input still
 			 * unread keeps the episode going) */
-			maybe_end(t, u);
+			if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH)
+				u->wait_at = ev->ts;
+			else
+				maybe_end(t, u);
+		}
 		return;
 	}
 	case ARGUS_EV_FUTEX_WAIT:
@@ -725,6 +750,9 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if (u->zero_poll && poll_family(ev->sys_exit.nr) && ev->sys_exit.ret == 0)
 			u->zero_polls++;
 		u->zero_poll = false;
+		if (u->wait_at && poll_family(ev->sys_exit.nr))
+			wait_settled(
+			    t, u, ev->sys_exit.ret <= 0 || ev->sys_exit.dur_ns >= CHECK_EVERY_NS);
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_ASYNC_RUN_BEGIN:

@@ -442,10 +442,21 @@ TEST(qt_main_thread_hung_after_the_relay_fires_on_it)
 	ASSERT_EQ(rec.stalls[0].tid, APP);
 	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
 	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 100 * MS);
-	/* back in its loop's wait: it ends */
-	sys_enter(T0 + 4 * SEC, APP, 7, -1);
+	/* between two phases of the work it looks at its loop: the poll finds
+	 * work at once (a nested processEvents), and the event thread relays
+	 * what the server answered meanwhile: the same stall */
+	sys_enter(T0 + 3 * SEC, APP, 7, -1);
+	sys_exit(T0 + 3 * SEC + 1000, APP, 7, 1);
+	qt_relay(T0 + 3 * SEC + 2000);
+	tick_until(T0 + 3 * SEC + MS, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 0);
+	/* back in its loop's wait: it ends there, the whole hang long */
+	sys_enter(T0 + 6 * SEC + 20 * MS, APP, 7, -1);
+	block(T0 + 6 * SEC + 21 * MS, APP);
 	ASSERT_EQ(rec.nends, 1);
-	ASSERT_U64_EQ(rec.ends[0].end, T0 + 4 * SEC);
+	ASSERT_U64_EQ(rec.ends[0].since, T0 + 100 * MS);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 6 * SEC + 20 * MS);
 	teardown();
 }
 
