@@ -56,6 +56,7 @@ struct uthr {
 	uint64_t conn;
 	bool hooks, input_seen;
 	bool zero_poll;   /* in a zero-timeout poll */
+	bool asks;        /* it wrote requests to the display: it draws, dispatches */
 	uint64_t wait_at; /* stalled, entered a waiting poll then: it ends there if it waits */
 	bool dead;        /* exited: never fires again */
 	uint32_t depth;   /* dispatch / async-run nesting */
@@ -493,11 +494,12 @@ static void take_reader(struct argus_trigger *t, struct conn *c, struct uthr *u)
 }
 
 /* An eventfd or pipe of a GUI process. Its reader is learned from reads;
- * a display reader that, with input read and not yet back in its loop,
+ * a display reader that only reads (it never wrote a request: it neither
+ * draws nor dispatches) and, with input read and not yet back in its loop,
  * writes one that another thread of its process reads relays the input to
  * that thread (Qt: QXcbEventQueue reads X, wakes the main thread, which
  * dispatches): the episode is that thread's too, until it is back in its
- * loop. */
+ * loop. A GTK main thread waking its GDBus worker hands it nothing. */
 static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 {
 	struct proc *p = proc_get(t, ev->pid, false);
@@ -528,7 +530,7 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	}
 	struct uthr *u = uthr_get(t, ev->tid);
-	if (!ix || !u || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
+	if (!ix || !u || u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
 		return;
 	const struct waker *w = &t->wakers[*ix];
 	if (w->pid != ev->pid || w->tid == ev->tid)
@@ -584,6 +586,8 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	struct uthr *u = uthr_get(t, ev->tid);
 	if (ev->type == ARGUS_EV_IPC_SEND) {
+		if (u)
+			u->asks = true;
 		/* a client talking to the server: a GUI process, and (until a
 		 * reader shows up) its UI thread candidate for launch stalls */
 		if (!u && !c->reader) {

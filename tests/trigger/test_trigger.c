@@ -572,6 +572,29 @@ TEST(a_windowless_x_client_is_never_the_stalled_app)
 	teardown();
 }
 
+TEST(a_dispatching_reader_hands_its_input_to_no_worker)
+{
+	setup(false);
+	/* GTK: the main thread reads X, draws, and wakes its GDBus worker
+	 * (OTHER) through the worker's eventfd */
+	ipc(T0 + MS, ARGUS_EV_IPC_RECV, OTHER, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	x_send(T0 + 10 * MS);
+	app_read(T0 + 11 * MS, APP);
+	struct argus_event e = ev(T0 + 12 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 64;
+	feed(e);
+	ipc(T0 + 13 * MS, ARGUS_EV_IPC_SEND, APP, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	sys_enter(T0 + 14 * MS, APP, 7, -1);
+	block(T0 + 15 * MS, APP);
+	/* the worker is busy a while: not the app's stall */
+	tick_until(T0 + 16 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST(launch_stall_fires_when_blocked_before_first_input)
 {
 	setup(true); /* the app started inside the stream */
@@ -688,4 +711,5 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(qt_main_thread_hung_after_the_relay_fires_on_it),
           TEST_ENTRY(zero_timeout_polls_that_find_work_are_not_a_yield_loop),
           TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
-          TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app))
+          TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
+          TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker))
