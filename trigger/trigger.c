@@ -615,7 +615,10 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	if (read_already)
 		c->pending_since = u->pending_since = 0;
 	/* the connection is drained, the thread is back in its loop (no hooks
-	 * to say so) */
+	 * to say so); a stalled one may only be looking (gtk_events_pending
+	 * in a long handler): its stall ends at its loop's wait */
+	if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH)
+		return;
 	if ((!u->hooks && u->busy_since) || (read_already && !u->busy_since))
 		maybe_end(t, u);
 }

@@ -595,6 +595,31 @@ TEST(a_dispatching_reader_hands_its_input_to_no_worker)
 	teardown();
 }
 
+TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	app_read(T0 + 101 * MS, APP);
+	/* 8 s of work that asks now and then whether input is waiting and
+	 * finds none (it reads nothing), more input arriving meanwhile */
+	tick_until(T0 + 102 * MS, T0 + SEC);
+	for (uint64_t ts = T0 + 3 * SEC; ts < T0 + 8 * SEC; ts += 2 * SEC) {
+		tick_until(ts - 2 * SEC + 300 * MS, ts);
+		app_read_nothing(ts, 1000);
+		x_send(ts + 100 * MS);
+		app_read(ts + 200 * MS, APP);
+	}
+	tick_until(T0 + 7300 * MS, T0 + 8 * SEC);
+	sys_enter(T0 + 8 * SEC, APP, 7, -1); /* back in its loop */
+	block(T0 + 8 * SEC + 1000, APP);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 8 * SEC);
+	teardown();
+}
+
 TEST(launch_stall_fires_when_blocked_before_first_input)
 {
 	setup(true); /* the app started inside the stream */
@@ -712,4 +737,5 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(zero_timeout_polls_that_find_work_are_not_a_yield_loop),
           TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
           TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
-          TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker))
+          TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker),
+          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall))
