@@ -9,271 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "idmap.h"
-#include "syscalls.h"
-#include "trigger.h"
-
-#define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
-#define NO_NR          0xffff
-
-struct proc {
-	uint32_t pid;
-	char comm[ARGUS_COMM_LEN];
-	bool server;    /* a display server */
-	bool exec_seen; /* started inside the stream: launch stalls apply */
-	bool mapped;    /* first window mapped */
-	bool gui;
-	uint64_t last_request; /* a server: the client end whose request it read last */
-};
-
-/* The name of a thread other than a process's main one (the main thread's
- * is the process's). Kept after exit like process names: a report may name
- * a thread that is gone; a reused tid overwrites it. */
-struct tname {
-	uint32_t tid;
-	char comm[ARGUS_COMM_LEN];
-};
-
-struct conn {
-	uint64_t obj;           /* the client's end */
-	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
-	uint64_t pending_since; /* oldest unread input, 0 = none */
-	uint64_t last_send;     /* the server's latest send to it */
-	bool events;            /* the server wrote to it unasked: it has a window */
-};
-
-/* Who reads an eventfd or pipe of a GUI process: the thread a display
- * reader wakes when it relays input (Qt's QXcbEventQueue wakes the main
- * thread's dispatcher). */
-struct waker {
-	uint64_t obj;
-	uint32_t pid, tid;
-};
-
-struct uthr {
-	uint32_t pid, tid;
-	uint64_t conn;
-	bool hooks, input_seen;
-	bool zero_poll;   /* in a zero-timeout poll */
-	bool asks;        /* it wrote requests to the display: it draws, dispatches */
-	uint64_t wait_at; /* stalled, entered a waiting poll then: it ends there if it waits */
-	bool dead;        /* exited: never fires again */
-	uint32_t depth;   /* dispatch / async-run nesting */
-	uint64_t pending_since, busy_since;
-	uint64_t resumed; /* when its last stall ended: older input counts from here */
-	uint8_t busy_cause;
-	bool fired;
-	struct argus_stall stall;
-	/* scheduling state */
-	bool on_cpu, blocked;
-	uint64_t on_since, blocked_since;
-	uint16_t last_nr, wait_nr;
-	/* episode counters */
-	uint64_t ep_start, oncpu_acc, blocked_acc;
-	uint32_t yields, zero_polls;
-};
-
-struct argus_trigger {
-	struct argus_trigger_opts o;
-	struct argus_trigger_cb cb;
-	struct argus_trigger_stats st;
-	struct idmap pid_ix, tid_ix, conn_ix, tname_ix, waker_ix;
-	struct proc *procs;
-	uint32_t nprocs, cprocs;
-	struct tname *tnames;
-	uint32_t ntnames, ctnames;
-	struct uthr *uts;
-	uint32_t nuts, cuts;
-	struct conn *conns;
-	uint32_t nconns, cconns;
-	struct waker *wakers;
-	uint32_t nwakers, cwakers;
-	uint64_t now, next_check, next_id;
-	bool oom; /* a table could not grow: some app is not tracked */
-};
-
-void argus_trigger_opts_default(struct argus_trigger_opts *o)
-{
-	o->stall_ns = 2000000000ULL;
-	o->launch_ns = 2000000000ULL;
-	o->lag_ns = 100000000ULL;
-	o->yield_min = 20;
-}
-
-const char *argus_stall_class_name(unsigned cls)
-{
-	switch (cls) {
-	case ARGUS_STALL_LONG_RUNNING:
-		return "long_running";
-	case ARGUS_STALL_LONG_WAIT:
-		return "long_wait";
-	case ARGUS_STALL_YIELD_LOOP:
-		return "yield_loop";
-	}
-	return "unknown";
-}
-
-const char *argus_stall_cause_name(unsigned cause)
-{
-	switch (cause) {
-	case ARGUS_CAUSE_INPUT:
-		return "input";
-	case ARGUS_CAUSE_DISPATCH:
-		return "dispatch";
-	case ARGUS_CAUSE_LAUNCH:
-		return "launch";
-	}
-	return "unknown";
-}
-
-/* X servers: every unix socket they write to a client is a display
- * connection. Wayland compositors also speak D-Bus, so for them only sockets
- * the kernel side marked as display count. */
-static const char *const x_servers[] = {"Xorg",   "X",     "Xvfb", "Xwayland",
-                                        "Xephyr", "Xnest", "Xvnc", NULL};
-static const char *const compositors[] = {"weston",      "sway",     "kwin_wayland", "mutter",
-                                          "gnome-shell", "Hyprland", "labwc",        "wayfire",
-                                          "cage",        NULL};
-
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
-
-bool argus_display_server_comm(const char *comm)
-{
-	return in_list(x_servers, comm) || in_list(compositors, comm);
-}
-
-/* poll, select, ppoll, pselect6, the epoll waits (event/syscalls.h) */
-static bool poll_family(unsigned nr)
-{
-	return argus_syscall_wait(nr) == ARGUS_SYSW_POLL;
-}
-
-static void *grow(void *p, uint32_t *cap, size_t elem)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 16;
-	void *q = realloc(p, (size_t)ncap * elem);
-	if (q)
-		*cap = ncap;
-	return q;
-}
-
-static struct proc *proc_get(struct argus_trigger *t, uint32_t pid, bool create)
-{
-	uint32_t *ix = idmap_get(&t->pid_ix, pid);
-	if (ix)
-		return &t->procs[*ix];
-	if (!create || !pid)
-		return NULL;
-	if (t->nprocs == t->cprocs) {
-		struct proc *p = grow(t->procs, &t->cprocs, sizeof(*p));
-		if (!p)
-			return t->oom = true, NULL;
-		t->procs = p;
-	}
-	if (!idmap_put(&t->pid_ix, pid, t->nprocs))
-		return t->oom = true, NULL;
-	struct proc *p = &t->procs[t->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	return p;
-}
-
-static void proc_name(struct proc *p, const char *comm)
-{
-	if (!p)
-		return;
-	memcpy(p->comm, comm, ARGUS_COMM_LEN);
-	p->comm[ARGUS_COMM_LEN - 1] = 0;
-	p->server = argus_display_server_comm(p->comm);
-}
-
-static void thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const char *comm)
-{
-	if (!tid || tid == pid)
-		return; /* the main thread: its name is the process's */
-	uint32_t *ix = idmap_get(&t->tname_ix, tid);
-	if (!ix) {
-		if (t->ntnames == t->ctnames) {
-			struct tname *n = grow(t->tnames, &t->ctnames, sizeof(*n));
-			if (!n) {
-				t->oom = true;
-				return;
-			}
-			t->tnames = n;
-		}
-		if (!idmap_put(&t->tname_ix, tid, t->ntnames)) {
-			t->oom = true;
-			return;
-		}
-		ix = idmap_get(&t->tname_ix, tid);
-		t->tnames[t->ntnames++].tid = tid;
-	}
-	memcpy(t->tnames[*ix].comm, comm, ARGUS_COMM_LEN);
-	t->tnames[*ix].comm[ARGUS_COMM_LEN - 1] = 0;
-}
-
-static struct uthr *uthr_get(struct argus_trigger *t, uint32_t tid)
-{
-	uint32_t *ix = idmap_get(&t->tid_ix, tid);
-	return ix ? &t->uts[*ix] : NULL;
-}
-
-static struct uthr *uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid)
-{
-	struct uthr *u = uthr_get(t, tid);
-	if (u || !tid)
-		return u;
-	if (t->nuts == t->cuts) {
-		struct uthr *n = grow(t->uts, &t->cuts, sizeof(*n));
-		if (!n)
-			return t->oom = true, NULL;
-		t->uts = n;
-	}
-	if (!idmap_put(&t->tid_ix, tid, t->nuts))
-		return t->oom = true, NULL;
-	u = &t->uts[t->nuts++];
-	memset(u, 0, sizeof(*u));
-	u->pid = pid;
-	u->tid = tid;
-	u->last_nr = u->wait_nr = NO_NR;
-	u->on_cpu = true; /* it just produced an event */
-	u->on_since = t->now;
-	struct proc *p = proc_get(t, pid, true);
-	if (p && !p->gui) {
-		p->gui = true;
-		t->st.gui_processes++;
-	}
-	t->st.ui_threads = t->nuts;
-	return u;
-}
-
-static struct conn *conn_get(struct argus_trigger *t, uint64_t obj, bool create)
-{
-	uint32_t *ix = idmap_get(&t->conn_ix, obj);
-	if (ix)
-		return &t->conns[*ix];
-	if (!create || !obj)
-		return NULL;
-	if (t->nconns == t->cconns) {
-		struct conn *n = grow(t->conns, &t->cconns, sizeof(*n));
-		if (!n)
-			return t->oom = true, NULL;
-		t->conns = n;
-	}
-	if (!idmap_put(&t->conn_ix, obj, t->nconns))
-		return t->oom = true, NULL;
-	struct conn *c = &t->conns[t->nconns++];
-	memset(c, 0, sizeof(*c));
-	c->obj = obj;
-	return c;
-}
+#include "trigger_priv.h"
 
 static uint64_t episode_start(const struct uthr *u)
 {
@@ -393,7 +129,7 @@ static void loop_back(struct argus_trigger *t, struct uthr *u)
 static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause)
 {
 	struct argus_stall *s = &u->stall;
-	struct proc *p = proc_get(t, u->pid, false);
+	struct proc *p = trg_proc_get(t, u->pid, false);
 	memset(s, 0, sizeof(*s));
 	s->id = ++t->next_id;
 	s->pid = u->pid;
@@ -446,7 +182,7 @@ static void check(struct argus_trigger *t, struct uthr *u)
 		fire(t, u, start, cause);
 		return;
 	}
-	struct proc *p = proc_get(t, u->pid, false);
+	struct proc *p = trg_proc_get(t, u->pid, false);
 	if (!start && p && p->exec_seen && !p->mapped && !u->input_seen && u->blocked &&
 	    !poll_family(u->wait_nr) && t->now >= u->blocked_since + t->o.launch_ns) {
 		episode_begin(t, u);
@@ -471,7 +207,7 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 	if (u->pending_since && u->pending_since < from)
 		from = u->pending_since;
 	u->pending_since = 0;
-	struct conn *c = conn_get(t, u->conn, false);
+	struct conn *c = trg_conn_get(t, u->conn, false);
 	if (c)
 		c->pending_since = 0;
 	set_busy(t, u, from, ARGUS_CAUSE_INPUT);
@@ -502,7 +238,7 @@ static void take_reader(struct argus_trigger *t, struct conn *c, struct uthr *u)
  * loop. A GTK main thread waking its GDBus worker hands it nothing. */
 static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 {
-	struct proc *p = proc_get(t, ev->pid, false);
+	struct proc *p = trg_proc_get(t, ev->pid, false);
 	if (!p || !p->gui || !ev->ipc.obj)
 		return;
 	uint32_t *ix = idmap_get(&t->waker_ix, ev->ipc.obj);
@@ -511,7 +247,7 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 			return;
 		if (!ix) {
 			if (t->nwakers == t->cwakers) {
-				struct waker *n = grow(t->wakers, &t->cwakers, sizeof(*n));
+				struct waker *n = trg_grow(t->wakers, &t->cwakers, sizeof(*n));
 				if (!n) {
 					t->oom = true;
 					return;
@@ -529,14 +265,14 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 		t->wakers[*ix].tid = ev->tid;
 		return;
 	}
-	struct uthr *u = uthr_get(t, ev->tid);
+	struct uthr *u = trg_uthr_get(t, ev->tid);
 	if (!ix || !u || u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
 		return;
 	const struct waker *w = &t->wakers[*ix];
 	if (w->pid != ev->pid || w->tid == ev->tid)
 		return;
 	uint64_t since = u->busy_since, conn = u->conn;
-	struct uthr *v = uthr_make(t, w->pid, w->tid); /* may move u */
+	struct uthr *v = trg_uthr_make(t, w->pid, w->tid); /* may move u */
 	if (!v)
 		return;
 	if (!v->conn)
@@ -548,16 +284,16 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 
 static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 {
-	struct proc *p = proc_get(t, ev->pid, false);
+	struct proc *p = trg_proc_get(t, ev->pid, false);
 	uint8_t kind = ev->ipc.obj_kind;
 	bool server = p && p->server;
 	if (server && ev->type == ARGUS_EV_IPC_SEND) {
 		bool display = kind == ARGUS_OBJ_DISPLAY ||
 		               ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
-		                in_list(x_servers, p->comm));
+		                trg_x_server(p->comm));
 		if (!display || !ev->ipc.peer_obj)
 			return;
-		struct conn *c = conn_get(t, ev->ipc.peer_obj, true);
+		struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, true);
 		if (!c)
 			return;
 		t->st.display_sends++;
@@ -581,24 +317,24 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		on_wake_obj(t, ev);
 		return;
 	}
-	struct conn *c = conn_get(t, ev->ipc.obj, kind == ARGUS_OBJ_DISPLAY);
+	struct conn *c = trg_conn_get(t, ev->ipc.obj, kind == ARGUS_OBJ_DISPLAY);
 	if (!c)
 		return;
-	struct uthr *u = uthr_get(t, ev->tid);
+	struct uthr *u = trg_uthr_get(t, ev->tid);
 	if (ev->type == ARGUS_EV_IPC_SEND) {
 		if (u)
 			u->asks = true;
 		/* a client talking to the server: a GUI process, and (until a
 		 * reader shows up) its UI thread candidate for launch stalls */
 		if (!u && !c->reader) {
-			u = uthr_make(t, ev->pid, ev->tid);
+			u = trg_uthr_make(t, ev->pid, ev->tid);
 			if (u)
 				u->conn = c->obj;
 		}
 		return;
 	}
 	if (!u)
-		u = uthr_make(t, ev->pid, ev->tid);
+		u = trg_uthr_make(t, ev->pid, ev->tid);
 	if (!u)
 		return;
 	u->conn = c->obj;
@@ -633,7 +369,7 @@ static void on_exit_of(struct argus_trigger *t, struct uthr *u)
 	u->fired = false;
 	u->depth = 0;
 	u->dead = true;
-	struct conn *c = conn_get(t, u->conn, false);
+	struct conn *c = trg_conn_get(t, u->conn, false);
 	if (c && c->reader == (uint32_t)(u - t->uts) + 1) {
 		c->reader = 0;
 		c->pending_since = 0;
@@ -645,30 +381,30 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	struct uthr *u;
 	switch (ev->type) {
 	case ARGUS_EV_PROC_FORK:
-		proc_name(proc_get(t, ev->fork.child_pid, true), ev->fork.comm);
+		trg_proc_name(trg_proc_get(t, ev->fork.child_pid, true), ev->fork.comm);
 		return;
 	case ARGUS_EV_THREAD_NEW: /* named after its creator until it renames itself */
-		thread_name(t, ev->fork.child_pid, ev->fork.child_tid, ev->fork.comm);
+		trg_thread_name(t, ev->fork.child_pid, ev->fork.child_tid, ev->fork.comm);
 		return;
 	case ARGUS_EV_PROC_EXEC: {
-		struct proc *p = proc_get(t, ev->pid, true);
-		proc_name(p, ev->exec.comm);
+		struct proc *p = trg_proc_get(t, ev->pid, true);
+		trg_proc_name(p, ev->exec.comm);
 		if (p)
 			p->exec_seen = true;
 		return;
 	}
 	case ARGUS_EV_COMM:
 		if (ev->comm.is_process || ev->pid == ev->tid)
-			proc_name(proc_get(t, ev->pid, true), ev->comm.comm);
+			trg_proc_name(trg_proc_get(t, ev->pid, true), ev->comm.comm);
 		else
-			thread_name(t, ev->pid, ev->tid, ev->comm.comm);
+			trg_thread_name(t, ev->pid, ev->tid, ev->comm.comm);
 		return;
 	case ARGUS_EV_IPC_SEND:
 	case ARGUS_EV_IPC_RECV:
 		on_ipc(t, ev);
 		return;
 	case ARGUS_EV_THREAD_EXIT:
-		if ((u = uthr_get(t, ev->tid)))
+		if ((u = trg_uthr_get(t, ev->tid)))
 			on_exit_of(t, u);
 		return;
 	case ARGUS_EV_PROC_EXIT:
@@ -677,14 +413,14 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				on_exit_of(t, &t->uts[i]);
 		return;
 	case ARGUS_EV_UI_INPUT:
-		u = uthr_make(t, ev->pid, ev->tid);
+		u = trg_uthr_make(t, ev->pid, ev->tid);
 		if (!u)
 			return;
 		u->dead = false;
 		if (ev->ui.obj && !u->conn)
 			u->conn = ev->ui.obj;
 		if (ev->ui.kind == ARGUS_UI_MAP) {
-			struct proc *p = proc_get(t, ev->pid, true);
+			struct proc *p = trg_proc_get(t, ev->pid, true);
 			if (p)
 				p->mapped = true;
 			return;
@@ -692,7 +428,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		consume(t, u, ev->ui.pending_since_ns);
 		return;
 	case ARGUS_EV_SCHED_SWITCH:
-		if ((u = uthr_get(t, ev->tid))) {
+		if ((u = trg_uthr_get(t, ev->tid))) {
 			if (u->on_cpu && episode_start(u))
 				u->oncpu_acc += ev->ts - u->on_since;
 			u->on_cpu = false;
@@ -704,7 +440,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 					wait_settled(t, u, true);
 			}
 		}
-		if ((u = uthr_get(t, ev->sched_switch.next_tid))) {
+		if ((u = trg_uthr_get(t, ev->sched_switch.next_tid))) {
 			if (u->blocked && episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
 			u->blocked = false;
@@ -715,7 +451,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		}
 		return;
 	case ARGUS_EV_SCHED_WAKEUP:
-		if ((u = uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
+		if ((u = trg_uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
 			if (episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
 			u->blocked = false;
@@ -726,7 +462,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	default:
 		break;
 	}
-	if (!(u = uthr_get(t, ev->tid)))
+	if (!(u = trg_uthr_get(t, ev->tid)))
 		return;
 	switch (ev->type) {
 	case ARGUS_EV_SYS_ENTER: {
@@ -833,7 +569,7 @@ int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, si
 		argus_trigger_advance(t, ev[i].ts);
 		t->st.events++;
 		on_event(t, &ev[i]);
-		struct uthr *u = uthr_get(t, ev[i].tid);
+		struct uthr *u = trg_uthr_get(t, ev[i].tid);
 		if (u)
 			check(t, u);
 	}
@@ -843,30 +579,4 @@ int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, si
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st)
 {
 	*st = t->st;
-}
-
-size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
-                                size_t cap)
-{
-	for (uint32_t i = 0; i < t->nuts && i < cap; i++) {
-		out[i].pid = t->uts[i].pid;
-		out[i].tid = t->uts[i].tid;
-		out[i].conn = t->uts[i].conn;
-		out[i].hooks = t->uts[i].hooks;
-	}
-	return t->nuts;
-}
-
-const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid)
-{
-	uint32_t *ix = idmap_get(&t->pid_ix, pid);
-	return ix ? t->procs[*ix].comm : "";
-}
-
-const char *argus_trigger_thread_comm(const struct argus_trigger *t, uint32_t tid)
-{
-	uint32_t *ix = idmap_get(&t->tname_ix, tid);
-	if (ix)
-		return t->tnames[*ix].comm;
-	return argus_trigger_comm(t, tid); /* a main thread (tid = pid), or "" */
 }
