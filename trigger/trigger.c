@@ -322,8 +322,6 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	struct uthr *u = trg_uthr_get(t, ev->tid);
 	if (ev->type == ARGUS_EV_IPC_SEND) {
-		if (u)
-			u->asks = true;
 		/* a client talking to the server: a GUI process, and (until a
 		 * reader shows up) its UI thread candidate for launch stalls */
 		if (!u && !c->reader) {
@@ -331,6 +329,8 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 			if (u)
 				u->conn = c->obj;
 		}
+		if (u)
+			u->asks = true;
 		return;
 	}
 	if (!u)
