@@ -226,15 +226,10 @@ static void drain(struct run *r)
 				n = 0;
 			}
 			struct argus_event *ev = &r->buf[n++];
-			memset(ev, 0, sizeof(*ev));
-			ev->ts = mono_ns();
+			argus_event_drop(ev, mono_ns(), ARGUS_DROP_HOOK_RING, i,
+			                 d - r->drops_seen[i], d);
 			ev->pid = (uint32_t)r->child;
-			ev->type = ARGUS_EV_DROP;
 			ev->flags = ARGUS_F_HOOK;
-			ev->drop.count = d - r->drops_seen[i];
-			ev->drop.total = d;
-			ev->drop.source = ARGUS_DROP_HOOK_RING;
-			ev->drop.source_id = i;
 			r->drops += d - r->drops_seen[i];
 			r->drops_seen[i] = d;
 		}

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "argus_event.h"
 
@@ -256,5 +257,20 @@ struct argus_trace_health {
 	uint64_t chunks_skipped; /* chunks passed over by set_range, not decompressed */
 };
 void argus_trace_get_health(const struct argus_trace_reader *r, struct argus_trace_health *h);
+
+/* A drop record: count records a ring lost since the last one (total so
+ * far), from source (ARGUS_DROP_*) number source_id. The caller sets pid,
+ * cpu and flags where they apply. */
+static inline void argus_event_drop(struct argus_event *e, uint64_t ts, uint32_t source,
+                                    uint32_t source_id, uint64_t count, uint64_t total)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->type = ARGUS_EV_DROP;
+	e->drop.count = count;
+	e->drop.total = total;
+	e->drop.source = source;
+	e->drop.source_id = source_id;
+}
 
 #endif /* ARGUS_EVENT_LIB_H */

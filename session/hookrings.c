@@ -81,15 +81,9 @@ size_t hookrings_drops(struct hookrings *h, struct argus_event *out, size_t max,
 		if (d <= h->drops_seen[i])
 			continue;
 		struct argus_event *ev = &out[n++];
-		memset(ev, 0, sizeof(*ev));
-		ev->ts = ts;
+		argus_event_drop(ev, ts, ARGUS_DROP_HOOK_RING, i, d - h->drops_seen[i], d);
 		ev->pid = pid;
-		ev->type = ARGUS_EV_DROP;
 		ev->flags = ARGUS_F_HOOK;
-		ev->drop.count = d - h->drops_seen[i];
-		ev->drop.total = d;
-		ev->drop.source = ARGUS_DROP_HOOK_RING;
-		ev->drop.source_id = i;
 		h->drops += d - h->drops_seen[i];
 		h->drops_seen[i] = d;
 	}

@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "live_priv.h"
 
 #define LIVE_BATCH        4096
@@ -49,17 +49,6 @@ struct argus_live {
 
 static void set_priority(struct argus_live *l, bool rt);
 
-/* "argus NAME: " and the message on stderr, as the commands print theirs. */
-__attribute__((format(printf, 2, 3))) static void live_error(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "argus %s: ", name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -74,12 +63,12 @@ static int spawn_held(struct argus_live *l)
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC)) {
-		live_error(l->o.name, "pipe: %s", strerror(errno));
+		cli_error(l->o.name, "pipe: %s", strerror(errno));
 		return ARGUS_LIVE_EINTERNAL;
 	}
 	l->child = fork();
 	if (l->child < 0) {
-		live_error(l->o.name, "fork: %s", strerror(errno));
+		cli_error(l->o.name, "fork: %s", strerror(errno));
 		return ARGUS_LIVE_EINTERNAL;
 	}
 	if (l->child == 0) {
@@ -111,7 +100,7 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 
 	*lp = NULL;
 	if (!l) {
-		live_error(o->name, "out of memory");
+		cli_error(o->name, "out of memory");
 		return ARGUS_LIVE_EINTERNAL;
 	}
 	l->o = *o;
@@ -129,7 +118,7 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 	l->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	l->buf = malloc(LIVE_BATCH * sizeof(*l->buf));
 	if (l->sigfd < 0 || !l->buf) {
-		live_error(o->name, "cannot set up: %s", strerror(errno));
+		cli_error(o->name, "cannot set up: %s", strerror(errno));
 		rc = ARGUS_LIVE_EINTERNAL;
 		goto fail;
 	}
@@ -148,13 +137,13 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 	if (rc == 0)
 		rc = argus_kext_start(l->k, err, sizeof(err));
 	if (rc) {
-		live_error(o->name, "%s", err);
+		cli_error(o->name, "%s", err);
 		goto fail;
 	}
 	l->nrings = argus_kext_ncpus(l->k);
 	l->rings = calloc(l->nrings, sizeof(*l->rings));
 	if (!l->rings || argus_merge_new(&l->merge, l->nrings + l->hk.n, LIVE_MAX_DELAY_NS)) {
-		live_error(o->name, "out of memory");
+		cli_error(o->name, "out of memory");
 		rc = ARGUS_LIVE_EINTERNAL;
 		goto fail;
 	}
@@ -162,14 +151,14 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 		rc = argus_ring_open_bpf(&l->rings[c], argus_kext_ring_fd(l->k, c), c,
 		                         argus_kext_ring_drops, l->k);
 		if (rc) {
-			live_error(o->name, "cannot read the ring of CPU %u: %s", c, strerror(-rc));
+			cli_error(o->name, "cannot read the ring of CPU %u: %s", c, strerror(-rc));
 			rc = ARGUS_LIVE_EINTERNAL;
 			goto fail;
 		}
 	}
 	if (l->go_fd >= 0) {
 		if (write(l->go_fd, "g", 1) != 1) {
-			live_error(o->name, "cannot start %s: %s", o->cmd[0], strerror(errno));
+			cli_error(o->name, "cannot start %s: %s", o->cmd[0], strerror(errno));
 			rc = ARGUS_LIVE_EINTERNAL;
 			goto fail;
 		}
@@ -183,7 +172,7 @@ int argus_live_open(struct argus_live **lp, const struct argus_live_opts *o)
 	if (o->ready_fd > 0) {
 		/* scripts and `argus bench overhead` start their workload now */
 		if (write(o->ready_fd, "ready\n", 6) != 6)
-			live_error(o->name, "--ready-fd %d: %s", o->ready_fd, strerror(errno));
+			cli_error(o->name, "--ready-fd %d: %s", o->ready_fd, strerror(errno));
 		close(o->ready_fd);
 	}
 	*lp = l;
@@ -362,7 +351,7 @@ int argus_live_run(struct argus_live *l, const struct argus_sink *s)
 	int rc = 0;
 
 	if (!pfd) {
-		live_error(l->o.name, "out of memory");
+		cli_error(l->o.name, "out of memory");
 		return ARGUS_LIVE_EINTERNAL;
 	}
 	pfd[nfd++] = (struct pollfd){.fd = l->sigfd, .events = POLLIN};
@@ -384,7 +373,7 @@ int argus_live_run(struct argus_live *l, const struct argus_sink *s)
 				timeout = (int)((end - now) / 1000000) + 1;
 		}
 		if (poll_asleep(l, pfd, nfd, timeout, true) < 0 && errno != EINTR) {
-			live_error(l->o.name, "poll: %s", strerror(errno));
+			cli_error(l->o.name, "poll: %s", strerror(errno));
 			rc = ARGUS_LIVE_EINTERNAL;
 			break;
 		}

@@ -180,14 +180,10 @@ void daemon_ring_drops(struct argus_daemon *d, uint64_t now)
 		if (total == d->drops_reported[i])
 			continue;
 		struct argus_event *e = &drops[nd++];
-		memset(e, 0, sizeof(*e));
-		e->ts = now;
-		e->type = ARGUS_EV_DROP;
+		argus_event_drop(e, now,
+		                 i < d->nkernel ? ARGUS_DROP_KERNEL_RING : ARGUS_DROP_HOOK_RING, i,
+		                 total - d->drops_reported[i], total);
 		e->cpu = (uint16_t)argus_ring_cpu(d->rings[i]);
-		e->drop.count = total - d->drops_reported[i];
-		e->drop.total = total;
-		e->drop.source = i < d->nkernel ? ARGUS_DROP_KERNEL_RING : ARGUS_DROP_HOOK_RING;
-		e->drop.source_id = i;
 		d->drops_reported[i] = total;
 	}
 	if (nd)
