@@ -9,256 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "idmap.h"
-#include "syscalls.h"
-#include "trigger.h"
-
-#define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
-#define NO_NR          0xffff
-
-struct proc {
-	uint32_t pid;
-	char comm[ARGUS_COMM_LEN];
-	bool server;    /* a display server */
-	bool exec_seen; /* started inside the stream: launch stalls apply */
-	bool mapped;    /* first window mapped */
-	bool gui;
-};
-
-/* The name of a thread other than a process's main one (the main thread's
- * is the process's). Kept after exit like process names: a report may name
- * a thread that is gone; a reused tid overwrites it. */
-struct tname {
-	uint32_t tid;
-	char comm[ARGUS_COMM_LEN];
-};
-
-struct conn {
-	uint64_t obj;           /* the client's end */
-	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
-	uint64_t pending_since; /* oldest unread input, 0 = none */
-	uint64_t last_send;     /* the server's latest send to it */
-};
-
-struct uthr {
-	uint32_t pid, tid;
-	uint64_t conn;
-	bool hooks, input_seen;
-	bool dead;      /* exited: never fires again */
-	uint32_t depth; /* dispatch / async-run nesting */
-	uint64_t pending_since, busy_since;
-	uint64_t resumed; /* when its last stall ended: older input counts from here */
-	uint8_t busy_cause;
-	bool fired;
-	struct argus_stall stall;
-	/* scheduling state */
-	bool on_cpu, blocked;
-	uint64_t on_since, blocked_since;
-	uint16_t last_nr, wait_nr;
-	/* episode counters */
-	uint64_t ep_start, oncpu_acc, blocked_acc;
-	uint32_t yields, zero_polls;
-};
-
-struct argus_trigger {
-	struct argus_trigger_opts o;
-	struct argus_trigger_cb cb;
-	struct argus_trigger_stats st;
-	struct idmap pid_ix, tid_ix, conn_ix, tname_ix;
-	struct proc *procs;
-	uint32_t nprocs, cprocs;
-	struct tname *tnames;
-	uint32_t ntnames, ctnames;
-	struct uthr *uts;
-	uint32_t nuts, cuts;
-	struct conn *conns;
-	uint32_t nconns, cconns;
-	uint64_t now, next_check, next_id;
-	bool oom; /* a table could not grow: some app is not tracked */
-};
-
-void argus_trigger_opts_default(struct argus_trigger_opts *o)
-{
-	o->stall_ns = 2000000000ULL;
-	o->launch_ns = 2000000000ULL;
-	o->lag_ns = 100000000ULL;
-	o->yield_min = 20;
-}
-
-const char *argus_stall_class_name(unsigned cls)
-{
-	switch (cls) {
-	case ARGUS_STALL_LONG_RUNNING:
-		return "long_running";
-	case ARGUS_STALL_LONG_WAIT:
-		return "long_wait";
-	case ARGUS_STALL_YIELD_LOOP:
-		return "yield_loop";
-	}
-	return "unknown";
-}
-
-const char *argus_stall_cause_name(unsigned cause)
-{
-	switch (cause) {
-	case ARGUS_CAUSE_INPUT:
-		return "input";
-	case ARGUS_CAUSE_DISPATCH:
-		return "dispatch";
-	case ARGUS_CAUSE_LAUNCH:
-		return "launch";
-	}
-	return "unknown";
-}
-
-/* X servers: every unix socket they write to a client is a display
- * connection. Wayland compositors also speak D-Bus, so for them only sockets
- * the kernel side marked as display count. */
-static const char *const x_servers[] = {"Xorg",   "X",     "Xvfb", "Xwayland",
-                                        "Xephyr", "Xnest", "Xvnc", NULL};
-static const char *const compositors[] = {"weston",      "sway",     "kwin_wayland", "mutter",
-                                          "gnome-shell", "Hyprland", "labwc",        "wayfire",
-                                          "cage",        NULL};
-
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
-
-bool argus_display_server_comm(const char *comm)
-{
-	return in_list(x_servers, comm) || in_list(compositors, comm);
-}
-
-/* poll, select, ppoll, pselect6, the epoll waits (event/syscalls.h) */
-static bool poll_family(unsigned nr)
-{
-	return argus_syscall_wait(nr) == ARGUS_SYSW_POLL;
-}
-
-static void *grow(void *p, uint32_t *cap, size_t elem)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 16;
-	void *q = realloc(p, (size_t)ncap * elem);
-	if (q)
-		*cap = ncap;
-	return q;
-}
-
-static struct proc *proc_get(struct argus_trigger *t, uint32_t pid, bool create)
-{
-	uint32_t *ix = idmap_get(&t->pid_ix, pid);
-	if (ix)
-		return &t->procs[*ix];
-	if (!create || !pid)
-		return NULL;
-	if (t->nprocs == t->cprocs) {
-		struct proc *p = grow(t->procs, &t->cprocs, sizeof(*p));
-		if (!p)
-			return t->oom = true, NULL;
-		t->procs = p;
-	}
-	if (!idmap_put(&t->pid_ix, pid, t->nprocs))
-		return t->oom = true, NULL;
-	struct proc *p = &t->procs[t->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	return p;
-}
-
-static void proc_name(struct proc *p, const char *comm)
-{
-	if (!p)
-		return;
-	memcpy(p->comm, comm, ARGUS_COMM_LEN);
-	p->comm[ARGUS_COMM_LEN - 1] = 0;
-	p->server = argus_display_server_comm(p->comm);
-}
-
-static void thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const char *comm)
-{
-	if (!tid || tid == pid)
-		return; /* the main thread: its name is the process's */
-	uint32_t *ix = idmap_get(&t->tname_ix, tid);
-	if (!ix) {
-		if (t->ntnames == t->ctnames) {
-			struct tname *n = grow(t->tnames, &t->ctnames, sizeof(*n));
-			if (!n) {
-				t->oom = true;
-				return;
-			}
-			t->tnames = n;
-		}
-		if (!idmap_put(&t->tname_ix, tid, t->ntnames)) {
-			t->oom = true;
-			return;
-		}
-		ix = idmap_get(&t->tname_ix, tid);
-		t->tnames[t->ntnames++].tid = tid;
-	}
-	memcpy(t->tnames[*ix].comm, comm, ARGUS_COMM_LEN);
-	t->tnames[*ix].comm[ARGUS_COMM_LEN - 1] = 0;
-}
-
-static struct uthr *uthr_get(struct argus_trigger *t, uint32_t tid)
-{
-	uint32_t *ix = idmap_get(&t->tid_ix, tid);
-	return ix ? &t->uts[*ix] : NULL;
-}
-
-static struct uthr *uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid)
-{
-	struct uthr *u = uthr_get(t, tid);
-	if (u || !tid)
-		return u;
-	if (t->nuts == t->cuts) {
-		struct uthr *n = grow(t->uts, &t->cuts, sizeof(*n));
-		if (!n)
-			return t->oom = true, NULL;
-		t->uts = n;
-	}
-	if (!idmap_put(&t->tid_ix, tid, t->nuts))
-		return t->oom = true, NULL;
-	u = &t->uts[t->nuts++];
-	memset(u, 0, sizeof(*u));
-	u->pid = pid;
-	u->tid = tid;
-	u->last_nr = u->wait_nr = NO_NR;
-	u->on_cpu = true; /* it just produced an event */
-	u->on_since = t->now;
-	struct proc *p = proc_get(t, pid, true);
-	if (p && !p->gui) {
-		p->gui = true;
-		t->st.gui_processes++;
-	}
-	t->st.ui_threads = t->nuts;
-	return u;
-}
-
-static struct conn *conn_get(struct argus_trigger *t, uint64_t obj, bool create)
-{
-	uint32_t *ix = idmap_get(&t->conn_ix, obj);
-	if (ix)
-		return &t->conns[*ix];
-	if (!create || !obj)
-		return NULL;
-	if (t->nconns == t->cconns) {
-		struct conn *n = grow(t->conns, &t->cconns, sizeof(*n));
-		if (!n)
-			return t->oom = true, NULL;
-		t->conns = n;
-	}
-	if (!idmap_put(&t->conn_ix, obj, t->nconns))
-		return t->oom = true, NULL;
-	struct conn *c = &t->conns[t->nconns++];
-	memset(c, 0, sizeof(*c));
-	c->obj = obj;
-	return c;
-}
+#include "trigger_priv.h"
 
 static uint64_t episode_start(const struct uthr *u)
 {
@@ -307,27 +58,45 @@ static void set_pending(struct argus_trigger *t, struct uthr *u, uint64_t since)
 }
 
 /* The UI thread is back in its loop with nothing pending. */
-static void episode_end(struct argus_trigger *t, struct uthr *u)
+static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now)
 {
 	uint64_t start = episode_start(u);
+	u->wait_at = 0;
 	if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
 		start = u->stall.since;
 	if (!start && !u->fired)
 		return;
 	if (u->fired) {
-		u->stall.end = t->now;
+		u->stall.end = now;
 		t->st.stalls_ended++;
 		if (t->cb.stall_end)
 			t->cb.stall_end(t->cb.arg, &u->stall);
 	}
-	if (start && t->now - start >= t->o.lag_ns) {
-		struct argus_lag l = {.pid = u->pid, .tid = u->tid, .start = start, .end = t->now};
+	if (start && now - start >= t->o.lag_ns) {
+		struct argus_lag l = {.pid = u->pid, .tid = u->tid, .start = start, .end = now};
 		t->st.lags++;
 		if (t->cb.lag)
 			t->cb.lag(t->cb.arg, &l);
 	}
 	u->pending_since = u->busy_since = 0;
 	u->fired = false;
+}
+
+static void episode_end(struct argus_trigger *t, struct uthr *u)
+{
+	episode_end_at(t, u, t->now);
+}
+
+/* A stalled thread without hooks entered a waiting poll at u->wait_at: it
+ * is back in its loop if the poll waits (it blocks, times out, or took
+ * time); one that returns at once with work ready is the same work going
+ * on (Qt's processEvents between phases), the same stall. */
+static void wait_settled(struct argus_trigger *t, struct uthr *u, bool waited)
+{
+	uint64_t at = u->wait_at;
+	u->wait_at = 0;
+	if (waited && !u->pending_since && !u->depth)
+		episode_end_at(t, u, at);
 }
 
 static void maybe_end(struct argus_trigger *t, struct uthr *u)
@@ -341,11 +110,15 @@ static void maybe_end(struct argus_trigger *t, struct uthr *u)
 static void loop_back(struct argus_trigger *t, struct uthr *u)
 {
 	if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH) {
-		bool queued = u->pending_since != 0;
+		/* back for a moment with input still waiting: between phases of
+		 * the same work, the same stall; it ends once that input is
+		 * handled too */
+		if (u->pending_since) {
+			u->busy_since = 0;
+			return;
+		}
 		episode_end(t, u);
 		u->resumed = t->now;
-		if (queued)
-			set_pending(t, u, t->now);
 		return;
 	}
 	if (!u->pending_since)
@@ -356,7 +129,7 @@ static void loop_back(struct argus_trigger *t, struct uthr *u)
 static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause)
 {
 	struct argus_stall *s = &u->stall;
-	struct proc *p = proc_get(t, u->pid, false);
+	struct proc *p = trg_proc_get(t, u->pid, false);
 	memset(s, 0, sizeof(*s));
 	s->id = ++t->next_id;
 	s->pid = u->pid;
@@ -385,19 +158,31 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 		t->cb.stall(t->cb.arg, s);
 }
 
+/* A process with a window: it mapped one (hooks), or the server sent it an
+ * event. A client without one (xdotool, xprop, a script's helper) only gets
+ * replies to its requests: input it leaves unread is no app's stall. */
+static bool windowed(const struct argus_trigger *t, const struct uthr *u)
+{
+	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
+	if (ix && t->procs[*ix].mapped)
+		return true;
+	ix = idmap_get(&t->conn_ix, u->conn);
+	return ix && t->conns[*ix].events;
+}
+
 static void check(struct argus_trigger *t, struct uthr *u)
 {
 	if (u->fired || u->dead)
 		return;
 	uint64_t start = episode_start(u);
-	if (start && t->now >= start + t->o.stall_ns) {
+	if (start && t->now >= start + t->o.stall_ns && windowed(t, u)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
 		if (u->busy_since == start)
 			cause = u->busy_cause;
 		fire(t, u, start, cause);
 		return;
 	}
-	struct proc *p = proc_get(t, u->pid, false);
+	struct proc *p = trg_proc_get(t, u->pid, false);
 	if (!start && p && p->exec_seen && !p->mapped && !u->input_seen && u->blocked &&
 	    !poll_family(u->wait_nr) && t->now >= u->blocked_since + t->o.launch_ns) {
 		episode_begin(t, u);
@@ -422,57 +207,139 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 	if (u->pending_since && u->pending_since < from)
 		from = u->pending_since;
 	u->pending_since = 0;
-	struct conn *c = conn_get(t, u->conn, false);
+	struct conn *c = trg_conn_get(t, u->conn, false);
 	if (c)
 		c->pending_since = 0;
 	set_busy(t, u, from, ARGUS_CAUSE_INPUT);
 }
 
+/* u reads connection c. Whichever thread waits reads (Xlib, xcb: a thread
+ * waiting for a reply reads while the event thread polls), so input that
+ * was pending for the last reader is read by this one: it must not stay
+ * pending for that one. */
+static void take_reader(struct argus_trigger *t, struct conn *c, struct uthr *u)
+{
+	uint32_t me = (uint32_t)(u - t->uts) + 1;
+	if (c->reader && c->reader != me) {
+		struct uthr *o = &t->uts[c->reader - 1];
+		o->pending_since = 0;
+		if (!o->busy_since && !o->depth)
+			episode_end(t, o);
+	}
+	c->reader = me;
+}
+
+/* An eventfd or pipe of a GUI process. Its reader is learned from reads;
+ * a display reader that only reads (it never wrote a request: it neither
+ * draws nor dispatches) and, with input read and not yet back in its loop,
+ * writes one that another thread of its process reads relays the input to
+ * that thread (Qt: QXcbEventQueue reads X, wakes the main thread, which
+ * dispatches): the episode is that thread's too, until it is back in its
+ * loop. A GTK main thread waking its GDBus worker hands it nothing. */
+static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
+{
+	struct proc *p = trg_proc_get(t, ev->pid, false);
+	if (!p || !p->gui || !ev->ipc.obj)
+		return;
+	uint32_t *ix = idmap_get(&t->waker_ix, ev->ipc.obj);
+	if (ev->type == ARGUS_EV_IPC_RECV) {
+		if (ev->ipc.ret <= 0)
+			return;
+		if (!ix) {
+			if (t->nwakers == t->cwakers) {
+				struct waker *n = trg_grow(t->wakers, &t->cwakers, sizeof(*n));
+				if (!n) {
+					t->oom = true;
+					return;
+				}
+				t->wakers = n;
+			}
+			if (!idmap_put(&t->waker_ix, ev->ipc.obj, t->nwakers)) {
+				t->oom = true;
+				return;
+			}
+			ix = idmap_get(&t->waker_ix, ev->ipc.obj);
+			t->wakers[t->nwakers++].obj = ev->ipc.obj;
+		}
+		t->wakers[*ix].pid = ev->pid;
+		t->wakers[*ix].tid = ev->tid;
+		return;
+	}
+	struct uthr *u = trg_uthr_get(t, ev->tid);
+	if (!ix || !u || u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
+		return;
+	const struct waker *w = &t->wakers[*ix];
+	if (w->pid != ev->pid || w->tid == ev->tid)
+		return;
+	uint64_t since = u->busy_since, conn = u->conn;
+	struct uthr *v = trg_uthr_make(t, w->pid, w->tid); /* may move u */
+	if (!v)
+		return;
+	if (!v->conn)
+		v->conn = conn;
+	v->dead = false;
+	v->input_seen = true;
+	set_busy(t, v, since, ARGUS_CAUSE_INPUT);
+}
+
 static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 {
-	struct proc *p = proc_get(t, ev->pid, false);
+	struct proc *p = trg_proc_get(t, ev->pid, false);
 	uint8_t kind = ev->ipc.obj_kind;
 	bool server = p && p->server;
 	if (server && ev->type == ARGUS_EV_IPC_SEND) {
 		bool display = kind == ARGUS_OBJ_DISPLAY ||
 		               ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
-		                in_list(x_servers, p->comm));
+		                trg_x_server(p->comm));
 		if (!display || !ev->ipc.peer_obj)
 			return;
-		struct conn *c = conn_get(t, ev->ipc.peer_obj, true);
+		struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, true);
 		if (!c)
 			return;
 		t->st.display_sends++;
 		c->last_send = ev->ts;
+		/* written while serving another client (or a device): an event,
+		 * not a reply; only a client with a window gets those */
+		if (p->last_request != c->obj)
+			c->events = true;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
 		if (c->reader && !t->uts[c->reader - 1].dead)
 			set_pending(t, &t->uts[c->reader - 1], c->pending_since);
 		return;
 	}
-	if (server)
+	if (server) {
+		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret > 0 && ev->ipc.peer_obj)
+			p->last_request = ev->ipc.peer_obj;
 		return;
-	struct conn *c = conn_get(t, ev->ipc.obj, kind == ARGUS_OBJ_DISPLAY);
+	}
+	if (kind == ARGUS_OBJ_EVENTFD || kind == ARGUS_OBJ_PIPE) {
+		on_wake_obj(t, ev);
+		return;
+	}
+	struct conn *c = trg_conn_get(t, ev->ipc.obj, kind == ARGUS_OBJ_DISPLAY);
 	if (!c)
 		return;
-	struct uthr *u = uthr_get(t, ev->tid);
+	struct uthr *u = trg_uthr_get(t, ev->tid);
 	if (ev->type == ARGUS_EV_IPC_SEND) {
 		/* a client talking to the server: a GUI process, and (until a
 		 * reader shows up) its UI thread candidate for launch stalls */
 		if (!u && !c->reader) {
-			u = uthr_make(t, ev->pid, ev->tid);
+			u = trg_uthr_make(t, ev->pid, ev->tid);
 			if (u)
 				u->conn = c->obj;
 		}
+		if (u)
+			u->asks = true;
 		return;
 	}
 	if (!u)
-		u = uthr_make(t, ev->pid, ev->tid);
+		u = trg_uthr_make(t, ev->pid, ev->tid);
 	if (!u)
 		return;
 	u->conn = c->obj;
 	u->dead = false;
-	c->reader = (uint32_t)(u - t->uts) + 1;
+	take_reader(t, c, u);
 	if (ev->ipc.ret > 0) {
 		consume(t, u, c->pending_since);
 		return;
@@ -484,7 +351,10 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	if (read_already)
 		c->pending_since = u->pending_since = 0;
 	/* the connection is drained, the thread is back in its loop (no hooks
-	 * to say so) */
+	 * to say so); a stalled one may only be looking (gtk_events_pending
+	 * in a long handler): its stall ends at its loop's wait */
+	if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH)
+		return;
 	if ((!u->hooks && u->busy_since) || (read_already && !u->busy_since))
 		maybe_end(t, u);
 }
@@ -499,7 +369,7 @@ static void on_exit_of(struct argus_trigger *t, struct uthr *u)
 	u->fired = false;
 	u->depth = 0;
 	u->dead = true;
-	struct conn *c = conn_get(t, u->conn, false);
+	struct conn *c = trg_conn_get(t, u->conn, false);
 	if (c && c->reader == (uint32_t)(u - t->uts) + 1) {
 		c->reader = 0;
 		c->pending_since = 0;
@@ -511,30 +381,30 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	struct uthr *u;
 	switch (ev->type) {
 	case ARGUS_EV_PROC_FORK:
-		proc_name(proc_get(t, ev->fork.child_pid, true), ev->fork.comm);
+		trg_proc_name(trg_proc_get(t, ev->fork.child_pid, true), ev->fork.comm);
 		return;
 	case ARGUS_EV_THREAD_NEW: /* named after its creator until it renames itself */
-		thread_name(t, ev->fork.child_pid, ev->fork.child_tid, ev->fork.comm);
+		trg_thread_name(t, ev->fork.child_pid, ev->fork.child_tid, ev->fork.comm);
 		return;
 	case ARGUS_EV_PROC_EXEC: {
-		struct proc *p = proc_get(t, ev->pid, true);
-		proc_name(p, ev->exec.comm);
+		struct proc *p = trg_proc_get(t, ev->pid, true);
+		trg_proc_name(p, ev->exec.comm);
 		if (p)
 			p->exec_seen = true;
 		return;
 	}
 	case ARGUS_EV_COMM:
 		if (ev->comm.is_process || ev->pid == ev->tid)
-			proc_name(proc_get(t, ev->pid, true), ev->comm.comm);
+			trg_proc_name(trg_proc_get(t, ev->pid, true), ev->comm.comm);
 		else
-			thread_name(t, ev->pid, ev->tid, ev->comm.comm);
+			trg_thread_name(t, ev->pid, ev->tid, ev->comm.comm);
 		return;
 	case ARGUS_EV_IPC_SEND:
 	case ARGUS_EV_IPC_RECV:
 		on_ipc(t, ev);
 		return;
 	case ARGUS_EV_THREAD_EXIT:
-		if ((u = uthr_get(t, ev->tid)))
+		if ((u = trg_uthr_get(t, ev->tid)))
 			on_exit_of(t, u);
 		return;
 	case ARGUS_EV_PROC_EXIT:
@@ -543,14 +413,14 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				on_exit_of(t, &t->uts[i]);
 		return;
 	case ARGUS_EV_UI_INPUT:
-		u = uthr_make(t, ev->pid, ev->tid);
+		u = trg_uthr_make(t, ev->pid, ev->tid);
 		if (!u)
 			return;
 		u->dead = false;
 		if (ev->ui.obj && !u->conn)
 			u->conn = ev->ui.obj;
 		if (ev->ui.kind == ARGUS_UI_MAP) {
-			struct proc *p = proc_get(t, ev->pid, true);
+			struct proc *p = trg_proc_get(t, ev->pid, true);
 			if (p)
 				p->mapped = true;
 			return;
@@ -558,7 +428,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		consume(t, u, ev->ui.pending_since_ns);
 		return;
 	case ARGUS_EV_SCHED_SWITCH:
-		if ((u = uthr_get(t, ev->tid))) {
+		if ((u = trg_uthr_get(t, ev->tid))) {
 			if (u->on_cpu && episode_start(u))
 				u->oncpu_acc += ev->ts - u->on_since;
 			u->on_cpu = false;
@@ -566,9 +436,11 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->blocked = true;
 				u->blocked_since = ev->ts;
 				u->wait_nr = u->last_nr;
+				if (u->wait_at)
+					wait_settled(t, u, true);
 			}
 		}
-		if ((u = uthr_get(t, ev->sched_switch.next_tid))) {
+		if ((u = trg_uthr_get(t, ev->sched_switch.next_tid))) {
 			if (u->blocked && episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
 			u->blocked = false;
@@ -579,7 +451,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		}
 		return;
 	case ARGUS_EV_SCHED_WAKEUP:
-		if ((u = uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
+		if ((u = trg_uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
 			if (episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
 			u->blocked = false;
@@ -590,20 +462,25 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	default:
 		break;
 	}
-	if (!(u = uthr_get(t, ev->tid)))
+	if (!(u = trg_uthr_get(t, ev->tid)))
 		return;
 	switch (ev->type) {
 	case ARGUS_EV_SYS_ENTER: {
 		unsigned nr = ev->sys_enter.nr;
 		u->last_nr = (uint16_t)nr;
+		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield)
 			u->yields++;
 		else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
-			u->zero_polls++;
-		else if (poll_family(nr) && !u->hooks && u->busy_since)
+			u->zero_poll = true; /* a spin if it finds nothing */
+		else if (poll_family(nr) && !u->hooks && u->busy_since) {
 			/* no hooks: a waiting poll is the loop (input still
 			 * unread keeps the episode going) */
-			maybe_end(t, u);
+			if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH)
+				u->wait_at = ev->ts;
+			else
+				maybe_end(t, u);
+		}
 		return;
 	}
 	case ARGUS_EV_FUTEX_WAIT:
@@ -611,6 +488,14 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	case ARGUS_EV_SYS_EXIT:
 		u->last_nr = NO_NR;
+		/* a zero-timeout poll that found work is a loop checking its
+		 * sources between busy moments (Qt's, GLib's), not a spin */
+		if (u->zero_poll && poll_family(ev->sys_exit.nr) && ev->sys_exit.ret == 0)
+			u->zero_polls++;
+		u->zero_poll = false;
+		if (u->wait_at && poll_family(ev->sys_exit.nr))
+			wait_settled(
+			    t, u, ev->sys_exit.ret <= 0 || ev->sys_exit.dur_ns >= CHECK_EVERY_NS);
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_ASYNC_RUN_BEGIN:
@@ -661,10 +546,12 @@ void argus_trigger_free(struct argus_trigger *t)
 	idmap_free(&t->tid_ix);
 	idmap_free(&t->conn_ix);
 	idmap_free(&t->tname_ix);
+	idmap_free(&t->waker_ix);
 	free(t->procs);
 	free(t->tnames);
 	free(t->uts);
 	free(t->conns);
+	free(t->wakers);
 	free(t);
 }
 
@@ -682,7 +569,7 @@ int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, si
 		argus_trigger_advance(t, ev[i].ts);
 		t->st.events++;
 		on_event(t, &ev[i]);
-		struct uthr *u = uthr_get(t, ev[i].tid);
+		struct uthr *u = trg_uthr_get(t, ev[i].tid);
 		if (u)
 			check(t, u);
 	}
@@ -692,30 +579,4 @@ int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, si
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st)
 {
 	*st = t->st;
-}
-
-size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
-                                size_t cap)
-{
-	for (uint32_t i = 0; i < t->nuts && i < cap; i++) {
-		out[i].pid = t->uts[i].pid;
-		out[i].tid = t->uts[i].tid;
-		out[i].conn = t->uts[i].conn;
-		out[i].hooks = t->uts[i].hooks;
-	}
-	return t->nuts;
-}
-
-const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid)
-{
-	uint32_t *ix = idmap_get(&t->pid_ix, pid);
-	return ix ? t->procs[*ix].comm : "";
-}
-
-const char *argus_trigger_thread_comm(const struct argus_trigger *t, uint32_t tid)
-{
-	uint32_t *ix = idmap_get(&t->tname_ix, tid);
-	if (ix)
-		return t->tnames[*ix].comm;
-	return argus_trigger_comm(t, tid); /* a main thread (tid = pid), or "" */
 }

@@ -353,6 +353,273 @@ TEST(input_queued_during_a_stall_counts_from_its_end)
 	teardown();
 }
 
+/* Qt's shape: the event thread (OTHER, QXcbEventQueue) reads X and wakes the
+ * main thread (APP) through the eventfd of its dispatcher; the main thread
+ * reads the eventfd and handles the events. */
+static const uint64_t WAKE_FD = 0xffff000000003000ull;
+
+static void ipc(uint64_t ts, uint16_t type, uint32_t tid, uint64_t obj, uint8_t kind, int64_t ret)
+{
+	struct argus_event e = ev(ts, type, APP, tid);
+	e.ipc.obj = obj;
+	e.ipc.obj_kind = kind;
+	e.ipc.ret = ret;
+	e.ipc.dur_ns = 0;
+	feed(e);
+}
+
+static void sys_exit(uint64_t ts, uint32_t tid, uint16_t nr, int64_t ret)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SYS_EXIT, APP, tid);
+	e.sys_exit.nr = nr;
+	e.sys_exit.ret = ret;
+	e.sys_exit.fd = -1;
+	feed(e);
+}
+
+/* input arrives; the event thread reads it, relays it and polls again */
+static void qt_relay(uint64_t ts)
+{
+	x_send(ts);
+	wake(ts + 10000, OTHER);
+	app_read(ts + 20000, OTHER);
+	ipc(ts + 30000, ARGUS_EV_IPC_SEND, OTHER, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	sys_enter(ts + 40000, OTHER, 7, -1);
+	block(ts + 50000, OTHER);
+}
+
+/* the main thread takes the wake-up: its loop's zero-timeout polls (they
+ * find the eventfd ready), the eventfd read, the events handled for
+ * handler_ns, then its loop's wait */
+static void qt_main_handles(uint64_t ts, uint64_t handler_ns)
+{
+	wake(ts, APP);
+	sys_enter(ts + 1000, APP, 7, 0);
+	sys_exit(ts + 2000, APP, 7, 1);
+	ipc(ts + 3000, ARGUS_EV_IPC_RECV, APP, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	tick_until(ts + 10000, ts + handler_ns);
+	sys_enter(ts + handler_ns + 1000, APP, 7, -1);
+	block(ts + handler_ns + 2000, APP);
+}
+
+/* the app starts up: the main thread reads replies on the X connection
+ * itself (it waited for them), and its dispatcher's eventfd */
+static void qt_start(void)
+{
+	x_send(T0 + MS);
+	app_read(T0 + MS + 10000, APP);
+	sys_enter(T0 + MS + 20000, APP, 7, -1);
+	block(T0 + MS + 30000, APP);
+	qt_relay(T0 + 10 * MS);
+	qt_main_handles(T0 + 10 * MS + 100000, 2 * MS);
+}
+
+TEST(qt_relay_idle_and_typing_never_fires)
+{
+	setup(false);
+	qt_start();
+	/* typing: each key read by the event thread, handled by the main
+	 * one, which waits in its loop between them */
+	for (uint64_t ts = T0 + 100 * MS; ts < T0 + 3 * SEC; ts += 40 * MS) {
+		qt_relay(ts);
+		qt_main_handles(ts + 100000, 3 * MS);
+	}
+	tick_until(T0 + 3 * SEC, T0 + 10 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(qt_main_thread_hung_after_the_relay_fires_on_it)
+{
+	setup(false);
+	qt_start();
+	qt_relay(T0 + 100 * MS); /* the key whose handler hangs */
+	wake(T0 + 100 * MS + 100000, APP);
+	ipc(T0 + 100 * MS + 101000, ARGUS_EV_IPC_RECV, APP, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	qt_relay(T0 + 300 * MS); /* another key, read and relayed */
+	tick_until(T0 + 301 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].tid, APP);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 100 * MS);
+	/* between two phases of the work it looks at its loop: the poll finds
+	 * work at once (a nested processEvents), and the event thread relays
+	 * what the server answered meanwhile: the same stall */
+	sys_enter(T0 + 3 * SEC, APP, 7, -1);
+	sys_exit(T0 + 3 * SEC + 1000, APP, 7, 1);
+	qt_relay(T0 + 3 * SEC + 2000);
+	tick_until(T0 + 3 * SEC + MS, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 0);
+	/* back in its loop's wait: it ends there, the whole hang long */
+	sys_enter(T0 + 6 * SEC + 20 * MS, APP, 7, -1);
+	block(T0 + 6 * SEC + 21 * MS, APP);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].since, T0 + 100 * MS);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 6 * SEC + 20 * MS);
+	teardown();
+}
+
+TEST(zero_timeout_polls_that_find_work_are_not_a_yield_loop)
+{
+	setup(false);
+	one_click(T0 + MS, 5 * MS);
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	hook(T0 + 101 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 102 * MS, APP);
+	/* long work that looks at its sources between steps, finding some */
+	for (uint64_t ts = T0 + 103 * MS; ts < T0 + 2500 * MS; ts += 5 * MS) {
+		sys_enter(ts, APP, 7, 0);
+		sys_exit(ts + 1000, APP, 7, 1);
+	}
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_RUNNING);
+	ASSERT_EQ(rec.stalls[0].zero_polls, 0);
+	teardown();
+
+	/* the same polls finding nothing: a spin */
+	setup(false);
+	one_click(T0 + MS, 5 * MS);
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	hook(T0 + 101 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 102 * MS, APP);
+	for (uint64_t ts = T0 + 103 * MS; ts < T0 + 2500 * MS; ts += 5 * MS) {
+		sys_enter(ts, APP, 7, 0);
+		sys_exit(ts + 1000, APP, 7, 0);
+	}
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_YIELD_LOOP);
+	teardown();
+}
+
+TEST(one_hang_with_a_brief_return_is_one_stall)
+{
+	setup(false);
+	one_click(T0 + MS, 5 * MS);
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	hook(T0 + 101 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 102 * MS, APP);
+	x_send(T0 + 600 * MS); /* a key while it hangs */
+	tick_until(T0 + 601 * MS, T0 + 3 * SEC);
+	/* phase one done: back to the loop for a moment, the key still
+	 * waiting; phase two begins at once */
+	hook(T0 + 3 * SEC + 1000, ARGUS_EV_DISPATCH_END);
+	hook(T0 + 3 * SEC + 2000, ARGUS_EV_DISPATCH_BEGIN);
+	x_send(T0 + 3500 * MS); /* another key */
+	tick_until(T0 + 3 * SEC + 10 * MS, T0 + 7 * SEC);
+	hook(T0 + 7 * SEC + 1000, ARGUS_EV_DISPATCH_END);
+	hook(T0 + 7 * SEC + 2000, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 7 * SEC + 3000, APP); /* the keys, handled at once */
+	hook(T0 + 7 * SEC + 4000, ARGUS_EV_DISPATCH_END);
+	tick_until(T0 + 7 * SEC + 10 * MS, T0 + 10 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].since, T0 + 100 * MS);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 7 * SEC + 4000);
+	teardown();
+}
+
+/* A windowless X client (xdotool): pid 30, its own connection. */
+enum { TOOL = 30 };
+static const uint64_t TOOL_SRV = 0xffff000000004000ull, TOOL_CLI = 0xffff000000005000ull;
+
+static void tool_ipc(uint64_t ts, uint16_t type, uint32_t pid, uint64_t obj, uint64_t peer)
+{
+	struct argus_event e = ev(ts, type, pid, pid);
+	e.ipc.obj = obj;
+	e.ipc.peer_obj = peer;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+}
+
+/* the tool asks, the server reads the request and answers */
+static void tool_request(uint64_t ts)
+{
+	tool_ipc(ts, ARGUS_EV_IPC_SEND, TOOL, TOOL_CLI, TOOL_SRV);
+	tool_ipc(ts + 10000, ARGUS_EV_IPC_RECV, XPID, TOOL_SRV, TOOL_CLI);
+	tool_ipc(ts + 20000, ARGUS_EV_IPC_SEND, XPID, TOOL_SRV, TOOL_CLI);
+}
+
+TEST(a_windowless_x_client_is_never_the_stalled_app)
+{
+	setup(false);
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, TOOL, TOOL);
+	strcpy(e.comm.comm, "xdotool");
+	e.comm.is_process = 1;
+	feed(e);
+	tool_request(T0 + MS);
+	tool_ipc(T0 + MS + 30000, ARGUS_EV_IPC_RECV, TOOL, TOOL_CLI, TOOL_SRV);
+	/* it changes the keymap (the server tells it so) and sleeps between
+	 * keys for 3 s, leaving what the server wrote unread */
+	tool_request(T0 + 2 * MS);
+	e = ev(T0 + 3 * MS, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 35; /* nanosleep */
+	feed(e);
+	tick_until(T0 + 4 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an app the server sends events to still stalls */
+	x_send(T0 + 4 * SEC);
+	tick_until(T0 + 4 * SEC + MS, T0 + 7 * SEC);
+	app_read(T0 + 7 * SEC, APP); /* the reader known only now */
+	x_send(T0 + 7 * SEC + MS);
+	tick_until(T0 + 7 * SEC + 2 * MS, T0 + 10 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
+	teardown();
+}
+
+TEST(a_dispatching_reader_hands_its_input_to_no_worker)
+{
+	setup(false);
+	/* GTK: the main thread reads X, draws, and wakes its GDBus worker
+	 * (OTHER) through the worker's eventfd */
+	ipc(T0 + MS, ARGUS_EV_IPC_RECV, OTHER, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	x_send(T0 + 10 * MS);
+	app_read(T0 + 11 * MS, APP);
+	struct argus_event e = ev(T0 + 12 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 64;
+	feed(e);
+	ipc(T0 + 13 * MS, ARGUS_EV_IPC_SEND, APP, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	sys_enter(T0 + 14 * MS, APP, 7, -1);
+	block(T0 + 15 * MS, APP);
+	/* the worker is busy a while: not the app's stall */
+	tick_until(T0 + 16 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	app_read(T0 + 101 * MS, APP);
+	/* 8 s of work that asks now and then whether input is waiting and
+	 * finds none (it reads nothing), more input arriving meanwhile */
+	tick_until(T0 + 102 * MS, T0 + SEC);
+	for (uint64_t ts = T0 + 3 * SEC; ts < T0 + 8 * SEC; ts += 2 * SEC) {
+		tick_until(ts - 2 * SEC + 300 * MS, ts);
+		app_read_nothing(ts, 1000);
+		x_send(ts + 100 * MS);
+		app_read(ts + 200 * MS, APP);
+	}
+	tick_until(T0 + 7300 * MS, T0 + 8 * SEC);
+	sys_enter(T0 + 8 * SEC, APP, 7, -1); /* back in its loop */
+	block(T0 + 8 * SEC + 1000, APP);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 8 * SEC);
+	teardown();
+}
+
 TEST(launch_stall_fires_when_blocked_before_first_input)
 {
 	setup(true); /* the app started inside the stream */
@@ -464,4 +731,11 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
-          TEST_ENTRY(threads_are_named_apart_from_their_process))
+          TEST_ENTRY(threads_are_named_apart_from_their_process),
+          TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
+          TEST_ENTRY(qt_main_thread_hung_after_the_relay_fires_on_it),
+          TEST_ENTRY(zero_timeout_polls_that_find_work_are_not_a_yield_loop),
+          TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
+          TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
+          TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker),
+          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall))

@@ -1,0 +1,216 @@
+/*
+ * tables.c - the trigger's tables: processes and their names, thread names,
+ * UI threads, display connections; option defaults and the names of
+ * classes, causes and display servers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trigger_priv.h"
+
+void argus_trigger_opts_default(struct argus_trigger_opts *o)
+{
+	o->stall_ns = 2000000000ULL;
+	o->launch_ns = 2000000000ULL;
+	o->lag_ns = 100000000ULL;
+	o->yield_min = 20;
+}
+
+const char *argus_stall_class_name(unsigned cls)
+{
+	switch (cls) {
+	case ARGUS_STALL_LONG_RUNNING:
+		return "long_running";
+	case ARGUS_STALL_LONG_WAIT:
+		return "long_wait";
+	case ARGUS_STALL_YIELD_LOOP:
+		return "yield_loop";
+	}
+	return "unknown";
+}
+
+const char *argus_stall_cause_name(unsigned cause)
+{
+	switch (cause) {
+	case ARGUS_CAUSE_INPUT:
+		return "input";
+	case ARGUS_CAUSE_DISPATCH:
+		return "dispatch";
+	case ARGUS_CAUSE_LAUNCH:
+		return "launch";
+	}
+	return "unknown";
+}
+
+/* X servers: every unix socket they write to a client is a display
+ * connection. Wayland compositors also speak D-Bus, so for them only sockets
+ * the kernel side marked as display count. */
+static const char *const x_servers[] = {"Xorg",   "X",     "Xvfb", "Xwayland",
+                                        "Xephyr", "Xnest", "Xvnc", NULL};
+static const char *const compositors[] = {"weston",      "sway",     "kwin_wayland", "mutter",
+                                          "gnome-shell", "Hyprland", "labwc",        "wayfire",
+                                          "cage",        NULL};
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+bool trg_x_server(const char *comm)
+{
+	return in_list(x_servers, comm);
+}
+
+bool argus_display_server_comm(const char *comm)
+{
+	return in_list(x_servers, comm) || in_list(compositors, comm);
+}
+
+void *trg_grow(void *p, uint32_t *cap, size_t elem)
+{
+	uint32_t ncap = *cap ? *cap * 2 : 16;
+	void *q = realloc(p, (size_t)ncap * elem);
+	if (q)
+		*cap = ncap;
+	return q;
+}
+
+struct proc *trg_proc_get(struct argus_trigger *t, uint32_t pid, bool create)
+{
+	uint32_t *ix = idmap_get(&t->pid_ix, pid);
+	if (ix)
+		return &t->procs[*ix];
+	if (!create || !pid)
+		return NULL;
+	if (t->nprocs == t->cprocs) {
+		struct proc *p = trg_grow(t->procs, &t->cprocs, sizeof(*p));
+		if (!p)
+			return t->oom = true, NULL;
+		t->procs = p;
+	}
+	if (!idmap_put(&t->pid_ix, pid, t->nprocs))
+		return t->oom = true, NULL;
+	struct proc *p = &t->procs[t->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+void trg_proc_name(struct proc *p, const char *comm)
+{
+	if (!p)
+		return;
+	memcpy(p->comm, comm, ARGUS_COMM_LEN);
+	p->comm[ARGUS_COMM_LEN - 1] = 0;
+	p->server = argus_display_server_comm(p->comm);
+}
+
+void trg_thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const char *comm)
+{
+	if (!tid || tid == pid)
+		return; /* the main thread: its name is the process's */
+	uint32_t *ix = idmap_get(&t->tname_ix, tid);
+	if (!ix) {
+		if (t->ntnames == t->ctnames) {
+			struct tname *n = trg_grow(t->tnames, &t->ctnames, sizeof(*n));
+			if (!n) {
+				t->oom = true;
+				return;
+			}
+			t->tnames = n;
+		}
+		if (!idmap_put(&t->tname_ix, tid, t->ntnames)) {
+			t->oom = true;
+			return;
+		}
+		ix = idmap_get(&t->tname_ix, tid);
+		t->tnames[t->ntnames++].tid = tid;
+	}
+	memcpy(t->tnames[*ix].comm, comm, ARGUS_COMM_LEN);
+	t->tnames[*ix].comm[ARGUS_COMM_LEN - 1] = 0;
+}
+
+struct uthr *trg_uthr_get(struct argus_trigger *t, uint32_t tid)
+{
+	uint32_t *ix = idmap_get(&t->tid_ix, tid);
+	return ix ? &t->uts[*ix] : NULL;
+}
+
+struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid)
+{
+	struct uthr *u = trg_uthr_get(t, tid);
+	if (u || !tid)
+		return u;
+	if (t->nuts == t->cuts) {
+		struct uthr *n = trg_grow(t->uts, &t->cuts, sizeof(*n));
+		if (!n)
+			return t->oom = true, NULL;
+		t->uts = n;
+	}
+	if (!idmap_put(&t->tid_ix, tid, t->nuts))
+		return t->oom = true, NULL;
+	u = &t->uts[t->nuts++];
+	memset(u, 0, sizeof(*u));
+	u->pid = pid;
+	u->tid = tid;
+	u->last_nr = u->wait_nr = NO_NR;
+	u->on_cpu = true; /* it just produced an event */
+	u->on_since = t->now;
+	struct proc *p = trg_proc_get(t, pid, true);
+	if (p && !p->gui) {
+		p->gui = true;
+		t->st.gui_processes++;
+	}
+	t->st.ui_threads = t->nuts;
+	return u;
+}
+
+struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create)
+{
+	uint32_t *ix = idmap_get(&t->conn_ix, obj);
+	if (ix)
+		return &t->conns[*ix];
+	if (!create || !obj)
+		return NULL;
+	if (t->nconns == t->cconns) {
+		struct conn *n = trg_grow(t->conns, &t->cconns, sizeof(*n));
+		if (!n)
+			return t->oom = true, NULL;
+		t->conns = n;
+	}
+	if (!idmap_put(&t->conn_ix, obj, t->nconns))
+		return t->oom = true, NULL;
+	struct conn *c = &t->conns[t->nconns++];
+	memset(c, 0, sizeof(*c));
+	c->obj = obj;
+	return c;
+}
+
+size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
+                                size_t cap)
+{
+	for (uint32_t i = 0; i < t->nuts && i < cap; i++) {
+		out[i].pid = t->uts[i].pid;
+		out[i].tid = t->uts[i].tid;
+		out[i].conn = t->uts[i].conn;
+		out[i].hooks = t->uts[i].hooks;
+	}
+	return t->nuts;
+}
+
+const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid)
+{
+	uint32_t *ix = idmap_get(&t->pid_ix, pid);
+	return ix ? t->procs[*ix].comm : "";
+}
+
+const char *argus_trigger_thread_comm(const struct argus_trigger *t, uint32_t tid)
+{
+	uint32_t *ix = idmap_get(&t->tname_ix, tid);
+	if (ix)
+		return t->tnames[*ix].comm;
+	return argus_trigger_comm(t, tid); /* a main thread (tid = pid), or "" */
+}

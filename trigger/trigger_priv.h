@@ -1,0 +1,113 @@
+/*
+ * trigger_priv.h - the trigger's tables (processes, thread names, UI
+ * threads, display connections, relay objects), shared by trigger.c (the
+ * rules) and tables.c (lookups and names). Not installed.
+ */
+#ifndef ARGUS_TRIGGER_PRIV_H
+#define ARGUS_TRIGGER_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "idmap.h"
+#include "syscalls.h"
+#include "trigger.h"
+
+#define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
+#define NO_NR          0xffff
+
+struct proc {
+	uint32_t pid;
+	char comm[ARGUS_COMM_LEN];
+	bool server;    /* a display server */
+	bool exec_seen; /* started inside the stream: launch stalls apply */
+	bool mapped;    /* first window mapped */
+	bool gui;
+	uint64_t last_request; /* a server: the client end whose request it read last */
+};
+
+/* The name of a thread other than a process's main one (the main thread's
+ * is the process's). Kept after exit like process names: a report may name
+ * a thread that is gone; a reused tid overwrites it. */
+struct tname {
+	uint32_t tid;
+	char comm[ARGUS_COMM_LEN];
+};
+
+struct conn {
+	uint64_t obj;           /* the client's end */
+	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
+	uint64_t pending_since; /* oldest unread input, 0 = none */
+	uint64_t last_send;     /* the server's latest send to it */
+	bool events;            /* the server wrote to it unasked: it has a window */
+};
+
+/* Who reads an eventfd or pipe of a GUI process: the thread a display
+ * reader wakes when it relays input (Qt's QXcbEventQueue wakes the main
+ * thread's dispatcher). */
+struct waker {
+	uint64_t obj;
+	uint32_t pid, tid;
+};
+
+struct uthr {
+	uint32_t pid, tid;
+	uint64_t conn;
+	bool hooks, input_seen;
+	bool zero_poll;   /* in a zero-timeout poll */
+	bool asks;        /* it wrote requests to the display: it draws, dispatches */
+	uint64_t wait_at; /* stalled, entered a waiting poll then: it ends there if it waits */
+	bool dead;        /* exited: never fires again */
+	uint32_t depth;   /* dispatch / async-run nesting */
+	uint64_t pending_since, busy_since;
+	uint64_t resumed; /* when its last stall ended: older input counts from here */
+	uint8_t busy_cause;
+	bool fired;
+	struct argus_stall stall;
+	/* scheduling state */
+	bool on_cpu, blocked;
+	uint64_t on_since, blocked_since;
+	uint16_t last_nr, wait_nr;
+	/* episode counters */
+	uint64_t ep_start, oncpu_acc, blocked_acc;
+	uint32_t yields, zero_polls;
+};
+
+struct argus_trigger {
+	struct argus_trigger_opts o;
+	struct argus_trigger_cb cb;
+	struct argus_trigger_stats st;
+	struct idmap pid_ix, tid_ix, conn_ix, tname_ix, waker_ix;
+	struct proc *procs;
+	uint32_t nprocs, cprocs;
+	struct tname *tnames;
+	uint32_t ntnames, ctnames;
+	struct uthr *uts;
+	uint32_t nuts, cuts;
+	struct conn *conns;
+	uint32_t nconns, cconns;
+	struct waker *wakers;
+	uint32_t nwakers, cwakers;
+	uint64_t now, next_check, next_id;
+	bool oom; /* a table could not grow: some app is not tracked */
+};
+
+/* poll, select, ppoll, pselect6, the epoll waits (event/syscalls.h) */
+static inline bool poll_family(unsigned nr)
+{
+	return argus_syscall_wait(nr) == ARGUS_SYSW_POLL;
+}
+
+/* tables.c */
+void *trg_grow(void *p, uint32_t *cap, size_t elem);
+struct proc *trg_proc_get(struct argus_trigger *t, uint32_t pid, bool create);
+void trg_proc_name(struct proc *p, const char *comm);
+void trg_thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const char *comm);
+struct uthr *trg_uthr_get(struct argus_trigger *t, uint32_t tid);
+struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid);
+struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create);
+bool trg_x_server(const char *comm); /* an X server (not a compositor) */
+
+#endif /* ARGUS_TRIGGER_PRIV_H */
