@@ -203,6 +203,11 @@ static void check_all(struct argus_trigger *t)
 static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 {
 	u->input_seen = true;
+	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex) {
+		if (u->wait_futex == u->cand_futex)
+			u->loop_futex = u->wait_futex;
+		u->cand_futex = u->wait_futex;
+	}
 	uint64_t from = since ? since : t->now;
 	if (u->pending_since && u->pending_since < from)
 		from = u->pending_since;
@@ -436,6 +441,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->blocked = true;
 				u->blocked_since = ev->ts;
 				u->wait_nr = u->last_nr;
+				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				if (u->wait_at)
 					wait_settled(t, u, true);
 			}
@@ -485,6 +491,12 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	}
 	case ARGUS_EV_FUTEX_WAIT:
 		u->last_nr = ARGUS_NR_futex;
+		u->last_futex = ev->futex.uaddr;
+		/* a stalled thread whose loop waits on a futex: back in its
+		 * loop if it waits there (settled at the switch or the exit) */
+		if (u->loop_futex && ev->futex.uaddr == u->loop_futex && !u->hooks && u->fired &&
+		    u->stall.cause != ARGUS_CAUSE_LAUNCH)
+			u->wait_at = ev->ts;
 		return;
 	case ARGUS_EV_SYS_EXIT:
 		u->last_nr = NO_NR;
@@ -496,6 +508,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if (u->wait_at && poll_family(ev->sys_exit.nr))
 			wait_settled(
 			    t, u, ev->sys_exit.ret <= 0 || ev->sys_exit.dur_ns >= CHECK_EVERY_NS);
+		else if (u->wait_at && ev->sys_exit.nr == ARGUS_NR_futex)
+			wait_settled(t, u, ev->sys_exit.dur_ns >= CHECK_EVERY_NS);
 		return;
 	case ARGUS_EV_DISPATCH_BEGIN:
 	case ARGUS_EV_ASYNC_RUN_BEGIN:

@@ -70,6 +70,11 @@ struct uthr {
 	bool on_cpu, blocked;
 	uint64_t on_since, blocked_since;
 	uint16_t last_nr, wait_nr;
+	uint64_t last_futex, wait_futex; /* the futex word of the last / blocking futex wait */
+	/* Its loop's wait when that is a futex (threaded Tcl: the main thread
+	 * waits on a condition its notifier thread signals): the futex it sat
+	 * in before reading input, twice in a row. 0 = its loop polls. */
+	uint64_t loop_futex, cand_futex;
 	/* episode counters */
 	uint64_t ep_start, oncpu_acc, blocked_acc;
 	uint32_t yields, zero_polls;

@@ -620,6 +620,58 @@ TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
 	teardown();
 }
 
+static const uint64_t TCL_COND = 0x7f0000001000ull, APP_LOCK = 0x7f0000002000ull;
+
+static void futex_wait(uint64_t ts, uint32_t tid, uint64_t uaddr)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_FUTEX_WAIT, APP, tid);
+	e.futex.uaddr = uaddr;
+	e.futex.timeout_ns = -1;
+	feed(e);
+}
+
+/* threaded Tcl: the main thread idles on a condition variable; the
+ * notifier thread (OTHER) selects on the X socket and signals it; the main
+ * thread wakes, reads X and handles the event for handler_ns, then waits
+ * on the condition again */
+static void tk_click(uint64_t ts, uint64_t handler_ns)
+{
+	x_send(ts);
+	wake(ts + 10000, APP);
+	app_read(ts + 20000, APP);
+	tick_until(ts + 30000, ts + handler_ns);
+	futex_wait(ts + handler_ns + 1000, APP, TCL_COND);
+	block(ts + handler_ns + 2000, APP);
+}
+
+TEST(tk_loop_waits_on_a_condition_and_a_stall_ends_there)
+{
+	setup(false);
+	futex_wait(T0 + MS, APP, TCL_COND);
+	block(T0 + MS + 1000, APP);
+	tk_click(T0 + 10 * MS, MS);
+	tk_click(T0 + 20 * MS, MS);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* a 4 s handler that waits on a lock of its own midway: still the
+	 * same stall; it ends when the thread waits on its loop's condition */
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	app_read(T0 + 101 * MS, APP);
+	tick_until(T0 + 102 * MS, T0 + 2500 * MS);
+	futex_wait(T0 + 2500 * MS, APP, APP_LOCK);
+	block(T0 + 2500 * MS + 1000, APP);
+	wake(T0 + 3 * SEC, APP);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 0);
+	tick_until(T0 + 3 * SEC, T0 + 4 * SEC);
+	futex_wait(T0 + 4 * SEC + 1000, APP, TCL_COND);
+	block(T0 + 4 * SEC + 2000, APP);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 4 * SEC + 1000);
+	teardown();
+}
+
 TEST(launch_stall_fires_when_blocked_before_first_input)
 {
 	setup(true); /* the app started inside the stream */
@@ -728,7 +780,8 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(yield_loop_is_classified),
           TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
-          TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
+          TEST_ENTRY(tk_loop_waits_on_a_condition_and_a_stall_ends_there),
+         TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
