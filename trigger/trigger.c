@@ -170,6 +170,24 @@ static bool windowed(const struct argus_trigger *t, const struct uthr *u)
 	return ix && t->conns[*ix].events;
 }
 
+/* Launch: a process started in the stream, connected to the display, no
+ * window yet (no map from the hooks, no event from the server), its UI
+ * thread blocked: not in a poll (its loop's idle wait looks the same before
+ * a window manager or a user sends it anything) and not on its loop's futex
+ * (threaded Tcl idles there). Replies it read do not end the launch: every
+ * toolkit reads some before its first window. */
+static bool launching(const struct argus_trigger *t, const struct uthr *u)
+{
+	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
+	const struct proc *p = ix ? &t->procs[*ix] : NULL;
+	if (!p || !p->exec_seen || windowed(t, u) || poll_family(u->wait_nr))
+		return false;
+	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex &&
+	    (u->wait_futex == u->loop_futex || u->wait_futex == u->cand_futex))
+		return false;
+	return true;
+}
+
 static void check(struct argus_trigger *t, struct uthr *u)
 {
 	if (u->fired || u->dead)
@@ -182,9 +200,8 @@ static void check(struct argus_trigger *t, struct uthr *u)
 		fire(t, u, start, cause);
 		return;
 	}
-	struct proc *p = trg_proc_get(t, u->pid, false);
-	if (!start && p && p->exec_seen && !p->mapped && !u->input_seen && u->blocked &&
-	    !poll_family(u->wait_nr) && t->now >= u->blocked_since + t->o.launch_ns) {
+	if (!start && u->blocked && t->now >= u->blocked_since + t->o.launch_ns &&
+	    launching(t, u)) {
 		episode_begin(t, u);
 		u->blocked_since = u->ep_start - t->o.launch_ns;
 		u->ep_start = u->blocked_since;
