@@ -1195,6 +1195,14 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			break;
 		case ARGUS_ROOT_BLOCKED:
 		case ARGUS_ROOT_DEADLOCK:
+			if (r->v.flags & ARGUS_VF_STOPPED) {
+				uint64_t at = stall->detected;
+				n = snprintf(d->summary, sizeof(d->summary),
+				             "%s is stopped (SIGSTOP or a debugger), for %.1f s at "
+				             "detection",
+				             who, at > r->v.end ? (double)(at - r->v.end) / 1e9 : 0.0);
+				break;
+			}
 			n = snprintf(d->summary, sizeof(d->summary), "%s blocked%s (%s)%s", who, in,
 			             sc ? sc : "wait",
 			             r->reason == ARGUS_ROOT_DEADLOCK

@@ -77,7 +77,9 @@ static void text_vertex(FILE *out, const struct argus_report_ctx *c,
 	who_str(c, v, who, sizeof(who));
 	fprintf(out, "%s +%.6f..+%.6f s, %.1f ms on CPU", who, rel(c, v->start), rel(c, v->end),
 	        v->oncpu_ns / 1e6);
-	if (v->flags & ARGUS_VF_WAITED)
+	if (v->flags & ARGUS_VF_STOPPED)
+		fprintf(out, ", then stopped%s", v->wait_ns ? "" : " (still stopped)");
+	else if (v->flags & ARGUS_VF_WAITED)
 		fprintf(out, ", then waited in %s%s", sc ? sc : "?",
 		        v->wait_ns ? "" : " (still waiting)");
 	if (v->wait_ns)
@@ -166,8 +168,9 @@ static void json_vertex(FILE *out, const struct argus_report_ctx *c,
 		jstr(out, sc);
 	else
 		fputs("null", out);
-	fprintf(out, ",\"wait_ns\":%" PRIu64 ",\"wait_ret\":%d,\"ui\":%s}", v->wait_ns, v->wait_ret,
-	        v->flags & ARGUS_VF_UI ? "true" : "false");
+	fprintf(out, ",\"wait_ns\":%" PRIu64 ",\"wait_ret\":%d,\"ui\":%s,\"stopped\":%s}",
+	        v->wait_ns, v->wait_ret, v->flags & ARGUS_VF_UI ? "true" : "false",
+	        v->flags & ARGUS_VF_STOPPED ? "true" : "false");
 }
 
 static void json_path(FILE *out, const struct argus_report_ctx *c, const struct argus_path *p,

@@ -77,6 +77,7 @@ enum argus_vertex_flag {
 	ARGUS_VF_IRQ = 1 << 3,      /* interrupt work was cut out of it */
 	ARGUS_VF_WAITED = 1 << 4,   /* it ended at a blocking wait */
 	ARGUS_VF_DISPATCH = 1 << 5, /* it is one dispatch / async run */
+	ARGUS_VF_STOPPED = 1 << 6,  /* it ended stopped: SIGSTOP, or a tracer's stop */
 };
 
 /* Wait kinds (how a segment's ending wait blocked). */

@@ -81,6 +81,11 @@ static void on_switch(struct ictx *x)
 			t->wait_stack_fresh = false;
 			if (v)
 				gr_close_segment(g, t, ts, true);
+			/* __TASK_STOPPED, __TASK_TRACED: not waiting for anyone,
+			 * stopped until a SIGCONT or its tracer lets it go */
+			if (v && (p->prev_state & 0xc))
+				atomic_fetch_or_explicit(&v->flags, ARGUS_VF_STOPPED,
+				                         memory_order_relaxed);
 			t->blocked = true;
 			t->cut_pending = false;
 			/* an event loop waiting for work, between dispatches */

@@ -200,7 +200,9 @@ static void check(struct argus_trigger *t, struct uthr *u)
 		fire(t, u, start, cause);
 		return;
 	}
-	if (!start && u->blocked && t->now >= u->blocked_since + t->o.launch_ns &&
+	/* a reply read before the first window opened an episode that is no
+	 * stall (no window): the launch rule decides */
+	if (u->blocked && t->now >= u->blocked_since + t->o.launch_ns &&
 	    launching(t, u)) {
 		episode_begin(t, u);
 		u->blocked_since = u->ep_start - t->o.launch_ns;

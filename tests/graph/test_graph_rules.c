@@ -123,6 +123,32 @@ TEST(split_blocking_wait)
 
 /* A wait whose wake-up left no record (a timeout's interrupt, missed) lasts
  * until the thread runs again. */
+/* SIGSTOP: the switch-out's prev_state has __TASK_STOPPED (4); a plain
+ * sleep (1) does not */
+TEST(stopped_segment_is_flagged)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 10, 11, T_FUTEX),
+		ev_switch(2 * MS, 10, 11, 1, 0, 0),
+		ev_wakeup(3 * MS, 20, 21, 10, 11, 0),
+		ev_switch(4 * MS, 10, 11, 4, 0, 0),
+		ev_wakeup(9 * MS, 20, 21, 10, 11, 0),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid s[4];
+	ASSERT_EQ(segs(&f, 11, s, 4), 3);
+	struct argus_vertex_info a, b;
+	ASSERT(argus_graph_vertex(&f.v, s[0], &a));
+	ASSERT(argus_graph_vertex(&f.v, s[1], &b));
+	ASSERT(!(a.flags & ARGUS_VF_STOPPED));
+	ASSERT(b.flags & ARGUS_VF_STOPPED);
+	ASSERT(b.flags & ARGUS_VF_WAITED);
+	done(&f);
+}
+
 TEST(split_wait_without_wakeup_record)
 {
 	/* clang-format off */
@@ -975,7 +1001,8 @@ TEST(edge_ipc_send_stamped_after_recv)
 	done(&f);
 }
 
-TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(split_wait_without_wakeup_record),
+TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(stopped_segment_is_flagged),
+         TEST_ENTRY(split_wait_without_wakeup_record),
           TEST_ENTRY(wait_stack_of_the_same_place_carried), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(split_batch_daemon), TEST_ENTRY(adjacent_left_out_known_batching),
           TEST_ENTRY(split_piggyback_send_recv), TEST_ENTRY(irq_splice_no_edge),

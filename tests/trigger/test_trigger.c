@@ -691,6 +691,83 @@ TEST(launch_stall_fires_when_blocked_before_first_input)
 	teardown();
 }
 
+/* the app connects and reads replies (every toolkit does before its first
+ * window), then its main thread waits for a worker that waits for a
+ * service: still launching, a launch stall */
+TEST(launch_stall_fires_after_replies_were_read)
+{
+	setup(true);
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	struct argus_event r = ev(T0 + MS + 1000, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK;
+	r.ipc.peer_obj = CLI_SOCK;
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 32;
+	feed(r);     /* the server reads the request */
+	x_send(T0 + MS + 2000); /* and replies */
+	app_read(T0 + MS + 3000, APP);
+	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 2500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
+/* a window is up (the server sent it an event while serving someone
+ * else): a long futex wait is no launch stall */
+TEST(launch_is_over_once_the_server_sends_an_event)
+{
+	setup(true);
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	x_send(T0 + MS + 2000); /* last request read: none of this client's */
+	app_read(T0 + MS + 3000, APP);
+	sys_enter(T0 + MS + 4000, APP, 7, -1); /* handled: back in its loop */
+	block(T0 + MS + 5000, APP);
+	wake(T0 + 2 * MS, APP); /* a timer: then it waits for a worker */
+	futex_wait(T0 + 2 * MS + 100, APP, APP_LOCK);
+	block(T0 + 2 * MS + 200, APP);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+/* threaded Tcl idles on its loop's condition after launch: no launch
+ * stall, with or without a window manager's event */
+TEST(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall)
+{
+	setup(true);
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	struct argus_event r = ev(T0 + MS + 1000, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK;
+	r.ipc.peer_obj = CLI_SOCK;
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 32;
+	feed(r);
+	futex_wait(T0 + 2 * MS, APP, TCL_COND);
+	block(T0 + 2 * MS + 100, APP);
+	x_send(T0 + 3 * MS); /* the reply to its map: Expose */
+	wake(T0 + 3 * MS + 100, APP);
+	app_read(T0 + 3 * MS + 200, APP);
+	futex_wait(T0 + 4 * MS, APP, TCL_COND);
+	block(T0 + 4 * MS + 100, APP);
+	tick_until(T0 + 5 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST(launch_idle_in_poll_is_not_a_launch_stall)
 {
 	setup(true);
@@ -782,7 +859,10 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
           TEST_ENTRY(tk_loop_waits_on_a_condition_and_a_stall_ends_there),
          TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
-          TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(launch_stall_fires_after_replies_were_read),
+         TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
+         TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
+         TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
           TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
