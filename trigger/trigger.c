@@ -202,8 +202,7 @@ static void check(struct argus_trigger *t, struct uthr *u)
 	}
 	/* a reply read before the first window opened an episode that is no
 	 * stall (no window): the launch rule decides */
-	if (u->blocked && t->now >= u->blocked_since + t->o.launch_ns &&
-	    launching(t, u)) {
+	if (u->blocked && t->now >= u->blocked_since + t->o.launch_ns && launching(t, u)) {
 		episode_begin(t, u);
 		u->blocked_since = u->ep_start - t->o.launch_ns;
 		u->ep_start = u->blocked_since;
@@ -222,7 +221,12 @@ static void check_all(struct argus_trigger *t)
 static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 {
 	u->input_seen = true;
-	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex) {
+	/* the futex wait this input ended: input sent while the thread waited
+	 * there, read within LOOP_WAKE_NS (its loop's wait is what input wakes
+	 * it from; a handler's futex wait that a peer or a timeout ends later
+	 * is not) */
+	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex && since && since >= u->blocked_since &&
+	    t->now - since < LOOP_WAKE_NS) {
 		if (u->wait_futex == u->cand_futex)
 			u->loop_futex = u->wait_futex;
 		u->cand_futex = u->wait_futex;

@@ -46,9 +46,11 @@ TEST(half_a_minute_of_ordinary_use_draws_no_notification)
 	if (hangs > 0)
 		SKIP("the ping probe saw %ld real hang(s): too loaded a machine to judge", hangs);
 	ASSERT_MSG(figure("pings sent ") > 0, "the probe sent no ping");
-	long notes = figure("notifications argus sent (Notify calls on the desktop's session bus): ");
+	long notes =
+	    figure("notifications argus sent (Notify calls on the desktop's session bus): ");
 	ASSERT_MSG(notes == 0, "%ld notification(s) with nothing hanging", notes);
-	long stalls = figure("stalls argus diagnosed (its JSON stream, any process on the machine): ");
+	long stalls =
+	    figure("stalls argus diagnosed (its JSON stream, any process on the machine): ");
 	ASSERT_MSG(stalls == 0, "%ld stall(s) diagnosed with nothing hanging", stalls);
 }
 

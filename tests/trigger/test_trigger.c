@@ -672,6 +672,43 @@ TEST(tk_loop_waits_on_a_condition_and_a_stall_ends_there)
 	teardown();
 }
 
+/* a GTK handler that waits on a peer's lock (a timed wait the peer or the
+ * timeout ends long after the input came): that futex is not the loop's
+ * wait, and a stall in it does not end when the thread waits there again */
+TEST(a_handler_futex_woken_late_is_not_the_loop_wait)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	for (int i = 0; i < 2; i++) { /* twice: a candidate would be learned */
+		uint64_t t0 = T0 + (100 + 1000 * (uint64_t)i) * MS;
+		x_send(t0);
+		wake(t0 + 100, APP);
+		app_read(t0 + 200, APP);
+		futex_wait(t0 + MS, APP, APP_LOCK);
+		block(t0 + MS + 100, APP);
+		x_send(t0 + 100 * MS);    /* input while it waits */
+		wake(t0 + 600 * MS, APP); /* the timeout ends the wait */
+		app_read(t0 + 601 * MS, APP);
+		sys_enter(t0 + 602 * MS, APP, 7, -1);
+		block(t0 + 603 * MS, APP);
+	}
+	ASSERT_EQ(rec.nstalls, 0);
+	/* now the peer holds the lock for 4 s */
+	x_send(T0 + 3 * SEC);
+	wake(T0 + 3 * SEC + 100, APP);
+	app_read(T0 + 3 * SEC + 200, APP);
+	futex_wait(T0 + 3 * SEC + MS, APP, APP_LOCK);
+	block(T0 + 3 * SEC + MS + 100, APP);
+	tick_until(T0 + 3 * SEC + 2 * MS, T0 + 5500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	wake(T0 + 5600 * MS, APP);
+	futex_wait(T0 + 5601 * MS, APP, APP_LOCK); /* the next round: still the work */
+	block(T0 + 5602 * MS, APP);
+	tick_until(T0 + 5603 * MS, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nends, 0);
+	teardown();
+}
+
 TEST(launch_stall_fires_when_blocked_before_first_input)
 {
 	setup(true); /* the app started inside the stream */
@@ -707,7 +744,7 @@ TEST(launch_stall_fires_after_replies_were_read)
 	r.ipc.peer_obj = CLI_SOCK;
 	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
 	r.ipc.ret = 32;
-	feed(r);     /* the server reads the request */
+	feed(r);                /* the server reads the request */
 	x_send(T0 + MS + 2000); /* and replies */
 	app_read(T0 + MS + 3000, APP);
 	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
@@ -858,11 +895,12 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
           TEST_ENTRY(tk_loop_waits_on_a_condition_and_a_stall_ends_there),
-         TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
+          TEST_ENTRY(a_handler_futex_woken_late_is_not_the_loop_wait),
+          TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
-         TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
-         TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
-         TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
+          TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
+          TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
           TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
