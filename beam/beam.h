@@ -153,7 +153,20 @@ struct argus_culprit {
 	char srcline[128];
 	char object[64]; /* ELF object of the frame */
 	bool system;     /* no application frame: func is system runtime code */
+	const char *rule; /* the rule that named it (argus_diag_rule_at), static */
 };
+
+/* A diagnosis rule as data (rules.c): its name, the stall classes it
+ * explains (bit 1 << enum argus_stall_class), the principle in one
+ * sentence, the paper section it implements or extends, and the cases it
+ * decides. docs/diagnosis.md "Rules". */
+struct argus_diag_rule {
+	const char *name;
+	unsigned classes;
+	const char *principle, *paper, *cases;
+};
+/* The i-th rule of the table, NULL past its end. */
+const struct argus_diag_rule *argus_diag_rule_at(size_t i);
 
 struct argus_diagnosis {
 	struct argus_stall stall;

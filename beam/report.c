@@ -131,8 +131,9 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 		        d->costly_samples, d->samples);
 	for (uint32_t i = 0; i < d->ncandidates; i++) {
 		const struct argus_culprit *k = &d->candidates[i];
-		fprintf(out, "  %s %u: %s, penalty %d, level %u: ", i ? "candidate" : "ROOT CAUSE",
-		        i + 1, argus_root_reason_name(k->reason), k->penalty, k->depth);
+		fprintf(out, "  %s %u: %s, penalty %d, level %u, rule %s: ",
+		        i ? "candidate" : "ROOT CAUSE", i + 1, argus_root_reason_name(k->reason),
+		        k->penalty, k->depth, k->rule ? k->rule : "?");
 		text_vertex(out, c, &k->v);
 		if (k->func[0]) {
 			fprintf(out, "; in %s (%s", k->func, k->srcline);
@@ -209,6 +210,11 @@ static void json_culprit(FILE *out, const struct argus_report_ctx *c, const stru
 	else
 		fputs("null", out);
 	fprintf(out, ",\"application\":%s", k->func[0] && !k->system ? "true" : "false");
+	fputs(",\"rule\":", out);
+	if (k->rule)
+		jstr(out, k->rule);
+	else
+		fputs("null", out);
 	fputs(",\"vertex\":", out);
 	json_vertex(out, c, &k->v);
 	fputc('}', out);

@@ -69,7 +69,7 @@ TEST(text_report_names_root_causes)
 	/* the missing wake-up is a worker thread of evince: named as such, in
 	 * the one line and in the candidate's vertex */
 	ASSERT_CONTAINS(out, "(pool-1) ran its part but did not wake the waiting thread");
-	ASSERT_CONTAINS(out, "missing_wakeup, penalty -1, level 0: evince ");
+	ASSERT_CONTAINS(out, "missing_wakeup, penalty -1, level 0, rule compare: evince ");
 	free(out);
 }
 

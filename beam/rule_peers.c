@@ -1,0 +1,154 @@
+/*
+ * rule_peers.c - the expected waker by IPC identity: the thread that
+ * received the request a blocked reader (or a spinning thread) is waiting
+ * to be answered for. rules.c lists the rules with their cases.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_priv.h"
+
+/* ---- the expected waker by IPC identity ---- */
+
+/* The vertex that received the last IPC request a's thread sent before it
+ * blocked in a read: a itself, or the segments before it that ended in the
+ * same read call (a spurious wake-up - e.g. the peer reading the request
+ * wakes the writer on the same socket - cuts the wait in two). */
+static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                      struct argus_vertex_info *out)
+{
+	ssize_t ai = dg_index_of(c, a);
+	if (ai < 0)
+		return false;
+	size_t lo, hi;
+	dg_thread_range(c, a->tid, &lo, &hi);
+	for (ssize_t i = ai; i >= (ssize_t)lo && i > ai - 4; i--) {
+		struct argus_vertex_info s;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &s))
+			break;
+		/* the earlier segments of one split read (a spinning a has none) */
+		if (i < ai && (!(a->flags & ARGUS_VF_WAITED) || !(s.flags & ARGUS_VF_WAITED) ||
+		               s.wait_nr != a->wait_nr || s.wait_ns >= c->p->long_wait_ns))
+			break;
+		uint64_t best = 0;
+		bool found = false;
+		for (size_t k = dg_time_lower(c, dg_receivers_from(c, (size_t)i));
+		     k < c->ntv && c->tt[k].start <= now; k++) {
+			if (c->tt[k].tid == a->tid)
+				continue;
+			struct argus_edge_info in[16];
+			size_t ne = argus_graph_in_edges(c->view, c->tt[k].vid, in, 16);
+			for (size_t e = 0; e < ne && e < 16; e++) {
+				if (in[e].src != s.id || in[e].strength != ARGUS_STRONG ||
+				    (in[e].kind != ARGUS_EDGE_IPC &&
+				     in[e].kind != ARGUS_EDGE_DBUS) ||
+				    (found && in[e].ts < best) ||
+				    !argus_graph_vertex(c->view, c->tt[k].vid, out))
+					continue;
+				best = in[e].ts;
+				found = true;
+			}
+		}
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/* The peer thread of x in [from, now]: blocked long there (out = where), or
+ * silent for as long at detection (it neither ran nor answered: stuck in a
+ * call whose switch-out record was lost; out = its last vertex). */
+static bool peer_stuck(const struct ctx *c, const struct argus_vertex_info *x, uint64_t from,
+                       uint64_t now, struct argus_vertex_info *out, bool *silent)
+{
+	size_t lo, hi;
+	bool any = false;
+	dg_thread_range(c, x->tid, &lo, &hi);
+	*silent = false;
+	for (size_t i = lo; i < hi && c->tv[i].start <= now; i++) {
+		struct argus_vertex_info v;
+		if (c->tv[i].start < x->start || !argus_graph_vertex(c->view, c->tv[i].vid, &v))
+			continue;
+		uint64_t w = dg_wait_len(c, &v, now);
+		uint64_t b0 = v.end > from ? v.end : from, b1 = v.end + w < now ? v.end + w : now;
+		if (w && v.end <= now && b1 > b0 && b1 - b0 >= c->p->long_wait_ns)
+			return *out = v, true;
+		*out = v;
+		any = true;
+	}
+	if (any && out->end < now && now - out->end >= c->p->long_wait_ns &&
+	    !(out->flags & ARGUS_VF_WAITED))
+		return *silent = true;
+	return false;
+}
+
+/* A LongWait in a read on an IPC object: the thread at the other end -
+ * the one that received the request and owes the answer - is the expected
+ * waker. Blocked itself, it is the culprit (recursively: the culprit of the
+ * culprit); this holds with no earlier normal run to compare with. Returns
+ * the culprits found (0: the rule does not apply), -1 out of memory. */
+int dg_ipc_peer(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
+{
+	uint64_t from = args->from, now = args->now;
+	uint32_t *chain = args->chain, nchain = args->nchain, depth = args->depth;
+	int32_t pen0 = args->pen;
+	struct argus_vertex_info x, s;
+	bool silent;
+	if (a->wait_kind != ARGUS_WAIT_READ || !(a->flags & ARGUS_VF_WAITED) ||
+	    !ipc_asked(c, a, now, &x) || dg_in_chain(chain, nchain, x.tid) ||
+	    !peer_stuck(c, &x, from, now, &s, &silent))
+		return 0;
+	int32_t pen = pen0 + c->p->a * ARGUS_STRONG + c->p->b;
+	int sub = 0;
+	bool loop = false;
+	if (!silent && depth + 1 < c->p->max_recurse && nchain < 32) {
+		chain[nchain] = s.tid;
+		struct dg_args y = {s.start, now, chain, nchain + 1, pen, depth + 1, false, &loop};
+		sub = dg_explain(c, &s, ARGUS_STALL_LONG_WAIT, &y);
+		if (sub < 0)
+			return -1;
+	}
+	if (!sub)
+		dg_add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED, pen,
+		                 depth);
+	return 1;
+}
+
+/* A yield loop spins on a flag some thread should set; its writes are seen
+ * only with hooks (flag edges). Without them, the thread that received the
+ * spinning segment's last request owes it the answer: blocked in another
+ * call than the one it took the request from, it is the culprit (diagnosed
+ * again for its own); back in that call, it ran and did not answer (a
+ * missing wake-up, at the vertex that received the request). Returns the
+ * culprits found (0: no request of it was received), -1 out of memory. */
+int dg_spin_peer(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
+{
+	uint64_t now = args->now;
+	uint32_t *chain = args->chain, nchain = args->nchain;
+	struct argus_vertex_info x, idle, s;
+	if (!ipc_asked(c, a, now, &x) || dg_in_chain(chain, nchain, x.tid))
+		return 0;
+	int32_t pen = c->p->a * ARGUS_STRONG + c->p->b;
+	ssize_t xi = dg_index_of(c, &x);
+	size_t lo, hi;
+	dg_thread_range(c, x.tid, &lo, &hi);
+	/* the vertex before x ended in the wait the request came to */
+	if (xi > (ssize_t)lo && argus_graph_vertex(c->view, c->tv[xi - 1].vid, &idle) &&
+	    dg_find_blocked(c, &idle, x.start, now, &s)) {
+		int sub = 0;
+		bool loop = false;
+		if (c->p->max_recurse > 1 && nchain < 32) {
+			chain[nchain] = s.tid;
+			struct dg_args y = {s.start, now, chain, nchain + 1, pen, 1, false, &loop};
+			sub = dg_explain(c, &s, ARGUS_STALL_LONG_WAIT, &y);
+			if (sub < 0)
+				return -1;
+		}
+		if (!sub)
+			dg_add_candidate(c, &s, loop ? ARGUS_ROOT_DEADLOCK : ARGUS_ROOT_BLOCKED,
+			                 pen, 1);
+		return 1;
+	}
+	dg_add_candidate(c, &x, ARGUS_ROOT_MISSING_WAKE, pen, 0);
+	return 1;
+}
