@@ -151,8 +151,8 @@ struct argus_culprit {
 	 * innermost named frame (system set); func "" when unknown */
 	char func[128];
 	char srcline[128];
-	char object[64]; /* ELF object of the frame */
-	bool system;     /* no application frame: func is system runtime code */
+	char object[64];  /* ELF object of the frame */
+	bool system;      /* no application frame: func is system runtime code */
 	const char *rule; /* the rule that named it (argus_diag_rule_at), static */
 };
 
@@ -189,6 +189,10 @@ struct argus_diagnosis {
 	uint64_t diagnose_ns;    /* time the diagnosis took */
 	uint64_t vertices_indexed;
 	char summary[256]; /* "<root cause in one line>" */
+	/* the rules and branches (argus_diag_rule_at names) the diagnosis used,
+	 * in the order first used, static strings */
+	const char *rules_used[12];
+	uint32_t nrules_used;
 };
 
 /* Diagnose one stall on a view of the graph. samples and sym may be NULL.

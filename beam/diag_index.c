@@ -363,6 +363,18 @@ void dg_add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t 
 	cu->rule = c->rule;
 }
 
+void dg_note(const struct ctx *c, const char *rule)
+{
+	struct argus_diagnosis *d = c->d;
+	if (!d)
+		return;
+	for (uint32_t i = 0; i < d->nrules_used; i++)
+		if (!strcmp(d->rules_used[i], rule))
+			return;
+	if (d->nrules_used < sizeof(d->rules_used) / sizeof(d->rules_used[0]))
+		d->rules_used[d->nrules_used++] = rule;
+}
+
 bool dg_in_chain(const uint32_t *chain, uint32_t n, uint32_t tid)
 {
 	for (uint32_t i = 0; i < n; i++)

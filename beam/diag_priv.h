@@ -54,8 +54,12 @@ struct ctx {
 	argus_vid baseline;
 	struct argus_path normal_path;
 	bool has_normal;
-	const char *rule; /* the rule running now: candidates it adds name it */
+	const char *rule;          /* the rule running now: candidates it adds name it */
+	struct argus_diagnosis *d; /* rules_used: what dg_note records */
 };
+
+/* Record that a rule or branch decided something (once per diagnosis). */
+void dg_note(const struct ctx *c, const char *rule);
 
 /* the window's index (diag_index.c) */
 int dg_build_index(struct ctx *c);

@@ -96,6 +96,7 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 	    .view = view, .p = p, .sym = sym, .samples = samples, .stall = stall, .algo = algo};
 	c.g = argus_beam_graph_of_view(view);
 	memset(d, 0, sizeof(*d));
+	c.d = d;
 	d->stall = *stall;
 	d->algo = (uint8_t)algo;
 	d->no_weak_edges = p->no_weak_edges;
@@ -135,6 +136,7 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			}
 		}
 		c.rule = "critical-path";
+		dg_note(&c, c.rule);
 		if (have)
 			dg_add_candidate(&c, &best,
 			                 best.oncpu_ns >= dg_wait_len(&c, &best, now)
@@ -153,6 +155,7 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			d->path = paths[0];
 		if (stall->cls == ARGUS_STALL_LONG_RUNNING) {
 			c.rule = "costly-function";
+			dg_note(&c, c.rule);
 			dg_add_candidate(&c, &a, ARGUS_ROOT_BUSY, 0, 0);
 		} else {
 			uint32_t chain[32] = {a.tid};
@@ -167,6 +170,8 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 			}
 			c.rule = "the-wait-itself";
 			if (!c.ncand) /* nothing to compare with: the wait itself */
+				dg_note(&c, c.rule);
+			if (!c.ncand)
 				dg_add_candidate(&c, &a,
 				                 stall->cls == ARGUS_STALL_YIELD_LOOP
 				                     ? ARGUS_ROOT_BUSY

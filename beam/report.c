@@ -129,6 +129,12 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 	if (d->costly_func[0])
 		fprintf(out, "  costly function: %s (in %u of %u samples)\n", d->costly_func,
 		        d->costly_samples, d->samples);
+	if (d->nrules_used) {
+		fputs("  rules used:", out);
+		for (uint32_t i = 0; i < d->nrules_used; i++)
+			fprintf(out, "%s %s", i ? "," : "", d->rules_used[i]);
+		fputc('\n', out);
+	}
 	for (uint32_t i = 0; i < d->ncandidates; i++) {
 		const struct argus_culprit *k = &d->candidates[i];
 		fprintf(out, "  %s %u: %s, penalty %d, level %u, rule %s: ",
@@ -255,7 +261,13 @@ void argus_report_json(const struct argus_diagnosis *d, const struct argus_repor
 		jstr(out, d->costly_func);
 	else
 		fputs("null", out);
-	fputs(",\"root_cause\":", out);
+	fputs(",\"rules_used\":[", out);
+	for (uint32_t i = 0; i < d->nrules_used; i++) {
+		if (i)
+			fputc(',', out);
+		jstr(out, d->rules_used[i]);
+	}
+	fputs("],\"root_cause\":", out);
 	if (d->ncandidates)
 		json_culprit(out, c, &d->candidates[0]);
 	else

@@ -117,10 +117,20 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 	 * answered by the peers a asked (the input that led to the wait read
 	 * in another batch, a key's press and release together, changes the
 	 * segment's shape, not whom it waits for) */
-	return scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_SIGNATURE, out) ||
-	       (!spinning && a->wait_stack &&
-	        scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_STACK, out)) ||
-	       (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_PEERS, out));
+	if (scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_SIGNATURE, out)) {
+		dg_note(c, "compare/baseline-by-signature");
+		return true;
+	}
+	if (!spinning && a->wait_stack &&
+	    scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_STACK, out)) {
+		dg_note(c, "compare/baseline-by-wait-stack");
+		return true;
+	}
+	if (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_PEERS, out)) {
+		dg_note(c, "compare/baseline-by-peers-asked");
+		return true;
+	}
+	return false;
 }
 
 /* The call v's thread rests in after v on the normal run: v's own wait, or,
@@ -169,8 +179,10 @@ bool dg_find_blocked(const struct ctx *c, const struct argus_vertex_info *v, uin
 		/* (two known, different wait stacks are two calls: every
 		 * futex wait is one syscall) */
 		if (rest != 0xffff && x.wait_nr == rest &&
-		    !((v->flags & ARGUS_VF_WAITED) && dg_other_call(&x, v)))
+		    !((v->flags & ARGUS_VF_WAITED) && dg_other_call(&x, v))) {
+			dg_note(c, "compare/rest-call");
 			continue;
+		}
 		*out = x;
 		return true;
 	}
@@ -320,6 +332,7 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	struct argus_edge_info wake;
 	int np;
 	if (!spinning && waker_edge(c, target, &wake)) {
+		dg_note(c, "compare/normal-path-from-the-waker");
 		/* the normal path starts with what ended the baseline's wait, not
 		 * with whatever else its answer segment went on to receive */
 		np = argus_beam_search(&c->g, wake.src, c->p, paths, 8, NULL);
@@ -379,9 +392,13 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 					break;
 				}
 				if (pass == 2) {
-					if (asked_vertex(c, v.pid, a->id, from, now, &s) ||
-					    find_similar(c, &v, from, now, &s) ||
+					bool pool = asked_vertex(c, v.pid, a->id, from, now, &s);
+					if (pool)
+						dg_note(c, "compare/pool-worker");
+					if (pool || find_similar(c, &v, from, now, &s) ||
 					    vertex_in_thread(c, &v, from, now, &s)) {
+						if (s.start < from)
+							dg_note(c, "compare/started-before");
 						dg_add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE,
 						                 pen, depth);
 						hit = true;
@@ -391,6 +408,10 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 				if (!dg_find_blocked(c, &v, from, now, &s))
 					continue;
 				hit = true;
+				/* threads before it on the path ran: one of them would
+				 * have been a missing wake-up in pass 2 */
+				if (i > 1)
+					dg_note(c, "compare/relay-thread");
 				/* the culprit of the culprit */
 				int sub = 0;
 				bool loop = false;

@@ -49,8 +49,11 @@ static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, ui
 				found = true;
 			}
 		}
-		if (found)
+		if (found) {
+			if (i < ai)
+				dg_note(c, "ipc-peer/split-read");
 			return true;
+		}
 	}
 	return false;
 }
@@ -77,8 +80,10 @@ static bool peer_stuck(const struct ctx *c, const struct argus_vertex_info *x, u
 		any = true;
 	}
 	if (any && out->end < now && now - out->end >= c->p->long_wait_ns &&
-	    !(out->flags & ARGUS_VF_WAITED))
+	    !(out->flags & ARGUS_VF_WAITED)) {
+		dg_note(c, "ipc-peer/silent-peer");
 		return *silent = true;
+	}
 	return false;
 }
 

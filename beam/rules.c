@@ -119,8 +119,11 @@ int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
 		c->rule = r->info.name; /* the candidates it adds name it */
 		int n = r->apply(c, a, x);
 		c->rule = outer;
-		if (n)
+		if (n) {
+			if (n > 0)
+				dg_note(c, r->info.name);
 			return n;
+		}
 	}
 	return 0;
 }

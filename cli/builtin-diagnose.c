@@ -15,6 +15,7 @@ static const char diagnose_usage[] =
     "usage: argus diagnose [--algo beam|critical-path] [--no-weak-edges] [--json]\n"
     "                      [--perfetto OUT] [--html OUT] [--threshold DUR] [--notify]\n"
     "                      [--truth] FILE\n"
+    "       argus diagnose --rules\n"
     "\n"
     "Replay an .argus trace through the annotated trace graph and the stall trigger\n"
     "(input or a dispatch not finished for --threshold, default 2s) and diagnose each\n"
@@ -26,6 +27,7 @@ static const char diagnose_usage[] =
     "SVG picture of each causal path and the text reports. --notify sends each\n"
     "diagnosis as a desktop notification on the session bus. --truth compares the\n"
     "root causes with a synthetic trace's ground truth (one line per truth record).\n"
+    "--rules prints the diagnosis rules (name, stall classes, principle, paper, cases).\n"
     "\n"
     "exit status: 0 ok, 1 --truth found a miss, 2 usage, 5 the file had faults\n"
     "(what was intact was used), 6 cannot open, read or write, 7 written by a newer\n"
@@ -70,14 +72,37 @@ static int truth_check(const char *path, const struct argus_session_result *res)
 	return misses ? ARGUS_EXIT_FAIL : ARGUS_EXIT_OK;
 }
 
+/* The rule table (beam/rules.c), as docs/diagnosis.md "Rules" shows it. */
+static void print_rules(void)
+{
+	static const char *const cls[] = {"", "long_running", "long_wait", "yield_loop"};
+	const struct argus_diag_rule *r;
+	for (size_t i = 0; (r = argus_diag_rule_at(i)); i++) {
+		printf("%s  [", r->name);
+		const char *sep = "";
+		for (unsigned k = 1; k < 4; k++)
+			if (r->classes & (1u << k)) {
+				printf("%s%s", sep, cls[k]);
+				sep = " ";
+			}
+		printf("]\n  %s\n  paper: %s\n  cases: %s\n\n", r->principle, r->paper,
+		       r->cases[0] ? r->cases : "(none)");
+	}
+}
+
 int cmd_diagnose(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"algo", required_argument, NULL, 'a'}, {"no-weak-edges", no_argument, NULL, 'w'},
-	    {"json", no_argument, NULL, 'j'},       {"perfetto", required_argument, NULL, 'p'},
-	    {"html", required_argument, NULL, 'H'}, {"threshold", required_argument, NULL, 't'},
-	    {"notify", no_argument, NULL, 'n'},     {"truth", no_argument, NULL, 'T'},
-	    {"help", no_argument, NULL, 'h'},       {0}};
+	static const struct option opts[] = {{"algo", required_argument, NULL, 'a'},
+	                                     {"no-weak-edges", no_argument, NULL, 'w'},
+	                                     {"json", no_argument, NULL, 'j'},
+	                                     {"perfetto", required_argument, NULL, 'p'},
+	                                     {"html", required_argument, NULL, 'H'},
+	                                     {"threshold", required_argument, NULL, 't'},
+	                                     {"notify", no_argument, NULL, 'n'},
+	                                     {"truth", no_argument, NULL, 'T'},
+	                                     {"rules", no_argument, NULL, 'R'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
 	struct argus_session_opts o;
 	argus_session_opts_default(&o);
 	const char *perfetto = NULL, *html = NULL;
@@ -126,6 +151,9 @@ int cmd_diagnose(int argc, char **argv)
 		case 'T':
 			truth = true;
 			break;
+		case 'R':
+			print_rules();
+			return ARGUS_EXIT_OK;
 		default:
 			cli_error(
 			    "diagnose",
