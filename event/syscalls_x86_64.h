@@ -57,7 +57,7 @@
 	X(mq_timedreceive, 243, WAIT,   NONE,   OTHER, 0)     \
 	X(waitid,          247, WAIT,   PID1,   CHILD, 1)     \
 	X(pselect6,        270, WAIT,   TS4,    POLL,  1)     \
-	X(ppoll,           271, WAIT,   TS2,    POLL,  1)     \
+	X(ppoll,           271, WAIT,   PTS2,   POLL,  1)     \
 	X(splice,          275, FDWAIT, NONE,   OTHER, 1)     \
 	X(sync_file_range, 277, FDWAIT, NONE,   OTHER, 1)     \
 	X(epoll_pwait,     281, FDWAIT, MS3,    POLL,  1)     \

@@ -715,6 +715,7 @@ static __always_inline __s64 derive_arg0(struct pt_regs *regs, __u8 how)
 	case SA_TS0:
 		return user_timespec_ns(regs_arg(regs, 0));
 	case SA_TS2:
+	case SA_PTS2:
 		return user_timespec_ns(regs_arg(regs, 2));
 	case SA_TS3:
 		return user_timespec_ns(regs_arg(regs, 3));
@@ -835,6 +836,19 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		if ((cls == SC_SEND || cls == SC_RECV) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
 			return false;
+	} else if (cls == SC_WAIT && nr >= 0 && nr < TRACER_NR_MAX &&
+	           (sys_arg[nr] == SA_MS2 || sys_arg[nr] == SA_PTS2) && regs_arg(regs, 0) &&
+	           regs_arg(regs, 1) == 1) {
+		/* poll, ppoll (pollfd array, count, timeout) on one fd: a wait
+		 * for that object, a synchronous call's reply or a loop's own
+		 * wake-up fd (struct pollfd: int fd first). t is current here
+		 * (its exit, or the switch away) */
+		int pfd;
+
+		if (!bpf_probe_read_user(&pfd, sizeof(pfd), (void *)regs_arg(regs, 0))) {
+			fd = pfd;
+			kind = fd_object(t, fd, &obj, &peer, &named);
+		}
 	}
 	c->ts = 0;
 	c->arg1 = 0;

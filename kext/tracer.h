@@ -44,10 +44,10 @@ enum tracer_sys_class {
 enum tracer_sys_arg {
 	SA_NONE = 0,
 	SA_COUNT2 = 1, /* arg 2 is a byte count (read, write, recvfrom...) */
-	SA_MS2 = 2,    /* arg 2 is a timeout in ms, < 0 = none (poll) */
+	SA_MS2 = 2,    /* arg 2 is a timeout in ms, < 0 = none; args 0, 1 a pollfd array (poll) */
 	SA_MS3 = 3,    /* arg 3 is a timeout in ms (epoll_wait) */
 	SA_TS0 = 4,    /* arg 0 points to a timespec (nanosleep) */
-	SA_TS2 = 5,    /* arg 2 points to a timespec (clock_nanosleep, ppoll) */
+	SA_TS2 = 5,    /* arg 2 points to a timespec (clock_nanosleep) */
 	SA_TS3 = 6,    /* arg 3 points to a timespec (epoll_pwait2) */
 	SA_TS4 = 7,    /* arg 4 points to a timespec (pselect6) */
 	SA_TV4 = 8,    /* arg 4 points to a timeval (select) */
@@ -57,6 +57,7 @@ enum tracer_sys_arg {
 	SA_CARGS = 12, /* arg 0 points to struct clone_args (clone3) */
 	SA_FORK = 13,  /* fork: SIGCHLD */
 	SA_VFORK = 14, /* vfork: CLONE_VM | CLONE_VFORK | SIGCHLD */
+	SA_PTS2 = 15,  /* arg 2 points to a timespec; args 0, 1 a pollfd array (ppoll) */
 };
 
 /*

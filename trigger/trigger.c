@@ -170,18 +170,30 @@ static bool windowed(const struct argus_trigger *t, const struct uthr *u)
 	return ix && t->conns[*ix].events;
 }
 
+/* A poll on one socket to another process (not the display): waiting for a
+ * peer's answer (libdbus's blocking call), not for the loop's sources. */
+static bool polls_a_peer(const struct uthr *u)
+{
+	uint8_t k = u->wait_pkind;
+	return u->wait_pobj && u->wait_pobj != u->conn &&
+	       (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
+}
+
 /* Launch: a process started in the stream, connected to the display, no
  * window yet (no map from the hooks, no event from the server), its UI
- * thread blocked: not in a poll (its loop's idle wait looks the same before
- * a window manager or a user sends it anything) and not on its loop's futex
- * (threaded Tcl idles there). Replies it read do not end the launch: every
+ * thread blocked: not in its loop's wait, which looks the same before a
+ * window manager or a user sends it anything: a poll on several fds or on
+ * its own wake-up fd, or its loop's futex (threaded Tcl). A poll on one
+ * socket to a peer counts. Replies it read do not end the launch: every
  * toolkit reads some before its first window. */
 static bool launching(const struct argus_trigger *t, const struct uthr *u)
 {
 	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
 	const struct proc *p = ix ? &t->procs[*ix] : NULL;
-	if (!p || !p->exec_seen || windowed(t, u) || poll_family(u->wait_nr))
+	if (!p || !p->exec_seen || windowed(t, u))
 		return false;
+	if (poll_family(u->wait_nr))
+		return polls_a_peer(u);
 	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex &&
 	    (u->wait_futex == u->loop_futex || u->wait_futex == u->cand_futex))
 		return false;
@@ -465,6 +477,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->blocked_since = ev->ts;
 				u->wait_nr = u->last_nr;
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
+				u->wait_pobj = u->last_pobj;
+				u->wait_pkind = u->last_pkind;
 				if (u->wait_at)
 					wait_settled(t, u, true);
 			}
@@ -497,6 +511,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_SYS_ENTER: {
 		unsigned nr = ev->sys_enter.nr;
 		u->last_nr = (uint16_t)nr;
+		u->last_pobj = poll_family(nr) ? ev->sys_enter.obj : 0;
+		u->last_pkind = poll_family(nr) ? ev->sys_enter.obj_kind : 0;
 		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield)
 			u->yields++;
@@ -514,6 +530,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	}
 	case ARGUS_EV_FUTEX_WAIT:
 		u->last_nr = ARGUS_NR_futex;
+		u->last_pobj = 0;
 		u->last_futex = ev->futex.uaddr;
 		/* a stalled thread whose loop waits on a futex: back in its
 		 * loop if it waits there (settled at the switch or the exit) */

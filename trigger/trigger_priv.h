@@ -73,6 +73,9 @@ struct uthr {
 	uint64_t on_since, blocked_since;
 	uint16_t last_nr, wait_nr;
 	uint64_t last_futex, wait_futex; /* the futex word of the last / blocking futex wait */
+	/* the one object a poll on one fd waits on (0 = several fds, none) */
+	uint64_t last_pobj, wait_pobj;
+	uint8_t last_pkind, wait_pkind;
 	/* Its loop's wait when that is a futex (threaded Tcl: the main thread
 	 * waits on a condition its notifier thread signals): the futex it sat
 	 * in before reading input, twice in a row. 0 = its loop polls. */

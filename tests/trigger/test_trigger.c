@@ -805,6 +805,43 @@ TEST(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall)
 	teardown();
 }
 
+/* libdbus's blocking call polls the bus socket alone: a launch stall;
+ * a poll on its own wake-up eventfd alone is its loop (Qt's dispatcher) */
+static void launch_poll_on(uint8_t kind, uint64_t obj)
+{
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = -1;
+	e.sys_enter.fd = 5;
+	e.sys_enter.obj = obj;
+	e.sys_enter.obj_kind = kind;
+	feed(e);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+}
+
+TEST(launch_blocked_in_a_poll_on_a_bus_socket_fires)
+{
+	setup(true);
+	launch_poll_on(ARGUS_OBJ_UNIX, 0xffff000000007000ull);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
+TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
+{
+	setup(true);
+	launch_poll_on(ARGUS_OBJ_EVENTFD, 0xffff000000008000ull);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST(launch_idle_in_poll_is_not_a_launch_stall)
 {
 	setup(true);
@@ -900,7 +937,9 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
           TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
           TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
-          TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
+         TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
+         TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
           TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
