@@ -77,10 +77,11 @@ static inline long zoo_now_ms(void)
  * stays the same on a busy machine); returns a hash of it. */
 unsigned zoo_work_for_ns(long ns);
 
-/* The fastest of runs calls of probe(arg), in seconds, at least 1 us: what
- * a case sizes its hang from at start-up. The fastest, because a probe
- * preempted on a busy machine would shrink the hang below the stall
- * threshold. */
+/* The least CPU time of runs calls of probe(arg) (the calling thread's
+ * CPU clock), in seconds, at least 1 us: what a case sizes its hang from at
+ * start-up. CPU time, not wall time: a probe preempted on a busy machine
+ * would shrink the hang, and a hang sized on a busy machine and run on an
+ * idle one could end below the stall threshold (B2, B5 missed so). */
 double zoo_fastest_s(int runs, void (*probe)(void *arg), void *arg);
 
 #endif
