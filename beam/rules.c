@@ -29,78 +29,91 @@ struct dg_rule {
 
 static const struct dg_rule rules[] = {
     RULE("ipc-peer", LW, dg_ipc_peer,
-         "A thread blocked reading the answer to a request it sent waits for the thread that "
-         "received the request; blocked itself, that thread is the culprit, explained in turn.",
-         "[ATC21] 6.2 (Algorithm 2's suspicious vertex and its recursion), with the peer known "
-         "from the request's IPC edge instead of a baseline",
-         "zoo B6 (three processes away), B14b (a bus daemon between), B12; applies with no "
-         "earlier normal run"),
+         "A thread blocked reading the answer to a request it sent waits for the thread "
+         "that received the request; blocked itself, that thread is the culprit, explained "
+         "in turn.",
+         "[ATC21] 6.2 (Algorithm 2's suspicious vertex and its recursion), with the peer "
+         "known from the request's IPC edge instead of a baseline",
+         "zoo B1 (circular wait), B6 (three processes away), B14a (a convoy around the "
+         "wait); synthetic long_wait_chain"),
     RULE("ipc-peer/split-read", LW, NULL,
          "A read cut in two by a spurious wake-up (the peer reading the request wakes the "
-         "writer on the same socket) is one wait: the request is looked up before both halves.",
-         "[IA] 2.1 (segment boundaries)", "zoo B6, B12"),
+         "writer on the same socket) is one wait: the request is looked up before both "
+         "halves.",
+         "[IA] 2.1 (segment boundaries)", "zoo B14a only"),
     RULE("ipc-peer/silent-peer", LW, NULL,
-         "A peer that neither ran nor answered for as long as the wait at detection is stuck in "
-         "a call whose switch-out was not recorded: it is the culprit, not explained further.",
-         "[ATC21] 7.3 (trace inaccuracies)", "zoo B6 under load (lost switch record)"),
+         "A peer that neither ran nor answered for as long as the wait at detection is "
+         "stuck in a call whose switch-out was not recorded: it is the culprit, not "
+         "explained further.",
+         "[ATC21] 7.3 (trace inaccuracies)",
+         "none in the zoo or the synthetic corpus (a lost switch record)"),
     RULE("compare", LW | YL, dg_compare,
-         "The stalled wait is compared with the latest earlier wait of its thread that looked "
-         "the same and ended quickly; on the normal causal path that ended that wait, the thread "
-         "that did not do its part this time is the culprit (blocked: explained in turn; ran: a "
-         "missing wake-up).",
+         "The stalled wait is compared with the latest earlier wait of its thread that "
+         "looked the same and ended quickly; on the normal causal path that ended that "
+         "wait, the thread that did not do its part this time is the culprit (blocked: "
+         "explained in turn; ran: a missing wake-up).",
          "[ATC21] 6.2, Algorithm 2; 6.1 Algorithm 1 for the normal path",
-         "zoo B1, B2, B3, B4, B10, B11, B14a"),
+         "zoo B10, B11, B12, B13 (yield loop), B14b; synthetic circular_timeout, "
+         "missing_wakeup, yield_loop"),
     RULE("compare/baseline-by-signature", LW | YL, NULL,
-         "A baseline is an earlier vertex of the thread with a similar event signature (edit "
-         "distance over event types) that is not known to block at another call site.",
-         "[IA] 4.5 (finding similar nodes)", "zoo B1, B2, B11"),
+         "A baseline is an earlier vertex of the thread with a similar event signature "
+         "(edit distance over event types) that is not known to block at another call "
+         "site.",
+         "[IA] 4.5 (finding similar nodes)",
+         "zoo B1, B4, B10, B11, B13; synthetic: every compare case"),
     RULE("compare/baseline-by-wait-stack", LW, NULL,
-         "Failing that, an earlier wait that blocked at the same call site (wait stack): what a "
-         "segment did before it blocked depends on timing, its call site does not.",
-         "[IA] 4.4 (call stacks)", "zoo B3, B10"),
+         "Failing that, an earlier wait that blocked at the same call site (wait stack): "
+         "what a segment did before it blocked depends on timing, its call site does not.",
+         "[IA] 4.4 (call stacks)", "zoo B12 only"),
     RULE("compare/baseline-by-peers-asked", LW, NULL,
-         "Failing that, any earlier wait answered by the processes the stalled vertex asked: the "
-         "input read in another batch changes a segment's shape, not whom it waits for (not for "
-         "futex waits: a thread of its own process ends those).",
-         "[ATC21] 6.2 (peers of connection events)", "zoo B4, B12"),
+         "Failing that, any earlier wait answered by the processes the stalled vertex "
+         "asked: the input read in another batch changes a segment's shape, not whom it "
+         "waits for (not for futex waits: a thread of its own process ends those).",
+         "[ATC21] 6.2 (peers of connection events)", "zoo B14b only"),
     RULE("compare/normal-path-from-the-waker", LW, NULL,
-         "The normal path starts at the edge that ended the baseline's wait, not at whatever "
-         "else its answer segment received later.",
-         "[ATC21] 6.2", "zoo B11, B14a (a convoy of unrelated wake-ups)"),
+         "The normal path starts at the edge that ended the baseline's wait, not at "
+         "whatever else its answer segment received later.",
+         "[ATC21] 6.2",
+         "zoo B1, B4, B10, B11, B12, B14b; synthetic circular_timeout, missing_wakeup"),
     RULE("compare/relay-thread", LW | YL, NULL,
-         "A thread that is blocked itself is looked for on every normal path before one that ran "
-         "and did not wake: a relay that passed a batch on would otherwise be blamed at a lower "
-         "penalty than the blocked thread further along.",
-         "[ATC21] 6.2 (the most related path first), [IA] 3.2 P1 (batching)", "zoo B14b, B6"),
+         "A thread that is blocked itself is looked for on every normal path before one "
+         "that ran and did not wake: a relay that passed a batch on would otherwise be "
+         "blamed at a lower penalty than the blocked thread further along.",
+         "[ATC21] 6.2 (the most related path first), [IA] 3.2 P1 (batching)",
+         "zoo B14b; synthetic yield_loop"),
     RULE("compare/rest-call", LW | YL, NULL,
-         "A thread of the normal path blocked in the call it normally rests in (its idle wait, or "
-         "the wait it went on to after a split) is idle as usual, not a culprit.",
-         "[ATC21] 6.2 (behaves differently)", "zoo B6 (GDBus worker), B14b"),
+         "A thread of the normal path blocked in the call it normally rests in (its idle "
+         "wait, or the wait it went on to after a split) is idle as usual, not a culprit.",
+         "[ATC21] 6.2 (behaves differently)", "zoo B4, B13, B14b; synthetic missing_wakeup"),
     RULE("compare/pool-worker", LW | YL, NULL,
-         "A pool hands a job to whichever worker is free: the missing wake-up is the vertex of "
-         "that process that received the stalled vertex's request, not the normal run's thread.",
-         "[ATC21] 6.2 (VertexInThread)", "zoo B7"),
+         "A pool hands a job to whichever worker is free: the missing wake-up is the "
+         "vertex of that process that received the stalled vertex's request, not the "
+         "normal run's thread.",
+         "[ATC21] 6.2 (VertexInThread)", "synthetic missing_wakeup only (none in the zoo)"),
     RULE("compare/started-before", LW | YL, NULL,
-         "A vertex that took the job before the waiter blocked and is still at it counts as "
-         "running in the stall.",
-         "[ATC21] 6.2", "zoo B1, B7"),
+         "A vertex that took the job before the waiter blocked and is still at it counts "
+         "as running in the stall.",
+         "[ATC21] 6.2", "zoo B12 only"),
     RULE("spin-peer", YL, dg_spin_peer,
-         "A yield loop with no flag writer seen waits for the thread that received its last "
-         "request: blocked in another call than the one it took the request from, it is the "
-         "culprit; back in that call, it ran and did not answer.",
-         "[ATC21] 6.4 (yield loops), [IA] 3.2 P3 (shared flags) without watchpoints", "zoo B13"),
+         "A yield loop with no flag writer seen waits for the thread that received its "
+         "last request: blocked in another call than the one it took the request from, it "
+         "is the culprit; back in that call, it ran and did not answer.",
+         "[ATC21] 6.4 (yield loops), [IA] 3.2 P3 (shared flags) without watchpoints",
+         "none in the zoo (B13 is decided by compare: it has a baseline)"),
     RULE("costly-function", LR, NULL,
-         "A busy stall's root is its own segment, named by the innermost application function "
-         "on most of the stall's samples (costly_share of them, default 0.98).",
-         "[ATC21] 6.4 (LongRunning)", "zoo B5, B7, B8, B9"),
+         "A busy stall's root is its own segment, named by the innermost application "
+         "function on most of the stall's samples (costly_share of them, default 0.98).",
+         "[ATC21] 6.4 (LongRunning)", "zoo B2, B3, B5, B7, B8, B9; synthetic long_running"),
     RULE("the-wait-itself", LW | YL, NULL,
          "A wait that no rule explains (no request answered, nothing to compare with) is "
          "reported as it is: the stalled thread blocked, with its wait's stack.",
-         "[ATC21] 6.2 (no baseline: the anomaly vertex itself)", ""),
+         "[ATC21] 6.2 (no baseline: the anomaly vertex itself)",
+         "zoo B4 (the UI thread itself, blocked on the pty it reads); launch stalls with "
+         "no request answered (pluma, pcmanfm-qt started with the session bus stopped)"),
     RULE("critical-path", LW | YL | LR, NULL,
-         "The baseline tool, not argus's answer: the costliest segment (on CPU or waiting) on "
-         "the causal path back from the stall.",
-         "[ATC21] 7.2 (comparison with other approaches)", ""),
+         "The baseline tool, not argus's answer: the costliest segment (on CPU or waiting) "
+         "on the causal path back from the stall.",
+         "[ATC21] 7.2 (comparison with other approaches)", "the baseline row of argus bench zoo"),
 };
 
 const struct argus_diag_rule *argus_diag_rule_at(size_t i)
