@@ -14,6 +14,14 @@
 /* FindSimilarVertices + GetBaseLine: the latest earlier vertex of the
  * thread, similar to a, that behaved differently (its wait ended quickly,
  * or its segment was short for a spinning one). */
+/* Whether the diagnosis follows edge e: every edge, or only strong ones for
+ * the no-weak-edges baseline (which drops weak edges wherever argus follows
+ * edges, not in the beam search alone). */
+static bool followed(const struct ctx *c, const struct argus_edge_info *e)
+{
+	return !c->p->no_weak_edges || e->strength == ARGUS_STRONG;
+}
+
 /* Edge kinds that carry a request (not a timer or a bare wake-up). */
 static bool is_request(unsigned kind)
 {
@@ -37,7 +45,7 @@ static uint32_t asked_pids(const struct ctx *c, const struct argus_vertex_info *
 		struct argus_edge_info in[16];
 		size_t ne = argus_graph_in_edges(c->view, c->tt[i].vid, in, 16);
 		for (size_t k = 0; k < ne && k < 16; k++)
-			if (in[k].src == a->id && is_request(in[k].kind)) {
+			if (in[k].src == a->id && is_request(in[k].kind) && followed(c, &in[k])) {
 				pids[n++] = c->tt[i].pid;
 				break;
 			}
@@ -239,7 +247,7 @@ static bool asked_vertex(const struct ctx *c, uint32_t pid, argus_vid asked_by, 
 		size_t n = argus_graph_in_edges(c->view, c->tt[i].vid, in, 16);
 		for (size_t k = 0; k < n && k < 16; k++) {
 			if (in[k].src != asked_by || !is_request(in[k].kind) ||
-			    !argus_graph_vertex(c->view, c->tt[i].vid, &x))
+			    !followed(c, &in[k]) || !argus_graph_vertex(c->view, c->tt[i].vid, &x))
 				continue;
 			/* several (a wake-up, then the job it runs): the one
 			 * that worked most */
@@ -286,7 +294,8 @@ static bool waker_edge(const struct ctx *c, argus_vid id, struct argus_edge_info
 	bool found = false;
 	for (size_t k = 0; k < ne && k < 16; k++) {
 		if (in[k].kind == ARGUS_EDGE_ADJACENT || in[k].ts > v.start ||
-		    !argus_graph_vertex(c->view, in[k].src, &src) || src.tid == v.tid)
+		    !followed(c, &in[k]) || !argus_graph_vertex(c->view, in[k].src, &src) ||
+		    src.tid == v.tid)
 			continue;
 		if (!found || in[k].ts > out->ts) {
 			*out = in[k];
