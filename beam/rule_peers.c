@@ -87,6 +87,87 @@ static bool peer_stuck(const struct ctx *c, const struct argus_vertex_info *x, u
 	return false;
 }
 
+/* Whether v's last send went unread until now: its expected reader (the
+ * thread last seen reading where it went, v->send_reader) has no vertex
+ * that took it (a strong IPC or D-Bus edge from v). out = that reader's
+ * latest vertex at now, where it is instead. */
+static bool unread_send(const struct ctx *c, const struct argus_vertex_info *v, uint64_t now,
+                        struct argus_vertex_info *out)
+{
+	uint32_t r = v->send_reader;
+	if (!r || r == v->tid)
+		return false;
+	size_t lo, hi;
+	bool any = false;
+	dg_thread_range(c, r, &lo, &hi);
+	for (size_t i = lo; i < hi && c->tv[i].start <= now; i++) {
+		struct argus_vertex_info x;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &x))
+			continue;
+		if (x.start >= v->start) {
+			struct argus_edge_info in[16];
+			size_t ne = argus_graph_in_edges(c->view, x.id, in, 16);
+			for (size_t e = 0; e < ne && e < 16; e++)
+				if (in[e].src == v->id &&
+				    (in[e].kind == ARGUS_EDGE_IPC || in[e].kind == ARGUS_EDGE_DBUS))
+					return false; /* read */
+		}
+		*out = x;
+		any = true;
+	}
+	return any;
+}
+
+/* A request no one has read yet waits for the thread that reads its
+ * destination: the last one seen receiving there. From v (the waiter's own
+ * segment, or the segment of a broker that received the request) and the
+ * segments of v's thread after it until it waits again (a bus daemon reads
+ * a message, then forwards it): the first send still unread names that
+ * reader; stopped or blocked, it is the culprit (a blocked one explained in
+ * turn), else it ran and did not read. Returns the culprits found (0: no
+ * unread send), -1 out of memory. */
+static int unread_request(struct ctx *c, const struct argus_vertex_info *v,
+                          const struct dg_args *args, int32_t pen)
+{
+	uint64_t now = args->now;
+	uint32_t *chain = args->chain, nchain = args->nchain, depth = args->depth;
+	ssize_t vi = dg_index_of(c, v);
+	if (vi < 0)
+		return 0;
+	for (size_t i = (size_t)vi;
+	     i < c->ntv && i < (size_t)vi + 4 && c->tv[i].tid == v->tid && c->tv[i].start <= now;
+	     i++) {
+		struct argus_vertex_info w, s;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &w))
+			break;
+		if (unread_send(c, &w, now, &s) && !dg_in_chain(chain, nchain, s.tid)) {
+			dg_note(c, "ipc-peer/unread-request");
+			bool blocked = (s.flags & ARGUS_VF_WAITED) && s.end <= now;
+			int sub = 0;
+			bool loop = false;
+			if (blocked && !(s.flags & ARGUS_VF_STOPPED) &&
+			    depth + 1 < c->p->max_recurse && nchain < 32) {
+				chain[nchain] = s.tid;
+				struct dg_args y = {s.start, now,       chain, nchain + 1,
+				                    pen,     depth + 1, false, &loop};
+				sub = dg_explain(c, &s, ARGUS_STALL_LONG_WAIT, &y);
+				if (sub < 0)
+					return -1;
+			}
+			if (!sub)
+				dg_add_candidate(c, &s,
+				                 !blocked ? ARGUS_ROOT_MISSING_WAKE
+				                 : loop   ? ARGUS_ROOT_DEADLOCK
+				                          : ARGUS_ROOT_BLOCKED,
+				                 pen, depth);
+			return 1;
+		}
+		if (i > (size_t)vi && (w.flags & ARGUS_VF_WAITED))
+			break; /* waiting again: what it sent is sent */
+	}
+	return 0;
+}
+
 /* A LongWait in a read on an IPC object: the thread at the other end -
  * the one that received the request and owes the answer - is the expected
  * waker. Blocked itself, it is the culprit (recursively: the culprit of the
@@ -99,11 +180,19 @@ int dg_ipc_peer(struct ctx *c, const struct argus_vertex_info *a, const struct d
 	int32_t pen0 = args->pen;
 	struct argus_vertex_info x, s;
 	bool silent;
-	if (a->wait_kind != ARGUS_WAIT_READ || !(a->flags & ARGUS_VF_WAITED) ||
-	    !ipc_asked(c, a, now, &x) || dg_in_chain(chain, nchain, x.tid) ||
-	    !peer_stuck(c, &x, from, now, &s, &silent))
-		return 0;
 	int32_t pen = pen0 + c->p->a * ARGUS_STRONG + c->p->b;
+	if (a->wait_kind != ARGUS_WAIT_READ || !(a->flags & ARGUS_VF_WAITED))
+		return 0;
+	if (!ipc_asked(c, a, now, &x)) /* no one took the request */
+		return unread_request(c, a, args, pen);
+	if (dg_in_chain(chain, nchain, x.tid))
+		return 0;
+	/* the one that took it passed it on, and that is still unread */
+	int fw = unread_request(c, &x, args, pen + c->p->a * ARGUS_STRONG + c->p->b);
+	if (fw)
+		return fw;
+	if (!peer_stuck(c, &x, from, now, &s, &silent))
+		return 0;
 	int sub = 0;
 	bool loop = false;
 	if (!silent && depth + 1 < c->p->max_recurse && nchain < 32) {

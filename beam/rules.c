@@ -36,6 +36,13 @@ static const struct dg_rule rules[] = {
          "known from the request's IPC edge instead of a baseline",
          "zoo B1 (circular wait), B6 (three processes away), B14a (a convoy around the "
          "wait); synthetic long_wait_chain"),
+    RULE("ipc-peer/unread-request", LW, NULL,
+         "A request no one has read yet waits for the thread that reads its destination (the "
+         "last one seen receiving there), also when a broker that took it passed it on: "
+         "stopped or blocked, that thread is the culprit.",
+         "[ATC21] 6.2 (the culprit of the culprit), with the peer known from the socket's "
+         "reader instead of a receive that has not happened",
+         "launch stalls behind a stopped service (measured in bench/realapps; none in the zoo)"),
     RULE("ipc-peer/split-read", LW, NULL,
          "A read cut in two by a spurious wake-up (the peer reading the request wakes the "
          "writer on the same socket) is one wait: the request is looked up before both "

@@ -51,6 +51,12 @@ uint8_t gr_wait_kind_of(bool in_sys, uint16_t nr)
 	return in_sys ? (uint8_t)argus_syscall_wait(nr) : ARGUS_WAIT_OTHER;
 }
 
+uint8_t gr_thread_wait_kind(const struct gthread *t)
+{
+	uint8_t k = gr_wait_kind_of(t->in_sys, t->sys_nr);
+	return k == ARGUS_WAIT_POLL && t->sys_peer ? ARGUS_WAIT_READ : k;
+}
+
 int8_t gr_edge_strength(uint8_t kind)
 {
 	return edge_rules[kind].strength;
@@ -288,7 +294,7 @@ void gr_close_segment(struct argus_graph *g, struct gthread *t, uint64_t ts, boo
 		uint32_t f = atomic_load_explicit(&v->flags, memory_order_relaxed) & ~ARGUS_VF_OPEN;
 		if (waited) {
 			f |= ARGUS_VF_WAITED;
-			uint64_t w = (uint64_t)gr_wait_kind_of(t->in_sys, t->sys_nr) << 48 |
+			uint64_t w = (uint64_t)gr_thread_wait_kind(t) << 48 |
 			             (uint64_t)(t->in_sys ? t->sys_nr : 0xffff) << 32;
 			atomic_store_explicit(&v->wait, w, memory_order_relaxed);
 			t->wait_vid = t->cur;
@@ -450,7 +456,7 @@ int argus_graph_ingest(struct argus_graph *g, const struct argus_event *ev, size
 	uint32_t oldest = atomic_load_explicit(&g->oldest_gen, memory_order_relaxed);
 	if (oldest != evicted) {
 		struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,    &g->cond,
-		                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait};
+		                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader};
 		for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 			gmap_sweep(g, maps[i], oldest);
 	}

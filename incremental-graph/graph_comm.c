@@ -12,6 +12,7 @@
 static void sys_begin(struct ictx *x, struct gthread *t, struct gvertex *v, uint16_t nr)
 {
 	t->in_sys = true;
+	t->sys_peer = false;
 	t->woken_in_wait = false;
 	t->sys_nr = nr;
 	t->sys_ts = x->ts;
@@ -26,8 +27,13 @@ void gr_on_sys_enter(struct ictx *x)
 	struct gthread *t = gr_thread_of(x);
 	argus_vid cur;
 	struct gvertex *v = t ? gr_segment_of(x, t, &cur) : NULL;
-	if (v)
-		sys_begin(x, t, v, x->ev->sys_enter.nr);
+	if (!v)
+		return;
+	sys_begin(x, t, v, x->ev->sys_enter.nr);
+	uint8_t k = x->ev->sys_enter.obj_kind;
+	t->sys_peer = argus_syscall_wait(x->ev->sys_enter.nr) == ARGUS_SYSW_POLL &&
+	              x->ev->sys_enter.obj &&
+	              (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
 }
 
 /* A futex wait's entry record is futex_wait. */
@@ -193,6 +199,12 @@ static void ipc(struct ictx *x, struct gthread *t, bool send)
 		return;
 	if (send) {
 		uint64_t key = p->peer_obj ? p->peer_obj : p->obj;
+		/* who should read it: the thread last seen reading there */
+		struct gref *rd = gmap_get(&g->obj_reader, key);
+		struct gvertex *sv = gw_vertex(g, src);
+		if (sv)
+			atomic_store_explicit(&sv->send_reader, rd ? (uint32_t)rd->ts[0] : 0,
+			                      memory_order_relaxed);
 		if (ipc_late_send(g, t, key, src, x->rule->edge))
 			return;
 		struct gref *r = gmap_put(g, &g->ipc, key);
@@ -208,6 +220,12 @@ static void ipc(struct ictx *x, struct gthread *t, bool send)
 		r->src[r->n] = src;
 		r->ts[r->n++] = ts;
 		return;
+	}
+	struct gref *rd = src ? gmap_put(g, &g->obj_reader, p->obj) : NULL;
+	if (rd) { /* swept with the receiving segment */
+		rd->src[0] = src;
+		rd->ts[0] = t->tid;
+		rd->n = 1;
 	}
 	if (p->obj_kind == ARGUS_OBJ_DISPLAY) {
 		struct gvertex *v = gw_vertex(g, t->cur);

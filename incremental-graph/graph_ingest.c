@@ -89,7 +89,7 @@ static void on_switch(struct ictx *x)
 			t->blocked = true;
 			t->cut_pending = false;
 			/* an event loop waiting for work, between dispatches */
-			t->idle_wait = gr_wait_kind_of(t->in_sys, t->sys_nr) == ARGUS_WAIT_POLL &&
+			t->idle_wait = gr_thread_wait_kind(t) == ARGUS_WAIT_POLL &&
 			               t->dispatch_depth == 0;
 		}
 	}

@@ -51,6 +51,7 @@ struct gvertex {
 	_Atomic uint16_t nsig;
 	_Atomic uint32_t stack_first, stack_last;
 	_Atomic uint32_t wait_stack;
+	_Atomic uint32_t send_reader; /* who reads where its last send went (tid), 0 = unknown */
 	uint16_t sig[ARGUS_SIG_MAX]; /* sig[i] is written once, before nsig > i */
 };
 
@@ -126,6 +127,7 @@ struct gthread {
 	bool wake_pending;
 	/* the syscall in progress */
 	bool in_sys;
+	bool sys_peer; /* a poll on one socket to a peer: a wait for its answer */
 	uint16_t sys_nr;
 	uint64_t sys_ts;
 	uint32_t sys_seq;
@@ -184,6 +186,7 @@ struct argus_graph {
 	struct gmap threads; /* key tid + 1 -> thread */
 	struct gmap ipc, async, timer, flag, cond, sem, dbus, reply;
 	struct gmap ipc_wait; /* receives no send explained yet: key -> receiver */
+	struct gmap obj_reader; /* IPC object -> the segment (src[0]) and thread (ts[0]) that last received on it */
 	struct gcpu *cpus;
 	size_t ncpus;
 	struct argus_hmap stacks; /* id -> gstack */
@@ -264,6 +267,9 @@ struct ictx {
 
 int8_t gr_edge_strength(uint8_t kind); /* graph.c edge_rules[] */
 uint8_t gr_wait_kind_of(bool in_sys, uint16_t nr);
+/* The kind of the wait thread t is in: a poll on one socket to a peer is a
+ * read of that socket's answer. */
+uint8_t gr_thread_wait_kind(const struct gthread *t);
 struct gthread *gr_thread_get(struct argus_graph *g, uint32_t tid);
 void gr_thread_drop(struct argus_graph *g, struct gthread *t);
 struct gcpu *gr_cpu_get(struct argus_graph *g, uint16_t cpu);

@@ -367,6 +367,7 @@ bool argus_graph_vertex(const struct argus_graph_view *v, argus_vid id,
 	out->stack_first = atomic_load_explicit(&x->stack_first, memory_order_relaxed);
 	out->stack_last = atomic_load_explicit(&x->stack_last, memory_order_relaxed);
 	out->wait_stack = atomic_load_explicit(&x->wait_stack, memory_order_relaxed);
+	out->send_reader = atomic_load_explicit(&x->send_reader, memory_order_relaxed);
 	return true;
 }
 

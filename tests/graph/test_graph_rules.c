@@ -149,6 +149,37 @@ TEST(stopped_segment_is_flagged)
 	done(&f);
 }
 
+/* a send names the thread last seen reading where it went (a stopped
+ * service's socket: it read there before it stopped), so a request no one
+ * read still has a reader to blame; a one-fd poll on a peer socket is a
+ * read wait */
+TEST(send_names_the_reader_of_its_destination)
+{
+	const uint64_t A = 0xa000, B = 0xb000;
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_ipc(1 * MS, true, 10, 11, A, B, ARGUS_OBJ_UNIX, 8),
+		ev_ipc(2 * MS, false, 20, 21, B, A, ARGUS_OBJ_UNIX, 8), /* 21 reads B */
+		ev_ipc(5 * MS, true, 10, 11, A, B, ARGUS_OBJ_UNIX, 8),  /* unread */
+		ev_sys_enter(6 * MS, 10, 11, 7),
+		ev_switch(7 * MS, 10, 11, 1, 0, 0),
+	};
+	/* clang-format on */
+	ev[3].sys_enter.obj = A;
+	ev[3].sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid s[4];
+	size_t n = segs(&f, 11, s, 4);
+	ASSERT(n >= 1);
+	struct argus_vertex_info last;
+	ASSERT(argus_graph_vertex(&f.v, s[n - 1], &last));
+	ASSERT_EQ(last.send_reader, 21);
+	ASSERT(last.flags & ARGUS_VF_WAITED);
+	ASSERT_EQ(last.wait_kind, ARGUS_WAIT_READ);
+	done(&f);
+}
+
 TEST(split_wait_without_wakeup_record)
 {
 	/* clang-format off */
@@ -1002,6 +1033,7 @@ TEST(edge_ipc_send_stamped_after_recv)
 }
 
 TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(stopped_segment_is_flagged),
+         TEST_ENTRY(send_names_the_reader_of_its_destination),
          TEST_ENTRY(split_wait_without_wakeup_record),
           TEST_ENTRY(wait_stack_of_the_same_place_carried), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(split_batch_daemon), TEST_ENTRY(adjacent_left_out_known_batching),
