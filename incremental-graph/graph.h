@@ -116,7 +116,8 @@ struct argus_vertex_info {
 	uint64_t long_sys_ns;
 	uint32_t stack_first, stack_last; /* user stack ids, 0 = none */
 	uint32_t wait_stack; /* user stack id where its ending wait blocked, 0 = none */
-	uint32_t send_reader; /* the thread last seen reading where its last send went, 0 = unknown */
+	uint32_t
+	    send_reader; /* the thread last seen reading where its last send went, 0 = unknown */
 };
 
 struct argus_edge_info {

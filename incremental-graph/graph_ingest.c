@@ -89,8 +89,8 @@ static void on_switch(struct ictx *x)
 			t->blocked = true;
 			t->cut_pending = false;
 			/* an event loop waiting for work, between dispatches */
-			t->idle_wait = gr_thread_wait_kind(t) == ARGUS_WAIT_POLL &&
-			               t->dispatch_depth == 0;
+			t->idle_wait =
+			    gr_thread_wait_kind(t) == ARGUS_WAIT_POLL && t->dispatch_depth == 0;
 		}
 	}
 	if (p->next_tid) {

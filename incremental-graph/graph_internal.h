@@ -52,7 +52,7 @@ struct gvertex {
 	_Atomic uint32_t stack_first, stack_last;
 	_Atomic uint32_t wait_stack;
 	_Atomic uint32_t send_reader; /* who reads where its last send went (tid), 0 = unknown */
-	uint16_t sig[ARGUS_SIG_MAX]; /* sig[i] is written once, before nsig > i */
+	uint16_t sig[ARGUS_SIG_MAX];  /* sig[i] is written once, before nsig > i */
 };
 
 struct gblock {
@@ -186,7 +186,8 @@ struct argus_graph {
 	struct gmap threads; /* key tid + 1 -> thread */
 	struct gmap ipc, async, timer, flag, cond, sem, dbus, reply;
 	struct gmap ipc_wait; /* receives no send explained yet: key -> receiver */
-	struct gmap obj_reader; /* IPC object -> the segment (src[0]) and thread (ts[0]) that last received on it */
+	/* IPC object -> the segment (src[0]) and thread (ts[0]) last receiving on it */
+	struct gmap obj_reader;
 	struct gcpu *cpus;
 	size_t ncpus;
 	struct argus_hmap stacks; /* id -> gstack */

@@ -195,7 +195,7 @@ bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const ui
 
 void gtables_free(struct argus_graph *g)
 {
-	struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,    &g->cond,
+	struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,     &g->cond,
 	                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gmap_free(maps[i]);

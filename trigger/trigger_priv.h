@@ -17,8 +17,9 @@
 
 #define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
 #define NO_NR          0xffff
-#define LOOP_WAKE_NS   50000000ULL /* input read this soon after it ended a wait: it woke the loop \
-	                            */
+#define LOOP_WAKE_NS                                                                               \
+	50000000ULL /* input read this soon after it ended a wait: it woke the loop                \
+	             */
 
 struct proc {
 	uint32_t pid;

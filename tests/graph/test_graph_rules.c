@@ -1033,8 +1033,8 @@ TEST(edge_ipc_send_stamped_after_recv)
 }
 
 TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(stopped_segment_is_flagged),
-         TEST_ENTRY(send_names_the_reader_of_its_destination),
-         TEST_ENTRY(split_wait_without_wakeup_record),
+          TEST_ENTRY(send_names_the_reader_of_its_destination),
+          TEST_ENTRY(split_wait_without_wakeup_record),
           TEST_ENTRY(wait_stack_of_the_same_place_carried), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(split_batch_daemon), TEST_ENTRY(adjacent_left_out_known_batching),
           TEST_ENTRY(split_piggyback_send_recv), TEST_ENTRY(irq_splice_no_edge),
