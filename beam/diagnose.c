@@ -83,6 +83,24 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
 	}
 }
 
+size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t from,
+                           uint64_t to, uint32_t *stacks, size_t cap)
+{
+	size_t n = 0;
+	uint32_t *ix = s ? idmap_get(&s->ix, tid) : NULL;
+	if (!ix)
+		return 0;
+	const struct sring *r = &s->r[*ix];
+	/* oldest first */
+	for (uint32_t k = 0; k < r->n && n < cap; k++) {
+		const struct sample *x =
+		    &r->s[(r->head + SAMPLES_PER_THREAD - r->n + k) % SAMPLES_PER_THREAD];
+		if (x->ts >= from && x->ts <= to && x->stack)
+			stacks[n++] = x->stack;
+	}
+	return n;
+}
+
 /* ---- names ---- */
 
 const char *argus_algo_name(unsigned algo)
@@ -393,16 +411,7 @@ static uint32_t costly_function(const struct ctx *c, uint32_t pid, uint32_t tid,
 	memset(out, 0, sizeof(*out));
 	if (!c->samples || !c->sym || !c->sym->stack)
 		return 0;
-	uint32_t *ix = idmap_get(&c->samples->ix, tid);
-	if (!ix)
-		return 0;
-	const struct sring *r = &c->samples->r[*ix];
-	for (uint32_t k = 0; k < r->n && n < SAMPLES_PER_THREAD; k++) {
-		const struct sample *s =
-		    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
-		if (s->ts >= from && s->ts <= to && s->stack)
-			stacks[n++] = s->stack;
-	}
+	n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, SAMPLES_PER_THREAD);
 	*nsamples = n;
 	return argus_costly_function(c->sym, pid, stacks, n, c->p->costly_share,
 	                             c->p->costly_min_samples, out);

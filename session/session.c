@@ -4,6 +4,7 @@
  * diagnosed the moment the trigger fires, on the graph as it is then, and
  * handed to the sinks (docs/session.md).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,38 @@ static void on_stall_end(void *arg, const struct argus_stall *st)
 			s->sinks[k].stall_end(s->sinks[k].arg, st);
 }
 
+static void on_lag(void *arg, const struct argus_lag *l)
+{
+	struct argus_session *s = arg;
+	if (s->lag_sinks && s->nlags < SESSION_MAX_FIRED)
+		s->lags[s->nlags++] = *l;
+}
+
+/* The lags ended at this record, with the samples inside them (after the
+ * stalls: a stalled episode's stall_end and diagnosis come first). */
+static void hand_lags(struct argus_session *s)
+{
+	uint32_t stacks[512];
+	if (s->prepare && s->prepare(s))
+		s->nlags = 0;
+	for (uint32_t i = 0; i < s->nlags; i++) {
+		struct argus_session_lag sl = {.lag = s->lags[i], .stacks = stacks, .sym = &s->sym};
+		const struct argus_lag *l = &s->lags[i];
+		snprintf(sl.comm, sizeof(sl.comm), "%s", argus_trigger_comm(s->trig, l->pid));
+		struct argus_ui_thread u[64];
+		size_t nu = argus_trigger_ui_threads(s->trig, u, 64);
+		for (size_t k = 0; k < nu && k < 64; k++)
+			if (u[k].tid == l->tid)
+				sl.hooks = u[k].hooks;
+		sl.nstacks = (uint32_t)argus_samples_range(s->smp, l->tid, l->start, l->end, stacks,
+		                                           sizeof(stacks) / sizeof(stacks[0]));
+		for (unsigned k = 0; k < s->nsinks; k++)
+			if (s->sinks[k].lag)
+				s->sinks[k].lag(s->sinks[k].arg, &sl);
+	}
+	s->nlags = 0;
+}
+
 static int diagnose_fired(struct argus_session *s)
 {
 	int rc = 0;
@@ -159,7 +192,10 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 		argus_samples_feed(s->smp, e, 1);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
-	return s->nfired ? diagnose_fired(s) : 0;
+	int rc = s->nfired ? diagnose_fired(s) : 0;
+	if (s->nlags)
+		hand_lags(s);
+	return rc;
 }
 
 void session_fault(struct argus_session *s, const struct argus_trace_error *e)
@@ -177,6 +213,8 @@ void argus_session_tick(struct argus_session *s, uint64_t now)
 	argus_trigger_advance(s->trig, now);
 	if (s->nfired)
 		diagnose_fired(s);
+	if (s->nlags)
+		hand_lags(s);
 }
 
 void argus_session_end(struct argus_session *s)
@@ -212,7 +250,7 @@ int argus_session_new(struct argus_session **out, const struct argus_session_opt
 		s->o = *o;
 	else
 		argus_session_opts_default(&s->o);
-	struct argus_trigger_cb tcb = {on_stall, on_stall_end, NULL, s};
+	struct argus_trigger_cb tcb = {on_stall, on_stall_end, on_lag, s};
 	s->sym = (struct argus_symbolizer){ptables_resolve, ptables_stack_of, s};
 	s->prepare = ptables_prepare;
 	if (argus_graph_new(&s->g, &s->o.graph) || argus_samples_new(&s->smp) ||
@@ -241,6 +279,8 @@ int argus_session_add_sink(struct argus_session *s, const struct argus_session_s
 	if (s->nsinks == SESSION_MAX_SINKS)
 		return -1;
 	s->sinks[s->nsinks++] = *k;
+	if (k->lag)
+		s->lag_sinks = true;
 	return 0;
 }
 

@@ -57,6 +57,18 @@ struct argus_session_stats {
 	struct argus_trigger_stats trigger;
 };
 
+/* A lag: an episode of a UI thread of at least lag_ns (100 ms), stalled or
+ * not (docs/diagnosis.md), with what the session knows of it then. Valid
+ * during the call. */
+struct argus_session_lag {
+	struct argus_lag lag;
+	char comm[ARGUS_COMM_LEN]; /* the app (process name), "" unknown */
+	bool hooks;                /* dispatch hooks seen on the thread */
+	const uint32_t *stacks;    /* stack ids sampled on the thread inside it, oldest first */
+	uint32_t nstacks;
+	const struct argus_symbolizer *sym; /* names their frames */
+};
+
 /* Where results go; any callback may be NULL. Called in the thread that
  * feeds the session, in stream order. */
 struct argus_session_sink {
@@ -66,6 +78,8 @@ struct argus_session_sink {
 	void (*stall_end)(void *arg, const struct argus_stall *s);
 	void (*fault)(void *arg, const struct argus_trace_error *e);  /* a file source's fault */
 	void (*end)(void *arg, const struct argus_session_stats *st); /* the source ended */
+	/* a lag ended (after the stall_end and diagnosis of a stall it holds) */
+	void (*lag)(void *arg, const struct argus_session_lag *l);
 	void *arg;
 };
 
@@ -173,6 +187,11 @@ struct argus_daemon_diag_opts {
 	const char *notify_bus;
 	bool no_notify;
 	uint64_t stall_ns; /* stall threshold; 0 = the trigger's default (2 s) */
+	/* called once with the daemon's session before it runs (NULL = none):
+	 * later stages attach their sinks (the issue store); they run in its
+	 * worker thread. Non-zero fails the attachment (err set by it). */
+	int (*attach)(void *arg, struct argus_session *s, char *err, size_t ecap);
+	void *attach_arg;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,

@@ -46,6 +46,9 @@ struct argus_session {
 	struct ptables pt;
 	struct argus_stall fired[SESSION_MAX_FIRED];
 	uint32_t nfired;
+	struct argus_lag lags[SESSION_MAX_FIRED]; /* ended, for the sinks' lag */
+	uint32_t nlags;
+	bool lag_sinks; /* a sink takes lags */
 	bool ended;
 	struct argus_session_stats st;
 	struct argus_diagnosis d; /* scratch: large */
