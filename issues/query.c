@@ -17,6 +17,8 @@ static uint64_t quantile(const int *bins, const int64_t *counts, size_t n, uint6
 	uint64_t rank = (uint64_t)ceil(q * (double)total), acc = 0;
 	if (rank < 1)
 		rank = 1;
+	if (rank >= total) /* the largest: exact */
+		return hi;
 	for (size_t i = 0; i < n; i++) {
 		acc += (uint64_t)counts[i];
 		if (acc >= rank) {
