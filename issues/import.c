@@ -79,7 +79,8 @@ int argus_issues_import(struct argus_issues *db, const char *path, const char *u
 	                                  .session = res->session,
 	                                  .user = user,
 	                                  .real_offset = (int64_t)real0 - (int64_t)m.start_mono_ns,
-	                                  .name = "issues"};
+	                                  .name = "issues",
+	                                  .versions_from = path};
 	if ((e = argus_issue_sink_new(&is, s, &o, err, ecap))) {
 		argus_session_free(s);
 		argus_issues_commit(db, NULL, 0);

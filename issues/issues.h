@@ -108,8 +108,10 @@ struct argus_issue_sink_opts {
 	const char *user;     /* NULL = the owner of the app's process (live) */
 	int64_t real_offset;  /* unix ns = stream ns + this */
 	const char *name;     /* "argus NAME: ..." in messages */
-	/* symbols of the frames and build ids of live processes (the daemon) */
+	/* the daemon: users and versions (build ids) from the running processes */
 	bool live;
+	/* an import: versions from this trace's build-id table (NULL = none) */
+	const char *versions_from;
 };
 struct argus_issue_sink_stats {
 	uint64_t lags, stalls; /* occurrences written */

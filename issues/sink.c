@@ -16,6 +16,7 @@
 
 #include "cmdline.h"
 #include "issues.h"
+#include "version_priv.h"
 
 #define PENDING_MAX 16
 #define CAUSE_FRAMES 3
@@ -35,6 +36,7 @@ struct argus_issue_sink {
 	struct argus_beam_params bp;
 	struct pending pend[PENDING_MAX];
 	struct argus_issue_sink_stats st;
+	struct versions ver;
 };
 
 /* ---- the calling contexts of a set of samples ---- */
@@ -213,6 +215,13 @@ static void write_occ(struct argus_issue_sink *is, struct argus_issue_occurrence
 	} else
 		o->user = "";
 	o->at = (uint64_t)((int64_t)o->start_ns + is->o.real_offset);
+	char version[VERSION_LEN] = "";
+	if (is->o.live)
+		version_live(&is->ver, o->pid, version, sizeof(version));
+	else if (o->exe && o->exe[0])
+		version_of_object(&is->ver, o->exe, version, sizeof(version));
+	if (version[0])
+		o->version = version;
 	int64_t id;
 	int e = argus_issues_add(is->o.db, is->o.session, o, &id, err, sizeof(err));
 	if (e) {
@@ -383,6 +392,8 @@ int argus_issue_sink_new(struct argus_issue_sink **out, struct argus_session *s,
 	}
 	is->o = *o;
 	is->s = s;
+	if (o->versions_from)
+		version_table_of_trace(&is->ver, o->versions_from);
 	argus_beam_params_default(&is->bp);
 	struct argus_session_sink k = {.diagnosis = on_diagnosis,
 	                               .stall_end = on_stall_end,
@@ -391,6 +402,7 @@ int argus_issue_sink_new(struct argus_issue_sink **out, struct argus_session *s,
 	                               .arg = is};
 	if (argus_session_add_sink(s, &k)) {
 		snprintf(err, ecap, "the session has no room for another sink");
+		versions_free(&is->ver);
 		free(is);
 		return ARGUS_ISSUES_ENOMEM;
 	}
@@ -410,5 +422,6 @@ void argus_issue_sink_free(struct argus_issue_sink *is)
 		return;
 	for (int i = 0; i < PENDING_MAX; i++)
 		free(is->pend[i].json);
+	versions_free(&is->ver);
 	free(is);
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmdline.h"
 #include "store_priv.h"
@@ -241,6 +242,20 @@ int argus_issues_open(struct argus_issues **out, const char *path, bool readonly
 	}
 	snprintf(db->path, sizeof(db->path), "%s", path ? path : ARGUS_ISSUES_DB);
 	int flags = SQLITE_OPEN_READWRITE | (readonly ? 0 : SQLITE_OPEN_CREATE);
+	if (!readonly) { /* its directory (/var/lib/argus) on first use */
+		char parent[sizeof(db->path)];
+		snprintf(parent, sizeof(parent), "%s", db->path);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = 0;
+			if (mkdir(parent, 0755) && errno != EEXIST) {
+				snprintf(err, ecap, "%s: cannot create its directory: %s", db->path,
+				         strerror(errno));
+				free(db);
+				return ARGUS_ISSUES_EOPEN;
+			}
+		}
+	}
 	int rc = sqlite3_open_v2(db->path, &db->db, flags, NULL);
 	if (rc != SQLITE_OK && readonly) { /* no write access: read only */
 		sqlite3_close(db->db);

@@ -44,6 +44,7 @@ struct lt_run {
 	const struct lt_episode *ep;
 	size_t nep;
 	uint64_t quiet_after; /* trace time after the last episode */
+	uint8_t build;        /* the executable's build id: 20 bytes of this (0 = none) */
 };
 
 static inline int lt_index(const char *const *names, size_t n, const char *f)
@@ -90,9 +91,14 @@ static inline uint64_t lt_ip(struct lt_writer *lw, const char *f)
 	return lw->lib_base + 0x2000 + (uint64_t)i * 0x100 + in;
 }
 
-static inline void lt_tables(struct lt_writer *lw)
+static inline void lt_tables(struct lt_writer *lw, uint8_t build)
 {
 	uint32_t exe = argus_trace_intern_string(lw->w, LT_EXE, strlen(LT_EXE));
+	if (build) {
+		struct argus_build_id b = {.path_str = exe, .len = 20};
+		memset(b.id, build, 20);
+		ASSERT_EQ(argus_trace_add_build_id(lw->w, &b), 0);
+	}
 	uint32_t lib = argus_trace_intern_string(lw->w, LT_LIB, strlen(LT_LIB));
 	struct argus_map m = {.pid = lw->pid,
 	                      .path_str = exe,
@@ -196,7 +202,7 @@ static inline void lt_write(const char *path, const struct lt_run *run)
 	meta.start_real_ns = 1760000000ull * LT_SEC + run->seed * 3600 * LT_SEC;
 	struct argus_trace_error err;
 	ASSERT_EQ(argus_trace_writer_open(&lw.w, path, &meta, NULL, &err), 0);
-	lt_tables(&lw);
+	lt_tables(&lw, run->build);
 	struct argus_event e = lt_ev(t0, ARGUS_EV_COMM, lw.xpid, lw.xpid);
 	strcpy(e.comm.comm, "Xorg");
 	e.comm.is_process = 1;

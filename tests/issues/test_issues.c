@@ -85,15 +85,16 @@ static const struct lt_episode save_lags[] = {
 
 /* The same lags in two runs (other pids, other load addresses, other
  * addresses sampled inside each function, another start): one issue with
- * two sessions; importing a run again adds nothing. */
+ * two sessions; importing a run again adds nothing. The runs' two builds
+ * are the issue's versions (the build id is no part of the key). */
 TEST(same_lag_in_two_runs_is_one_issue_with_two_sessions)
 {
 	tmpdir();
 	char t1[300], t2[300];
 	snprintf(t1, sizeof(t1), "%s/run1.argus", dir);
 	snprintf(t2, sizeof(t2), "%s/run2.argus", dir);
-	struct lt_run r1 = {.seed = 1, .ep = save_lags, .nep = 6};
-	struct lt_run r2 = {.seed = 9, .ep = save_lags, .nep = 6};
+	struct lt_run r1 = {.seed = 1, .ep = save_lags, .nep = 6, .build = 0xab};
+	struct lt_run r2 = {.seed = 9, .ep = save_lags, .nep = 6, .build = 0xcd};
 	lt_write(t1, &r1);
 	lt_write(t2, &r2);
 	struct argus_issues *db = open_db("issues.db");
@@ -111,6 +112,15 @@ TEST(same_lag_in_two_runs_is_one_issue_with_two_sessions)
 	/* no pid, no address in what keys it */
 	ASSERT(!strstr(v[0].frames, "0x"));
 	ASSERT_STR_EQ(v[0].frames, "slow_checksum;on_save;main");
+	/* the two builds are the issue's two versions */
+	char *buf = NULL, err[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	ASSERT_EQ(argus_issues_show_json(db, v[0].id, m, err, sizeof(err)), 0);
+	fclose(m);
+	ASSERT_CONTAINS(buf, "{\"name\":\"abababababababababababababababababababab\",\"occurrences\":3}");
+	ASSERT_CONTAINS(buf, "{\"name\":\"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd\",\"occurrences\":3}");
+	free(buf);
 	free(v);
 	argus_issues_close(db);
 	cleanup();
