@@ -124,6 +124,9 @@ struct argus_symbolizer {
  * function): feed every CPU_SAMPLE record through argus_samples_feed. */
 struct argus_samples;
 int argus_samples_new(struct argus_samples **s);
+/* The same store for the user stacks of blocking waits (STACK records of
+ * kind ARGUS_STACK_WAIT) instead of CPU samples. */
+int argus_samples_new_waits(struct argus_samples **s);
 void argus_samples_free(struct argus_samples *s);
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n);
 /* The stack ids sampled on tid in [from, to] that are still kept (the last

@@ -36,12 +36,21 @@ struct argus_samples {
 	struct idmap ix;
 	struct sring *r;
 	uint32_t n, cap;
+	bool waits; /* keeps the stacks of blocking waits instead */
 };
 
 int argus_samples_new(struct argus_samples **s)
 {
 	*s = calloc(1, sizeof(**s));
 	return *s ? 0 : -1;
+}
+
+int argus_samples_new_waits(struct argus_samples **s)
+{
+	int rc = argus_samples_new(s);
+	if (!rc)
+		(*s)->waits = true;
+	return rc;
 }
 
 void argus_samples_free(struct argus_samples *s)
@@ -56,7 +65,10 @@ void argus_samples_free(struct argus_samples *s)
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (ev[i].type != ARGUS_EV_CPU_SAMPLE || !ev[i].stack.ustack)
+		if (!ev[i].stack.ustack)
+			continue;
+		if (s->waits ? ev[i].type != ARGUS_EV_STACK || ev[i].stack.kind != ARGUS_STACK_WAIT
+		             : ev[i].type != ARGUS_EV_CPU_SAMPLE)
 			continue;
 		uint32_t *ix = idmap_get(&s->ix, ev[i].tid);
 		if (!ix) {

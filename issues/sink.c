@@ -116,7 +116,8 @@ static bool same_func(const struct argus_frame *a, const struct argus_frame *b)
 /* The cause of a lag: the innermost function the samples share (the
  * diagnosis' costly function), with up to two application callers from a
  * sample that holds it; the executable is the object of that sample's
- * outermost application frame. */
+ * outermost application frame. A lag without samples: the same over the
+ * stacks of the waits inside it. */
 static void cause_of(struct argus_issue_sink *is, const struct argus_session_lag *l,
                      struct contexts *cx, char *name, size_t ncap, char *frames, size_t fcap,
                      char *exe, size_t ecap)
@@ -132,13 +133,16 @@ static void cause_of(struct argus_issue_sink *is, const struct argus_session_lag
 		resolve_stack(l->sym, l->lag.pid, l->stacks[i], fr);
 		add_context(cx, fr);
 	}
-	if (l->nstacks &&
-	    argus_costly_function(l->sym, l->lag.pid, l->stacks, l->nstacks, is->bp.costly_share,
+	/* no samples (the thread waited): the stacks of its waits name it */
+	const uint32_t *ids = l->nstacks ? l->stacks : l->waits;
+	uint32_t nids = l->nstacks ? l->nstacks : l->nwaits;
+	if (nids &&
+	    argus_costly_function(l->sym, l->lag.pid, ids, nids, is->bp.costly_share,
 	                          is->bp.costly_min_samples, &costly) &&
 	    costly.func[0]) {
 		snprintf(name, ncap, "%s", costly.func);
-		for (uint32_t i = 0; i < l->nstacks && !found; i++) {
-			resolve_stack(l->sym, l->lag.pid, l->stacks[i], fr);
+		for (uint32_t i = 0; i < nids && !found; i++) {
+			resolve_stack(l->sym, l->lag.pid, ids[i], fr);
 			uint32_t k = 0;
 			while (k < fr->n && !same_func(&fr->f[k], &costly))
 				k++;
@@ -167,7 +171,7 @@ static void cause_of(struct argus_issue_sink *is, const struct argus_session_lag
 					break;
 				}
 		}
-	} else if (l->nstacks)
+	} else if (nids)
 		snprintf(name, ncap, "(unnamed)");
 	if (!found)
 		snprintf(frames, fcap, "%s", name);

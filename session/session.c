@@ -131,7 +131,7 @@ static void on_lag(void *arg, const struct argus_lag *l)
  * stalls: a stalled episode's stall_end and diagnosis come first). */
 static void hand_lags(struct argus_session *s)
 {
-	uint32_t stacks[512];
+	uint32_t stacks[512], waits[512];
 	if (s->prepare && s->prepare(s))
 		s->nlags = 0;
 	for (uint32_t i = 0; i < s->nlags; i++) {
@@ -145,6 +145,10 @@ static void hand_lags(struct argus_session *s)
 				sl.hooks = u[k].hooks;
 		sl.nstacks = (uint32_t)argus_samples_range(s->smp, l->tid, l->start, l->end, stacks,
 		                                           sizeof(stacks) / sizeof(stacks[0]));
+		/* the waits it held, not the idle wait that ended it */
+		sl.waits = waits;
+		sl.nwaits = (uint32_t)argus_samples_range(s->waits, l->tid, l->start, l->end - 1, waits,
+		                                          sizeof(waits) / sizeof(waits[0]));
 		for (unsigned k = 0; k < s->nsinks; k++)
 			if (s->sinks[k].lag)
 				s->sinks[k].lag(s->sinks[k].arg, &sl);
@@ -177,6 +181,27 @@ static int diagnose_fired(struct argus_session *s)
 	return rc;
 }
 
+/* A wait stack of a UI thread, kept for the lags (the UI threads are
+ * asked again when the trigger knows more of them). */
+static void keep_wait(struct argus_session *s, const struct argus_event *e)
+{
+	struct argus_trigger_stats ts;
+	argus_trigger_get_stats(s->trig, &ts);
+	if (ts.ui_threads != s->ui_seen) {
+		struct argus_ui_thread u[64];
+		size_t n = argus_trigger_ui_threads(s->trig, u, 64);
+		s->nui = 0;
+		for (size_t i = 0; i < n && i < 64; i++)
+			s->ui_tids[s->nui++] = u[i].tid;
+		s->ui_seen = ts.ui_threads;
+	}
+	for (uint32_t i = 0; i < s->nui; i++)
+		if (s->ui_tids[i] == e->tid) {
+			argus_samples_feed(s->waits, e, 1);
+			return;
+		}
+}
+
 int session_feed(struct argus_session *s, const struct argus_event *e)
 {
 	const struct ev_handler *h =
@@ -190,6 +215,9 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 		return -1;
 	if (use & ARGUS_SESSION_SAMPLES)
 		argus_samples_feed(s->smp, e, 1);
+	if (s->waits && e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT &&
+	    (use & ARGUS_SESSION_TRIGGER))
+		keep_wait(s, e);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
 	int rc = s->nfired ? diagnose_fired(s) : 0;
@@ -270,6 +298,7 @@ void argus_session_free(struct argus_session *s)
 	argus_graph_free(s->g);
 	argus_trigger_free(s->trig);
 	argus_samples_free(s->smp);
+	argus_samples_free(s->waits);
 	ptables_free(&s->pt);
 	free(s);
 }
@@ -279,8 +308,11 @@ int argus_session_add_sink(struct argus_session *s, const struct argus_session_s
 	if (s->nsinks == SESSION_MAX_SINKS)
 		return -1;
 	s->sinks[s->nsinks++] = *k;
-	if (k->lag)
+	if (k->lag) {
 		s->lag_sinks = true;
+		if (!s->waits && argus_samples_new_waits(&s->waits))
+			s->waits = NULL; /* lags are named by their samples alone */
+	}
 	return 0;
 }
 

@@ -66,6 +66,8 @@ struct argus_session_lag {
 	bool hooks;                /* dispatch hooks seen on the thread */
 	const uint32_t *stacks;    /* stack ids sampled on the thread inside it, oldest first */
 	uint32_t nstacks;
+	const uint32_t *waits; /* stack ids of the thread's blocking waits inside it */
+	uint32_t nwaits;
 	const struct argus_symbolizer *sym; /* names their frames */
 };
 

@@ -49,6 +49,10 @@ struct argus_session {
 	struct argus_lag lags[SESSION_MAX_FIRED]; /* ended, for the sinks' lag */
 	uint32_t nlags;
 	bool lag_sinks; /* a sink takes lags */
+	/* with lag sinks: the UI threads' wait stacks (what names a lag
+	 * without samples) */
+	struct argus_samples *waits;
+	uint32_t ui_tids[64], nui, ui_seen;
 	bool ended;
 	struct argus_session_stats st;
 	struct argus_diagnosis d; /* scratch: large */

@@ -33,6 +33,7 @@ static const char *const lt_lib_funcs[] = {"toolkit_run", "toolkit_dispatch", "m
 
 struct lt_episode {
 	uint64_t at, handler_ns;
+	bool waits; /* the handler blocks (a wait stack, no samples) instead of computing */
 	/* the handler's frames below the toolkit's dispatch, outermost first
 	 * (main > toolkit_run > toolkit_dispatch are added) */
 	const char *frames[LT_MAX_FRAMES];
@@ -156,23 +157,51 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
 	e.ipc.ret = 32;
 	lt_put(lw, e);
-	/* the handler: samples every 10 ms, interleaved with time passing */
+	/* the handler: samples every 10 ms, interleaved with time passing; or
+	 * one wait in a read that blocks (its stack recorded) */
 	for (uint64_t t = 5 * LT_MS; t < ep->handler_ns; t += 10 * LT_MS) {
-		uint64_t ips[LT_MAX_FRAMES + 3];
+		uint64_t ips[LT_MAX_FRAMES + 4];
 		uint32_t n = 0;
 		size_t nf = 0;
 		while (nf < LT_MAX_FRAMES && ep->frames[nf])
 			nf++;
+		if (ep->waits)
+			ips[n++] = lw->lib_base + 0x90000; /* libc's read: unnamed */
 		for (size_t k = nf; k-- > 0;)
 			ips[n++] = lt_ip(lw, ep->frames[k]);
 		ips[n++] = lt_ip(lw, "toolkit_dispatch");
 		ips[n++] = lt_ip(lw, "toolkit_run");
 		ips[n++] = lt_ip(lw, "main");
-		e = lt_ev(ts + t, ARGUS_EV_CPU_SAMPLE, lw->pid, lw->pid);
-		e.stack.ustack = argus_trace_intern_stack(lw->w, ips, n);
-		e.stack.kind = ARGUS_STACK_SAMPLE;
+		if (ep->waits && t == 5 * LT_MS) {
+			e = lt_ev(ts + t, ARGUS_EV_SYS_ENTER, lw->pid, lw->pid);
+			e.sys_enter.nr = 0; /* read */
+			e.sys_enter.fd = 9;
+			lt_put(lw, e);
+			e = lt_ev(ts + t + 500, ARGUS_EV_STACK, lw->pid, lw->pid);
+			e.stack.ustack = argus_trace_intern_stack(lw->w, ips, n);
+			e.stack.kind = ARGUS_STACK_WAIT;
+			lt_put(lw, e);
+			e = lt_ev(ts + t + 1000, ARGUS_EV_SCHED_SWITCH, lw->pid, lw->pid);
+			e.sched_switch.prev_state = 1;
+			lt_put(lw, e);
+		} else if (!ep->waits) {
+			e = lt_ev(ts + t, ARGUS_EV_CPU_SAMPLE, lw->pid, lw->pid);
+			e.stack.ustack = argus_trace_intern_stack(lw->w, ips, n);
+			e.stack.kind = ARGUS_STACK_SAMPLE;
+			lt_put(lw, e);
+		}
+		lt_put(lw, lt_ev(ts + t + 2000, ARGUS_EV_SYS_EXIT, 99, 99));
+	}
+	if (ep->waits) { /* the read returns */
+		e = lt_ev(ts + ep->handler_ns - 2 * LT_MS, ARGUS_EV_SCHED_SWITCH, 0, 0);
+		e.sched_switch.next_pid = lw->pid;
+		e.sched_switch.next_tid = lw->pid;
 		lt_put(lw, e);
-		lt_put(lw, lt_ev(ts + t + 1000, ARGUS_EV_SYS_EXIT, 99, 99));
+		e = lt_ev(ts + ep->handler_ns - LT_MS, ARGUS_EV_SYS_EXIT, lw->pid, lw->pid);
+		e.sys_exit.nr = 0;
+		e.sys_exit.ret = 100;
+		e.sys_exit.fd = 9;
+		lt_put(lw, e);
 	}
 	uint64_t end = ts + ep->handler_ns;
 	e = lt_ev(end, ARGUS_EV_SYS_ENTER, lw->pid, lw->pid);

@@ -129,7 +129,8 @@ TEST(same_lag_in_two_runs_is_one_issue_with_two_sessions)
 /* Lags of 180-290 ms injected into a handler: an issue of their own (the
  * short presses are none), landmark ui-episode (no hooks), named by the
  * injected function, which ends the tree's heaviest path; the
- * distribution is the injected one. */
+ * distribution is the injected one. A handler that waits instead is named
+ * by its wait's stack. */
 TEST(injected_lag_is_its_own_issue_with_its_landmark_and_heaviest_path)
 {
 	tmpdir();
@@ -141,14 +142,21 @@ TEST(injected_lag_is_its_own_issue_with_its_landmark_and_heaviest_path)
 	    {.at = 900 * LT_MS, .handler_ns = 290 * LT_MS, .frames = {"on_save", "slow_checksum"}},
 	    {.at = 1400 * LT_MS, .handler_ns = 150 * LT_MS, .frames = {"on_click", "layout_text"}},
 	    {.at = 1700 * LT_MS, .handler_ns = 30 * LT_MS, .frames = {"on_key", "measure_glyph"}},
+	    {.at = 1800 * LT_MS, .handler_ns = 160 * LT_MS, .frames = {"cmd_open", "parse_file"},
+	     .waits = true},
 	};
-	struct lt_run r = {.seed = 3, .ep = eps, .nep = 5};
+	struct lt_run r = {.seed = 3, .ep = eps, .nep = 6};
 	lt_write(t, &r);
 	struct argus_issues *db = open_db("issues.db");
 	import(db, t, 0);
 	size_t n;
 	struct argus_issue_summary *v = list(db, &n);
-	ASSERT_EQ(n, 2);
+	ASSERT_EQ(n, 3);
+	/* a lag without samples: named by the stack of its wait */
+	const struct argus_issue_summary *w = find(v, n, "parse_file");
+	ASSERT(w);
+	ASSERT_STR_EQ(w->frames, "parse_file;cmd_open;main");
+	ASSERT_U64_EQ(w->samples, 0);
 	const struct argus_issue_summary *s = find(v, n, "slow_checksum");
 	ASSERT(s);
 	ASSERT_STR_EQ(s->landmark, "ui-episode");
