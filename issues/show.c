@@ -112,11 +112,12 @@ static void tree_json(const struct cnode *n, FILE *out)
 	fprintf(out, "]}");
 }
 
-/* the heaviest path: the heaviest child at each level */
+/* the heaviest path: the heaviest child at each level, down to a node whose
+ * own samples outweigh it */
 static size_t heaviest(const struct cnode *n, const struct cnode **path, size_t cap)
 {
 	size_t k = 0;
-	while (n->nkid && k < cap) {
+	while (n->nkid && n->kid[0].w > n->self && k < cap) {
 		n = &n->kid[0];
 		path[k++] = n;
 	}
