@@ -96,7 +96,7 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
 }
 
 size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t from,
-                           uint64_t to, uint32_t *stacks, size_t cap)
+                           uint64_t to, uint32_t *stacks, uint64_t *ts, size_t cap)
 {
 	size_t n = 0;
 	uint32_t *ix = s ? idmap_get(&s->ix, tid) : NULL;
@@ -107,8 +107,11 @@ size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t
 	for (uint32_t k = 0; k < r->n && n < cap; k++) {
 		const struct sample *x =
 		    &r->s[(r->head + SAMPLES_PER_THREAD - r->n + k) % SAMPLES_PER_THREAD];
-		if (x->ts >= from && x->ts <= to && x->stack)
+		if (x->ts >= from && x->ts <= to && x->stack) {
+			if (ts)
+				ts[n] = x->ts;
 			stacks[n++] = x->stack;
+		}
 	}
 	return n;
 }
@@ -423,7 +426,8 @@ static uint32_t costly_function(const struct ctx *c, uint32_t pid, uint32_t tid,
 	memset(out, 0, sizeof(*out));
 	if (!c->samples || !c->sym || !c->sym->stack)
 		return 0;
-	n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, SAMPLES_PER_THREAD);
+	n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, NULL,
+	                                  SAMPLES_PER_THREAD);
 	*nsamples = n;
 	return argus_costly_function(c->sym, pid, stacks, n, c->p->costly_share,
 	                             c->p->costly_min_samples, out);

@@ -121,9 +121,12 @@ static int import(const char *dbpath, const char *user, int n, char **paths)
 			rc = fail(e, err);
 			break;
 		}
-		fprintf(stderr, "argus issues: %s: session #%lld: %llu events, %llu lag(s), %llu stall(s)\n",
+		fprintf(stderr,
+		        "argus issues: %s: session #%lld: %llu events, %llu lag(s), %llu stall(s),"
+		        " %llu hooked handler(s)\n",
 		        paths[i], (long long)r.session, (unsigned long long)r.events,
-		        (unsigned long long)r.st.lags, (unsigned long long)r.st.stalls);
+		        (unsigned long long)r.st.lags, (unsigned long long)r.st.stalls,
+		        (unsigned long long)r.st.handlers);
 	}
 	argus_issues_close(db);
 	return rc;

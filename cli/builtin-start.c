@@ -233,10 +233,11 @@ out:
 		struct argus_issue_sink_stats is;
 		argus_issue_sink_get_stats(store.sink, &is);
 		fprintf(stderr,
-		        "argus start: issue store %s: %llu lag(s), %llu stall(s) kept, %llu not"
-		        " written\n",
+		        "argus start: issue store %s: %llu lag(s), %llu stall(s), %llu hooked"
+		        " handler(s) kept, %llu not written\n",
 		        argus_issues_path(store.db), (unsigned long long)is.lags,
-		        (unsigned long long)is.stalls, (unsigned long long)is.errors);
+		        (unsigned long long)is.stalls, (unsigned long long)is.handlers,
+		        (unsigned long long)is.errors);
 	}
 	argus_issue_sink_free(store.sink);
 	argus_issues_close(store.db);

@@ -31,6 +31,7 @@
 #define ARGUS_ISSUES_DIAGNOSES    10   /* stall diagnoses kept per issue */
 #define ARGUS_ISSUES_SCHEMA       1    /* PRAGMA user_version */
 #define ARGUS_ISSUES_SIMILAR_MAX  0.6  /* links: CCT distance at most this */
+#define ARGUS_ISSUES_HANDLER_NS   100000000ull /* hooked dispatches: perceptible */
 
 enum argus_issues_err {
 	ARGUS_ISSUES_OK = 0,
@@ -74,7 +75,7 @@ int argus_issues_add_session(struct argus_issues *db, const struct argus_issues_
 struct argus_issue_occurrence {
 	const char *kind;     /* "lag", "stall" */
 	const char *app;      /* the app: its process name */
-	const char *landmark; /* "ui-episode", "dispatch", "stall" */
+	const char *landmark; /* "ui-episode", "dispatch", "handler", "stall" */
 	const char *name;     /* what names the issue: the cause's innermost function */
 	const char *frames;   /* top application frames of the cause, innermost first, ";" */
 	const char *exe;      /* the executable's file name ("" unknown) */
@@ -112,9 +113,12 @@ struct argus_issue_sink_opts {
 	bool live;
 	/* an import: versions from this trace's build-id table (NULL = none) */
 	const char *versions_from;
+	/* hooked dispatches (landmark "handler") kept from this latency on;
+	 * 0 = ARGUS_ISSUES_HANDLER_NS */
+	uint64_t handler_ns;
 };
 struct argus_issue_sink_stats {
-	uint64_t lags, stalls; /* occurrences written */
+	uint64_t lags, stalls, handlers; /* occurrences written */
 	uint64_t errors;       /* writes that failed (one message for the first) */
 	int last_error;        /* enum argus_issues_err */
 };

@@ -237,6 +237,8 @@ static void write_occ(struct argus_issue_sink *is, struct argus_issue_occurrence
 	}
 	if (!strcmp(o->kind, "stall"))
 		is->st.stalls++;
+	else if (!strcmp(o->landmark, "handler"))
+		is->st.handlers++;
 	else
 		is->st.lags++;
 }
@@ -377,6 +379,60 @@ static void on_lag(void *arg, const struct argus_session_lag *l)
 	free(cx);
 }
 
+/* A hooked dispatch: the landmark is the callback it ran (else the
+ * source's dispatch function, else the source's name), as LagHunter keys
+ * an issue by its landmark method; the samples inside it are its tree. */
+static void on_landmark(void *arg, const struct argus_session_landmark *l)
+{
+	struct argus_issue_sink *is = arg;
+	uint64_t min = is->o.handler_ns ? is->o.handler_ns : ARGUS_ISSUES_HANDLER_NS;
+	if (l->incl_ns < min)
+		return;
+	struct argus_frame f;
+	char name[160];
+	const struct argus_symbolizer *y = l->sym;
+	if (l->callback && y && y->resolve && y->resolve(y->arg, l->pid, l->callback, &f) &&
+	    f.func[0])
+		snprintf(name, sizeof(name), "%s", f.func);
+	else if (l->dispatch && y && y->resolve && y->resolve(y->arg, l->pid, l->dispatch, &f) &&
+	         f.func[0])
+		snprintf(name, sizeof(name), "%s", f.func);
+	else
+		snprintf(name, sizeof(name), "%s", l->source[0] ? l->source : "(unnamed dispatch)");
+	struct contexts *cx = calloc(1, sizeof(*cx));
+	struct frames *fr = malloc(sizeof(*fr));
+	if (!cx || !fr) {
+		free(cx);
+		free(fr);
+		return;
+	}
+	for (uint32_t i = 0; i < l->nstacks; i++) {
+		resolve_stack(l->sym, l->pid, l->stacks[i], fr);
+		add_context(cx, fr);
+	}
+	free(fr);
+	struct argus_issue_occurrence o = {
+	    .kind = "lag",
+	    .app = l->comm[0] ? l->comm : "?",
+	    .landmark = "handler",
+	    .name = name,
+	    .frames = name,
+	    .exe = "",
+	    .version = "",
+	    .start_ns = l->begin,
+	    .incl_ns = l->incl_ns,
+	    .excl_ns = l->excl_ns,
+	    .pid = l->pid,
+	    .tid = l->tid,
+	    .contexts = (const char *const *)cx->ctx,
+	    .weights = cx->w,
+	    .ncontexts = cx->n,
+	};
+	write_occ(is, &o);
+	free_contexts(cx);
+	free(cx);
+}
+
 static void on_end(void *arg, const struct argus_session_stats *st)
 {
 	(void)st;
@@ -402,6 +458,7 @@ int argus_issue_sink_new(struct argus_issue_sink **out, struct argus_session *s,
 	struct argus_session_sink k = {.diagnosis = on_diagnosis,
 	                               .stall_end = on_stall_end,
 	                               .lag = on_lag,
+	                               .landmark = on_landmark,
 	                               .end = on_end,
 	                               .arg = is};
 	if (argus_session_add_sink(s, &k)) {

@@ -144,11 +144,11 @@ static void hand_lags(struct argus_session *s)
 			if (u[k].tid == l->tid)
 				sl.hooks = u[k].hooks;
 		sl.nstacks = (uint32_t)argus_samples_range(s->smp, l->tid, l->start, l->end, stacks,
-		                                           sizeof(stacks) / sizeof(stacks[0]));
+		                                           NULL, sizeof(stacks) / sizeof(stacks[0]));
 		/* the waits it held, not the idle wait that ended it */
 		sl.waits = waits;
 		sl.nwaits = (uint32_t)argus_samples_range(s->waits, l->tid, l->start, l->end - 1, waits,
-		                                          sizeof(waits) / sizeof(waits[0]));
+		                                          NULL, sizeof(waits) / sizeof(waits[0]));
 		for (unsigned k = 0; k < s->nsinks; k++)
 			if (s->sinks[k].lag)
 				s->sinks[k].lag(s->sinks[k].arg, &sl);
@@ -218,6 +218,10 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	if (s->waits && e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT &&
 	    (use & ARGUS_SESSION_TRIGGER))
 		keep_wait(s, e);
+	if (s->landmark_sinks && (e->type == ARGUS_EV_DISPATCH_BEGIN ||
+	                          e->type == ARGUS_EV_DISPATCH_END ||
+	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))
+		session_landmark(s, e);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
 	int rc = s->nfired ? diagnose_fired(s) : 0;
@@ -267,6 +271,7 @@ void argus_session_opts_default(struct argus_session_opts *o)
 	argus_graph_opts_default(&o->graph);
 	o->algo = ARGUS_ALGO_BEAM;
 	o->consumers = ARGUS_SESSION_ALL;
+	o->landmark_ns = 3000000; /* the paper's filter */
 }
 
 int argus_session_new(struct argus_session **out, const struct argus_session_opts *o)
@@ -299,6 +304,7 @@ void argus_session_free(struct argus_session *s)
 	argus_trigger_free(s->trig);
 	argus_samples_free(s->smp);
 	argus_samples_free(s->waits);
+	session_landmarks_free(s);
 	ptables_free(&s->pt);
 	free(s);
 }
@@ -308,6 +314,8 @@ int argus_session_add_sink(struct argus_session *s, const struct argus_session_s
 	if (s->nsinks == SESSION_MAX_SINKS)
 		return -1;
 	s->sinks[s->nsinks++] = *k;
+	if (k->landmark)
+		s->landmark_sinks = true;
 	if (k->lag) {
 		s->lag_sinks = true;
 		if (!s->waits && argus_samples_new_waits(&s->waits))

@@ -45,6 +45,10 @@ struct argus_session_opts {
 	 * the running process's ELF / DWARF (a file source decides itself:
 	 * a trace of this boot does, a synthetic or older one does not) */
 	bool live_symbols;
+	/* hooked dispatches at least this long are landmarks (3 ms: the
+	 * shadow stack's online filter, LagHunter's); only with a sink that
+	 * takes landmarks */
+	uint64_t landmark_ns;
 };
 void argus_session_opts_default(struct argus_session_opts *o);
 
@@ -54,6 +58,7 @@ struct argus_session_stats {
 	uint64_t diagnoses;      /* stalls diagnosed */
 	uint64_t stalls_dropped; /* more than 8 stalls fired at one record: not diagnosed */
 	uint64_t t0;             /* first record's time */
+	uint64_t landmarks;      /* hooked dispatches kept as landmarks */
 	struct argus_trigger_stats trigger;
 };
 
@@ -71,6 +76,24 @@ struct argus_session_lag {
 	const struct argus_symbolizer *sym; /* names their frames */
 };
 
+/* A hooked dispatch (a GLib source, a Qt event) of at least landmark_ns,
+ * measured by the thread's shadow stack of dispatches. Valid during the
+ * call. */
+struct argus_session_landmark {
+	uint32_t pid, tid;
+	char comm[ARGUS_COMM_LEN];
+	uint64_t begin, end;
+	uint64_t incl_ns; /* end - begin */
+	uint64_t excl_ns; /* minus the dispatches nested in it */
+	uint32_t depth;   /* 0: outermost */
+	uint64_t dispatch; /* the source's dispatch function (an address in pid) */
+	uint64_t callback; /* the callback it ran (async_run_begin), 0 = not known */
+	const char *source; /* the source's name, "" = none */
+	const uint32_t *stacks; /* samples inside it, not inside a nested landmark */
+	uint32_t nstacks;
+	const struct argus_symbolizer *sym;
+};
+
 /* Where results go; any callback may be NULL. Called in the thread that
  * feeds the session, in stream order. */
 struct argus_session_sink {
@@ -82,6 +105,8 @@ struct argus_session_sink {
 	void (*end)(void *arg, const struct argus_session_stats *st); /* the source ended */
 	/* a lag ended (after the stall_end and diagnosis of a stall it holds) */
 	void (*lag)(void *arg, const struct argus_session_lag *l);
+	/* a hooked dispatch of at least landmark_ns ended */
+	void (*landmark)(void *arg, const struct argus_session_landmark *l);
 	void *arg;
 };
 

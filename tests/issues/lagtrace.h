@@ -34,6 +34,12 @@ static const char *const lt_lib_funcs[] = {"toolkit_run", "toolkit_dispatch", "m
 struct lt_episode {
 	uint64_t at, handler_ns;
 	bool waits; /* the handler blocks (a wait stack, no samples) instead of computing */
+	/* hooks: the handler runs in a hooked dispatch whose callback is
+	 * frames[0]; nested: its last nested_ns run a nested dispatch of that
+	 * callback */
+	bool hooked;
+	uint64_t nested_ns;
+	const char *nested;
 	/* the handler's frames below the toolkit's dispatch, outermost first
 	 * (main > toolkit_run > toolkit_dispatch are added) */
 	const char *frames[LT_MAX_FRAMES];
@@ -90,6 +96,32 @@ static inline uint64_t lt_ip(struct lt_writer *lw, const char *f)
 	i = lt_index(lt_lib_funcs, sizeof(lt_lib_funcs) / sizeof(lt_lib_funcs[0]), f);
 	ASSERT(i >= 0);
 	return lw->lib_base + 0x2000 + (uint64_t)i * 0x100 + in;
+}
+
+/* the entry of function f (a callback's address) */
+static inline uint64_t lt_entry(struct lt_writer *lw, const char *f)
+{
+	int i = lt_index(lt_exe_funcs, sizeof(lt_exe_funcs) / sizeof(lt_exe_funcs[0]), f);
+	if (i >= 0)
+		return lw->exe_base + 0x1000 + (uint64_t)i * 0x100;
+	i = lt_index(lt_lib_funcs, sizeof(lt_lib_funcs) / sizeof(lt_lib_funcs[0]), f);
+	ASSERT(i >= 0);
+	return lw->lib_base + 0x2000 + (uint64_t)i * 0x100;
+}
+
+/* a hooked record of the app's UI thread */
+static inline void lt_hook(struct lt_writer *lw, uint64_t ts, uint16_t type, uint64_t fn)
+{
+	struct argus_event e = lt_ev(ts, type, lw->pid, lw->pid);
+	e.flags = ARGUS_F_HOOK;
+	if (type == ARGUS_EV_ASYNC_RUN_BEGIN || type == ARGUS_EV_ASYNC_RUN_END) {
+		e.async.obj = 0xabc0;
+		e.async.callback = fn;
+	} else {
+		e.loop.source = 0xabc0;
+		e.loop.callback = fn;
+	}
+	lt_put(lw, e);
 }
 
 static inline void lt_tables(struct lt_writer *lw, uint8_t build)
@@ -151,6 +183,10 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 	e.sched_switch.next_pid = lw->pid;
 	e.sched_switch.next_tid = lw->pid;
 	lt_put(lw, e);
+	if (ep->hooked) {
+		lt_hook(lw, ts + 20000, ARGUS_EV_DISPATCH_BEGIN, lt_entry(lw, "toolkit_dispatch"));
+		lt_hook(lw, ts + 21000, ARGUS_EV_ASYNC_RUN_BEGIN, lt_entry(lw, ep->frames[0]));
+	}
 	e = lt_ev(ts + 30000, ARGUS_EV_IPC_RECV, lw->pid, lw->pid);
 	e.ipc.obj = CLI;
 	e.ipc.peer_obj = SRV;
@@ -159,14 +195,24 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 	lt_put(lw, e);
 	/* the handler: samples every 10 ms, interleaved with time passing; or
 	 * one wait in a read that blocks (its stack recorded) */
+	bool nested_on = false;
 	for (uint64_t t = 5 * LT_MS; t < ep->handler_ns; t += 10 * LT_MS) {
+		if (ep->nested && !nested_on && t >= ep->handler_ns - ep->nested_ns) {
+			uint64_t nb = ts + ep->handler_ns - ep->nested_ns - 2 * LT_MS;
+			lt_hook(lw, nb, ARGUS_EV_DISPATCH_BEGIN, lt_entry(lw, "toolkit_dispatch"));
+			lt_hook(lw, nb + 1000, ARGUS_EV_ASYNC_RUN_BEGIN, lt_entry(lw, ep->nested));
+			nested_on = true;
+		}
 		uint64_t ips[LT_MAX_FRAMES + 4];
 		uint32_t n = 0;
 		size_t nf = 0;
 		while (nf < LT_MAX_FRAMES && ep->frames[nf])
 			nf++;
+		bool in_nested = ep->nested && t >= ep->handler_ns - ep->nested_ns;
 		if (ep->waits)
 			ips[n++] = lw->lib_base + 0x90000; /* libc's read: unnamed */
+		if (in_nested)
+			ips[n++] = lt_ip(lw, ep->nested);
 		for (size_t k = nf; k-- > 0;)
 			ips[n++] = lt_ip(lw, ep->frames[k]);
 		ips[n++] = lt_ip(lw, "toolkit_dispatch");
@@ -204,6 +250,14 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 		lt_put(lw, e);
 	}
 	uint64_t end = ts + ep->handler_ns;
+	if (nested_on) {
+		lt_hook(lw, end - 3000, ARGUS_EV_ASYNC_RUN_END, lt_entry(lw, ep->nested));
+		lt_hook(lw, end - 2000, ARGUS_EV_DISPATCH_END, lt_entry(lw, "toolkit_dispatch"));
+	}
+	if (ep->hooked) {
+		lt_hook(lw, end - 1000, ARGUS_EV_ASYNC_RUN_END, lt_entry(lw, ep->frames[0]));
+		lt_hook(lw, end - 500, ARGUS_EV_DISPATCH_END, lt_entry(lw, "toolkit_dispatch"));
+	}
 	e = lt_ev(end, ARGUS_EV_SYS_ENTER, lw->pid, lw->pid);
 	e.sys_enter.nr = 7; /* poll, waiting */
 	e.sys_enter.arg0 = -1;

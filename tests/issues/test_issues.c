@@ -353,6 +353,64 @@ TEST(locked_store_gives_one_clear_error_and_the_session_goes_on)
 	cleanup();
 }
 
+/* With hooks, each dispatch is a landmark measured by the thread's shadow
+ * stack: a 300 ms handler whose last 120 ms ran a nested dispatch is an
+ * issue of its callback (inclusive 300 ms, exclusive 178 ms, its tree
+ * without the nested samples), the nested callback one of its own; a
+ * 40 ms handler is kept by the 3 ms filter but is no issue (under
+ * 100 ms). The episodes are lags at the "dispatch" landmark. */
+TEST(hooked_dispatches_are_landmarks_with_exclusive_latency)
+{
+	tmpdir();
+	char t[300];
+	snprintf(t, sizeof(t), "%s/run.argus", dir);
+	static const struct lt_episode eps[] = {
+	    {.at = 100 * LT_MS, .handler_ns = 300 * LT_MS, .frames = {"on_save", "slow_checksum"},
+	     .hooked = true, .nested_ns = 120 * LT_MS, .nested = "idle_tick"},
+	    {.at = 600 * LT_MS, .handler_ns = 40 * LT_MS, .frames = {"on_key", "layout_text"},
+	     .hooked = true},
+	};
+	struct lt_run r = {.seed = 7, .ep = eps, .nep = 2};
+	lt_write(t, &r);
+	struct argus_issues *db = open_db("issues.db");
+	char err[512];
+	struct argus_issues_import_result res;
+	ASSERT_EQ(argus_issues_import(db, t, "dan", &res, err, sizeof(err)), 0);
+	ASSERT_U64_EQ(res.st.handlers, 2);
+	ASSERT_U64_EQ(res.st.lags, 1);
+	size_t n;
+	struct argus_issue_summary *v = list(db, &n);
+	const struct argus_issue_summary *outer = NULL, *inner = NULL, *episode = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(v[i].landmark, "handler") && !strcmp(v[i].name, "on_save"))
+			outer = &v[i];
+		if (!strcmp(v[i].landmark, "handler") && !strcmp(v[i].name, "idle_tick"))
+			inner = &v[i];
+		if (!strcmp(v[i].landmark, "dispatch"))
+			episode = &v[i];
+	}
+	ASSERT(outer && inner && episode);
+	ASSERT_EQ(n, 3);
+	ASSERT(outer->incl.max > 299 * LT_MS && outer->incl.max < 301 * LT_MS);
+	ASSERT(outer->excl.max > 176 * LT_MS && outer->excl.max < 181 * LT_MS); /* 300 - 122 */
+	ASSERT(inner->incl.max >= 120 * LT_MS && inner->incl.max < 123 * LT_MS);
+	ASSERT_U64_EQ(inner->incl.max, inner->excl.max);
+	/* the outer tree holds none of the nested samples */
+	ASSERT(outer->samples >= 16 && outer->samples <= 19);
+	ASSERT(inner->samples >= 11 && inner->samples <= 13);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	ASSERT_EQ(argus_issues_show_json(db, outer->id, m, err, sizeof(err)), 0);
+	fclose(m);
+	ASSERT(!strstr(buf, "idle_tick"));
+	ASSERT_CONTAINS(buf, "\"on_save\",\"slow_checksum\"]");
+	free(buf);
+	free(v);
+	argus_issues_close(db);
+	cleanup();
+}
+
 /* The commands: list (text, JSON, sorts, --app), show (text, JSON, HTML),
  * and their usage errors. */
 TEST(cli_lists_shows_and_rejects_bad_arguments)
@@ -405,6 +463,7 @@ TEST_MAIN(TEST_ENTRY(same_lag_in_two_runs_is_one_issue_with_two_sessions),
           TEST_ENTRY(injected_lag_is_its_own_issue_with_its_landmark_and_heaviest_path),
           TEST_ENTRY(two_commands_calling_the_same_slow_function_are_linked),
           TEST_ENTRY(cct_distance_is_a_weighted_multiset_distance),
+          TEST_ENTRY(hooked_dispatches_are_landmarks_with_exclusive_latency),
           TEST_ENTRY(corrupt_store_gives_one_clear_error),
           TEST_ENTRY(locked_store_gives_one_clear_error_and_the_session_goes_on),
           TEST_ENTRY(cli_lists_shows_and_rejects_bad_arguments))
