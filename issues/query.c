@@ -197,7 +197,8 @@ int store_list(struct argus_issues *db, const char *app, int64_t id, enum argus_
 			return e;
 		}
 	}
-	qsort(v, n, sizeof(*v), sorts[(unsigned)sort < 4 ? (unsigned)sort : 0]);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), sorts[(unsigned)sort < 4 ? (unsigned)sort : 0]);
 	*out = v;
 	*nout = n;
 	return 0;
@@ -421,7 +422,8 @@ static struct node_w *nodes_of(const char *const *ctx, const uint32_t *w, size_t
 			v[k++] = (struct node_w){starts[f], len, w[i] * pow(0.5, depth) / total};
 		}
 	}
-	qsort(v, k, sizeof(*v), cmp_node);
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_node);
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (m && !cmp_node(&v[m - 1], &v[i]))

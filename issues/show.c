@@ -47,7 +47,8 @@ static int cmp_w(const void *a, const void *b)
 
 static void tree_sort(struct cnode *n)
 {
-	qsort(n->kid, n->nkid, sizeof(*n->kid), cmp_w);
+	if (n->nkid > 1)
+		qsort(n->kid, n->nkid, sizeof(*n->kid), cmp_w);
 	for (size_t i = 0; i < n->nkid; i++)
 		tree_sort(&n->kid[i]);
 }
