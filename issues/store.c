@@ -180,7 +180,7 @@ int store_exec(struct argus_issues *db, const char *sql, char *err, size_t ecap,
 static int exec_raw(struct argus_issues *db, const char *sql, char *err, size_t ecap)
 {
 	int rc = sqlite3_exec(db->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : store_fail(db, rc, sql, err, ecap);
+	return rc == SQLITE_OK ? 0 : store_fail(db, rc, db->txn ? "write" : "opening", err, ecap);
 }
 
 /* user_version 0 and no tables: a new file, given the schema */
