@@ -211,6 +211,10 @@ static void owner_of(uint32_t pid, char *buf, size_t cap)
 static void write_occ(struct argus_issue_sink *is, struct argus_issue_occurrence *o)
 {
 	char err[512], user[64];
+	if (!is->o.live && is->st.errors) { /* an import failed: it is rolled back whole */
+		is->st.errors++;
+		return;
+	}
 	if (is->o.user)
 		o->user = is->o.user;
 	else if (is->o.live) {
