@@ -118,7 +118,14 @@ static bool same_func(const struct argus_frame *a, const struct argus_frame *b)
  * sample that holds it; the executable is the object of that sample's
  * outermost application frame. A lag without samples: the same over the
  * stacks of the waits inside it. */
-static void cause_of(struct argus_issue_sink *is, const struct argus_session_lag *l,
+struct samples_of {
+	uint32_t pid;
+	const uint32_t *stacks, *waits;
+	uint32_t nstacks, nwaits;
+	const struct argus_symbolizer *sym;
+};
+
+static void cause_of(struct argus_issue_sink *is, const struct samples_of *l,
                      struct contexts *cx, char *name, size_t ncap, char *frames, size_t fcap,
                      char *exe, size_t ecap)
 {
@@ -130,19 +137,19 @@ static void cause_of(struct argus_issue_sink *is, const struct argus_session_lag
 		return;
 	bool found = false;
 	for (uint32_t i = 0; i < l->nstacks; i++) {
-		resolve_stack(l->sym, l->lag.pid, l->stacks[i], fr);
+		resolve_stack(l->sym, l->pid, l->stacks[i], fr);
 		add_context(cx, fr);
 	}
 	/* no samples (the thread waited): the stacks of its waits name it */
 	const uint32_t *ids = l->nstacks ? l->stacks : l->waits;
 	uint32_t nids = l->nstacks ? l->nstacks : l->nwaits;
 	if (nids &&
-	    argus_costly_function(l->sym, l->lag.pid, ids, nids, is->bp.costly_share,
+	    argus_costly_function(l->sym, l->pid, ids, nids, is->bp.costly_share,
 	                          is->bp.costly_min_samples, &costly) &&
 	    costly.func[0]) {
 		snprintf(name, ncap, "%s", costly.func);
 		for (uint32_t i = 0; i < nids && !found; i++) {
-			resolve_stack(l->sym, l->lag.pid, ids[i], fr);
+			resolve_stack(l->sym, l->pid, ids[i], fr);
 			uint32_t k = 0;
 			while (k < fr->n && !same_func(&fr->f[k], &costly))
 				k++;
@@ -254,8 +261,10 @@ static void write_stall(struct argus_issue_sink *is, struct pending *p,
 	char name[128], frames[400], exe[64] = "", f2[400];
 	if (!cx)
 		return;
-	if (l)
-		cause_of(is, l, cx, name, sizeof(name), f2, sizeof(f2), exe, sizeof(exe));
+	if (l) {
+		struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
+		cause_of(is, &so, cx, name, sizeof(name), f2, sizeof(f2), exe, sizeof(exe));
+	}
 	const char *func = p->root_func[0] ? p->root_func : "(unknown)";
 	snprintf(frames, sizeof(frames), "%s@%s", func, p->root_comm[0] ? p->root_comm : "?");
 	uint64_t end = p->ended ? p->st.end : p->st.detected;
@@ -359,7 +368,8 @@ static void on_lag(void *arg, const struct argus_session_lag *l)
 	if (!cx)
 		return;
 	char name[128], frames[400], exe[64];
-	cause_of(is, l, cx, name, sizeof(name), frames, sizeof(frames), exe, sizeof(exe));
+	struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
+	cause_of(is, &so, cx, name, sizeof(name), frames, sizeof(frames), exe, sizeof(exe));
 	uint64_t lat = l->lag.end - l->lag.start;
 	struct argus_issue_occurrence o = {
 	    .kind = "lag",
@@ -393,35 +403,36 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 	if (l->incl_ns < min)
 		return;
 	struct argus_frame f;
-	char name[160];
+	char name[160], frames[400], cname[128], cframes[400], exe[64] = "";
 	const struct argus_symbolizer *y = l->sym;
+	bool named = true;
 	if (l->callback && y && y->resolve && y->resolve(y->arg, l->pid, l->callback, &f) &&
 	    f.func[0])
 		snprintf(name, sizeof(name), "%s", f.func);
 	else if (l->dispatch && y && y->resolve && y->resolve(y->arg, l->pid, l->dispatch, &f) &&
-	         f.func[0])
+	         f.func[0] && !f.system)
 		snprintf(name, sizeof(name), "%s", f.func);
-	else
+	else {
+		named = false; /* a source's name or a toolkit's dispatch says little */
 		snprintf(name, sizeof(name), "%s", l->source[0] ? l->source : "(unnamed dispatch)");
+	}
 	struct contexts *cx = calloc(1, sizeof(*cx));
-	struct frames *fr = malloc(sizeof(*fr));
-	if (!cx || !fr) {
-		free(cx);
-		free(fr);
+	if (!cx)
 		return;
-	}
-	for (uint32_t i = 0; i < l->nstacks; i++) {
-		resolve_stack(l->sym, l->pid, l->stacks[i], fr);
-		add_context(cx, fr);
-	}
-	free(fr);
+	struct samples_of so = {l->pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
+	cause_of(is, &so, cx, cname, sizeof(cname), cframes, sizeof(cframes), exe, sizeof(exe));
+	/* keyed by the callback; one that cannot be named, by the cause inside it too */
+	if (named)
+		snprintf(frames, sizeof(frames), "%s", name);
+	else
+		snprintf(frames, sizeof(frames), "%s;%s", name, cframes);
 	struct argus_issue_occurrence o = {
 	    .kind = "lag",
 	    .app = l->comm[0] ? l->comm : "?",
 	    .landmark = "handler",
 	    .name = name,
-	    .frames = name,
-	    .exe = "",
+	    .frames = frames,
+	    .exe = exe,
 	    .version = "",
 	    .start_ns = l->begin,
 	    .incl_ns = l->incl_ns,

@@ -62,6 +62,9 @@ static void hand(struct argus_session *s, const struct argus_event *e, const str
 	for (size_t i = 0; i < k; i++)
 		if (!in_spans(f, ts[i]))
 			stacks[n++] = all[i];
+	uint32_t waits[256];
+	uint32_t nw = (uint32_t)argus_samples_range(s->waits, e->tid, f->begin, e->ts, waits, NULL,
+	                                            256);
 	if (s->prepare && s->prepare(s))
 		return;
 	const char *src = f->name_str ? session_string(s, f->name_str) : NULL;
@@ -77,6 +80,8 @@ static void hand(struct argus_session *s, const struct argus_event *e, const str
 	                                   .source = src ? src : "",
 	                                   .stacks = stacks,
 	                                   .nstacks = n,
+	                                   .waits = waits,
+	                                   .nwaits = nw,
 	                                   .sym = &s->sym};
 	snprintf(l.comm, sizeof(l.comm), "%s", argus_trigger_comm(s->trig, e->pid));
 	for (unsigned i = 0; i < s->nsinks; i++)

@@ -91,6 +91,8 @@ struct argus_session_landmark {
 	const char *source; /* the source's name, "" = none */
 	const uint32_t *stacks; /* samples inside it, not inside a nested landmark */
 	uint32_t nstacks;
+	const uint32_t *waits; /* stacks of its thread's waits inside it (with lag sinks) */
+	uint32_t nwaits;
 	const struct argus_symbolizer *sym;
 };
 
