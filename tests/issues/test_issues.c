@@ -14,6 +14,7 @@
 
 #include "issues.h"
 #include "lagtrace.h"
+#include "synth.h"
 #include "test.h"
 
 static char dir[256];
@@ -411,6 +412,68 @@ TEST(hooked_dispatches_are_landmarks_with_exclusive_latency)
 	cleanup();
 }
 
+static int by_signature(const void *a, const void *b)
+{
+	const struct argus_issue_summary *x = a, *y = b;
+	int c = strcmp(x->app, y->app);
+	if (!c)
+		c = strcmp(x->landmark, y->landmark);
+	return c ? c : strcmp(x->frames, y->frames);
+}
+
+/* The daemon's way (records pushed into a session, tables interned as
+ * they come) and an import of the same desktop's trace file give the same
+ * issues with the same counts. */
+TEST(pushed_records_give_the_issues_of_the_trace_file)
+{
+	tmpdir();
+	char t[300], err[512];
+	snprintf(t, sizeof(t), "%s/synth.argus", dir);
+	struct argus_synth_opts so;
+	argus_synth_opts_default(&so);
+	so.events = 400000;
+	so.seed = 5;
+	struct argus_trace_writer *w;
+	struct argus_trace_error te;
+	ASSERT_EQ(argus_trace_writer_open(&w, t, NULL, NULL, &te), 0);
+	struct argus_sink ws = argus_trace_writer_sink(w);
+	ASSERT_EQ(argus_synth_run(&so, &ws, NULL), 0);
+	ASSERT_EQ(argus_trace_writer_close(w, &te), 0);
+	struct argus_issues *a = open_db("file.db"), *b = open_db("pushed.db");
+	import(a, t, 0);
+	int64_t sid;
+	struct argus_issues_session ss = {.key = "pushed", .kind = "daemon", .source = "live"};
+	ASSERT_EQ(argus_issues_add_session(b, &ss, &sid, err, sizeof(err)), 0);
+	struct argus_session *s;
+	ASSERT_EQ(argus_session_new(&s, NULL), 0);
+	struct argus_issue_sink *is;
+	struct argus_issue_sink_opts io = {.db = b, .session = sid, .user = "alice", .name = "test"};
+	ASSERT_EQ(argus_issue_sink_new(&is, s, &io, err, sizeof(err)), 0);
+	struct argus_sink push = argus_session_sink(s);
+	ASSERT_EQ(argus_synth_run(&so, &push, NULL), 0);
+	argus_session_end(s);
+	argus_issue_sink_free(is);
+	argus_session_free(s);
+	size_t na, nb;
+	struct argus_issue_summary *va = list(a, &na), *vb = list(b, &nb);
+	ASSERT(na >= 5);
+	ASSERT_EQ(na, nb);
+	qsort(va, na, sizeof(*va), by_signature);
+	qsort(vb, nb, sizeof(*vb), by_signature);
+	for (size_t i = 0; i < na; i++) {
+		ASSERT_STR_EQ(va[i].frames, vb[i].frames);
+		ASSERT_STR_EQ(va[i].landmark, vb[i].landmark);
+		ASSERT_U64_EQ(va[i].occurrences, vb[i].occurrences);
+		ASSERT_U64_EQ(va[i].samples, vb[i].samples);
+		ASSERT_U64_EQ(va[i].incl.max, vb[i].incl.max);
+	}
+	free(va);
+	free(vb);
+	argus_issues_close(a);
+	argus_issues_close(b);
+	cleanup();
+}
+
 /* The commands: list (text, JSON, sorts, --app), show (text, JSON, HTML),
  * and their usage errors. */
 TEST(cli_lists_shows_and_rejects_bad_arguments)
@@ -464,6 +527,7 @@ TEST_MAIN(TEST_ENTRY(same_lag_in_two_runs_is_one_issue_with_two_sessions),
           TEST_ENTRY(two_commands_calling_the_same_slow_function_are_linked),
           TEST_ENTRY(cct_distance_is_a_weighted_multiset_distance),
           TEST_ENTRY(hooked_dispatches_are_landmarks_with_exclusive_latency),
+          TEST_ENTRY(pushed_records_give_the_issues_of_the_trace_file),
           TEST_ENTRY(corrupt_store_gives_one_clear_error),
           TEST_ENTRY(locked_store_gives_one_clear_error_and_the_session_goes_on),
           TEST_ENTRY(cli_lists_shows_and_rejects_bad_arguments))
