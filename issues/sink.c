@@ -326,7 +326,11 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 		const char *f = d->root.func[0] ? d->root.func : d->costly_func;
 		if (d->root.reason == ARGUS_ROOT_BUSY && d->costly_func[0])
 			f = d->costly_func;
-		snprintf(p->root_func, sizeof(p->root_func), "%s", f);
+		if (f[0])
+			snprintf(p->root_func, sizeof(p->root_func), "%s", f);
+		else /* no frame named: why it was named keys it */
+			snprintf(p->root_func, sizeof(p->root_func), "(%s)",
+			         argus_root_reason_name(d->root.reason));
 	}
 	snprintf(p->summary, sizeof(p->summary), "%s", d->summary);
 	char *buf = NULL;
