@@ -154,7 +154,7 @@ int cmd_issues(int argc, char **argv)
 	int c;
 	optind = sub ? 2 : 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(issues_usage, stdout);
