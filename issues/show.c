@@ -487,7 +487,7 @@ static int icicle(const struct cnode *n, double x, double w, int depth, uint64_t
 		        "fill=\"hsl(%u,60%%,70%%)\" stroke=\"#fff\"/>",
 		        x, (depth - 1) * ICICLE_H, w, ICICLE_H - 1, 20 + h % 40);
 		if (w > 40) {
-			fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" clip-path=\"none\">",
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">",
 			        x + 3, (depth - 1) * ICICLE_H + 13);
 			char buf[96];
 			snprintf(buf, sizeof(buf), "%.*s", (int)(w / 7), n->label);
