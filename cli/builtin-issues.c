@@ -6,14 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "hooks.h"
 #include "issues.h"
 
 static const char issues_usage[] =
     "usage: argus issues [--db PATH] [--app NAME] [--sort KEY] [--json]\n"
     "       argus issues show [--db PATH] [--json] [--html OUT] ID\n"
     "       argus issues import [--db PATH] [--user NAME] TRACE...\n"
+    "       argus issues prune [--db PATH] ID SYMBOL -- CMD ARGS...\n"
     "\n"
     "Every perceptible lag (a UI episode of 100 ms or more) and every stall argus\n"
     "sees - the daemon as they end, or a trace file imported - is an occurrence of\n"
@@ -29,6 +33,12 @@ static const char issues_usage[] =
     "  import TRACE   a trace file's lags and stalls as one session (a trace\n"
     "                 imported before is skipped); --user names its user\n"
     "                 (default: you)\n"
+    "  prune ID SYMBOL -- CMD\n"
+    "                 LagHunter's call pruning: run CMD twice under `argus record\n"
+    "                 --hooks` (as root), the second time with SYMBOL made to return\n"
+    "                 at once (the hooks' --prune), and compare the latency of the\n"
+    "                 issue's landmark in the two runs; CMD must repeat the action\n"
+    "                 that lags by itself (a script, a driver)\n"
     "\n"
     "options:\n"
     "      --db PATH    the store (default " ARGUS_ISSUES_DB ")\n"
@@ -132,6 +142,131 @@ static int import(const char *dbpath, const char *user, int n, char **paths)
 	return rc;
 }
 
+/* `argus record --hooks -o trace -- cmd`, SYMBOL pruned when prune is set */
+static int record_run(const char *trace, const char *prune, char **cmd)
+{
+	size_t n = 0;
+	while (cmd[n])
+		n++;
+	char **av = calloc(n + 7, sizeof(*av));
+	if (!av)
+		return ARGUS_EXIT_INTERNAL;
+	const char *head[] = {"argus", "record", "--hooks", "-o", trace, "--"};
+	for (size_t i = 0; i < 6; i++)
+		av[i] = (char *)head[i];
+	for (size_t i = 0; i < n; i++)
+		av[6 + i] = cmd[i];
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		if (prune)
+			setenv(ARGUS_HOOK_ENV_PRUNE, prune, 1);
+		else
+			unsetenv(ARGUS_HOOK_ENV_PRUNE);
+		execv("/proc/self/exe", av);
+		_exit(127);
+	}
+	free(av);
+	int st;
+	if (p < 0 || waitpid(p, &st, 0) != p)
+		return ARGUS_EXIT_INTERNAL;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : ARGUS_EXIT_FAIL;
+}
+
+static void dist_line(const char *what, const struct argus_latency_dist *d)
+{
+	if (!d->count) {
+		printf("  %s: no occurrence (none of 100 ms or more)\n", what);
+		return;
+	}
+	printf("  %s: %llu occurrence(s), median %.0f ms, p90 %.0f ms, max %.0f ms\n", what,
+	       (unsigned long long)d->count, (double)d->median / 1e6, (double)d->p90 / 1e6,
+	       (double)d->max / 1e6);
+}
+
+static int prune(const char *dbpath, const char *ids, const char *symbol, char **cmd)
+{
+	char err[1024];
+	uint64_t id;
+	if (!cli_parse_u64(ids, 1, INT64_MAX, &id)) {
+		cli_error("issues", "prune: '%s' is not an issue id", ids);
+		return ARGUS_EXIT_USAGE;
+	}
+	struct argus_issues *db;
+	int e = argus_issues_open(&db, dbpath, true, err, sizeof(err));
+	if (e)
+		return fail(e, err);
+	struct argus_issue_summary *v, issue = {0};
+	size_t n;
+	e = argus_issues_list(db, NULL, ARGUS_ISSUES_BY_LATENCY, &v, &n, err, sizeof(err));
+	argus_issues_close(db);
+	if (e)
+		return fail(e, err);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == (int64_t)id)
+			issue = v[i];
+	free(v);
+	if (!issue.id) {
+		cli_error("issues", "prune: no issue %llu", (unsigned long long)id);
+		return ARGUS_EXIT_FAIL;
+	}
+	char dir[] = "/tmp/argus-prune-XXXXXX", before[64], after[64], store[64];
+	if (!mkdtemp(dir)) {
+		cli_error("issues", "prune: cannot make a scratch folder: %m");
+		return ARGUS_EXIT_IO;
+	}
+	snprintf(before, sizeof(before), "%s/before.argus", dir);
+	snprintf(after, sizeof(after), "%s/pruned.argus", dir);
+	snprintf(store, sizeof(store), "%s/issues.db", dir);
+	printf("issue %lld: %s, landmark %s: %s\n", (long long)issue.id, issue.app, issue.landmark,
+	       issue.name);
+	int rc = record_run(before, NULL, cmd);
+	if (rc > ARGUS_EXIT_FAIL) {
+		cli_error("issues", "prune: the run without pruning failed (argus record: exit %d)",
+		          rc);
+		return rc;
+	}
+	rc = record_run(after, symbol, cmd);
+	if (rc > ARGUS_EXIT_FAIL) {
+		cli_error("issues", "prune: the run with %s pruned failed (argus record: exit %d)",
+		          symbol, rc);
+		return rc;
+	}
+	if ((e = argus_issues_open(&db, store, false, err, sizeof(err))))
+		return fail(e, err);
+	struct argus_issues_import_result ra, rb;
+	struct argus_latency_dist da, db2;
+	const char *name = !strcmp(issue.landmark, "handler") ? issue.name : NULL;
+	if ((e = argus_issues_import(db, before, "prune", &ra, err, sizeof(err))) < 0 ||
+	    (e = argus_issues_import(db, after, "prune", &rb, err, sizeof(err))) < 0 ||
+	    (e = argus_issues_landmark_latency(db, ra.session, issue.app, issue.landmark, name, &da,
+	                                       err, sizeof(err))) ||
+	    (e = argus_issues_landmark_latency(db, rb.session, issue.app, issue.landmark, name,
+	                                       &db2, err, sizeof(err)))) {
+		argus_issues_close(db);
+		return e <= -100 ? (cli_error("issues", "%s", err), cli_trace_exit(e + 100))
+		                 : fail(e, err);
+	}
+	argus_issues_close(db);
+	char what[160];
+	dist_line("without pruning", &da);
+	snprintf(what, sizeof(what), "with %s pruned", symbol);
+	dist_line(what, &db2);
+	if (!da.count)
+		printf("  the landmark did not lag in the run without pruning: nothing to compare\n");
+	else if (!db2.count)
+		printf("  pruning %s removes the landmark's perceptible latency: the call causes it\n",
+		       symbol);
+	else if (db2.median * 2 <= da.median)
+		printf("  pruning %s cuts the median from %.0f to %.0f ms: the call causes much of it\n",
+		       symbol, (double)da.median / 1e6, (double)db2.median / 1e6);
+	else
+		printf("  pruning %s leaves the latency (median %.0f -> %.0f ms): it is not the cause\n",
+		       symbol, (double)da.median / 1e6, (double)db2.median / 1e6);
+	printf("  traces and their store: %s\n", dir);
+	return da.count ? ARGUS_EXIT_OK : ARGUS_EXIT_FAIL;
+}
+
 int cmd_issues(int argc, char **argv)
 {
 	enum { OPT_DB = 256, OPT_APP, OPT_SORT, OPT_JSON, OPT_HTML, OPT_USER };
@@ -144,8 +279,9 @@ int cmd_issues(int argc, char **argv)
 	                                     {"user", required_argument, NULL, OPT_USER},
 	                                     {NULL, 0, NULL, 0}};
 	const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
-	if (sub && strcmp(sub, "show") && strcmp(sub, "import")) {
-		cli_error("issues", "unknown command '%s' (list, show, import; see --help)", sub);
+	if (sub && strcmp(sub, "show") && strcmp(sub, "import") && strcmp(sub, "prune")) {
+		cli_error("issues", "unknown command '%s' (list, show, import, prune; see --help)",
+		          sub);
 		return ARGUS_EXIT_USAGE;
 	}
 	const char *dbpath = NULL, *app = NULL, *html = NULL, *user = NULL;
@@ -194,6 +330,13 @@ int cmd_issues(int argc, char **argv)
 		return ARGUS_EXIT_USAGE;
 	}
 	int rest = argc - optind;
+	if (sub && !strcmp(sub, "prune")) {
+		if (rest < 3 || json || html || user || app) {
+			cli_error("issues", "prune: ID SYMBOL -- CMD ARGS... expected");
+			return ARGUS_EXIT_USAGE;
+		}
+		return prune(dbpath, argv[optind], argv[optind + 1], argv + optind + 2);
+	}
 	if (is_show) {
 		if (rest != 1) {
 			cli_error("issues", "show: one issue id expected");

@@ -188,6 +188,14 @@ int argus_issues_similar(struct argus_issues *db, int64_t id, struct argus_issue
 double argus_cct_distance(const char *const *ca, const uint32_t *wa, size_t na,
                           const char *const *cb, const uint32_t *wb, size_t nb);
 
+/* The latency of a landmark in one session: every occurrence kept of the
+ * app's issues at landmark (and named name, when not NULL) - what `argus
+ * issues prune` compares before and after. Exact (from the occurrences'
+ * details, the latest 100 per issue). */
+int argus_issues_landmark_latency(struct argus_issues *db, int64_t session, const char *app,
+                                  const char *landmark, const char *name,
+                                  struct argus_latency_dist *d, char *err, size_t ecap);
+
 /* One issue: text (distribution, occurrences, the CCT as a tree, similar
  * issues, the latest diagnoses), JSON, or a self-contained HTML page. */
 int argus_issues_show(struct argus_issues *db, int64_t id, FILE *out, char *err, size_t ecap);

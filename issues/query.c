@@ -513,3 +513,65 @@ int argus_issues_similar(struct argus_issues *db, int64_t id, struct argus_issue
 	cct_set_free(&me);
 	return e;
 }
+
+/* ---- one landmark in one session (prune) ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int argus_issues_landmark_latency(struct argus_issues *db, int64_t session, const char *app,
+                                  const char *landmark, const char *name,
+                                  struct argus_latency_dist *d, char *err, size_t ecap)
+{
+	static const char q[] =
+	    "SELECT o.incl_ns FROM occurrences o JOIN issues i ON i.id = o.issue"
+	    " WHERE o.session = ?1 AND i.app = ?2 AND i.landmark = ?3 AND (?4 IS NULL OR i.name = ?4)";
+	memset(d, 0, sizeof(*d));
+	sqlite3_stmt *st = store_stmt(db, q, err, ecap, "ittt", session, app, landmark, name);
+	if (!st)
+		return ARGUS_ISSUES_EIO;
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			uint64_t *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				sqlite3_reset(st);
+				free(v);
+				snprintf(err, ecap, "out of memory");
+				return ARGUS_ISSUES_ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (uint64_t)sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return store_fail(db, rc, "reading occurrences", err, ecap);
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_u64);
+		double sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += (double)v[i];
+		/* nearest rank */
+		size_t r1 = (size_t)ceil(0.25 * (double)n), r2 = (size_t)ceil(0.5 * (double)n),
+		       r3 = (size_t)ceil(0.75 * (double)n), r9 = (size_t)ceil(0.9 * (double)n);
+		*d = (struct argus_latency_dist){.count = n,
+		                                 .mean = sum / (double)n,
+		                                 .min = v[0],
+		                                 .q1 = v[r1 ? r1 - 1 : 0],
+		                                 .median = v[r2 ? r2 - 1 : 0],
+		                                 .q3 = v[r3 ? r3 - 1 : 0],
+		                                 .p90 = v[r9 ? r9 - 1 : 0],
+		                                 .max = v[n - 1]};
+	}
+	free(v);
+	return 0;
+}
