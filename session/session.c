@@ -132,14 +132,14 @@ static void on_lag(void *arg, const struct argus_lag *l)
 static void hand_lags(struct argus_session *s)
 {
 	uint32_t stacks[512], waits[512];
+	struct argus_ui_thread u[64];
+	size_t nu = argus_trigger_ui_threads(s->trig, u, 64);
 	if (s->prepare && s->prepare(s))
 		s->nlags = 0;
 	for (uint32_t i = 0; i < s->nlags; i++) {
 		struct argus_session_lag sl = {.lag = s->lags[i], .stacks = stacks, .sym = &s->sym};
 		const struct argus_lag *l = &s->lags[i];
 		snprintf(sl.comm, sizeof(sl.comm), "%s", argus_trigger_comm(s->trig, l->pid));
-		struct argus_ui_thread u[64];
-		size_t nu = argus_trigger_ui_threads(s->trig, u, 64);
 		for (size_t k = 0; k < nu && k < 64; k++)
 			if (u[k].tid == l->tid)
 				sl.hooks = u[k].hooks;
