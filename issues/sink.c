@@ -429,7 +429,7 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 	if (named)
 		snprintf(frames, sizeof(frames), "%s", name);
 	else
-		snprintf(frames, sizeof(frames), "%s;%s", name, cframes);
+		snprintf(frames, sizeof(frames), "%.150s;%.240s", name, cframes);
 	struct argus_issue_occurrence o = {
 	    .kind = "lag",
 	    .app = l->comm[0] ? l->comm : "?",
