@@ -16,6 +16,14 @@ int argus_samples_new(struct argus_samples **s)
 	return *s ? 0 : -1;
 }
 
+int argus_samples_new_waits(struct argus_samples **s)
+{
+	int rc = argus_samples_new(s);
+	if (!rc)
+		(*s)->waits = true;
+	return rc;
+}
+
 void argus_samples_free(struct argus_samples *s)
 {
 	if (!s)
@@ -28,7 +36,10 @@ void argus_samples_free(struct argus_samples *s)
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (ev[i].type != ARGUS_EV_CPU_SAMPLE || !ev[i].stack.ustack)
+		if (!ev[i].stack.ustack)
+			continue;
+		if (s->waits ? ev[i].type != ARGUS_EV_STACK || ev[i].stack.kind != ARGUS_STACK_WAIT
+		             : ev[i].type != ARGUS_EV_CPU_SAMPLE)
 			continue;
 		uint32_t *ix = idmap_get(&s->ix, ev[i].tid);
 		if (!ix) {
@@ -53,6 +64,27 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
 		if (r->n < SAMPLES_PER_THREAD)
 			r->n++;
 	}
+}
+
+size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t from,
+                           uint64_t to, uint32_t *stacks, uint64_t *ts, size_t cap)
+{
+	size_t n = 0;
+	uint32_t *ix = s ? idmap_get(&s->ix, tid) : NULL;
+	if (!ix)
+		return 0;
+	const struct sring *r = &s->r[*ix];
+	/* oldest first */
+	for (uint32_t k = 0; k < r->n && n < cap; k++) {
+		const struct sample *x =
+		    &r->s[(r->head + SAMPLES_PER_THREAD - r->n + k) % SAMPLES_PER_THREAD];
+		if (x->ts >= from && x->ts <= to && x->stack) {
+			if (ts)
+				ts[n] = x->ts;
+			stacks[n++] = x->stack;
+		}
+	}
+	return n;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -325,16 +357,8 @@ uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	memset(out, 0, sizeof(*out));
 	if (!c->samples || !c->sym || !c->sym->stack)
 		return 0;
-	uint32_t *ix = idmap_get(&c->samples->ix, tid);
-	if (!ix)
-		return 0;
-	const struct sring *r = &c->samples->r[*ix];
-	for (uint32_t k = 0; k < r->n && n < SAMPLES_PER_THREAD; k++) {
-		const struct sample *s =
-		    &r->s[(r->head + SAMPLES_PER_THREAD - 1 - k) % SAMPLES_PER_THREAD];
-		if (s->ts >= from && s->ts <= to && s->stack)
-			stacks[n++] = s->stack;
-	}
+	n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, NULL,
+	                                  SAMPLES_PER_THREAD);
 	*nsamples = n;
 	return argus_costly_function(c->sym, pid, stacks, n, c->p->costly_share,
 	                             c->p->costly_min_samples, out);

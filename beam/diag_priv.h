@@ -30,6 +30,7 @@ struct argus_samples {
 	struct idmap ix;
 	struct sring *r;
 	uint32_t n, cap;
+	bool waits; /* keeps the stacks of blocking waits instead */
 };
 
 struct tv {

@@ -9,11 +9,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "issues.h"
 #include "session.h"
 #include "stream.h"
+
+/* The issue store on the daemon's session (docs/issues.md): a store that
+ * cannot be opened is said in one line, and the daemon runs without it. */
+struct store {
+	const char *path; /* NULL = ARGUS_ISSUES_DB, "" = none */
+	struct argus_issues *db;
+	struct argus_issue_sink *sink;
+};
+
+static int attach_store(void *arg, struct argus_session *s, char *err, size_t ecap)
+{
+	struct store *st = arg;
+	char e[1024], host[64] = "", key[160];
+	struct timespec rt, mono;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	uint64_t real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	uint64_t mon = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(key, sizeof(key), "daemon:%s:%d:%llu", host, (int)getpid(),
+	         (unsigned long long)real);
+	struct argus_issues_session ss = {
+	    .key = key, .kind = "daemon", .source = "live", .host = host, .started = real};
+	int64_t sid = 0;
+	int r = argus_issues_open(&st->db, st->path, false, e, sizeof(e));
+	if (!r && (r = argus_issues_add_session(st->db, &ss, &sid, e, sizeof(e))) > 0)
+		r = 0;
+	struct argus_issue_sink_opts o = {.db = st->db,
+	                                  .session = sid,
+	                                  .real_offset = (int64_t)real - (int64_t)mon,
+	                                  .name = "start",
+	                                  .live = true};
+	if (!r && (r = argus_issue_sink_new(&st->sink, s, &o, e, sizeof(e))) == 0)
+		return 0;
+	cli_error("start", "issue store: %s (lags are not kept; argus goes on)", e);
+	argus_issues_close(st->db);
+	st->db = NULL;
+	(void)err, (void)ecap;
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -41,7 +83,9 @@ static void usage(FILE *f)
 	    "  --notify-bus ADDR   send notifications to this D-Bus address (default: the\n"
 	    "                      session bus of the stalled app's user)\n"
 	    "  --no-notify         no desktop notifications\n"
-	    "  --stall DURATION    stall threshold (default 2s)\n");
+	    "  --stall DURATION    stall threshold (default 2s)\n"
+	    "  --issues-db PATH    the issue store every lag and stall goes to (default\n"
+	    "                      " ARGUS_ISSUES_DB "; \"\" = none; docs/issues.md)\n");
 }
 
 int cmd_start(int argc, char **argv)
@@ -50,6 +94,7 @@ int cmd_start(int argc, char **argv)
 	struct argus_kext_opts ko = {0};
 	bool no_kernel = false, no_diagnose = false;
 	struct argus_daemon_diag_opts so = {0};
+	struct store store = {0};
 	if (argc == 4 && !strcmp(argv[1], "--notify-once")) {
 		/* internal: the daemon's notifier child execs this (docs/daemon.md);
 		 * it stays to answer the notification's "Open report" action */
@@ -88,6 +133,8 @@ int cmd_start(int argc, char **argv)
 			o.rec_dir = v, i++;
 		} else if (!strcmp(a, "--reports")) {
 			so.reports_dir = v, i++;
+		} else if (!strcmp(a, "--issues-db")) {
+			store.path = v, i++;
 		} else if (!strcmp(a, "--notify-bus")) {
 			so.notify_bus = v, i++;
 		} else if (!strcmp(a, "--stall")) {
@@ -153,6 +200,10 @@ int cmd_start(int argc, char **argv)
 	struct argus_kext *k = NULL;
 	struct argus_daemon_diag *sd = NULL;
 	int rc = ARGUS_EXIT_OK;
+	if (!store.path || store.path[0]) {
+		so.attach = attach_store;
+		so.attach_arg = &store;
+	}
 	if (!no_diagnose && argus_daemon_diag_attach(&sd, d, &so, err, sizeof(err))) {
 		cli_error("start", "%s", err);
 		rc = ARGUS_EXIT_IO;
@@ -177,7 +228,19 @@ out:
 	argus_kext_close(k);
 	if (sd)
 		argus_daemon_diag_summary(sd);
-	argus_daemon_diag_free(sd);
+	argus_daemon_diag_free(sd); /* the session, then its sinks */
+	if (store.sink) {
+		struct argus_issue_sink_stats is;
+		argus_issue_sink_get_stats(store.sink, &is);
+		fprintf(stderr,
+		        "argus start: issue store %s: %llu lag(s), %llu stall(s), %llu hooked"
+		        " handler(s) kept, %llu not written\n",
+		        argus_issues_path(store.db), (unsigned long long)is.lags,
+		        (unsigned long long)is.stalls, (unsigned long long)is.handlers,
+		        (unsigned long long)is.errors);
+	}
+	argus_issue_sink_free(store.sink);
+	argus_issues_close(store.db);
 	if (rc == ARGUS_EXIT_OK)
 		fprintf(stderr, "argus start: stopped cleanly\n");
 	return rc;

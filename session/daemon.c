@@ -117,6 +117,10 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		argus_daemon_diag_free(dd);
 		return -1;
 	}
+	if (o->attach && o->attach(o->attach_arg, dd->s, err, ecap)) {
+		argus_daemon_diag_free(dd);
+		return -1;
+	}
 	struct argus_sink inner = argus_session_sink(dd->s);
 	if (argus_worker_new(&dd->w, &inner, worker_tick, dd->s, 0)) {
 		snprintf(err, ecap, "cannot start the diagnosis thread");

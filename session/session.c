@@ -4,6 +4,7 @@
  * diagnosed the moment the trigger fires, on the graph as it is then, and
  * handed to the sinks (docs/session.md).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,42 @@ static void on_stall_end(void *arg, const struct argus_stall *st)
 			s->sinks[k].stall_end(s->sinks[k].arg, st);
 }
 
+static void on_lag(void *arg, const struct argus_lag *l)
+{
+	struct argus_session *s = arg;
+	if (s->lag_sinks && s->nlags < SESSION_MAX_FIRED)
+		s->lags[s->nlags++] = *l;
+}
+
+/* The lags ended at this record, with the samples inside them (after the
+ * stalls: a stalled episode's stall_end and diagnosis come first). */
+static void hand_lags(struct argus_session *s)
+{
+	uint32_t stacks[512], waits[512];
+	struct argus_ui_thread u[64];
+	size_t nu = argus_trigger_ui_threads(s->trig, u, 64);
+	if (s->prepare && s->prepare(s))
+		s->nlags = 0;
+	for (uint32_t i = 0; i < s->nlags; i++) {
+		struct argus_session_lag sl = {.lag = s->lags[i], .stacks = stacks, .sym = &s->sym};
+		const struct argus_lag *l = &s->lags[i];
+		snprintf(sl.comm, sizeof(sl.comm), "%s", argus_trigger_comm(s->trig, l->pid));
+		for (size_t k = 0; k < nu && k < 64; k++)
+			if (u[k].tid == l->tid)
+				sl.hooks = u[k].hooks;
+		sl.nstacks = (uint32_t)argus_samples_range(s->smp, l->tid, l->start, l->end, stacks,
+		                                           NULL, sizeof(stacks) / sizeof(stacks[0]));
+		/* the waits it held, not the idle wait that ended it */
+		sl.waits = waits;
+		sl.nwaits = (uint32_t)argus_samples_range(s->waits, l->tid, l->start, l->end - 1, waits,
+		                                          NULL, sizeof(waits) / sizeof(waits[0]));
+		for (unsigned k = 0; k < s->nsinks; k++)
+			if (s->sinks[k].lag)
+				s->sinks[k].lag(s->sinks[k].arg, &sl);
+	}
+	s->nlags = 0;
+}
+
 static int diagnose_fired(struct argus_session *s)
 {
 	int rc = 0;
@@ -144,6 +181,27 @@ static int diagnose_fired(struct argus_session *s)
 	return rc;
 }
 
+/* A wait stack of a UI thread, kept for the lags (the UI threads are
+ * asked again when the trigger knows more of them). */
+static void keep_wait(struct argus_session *s, const struct argus_event *e)
+{
+	struct argus_trigger_stats ts;
+	argus_trigger_get_stats(s->trig, &ts);
+	if (ts.ui_threads != s->ui_seen) {
+		struct argus_ui_thread u[64];
+		size_t n = argus_trigger_ui_threads(s->trig, u, 64);
+		s->nui = 0;
+		for (size_t i = 0; i < n && i < 64; i++)
+			s->ui_tids[s->nui++] = u[i].tid;
+		s->ui_seen = ts.ui_threads;
+	}
+	for (uint32_t i = 0; i < s->nui; i++)
+		if (s->ui_tids[i] == e->tid) {
+			argus_samples_feed(s->waits, e, 1);
+			return;
+		}
+}
+
 int session_feed(struct argus_session *s, const struct argus_event *e)
 {
 	const struct ev_handler *h =
@@ -157,9 +215,19 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 		return -1;
 	if (use & ARGUS_SESSION_SAMPLES)
 		argus_samples_feed(s->smp, e, 1);
+	if (s->waits && e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT &&
+	    (use & ARGUS_SESSION_TRIGGER))
+		keep_wait(s, e);
+	if (s->landmark_sinks && (e->type == ARGUS_EV_DISPATCH_BEGIN ||
+	                          e->type == ARGUS_EV_DISPATCH_END ||
+	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))
+		session_landmark(s, e);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
-	return s->nfired ? diagnose_fired(s) : 0;
+	int rc = s->nfired ? diagnose_fired(s) : 0;
+	if (s->nlags)
+		hand_lags(s);
+	return rc;
 }
 
 void session_fault(struct argus_session *s, const struct argus_trace_error *e)
@@ -177,6 +245,8 @@ void argus_session_tick(struct argus_session *s, uint64_t now)
 	argus_trigger_advance(s->trig, now);
 	if (s->nfired)
 		diagnose_fired(s);
+	if (s->nlags)
+		hand_lags(s);
 }
 
 void argus_session_end(struct argus_session *s)
@@ -201,6 +271,7 @@ void argus_session_opts_default(struct argus_session_opts *o)
 	argus_graph_opts_default(&o->graph);
 	o->algo = ARGUS_ALGO_BEAM;
 	o->consumers = ARGUS_SESSION_ALL;
+	o->landmark_ns = 3000000; /* the paper's filter */
 }
 
 int argus_session_new(struct argus_session **out, const struct argus_session_opts *o)
@@ -212,7 +283,7 @@ int argus_session_new(struct argus_session **out, const struct argus_session_opt
 		s->o = *o;
 	else
 		argus_session_opts_default(&s->o);
-	struct argus_trigger_cb tcb = {on_stall, on_stall_end, NULL, s};
+	struct argus_trigger_cb tcb = {on_stall, on_stall_end, on_lag, s};
 	s->sym = (struct argus_symbolizer){ptables_resolve, ptables_stack_of, s};
 	s->prepare = ptables_prepare;
 	if (argus_graph_new(&s->g, &s->o.graph) || argus_samples_new(&s->smp) ||
@@ -232,6 +303,8 @@ void argus_session_free(struct argus_session *s)
 	argus_graph_free(s->g);
 	argus_trigger_free(s->trig);
 	argus_samples_free(s->smp);
+	argus_samples_free(s->waits);
+	session_landmarks_free(s);
 	ptables_free(&s->pt);
 	free(s);
 }
@@ -241,6 +314,13 @@ int argus_session_add_sink(struct argus_session *s, const struct argus_session_s
 	if (s->nsinks == SESSION_MAX_SINKS)
 		return -1;
 	s->sinks[s->nsinks++] = *k;
+	if (k->landmark)
+		s->landmark_sinks = true;
+	if (k->lag) {
+		s->lag_sinks = true;
+		if (!s->waits && argus_samples_new_waits(&s->waits))
+			s->waits = NULL; /* lags are named by their samples alone */
+	}
 	return 0;
 }
 

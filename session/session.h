@@ -45,6 +45,10 @@ struct argus_session_opts {
 	 * the running process's ELF / DWARF (a file source decides itself:
 	 * a trace of this boot does, a synthetic or older one does not) */
 	bool live_symbols;
+	/* hooked dispatches at least this long are landmarks (3 ms: the
+	 * shadow stack's online filter, LagHunter's); only with a sink that
+	 * takes landmarks */
+	uint64_t landmark_ns;
 };
 void argus_session_opts_default(struct argus_session_opts *o);
 
@@ -54,7 +58,42 @@ struct argus_session_stats {
 	uint64_t diagnoses;      /* stalls diagnosed */
 	uint64_t stalls_dropped; /* more than 8 stalls fired at one record: not diagnosed */
 	uint64_t t0;             /* first record's time */
+	uint64_t landmarks;      /* hooked dispatches kept as landmarks */
 	struct argus_trigger_stats trigger;
+};
+
+/* A lag: an episode of a UI thread of at least lag_ns (100 ms), stalled or
+ * not (docs/diagnosis.md), with what the session knows of it then. Valid
+ * during the call. */
+struct argus_session_lag {
+	struct argus_lag lag;
+	char comm[ARGUS_COMM_LEN]; /* the app (process name), "" unknown */
+	bool hooks;                /* dispatch hooks seen on the thread */
+	const uint32_t *stacks;    /* stack ids sampled on the thread inside it, oldest first */
+	uint32_t nstacks;
+	const uint32_t *waits; /* stack ids of the thread's blocking waits inside it */
+	uint32_t nwaits;
+	const struct argus_symbolizer *sym; /* names their frames */
+};
+
+/* A hooked dispatch (a GLib source, a Qt event) of at least landmark_ns,
+ * measured by the thread's shadow stack of dispatches. Valid during the
+ * call. */
+struct argus_session_landmark {
+	uint32_t pid, tid;
+	char comm[ARGUS_COMM_LEN];
+	uint64_t begin, end;
+	uint64_t incl_ns; /* end - begin */
+	uint64_t excl_ns; /* minus the dispatches nested in it */
+	uint32_t depth;   /* 0: outermost */
+	uint64_t dispatch; /* the source's dispatch function (an address in pid) */
+	uint64_t callback; /* the callback it ran (async_run_begin), 0 = not known */
+	const char *source; /* the source's name, "" = none */
+	const uint32_t *stacks; /* samples inside it, not inside a nested landmark */
+	uint32_t nstacks;
+	const uint32_t *waits; /* stacks of its thread's waits inside it (with lag sinks) */
+	uint32_t nwaits;
+	const struct argus_symbolizer *sym;
 };
 
 /* Where results go; any callback may be NULL. Called in the thread that
@@ -66,6 +105,10 @@ struct argus_session_sink {
 	void (*stall_end)(void *arg, const struct argus_stall *s);
 	void (*fault)(void *arg, const struct argus_trace_error *e);  /* a file source's fault */
 	void (*end)(void *arg, const struct argus_session_stats *st); /* the source ended */
+	/* a lag ended (after the stall_end and diagnosis of a stall it holds) */
+	void (*lag)(void *arg, const struct argus_session_lag *l);
+	/* a hooked dispatch of at least landmark_ns ended */
+	void (*landmark)(void *arg, const struct argus_session_landmark *l);
 	void *arg;
 };
 
@@ -173,6 +216,11 @@ struct argus_daemon_diag_opts {
 	const char *notify_bus;
 	bool no_notify;
 	uint64_t stall_ns; /* stall threshold; 0 = the trigger's default (2 s) */
+	/* called once with the daemon's session before it runs (NULL = none):
+	 * later stages attach their sinks (the issue store); they run in its
+	 * worker thread. Non-zero fails the attachment (err set by it). */
+	int (*attach)(void *arg, struct argus_session *s, char *err, size_t ecap);
+	void *attach_arg;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,

@@ -4,6 +4,7 @@
 #ifndef ARGUS_SESSION_PRIV_H
 #define ARGUS_SESSION_PRIV_H
 
+#include "hashmap.h"
 #include "idmap.h"
 #include "session.h"
 
@@ -46,6 +47,16 @@ struct argus_session {
 	struct ptables pt;
 	struct argus_stall fired[SESSION_MAX_FIRED];
 	uint32_t nfired;
+	struct argus_lag lags[SESSION_MAX_FIRED]; /* ended, for the sinks' lag */
+	uint32_t nlags;
+	bool lag_sinks; /* a sink takes lags */
+	/* with lag sinks: the UI threads' wait stacks (what names a lag
+	 * without samples) */
+	struct argus_samples *waits;
+	uint32_t ui_tids[64], nui, ui_seen;
+	/* with landmark sinks: the shadow stack of each thread's dispatches */
+	bool landmark_sinks, lm_init;
+	struct argus_hmap lm;
 	bool ended;
 	struct argus_session_stats st;
 	struct argus_diagnosis d; /* scratch: large */
@@ -55,7 +66,13 @@ struct argus_session {
 int session_feed(struct argus_session *s, const struct argus_event *e);
 void session_fault(struct argus_session *s, const struct argus_trace_error *e);
 
+/* landmarks.c */
+void session_landmark(struct argus_session *s, const struct argus_event *e);
+void session_landmarks_free(struct argus_session *s);
+
 /* tables.c */
+/* A string of the source's table (a file's, or the pushed one); NULL unknown. */
+const char *session_string(const struct argus_session *s, uint32_t id);
 void ptables_free(struct ptables *t);
 int ptables_prepare(struct argus_session *s);
 bool ptables_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out);

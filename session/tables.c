@@ -136,6 +136,11 @@ static const char *tab_string(const void *arg, uint32_t id)
 	return id && id <= dx->nstr ? dx->strs[id - 1] : NULL;
 }
 
+const char *session_string(const struct argus_session *s, uint32_t id)
+{
+	return s->stacks ? argus_trace_string(s->stacks, id) : tab_string(s, id);
+}
+
 static bool tab_stack(const void *arg, uint32_t id, struct argus_stack *out)
 {
 	const struct ptables *dx = &((const struct argus_session *)arg)->pt;

@@ -115,7 +115,8 @@ run_pass() (
 			sleep 0.1
 		done
 		env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$PWD/daemon" --no-recorder \
-			--hooks-dir "" --reports "$PWD/reports" >daemon.log 2>&1 &
+			--hooks-dir "" --reports "$PWD/reports" \
+			--issues-db "${ARGUS_ISSUES_DB:-$PWD/issues.db}" >daemon.log 2>&1 &
 		daemon=$!
 		pids="$daemon $pids"
 		if wait_file "$PWD/daemon/stream.sock" 200; then

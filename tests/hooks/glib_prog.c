@@ -11,6 +11,8 @@
  *   cond         a condition signal to a waiter, then a contended mutex unlock
  *   flag         one thread writes ready_flag, another polls it (data flag)
  *   hang         calls hang_forever(), which never returns (prune it)
+ *   lag          a 50 ms timeout whose callback on_tick() spends 250 ms in
+ *                recount_words(), three times, then quits (prune it)
  *   dbus-server  owns org.argus.HookTest, answers one Ping, exits
  *   dbus-client  calls org.argus.HookTest Ping once
  */
@@ -264,6 +266,38 @@ static int run_dbus_client(void)
 	return 0;
 }
 
+/* ---- lag ---- */
+
+__attribute__((noinline)) unsigned recount_words(void)
+{
+	gint64 t0 = g_get_monotonic_time();
+	volatile unsigned h = 2166136261u;
+	while (g_get_monotonic_time() - t0 < 250000)
+		for (int i = 0; i < 10000; i++)
+			h = (h ^ (unsigned)i) * 16777619u;
+	return h;
+}
+
+static int ticks;
+
+__attribute__((noinline)) gboolean on_tick(gpointer data)
+{
+	(void)data;
+	printf("tick %d %u\n", ticks, recount_words() & 1);
+	if (++ticks < 3)
+		return G_SOURCE_CONTINUE;
+	g_main_loop_quit(loop);
+	return G_SOURCE_REMOVE;
+}
+
+static int run_lag(void)
+{
+	loop = g_main_loop_new(NULL, FALSE);
+	g_timeout_add(50, on_tick, NULL);
+	g_main_loop_run(loop);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -288,7 +322,9 @@ int main(int argc, char **argv)
 		return run_dbus_server();
 	if (!strcmp(m, "dbus-client"))
 		return run_dbus_client();
+	if (!strcmp(m, "lag"))
+		return run_lag();
 	fprintf(stderr, "usage: glib_prog "
-	                "idle|invoke|timeout|pool|task|cond|flag|hang|dbus-server|dbus-client\n");
+	                "idle|invoke|timeout|pool|task|cond|flag|hang|dbus-server|dbus-client|lag\n");
 	return 2;
 }

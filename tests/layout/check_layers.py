@@ -12,7 +12,7 @@ import re
 import sys
 
 ORDER = ["event", "synth", "kext", "hooks", "ringbuf", "stream", "incremental-graph",
-         "trigger", "beam", "session", "bench", "cli"]
+         "trigger", "beam", "session", "issues", "bench", "cli"]
 PRODUCERS = {"kext", "hooks"}
 PRODUCER_CONTRACT = {"ring_producer.h", "shm_ring.h"}
 PRIVATE = re.compile(r"(_priv|_internal|_int)\.h$")

@@ -8,6 +8,8 @@
  * read): 'f' / the button answer in 3 ms (normal runs), 'h' makes the
  * helper sleep 4 s in answer_slowly() first, so the UI stalls 4 s and the
  * root cause is the helper's sleep - a LongWait chain across processes.
+ * 'l' makes the UI thread itself compute for 250 ms in recompute_layout():
+ * a perceptible lag, not a stall.
  * With --via-worker the UI thread hands each request to a worker thread
  * ("lookup-worker") and waits on a condition variable for it: the chain is
  * UI thread -> worker -> helper process.
@@ -140,10 +142,29 @@ __attribute__((noinline)) static void ask_helper(struct app *a, char req)
 	fflush(stdout);
 }
 
+/* 250 ms on the CPU in the UI thread: a lag of the handler itself. */
+__attribute__((noinline)) static unsigned recompute_layout(void)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	volatile unsigned h = 2166136261u;
+	do {
+		for (int i = 0; i < 10000; i++)
+			h = (h ^ (unsigned)i) * 16777619u;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 250000000L);
+	printf("layout %u\n", h & 1);
+	fflush(stdout);
+	return h;
+}
+
 static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 {
 	(void)w;
-	ask_helper(arg, e->keyval == GDK_KEY_h ? 's' : 'f');
+	if (e->keyval == GDK_KEY_l)
+		recompute_layout();
+	else
+		ask_helper(arg, e->keyval == GDK_KEY_h ? 's' : 'f');
 	return TRUE;
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "desktop.h"
+#include "issues.h"
 #include "test.h"
 
 static char dir[64];
@@ -199,8 +200,11 @@ static void live_case(const char *extra_arg)
 	snprintf(sock, sizeof(sock), "%s/stream.sock", run);
 	/* no --notify-bus and no bus in its environment: argus start must find
 	 * the app's session bus itself */
-	char *dargv[] = {(char *)bin,   "start", "--run-dir", run,     "--no-recorder",
-	                 "--hooks-dir", "",      "--reports", reports, NULL};
+	char issues[96];
+	snprintf(issues, sizeof(issues), "%s/issues.db", dir);
+	char *dargv[] = {(char *)bin, "start",     "--run-dir", run,     "--no-recorder",
+	                 "--hooks-dir", "",        "--reports", reports, "--issues-db",
+	                 issues,      NULL};
 	daemon_pid = spawn(dargv, "argus.log", "DBUS_SESSION_BUS_ADDRESS");
 	if (!wait_path(sock, 15000)) {
 		char *log = slurp("argus.log");
@@ -228,6 +232,10 @@ static void live_case(const char *extra_arg)
 		usleep(150000);
 	}
 	ASSERT_MSG(file_has("app.log", "answer f", 3000), "the app got no key");
+	for (int i = 0; i < 3; i++) { /* three lags of 250 ms in the UI thread */
+		ASSERT_EQ(xdo("key l"), 0);
+		usleep(700000);
+	}
 	ASSERT_EQ(xdo("key h"), 0); /* the hang */
 	uint64_t seen = 0, t_key = mono_ns();
 	/* and a key more, as an impatient user would: the press and release of
@@ -264,6 +272,27 @@ static void live_case(const char *extra_arg)
 	         reports);
 	bool have_reports = system(lsreports) == 0;
 	uint64_t since = stall_since(ndjson, (int)app);
+	char store_err[512] = "";
+	struct argus_issues *db = NULL;
+	struct argus_issue_summary *iv = NULL;
+	size_t niv = 0;
+	char *lag_page = NULL;
+	size_t lag_len = 0;
+	if (!argus_issues_open(&db, issues, true, store_err, sizeof(store_err)) &&
+	    !argus_issues_list(db, "argus-demo-app", ARGUS_ISSUES_BY_LATENCY, &iv, &niv, store_err,
+	                       sizeof(store_err))) {
+		for (size_t i = 0; i < niv; i++) {
+			printf("issue %lld %s %s %s [%s] occ %llu\n", (long long)iv[i].id, iv[i].kind,
+			       iv[i].landmark, iv[i].name, iv[i].frames,
+			       (unsigned long long)iv[i].occurrences);
+			if (!strcmp(iv[i].kind, "lag") && strstr(iv[i].frames, "on_key") && !lag_page) {
+				FILE *m = open_memstream(&lag_page, &lag_len);
+				argus_issues_show_json(db, iv[i].id, m, store_err, sizeof(store_err));
+				fclose(m);
+			}
+		}
+	}
+	argus_issues_close(db);
 	teardown();
 	ASSERT_MSG(strstr(log, "stopped cleanly") && !strstr(log, "Sanitizer") &&
 	               !strstr(log, "runtime error"),
@@ -288,6 +317,22 @@ static void live_case(const char *extra_arg)
 	}
 	ASSERT_MSG(schema_rc == 0, "stream lines do not match docs/json-stream.schema.json");
 	ASSERT(have_reports);
+	/* the issue store: the three lags one issue of the key handler, its
+	 * tree's heaviest path through recompute_layout; the hang a stall issue
+	 * naming the helper */
+	ASSERT_MSG(iv, "issue store: %s", store_err);
+	bool stall_issue = false;
+	for (size_t i = 0; i < niv; i++)
+		if (!strcmp(iv[i].kind, "stall") && strstr(iv[i].frames, "@slow-lookup"))
+			stall_issue = true;
+	ASSERT_MSG(stall_issue, "no stall issue naming the helper");
+	ASSERT_MSG(lag_page, "no lag issue of on_key");
+	printf("%.600s\n", lag_page);
+	ASSERT_CONTAINS(lag_page, "\"landmark\":\"ui-episode\"");
+	ASSERT_CONTAINS(lag_page, "\"recompute_layout\"]");
+	ASSERT_CONTAINS(lag_page, "\"occurrences\":3");
+	free(lag_page);
+	free(iv);
 	free(hist);
 	free(ndjson);
 	free(log);

@@ -48,14 +48,16 @@ static int run(const struct cli *c, char *out, size_t cap, const char *args)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static pid_t start_daemon(const struct cli *c)
+/* issues_db: the issue store ("" none); its stderr to log (NULL: none) */
+static pid_t start_daemon_with(const struct cli *c, const char *issues_db, const char *log)
 {
 	pid_t p = fork();
 	if (p == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
+		int fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+		             : open("/dev/null", O_WRONLY);
+		dup2(fd, 2);
 		execl(c->bin, c->bin, "start", "--no-kernel", "--run-dir", c->run, "--recorder",
-		      c->rec, "--hooks-dir", c->hooks, (char *)NULL);
+		      c->rec, "--hooks-dir", c->hooks, "--issues-db", issues_db, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++, usleep(10000))
@@ -64,6 +66,11 @@ static pid_t start_daemon(const struct cli *c)
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
 	return -1;
+}
+
+static pid_t start_daemon(const struct cli *c)
+{
+	return start_daemon_with(c, "", NULL);
 }
 
 TEST(start_status_stop)
@@ -124,5 +131,44 @@ TEST(dump_of_an_empty_recorder_and_bad_flags)
 	cli_cleanup(&c);
 }
 
+/* An issue store that is not one (docs/issues.md): one line says so, and
+ * the daemon runs and stops cleanly without it. */
+TEST(damaged_issue_store_is_one_line_and_the_daemon_runs)
+{
+	struct cli c;
+	cli_setup(&c);
+	char db[160], log[160], out[4096], args[512];
+	snprintf(db, sizeof(db), "%s/issues.db", c.base);
+	snprintf(log, sizeof(log), "%s/start.log", c.base);
+	FILE *f = fopen(db, "w");
+	ASSERT(f);
+	for (int i = 0; i < 300; i++)
+		fputs("not a database at all. ", f);
+	fclose(f);
+	pid_t d = start_daemon_with(&c, db, log);
+	ASSERT(d > 0);
+	snprintf(args, sizeof(args), "status --run-dir %s", c.run);
+	ASSERT_EQ(run(&c, out, sizeof(out), args), 0);
+	snprintf(args, sizeof(args), "stop --run-dir %s", c.run);
+	ASSERT_EQ(run(&c, out, sizeof(out), args), 0);
+	int st;
+	ASSERT_EQ(waitpid(d, &st, 0), d);
+	ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	f = fopen(log, "r");
+	ASSERT(f);
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	fclose(f);
+	printf("%s", out);
+	const char *line = strstr(out, "argus start: issue store: ");
+	ASSERT(line);
+	ASSERT_CONTAINS(line, db);
+	ASSERT_CONTAINS(line, "not an issue store");
+	ASSERT(!strstr(line + 26, "issue store: ")); /* one line */
+	ASSERT_CONTAINS(out, "stopped cleanly");
+	cli_cleanup(&c);
+}
+
 TEST_MAIN(TEST_ENTRY(start_status_stop), TEST_ENTRY(sigterm_flushes_and_exits_cleanly),
-          TEST_ENTRY(dump_of_an_empty_recorder_and_bad_flags))
+          TEST_ENTRY(dump_of_an_empty_recorder_and_bad_flags),
+          TEST_ENTRY(damaged_issue_store_is_one_line_and_the_daemon_runs))

@@ -24,7 +24,7 @@ TEST(kernel_records_reach_a_stream_client)
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 2);
 		execl(bin, bin, "start", "--run-dir", run, "--recorder", rec, "--hooks-dir", hooks,
-		      "--no-samples", (char *)NULL);
+		      "--no-samples", "--issues-db", "", (char *)NULL);
 		_exit(127);
 	}
 	bool up = false;
