@@ -206,10 +206,41 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 /* One JSON object (docs/report.schema.json), no trailing newline. */
 void argus_report_json(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
                        FILE *out);
-/* Chrome trace / Perfetto JSON of the diagnoses' causal paths with flow
+/* Legacy Chrome trace JSON of the diagnoses' causal paths with flow
  * arrows: a complete {"traceEvents":[...]} document. */
-void argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
-                           const struct argus_report_ctx *c, FILE *out);
+void argus_report_chrome_json(const struct argus_diagnosis *d, size_t n,
+                              const struct argus_report_ctx *c, FILE *out);
+
+/* What a Perfetto trace (and the HTML timeline) shows beyond the diagnosis:
+ * the records of a span of time - scheduling and CPU samples - from a trace
+ * file or the daemon's recent history. each() calls fn for every record
+ * with from <= ts <= to, in time order. */
+struct argus_report_records {
+	void (*each)(void *arg, uint64_t from, uint64_t to,
+	             void (*fn)(void *fn_arg, const struct argus_event *ev), void *fn_arg);
+	void *arg;
+};
+/* The span a report shows: from the normal run's start or 10 s before the
+ * stall, whichever is earlier, to the stall's end (its detection while it
+ * lasts). */
+void argus_report_window(const struct argus_diagnosis *d, uint64_t *from, uint64_t *to);
+/* What a Perfetto trace holds (the tests compare them with the report). */
+struct argus_perfetto_counts {
+	uint64_t packets;
+	uint64_t threads; /* thread tracks */
+	uint64_t slices;  /* segments + stall and root-cause marks */
+	uint64_t flows;   /* causal edges */
+	uint64_t sched;   /* ftrace scheduler events */
+	uint64_t samples; /* CPU samples */
+};
+/* The diagnoses as a native Perfetto trace (TracePacket stream,
+ * beam/perfetto_trace.proto; docs/report.md). rec (records of the windows)
+ * and sym (names of the samples' and segments' frames) may be NULL. counts
+ * may be NULL. Returns 0, or -1 when out of memory or the write failed. */
+int argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
+                          const struct argus_report_ctx *c, const struct argus_report_records *rec,
+                          const struct argus_symbolizer *sym, FILE *out,
+                          struct argus_perfetto_counts *counts);
 /* A self-contained HTML page: per diagnosis an SVG picture of the causal
  * path across processes and threads over time, and the text report. */
 void argus_report_html(const struct argus_diagnosis *d, size_t n, const struct argus_report_ctx *c,

@@ -1,7 +1,7 @@
 /*
  * report.c - a diagnosis as terminal text, as JSON (docs/report.schema.json)
- * and as a Chrome-trace / Perfetto JSON with flow arrows along the causal
- * path (docs/report.md).
+ * and as a legacy Chrome-trace JSON with flow arrows along the causal path
+ * (docs/report.md; the native Perfetto trace is perfetto.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -295,8 +295,8 @@ static void pf_names(FILE *out, const struct argus_report_ctx *c, const struct a
 	fputs("}}", out);
 }
 
-void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
-                           const struct argus_report_ctx *c, FILE *out)
+void argus_report_chrome_json(const struct argus_diagnosis *ds, size_t n,
+                              const struct argus_report_ctx *c, FILE *out)
 {
 	bool first = true;
 	uint64_t flow = 1;

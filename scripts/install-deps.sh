@@ -10,6 +10,10 @@ packages=(
 	libuv1-dev libck-dev libjemalloc-dev libzstd-dev libcapstone-dev
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 	libclang-rt-14-dev
+	# the Perfetto trace: protobuf-c encodes it; protoc decodes it in the tests
+	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	# the HTML reports are loaded in a real browser in the tests
+	chromium
 	# live tests and the demo: a real X server, session bus, notification
 	# daemon and GTK3 apps
 	xvfb x11-utils xdotool dbus dbus-x11 dunst libnotify-bin libgtk-3-dev

@@ -20,11 +20,22 @@
 
 #include "session.h"
 
+/* A stall diagnosed and not ended yet: its reports are written again with
+ * its end (the Perfetto trace's window reaches it). */
+#define PENDING_MAX 8
+struct pending {
+	bool used;
+	struct argus_diagnosis d;
+	char base[900];
+};
+
 struct argus_report_sink {
 	struct argus_report_sink_opts o;
 	struct argus_session *s;
 	uint64_t t0; /* report times are relative to the sink's start */
 	bool reports_ok;
+	struct pending pend[PENDING_MAX];
+	unsigned next_pend; /* the slot a new one takes when all are used */
 };
 
 static uint64_t mono_ns(void)
@@ -175,43 +186,118 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		;
 }
 
-/* Write the text and JSON reports; path gets the JSON one ("" on failure). */
-static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
-                          const struct argus_report_ctx *rc, char *path, size_t cap)
+/* One report file BASE.EXT written by fn; false on failure. */
+static bool write_one(const char *base, const char *ext,
+                      int (*fn)(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                                const struct argus_report_ctx *rc, FILE *f),
+                      struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                      const struct argus_report_ctx *rc)
 {
-	path[0] = 0;
+	char path[1000], tmp[1010];
+	snprintf(path, sizeof(path), "%s.%s", base, ext);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return false;
+	int wr = fn(sd, d, rc, f);
+	if (fclose(f) || wr || rename(tmp, path)) {
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+static int w_text(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                  const struct argus_report_ctx *rc, FILE *f)
+{
+	(void)sd;
+	argus_report_text(d, rc, f);
+	return 0;
+}
+
+static int w_json(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                  const struct argus_report_ctx *rc, FILE *f)
+{
+	(void)sd;
+	argus_report_json(d, rc, f);
+	fputc('\n', f);
+	return 0;
+}
+
+static int w_perfetto(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                      const struct argus_report_ctx *rc, FILE *f)
+{
+	struct argus_report_records rec = argus_session_records(sd->s);
+	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
+	return argus_report_perfetto(d, 1, rc, &rec, &sym, f, NULL);
+}
+
+static int w_html(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                  const struct argus_report_ctx *rc, FILE *f)
+{
+	(void)sd;
+	argus_report_html(d, 1, rc, f);
+	return 0;
+}
+
+/* The reports of one diagnosis: BASE.txt, .json and .html, then (slower:
+ * the window's records) .pftrace; false when one could not be written. */
+static bool write_all(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                      const struct argus_report_ctx *rc, const char *base, bool perfetto)
+{
+	bool ok = write_one(base, "txt", w_text, sd, d, rc);
+	ok &= write_one(base, "json", w_json, sd, d, rc);
+	ok &= write_one(base, "html", w_html, sd, d, rc);
+	if (perfetto)
+		ok &= write_one(base, "pftrace", w_perfetto, sd, d, rc);
+	if (!ok)
+		fprintf(stderr, "argus %s: cannot write the report %s: %s\n", sd->o.name, base,
+		        strerror(errno));
+	return ok;
+}
+
+/* Write the text, JSON and HTML reports; base gets their path without the
+ * extension ("" on failure). */
+static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                          const struct argus_report_ctx *rc, char *base, size_t cap)
+{
+	base[0] = 0;
 	if (!sd->reports_ok)
 		return;
-	char stamp[32], base[900];
+	char stamp[32], b[900];
 	time_t now = time(NULL);
 	struct tm tm;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-	snprintf(base, sizeof(base), "%s/%s-%s-%u-%" PRIu64, sd->o.reports_dir, stamp,
+	snprintf(b, sizeof(b), "%s/%s-%s-%u-%" PRIu64, sd->o.reports_dir, stamp,
 	         d->stall.comm[0] ? d->stall.comm : "app", d->stall.pid, d->stall.id);
-	for (char *p = base + strlen(sd->o.reports_dir) + 1; *p; p++)
+	for (char *p = b + strlen(sd->o.reports_dir) + 1; *p; p++)
 		if (*p == '/' || *p == ' ')
 			*p = '_'; /* a process name is not a path */
-	char txt[1000], js[1000];
-	snprintf(txt, sizeof(txt), "%s.txt", base);
-	snprintf(js, sizeof(js), "%s.json", base);
-	FILE *f = fopen(txt, "we");
-	if (f) {
-		argus_report_text(d, rc, f);
-		if (fclose(f))
-			f = NULL;
-	}
-	FILE *g = fopen(js, "we");
-	if (g) {
-		argus_report_json(d, rc, g);
-		fputc('\n', g);
-		if (fclose(g))
-			g = NULL;
-	}
-	if (!f || !g)
-		fprintf(stderr, "argus %s: cannot write the report %s: %s\n", sd->o.name, base,
-		        strerror(errno));
-	else
-		snprintf(path, cap, "%s", js);
+	if (write_all(sd, d, rc, b, false))
+		snprintf(base, cap, "%s", b);
+}
+
+/* The Perfetto trace, after the notification; a stall still going on is
+ * kept to be written again when it ends. */
+static void write_trace(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                        const struct argus_report_ctx *rc, const char *base)
+{
+	if (!base[0])
+		return;
+	if (!write_one(base, "pftrace", w_perfetto, sd, d, rc))
+		fprintf(stderr, "argus %s: cannot write the report %s.pftrace: %s\n", sd->o.name,
+		        base, strerror(errno));
+	if (d->stall.end)
+		return;
+	struct pending *p = NULL;
+	for (unsigned i = 0; i < PENDING_MAX && !p; i++)
+		if (!sd->pend[i].used)
+			p = &sd->pend[i];
+	if (!p)
+		p = &sd->pend[sd->next_pend++ % PENDING_MAX]; /* the oldest stays as written */
+	p->used = true;
+	p->d = *d;
+	snprintf(p->base, sizeof(p->base), "%s", base);
 }
 
 static void publish_stall(struct argus_report_sink *sd, const struct argus_stall *s, bool end)
@@ -252,11 +338,16 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	uint64_t t_in = mono_ns();
 	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm};
 	publish_stall(sd, &d->stall, false);
-	char report[1024], body[512];
-	write_reports(sd, d, &rc, report, sizeof(report));
+	char base[1000], html[1024] = "", report[1024] = "", body[512];
+	write_reports(sd, d, &rc, base, sizeof(base));
+	if (base[0]) {
+		snprintf(html, sizeof(html), "%s.html", base);
+		snprintf(report, sizeof(report), "%s.json", base);
+	}
 	argus_report_oneline(d, body, sizeof(body));
+	/* "Open report" opens the page */
 	if (!sd->o.no_notify)
-		notify_async(sd, d, body, report);
+		notify_async(sd, d, body, html);
 	/* the diagnosis line: the report's JSON object under kind "diagnosis" */
 	char *js = NULL;
 	size_t len = 0;
@@ -282,6 +373,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 		free(js);
 	}
 	uint64_t t_out = mono_ns();
+	write_trace(sd, d, &rc, base);
 	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
 	 * threshold the diagnosis was out */
 	fprintf(stderr,
@@ -296,6 +388,16 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 {
 	struct argus_report_sink *sd = arg;
 	publish_stall(sd, s, true);
+	for (unsigned i = 0; i < PENDING_MAX; i++) {
+		struct pending *p = &sd->pend[i];
+		if (!p->used || p->d.stall.id != s->id)
+			continue;
+		struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0,
+		                              argus_session_thread_comm};
+		p->d.stall.end = s->end;
+		write_all(sd, &p->d, &rc, p->base, true);
+		p->used = false;
+	}
 	fprintf(stderr, "argus %s: stall %" PRIu64 " of %s %u ended after %.2f s\n", sd->o.name,
 	        s->id, s->comm, s->pid, (s->end - s->since) / 1e9);
 }
