@@ -197,6 +197,9 @@ struct argus_report_ctx {
 	/* Thread names (may be NULL): a thread named other than its process
 	 * is shown as "comm pid/tid (thread)". Gets arg. */
 	const char *(*thread)(void *arg, uint32_t tid);
+	/* The trace file the diagnoses came from (the HTML page's commands to
+	 * diagnose again); NULL = the daemon's flight recorder. */
+	const char *source;
 };
 /* " (thread)" when the thread's name is known and not its process's, else
  * "": how reports and the summary name a helper thread. */
@@ -224,6 +227,15 @@ struct argus_report_records {
  * stall, whichever is earlier, to the stall's end (its detection while it
  * lasts). */
 void argus_report_window(const struct argus_diagnosis *d, uint64_t *from, uint64_t *to);
+/* A self-contained HTML page (html.c; no scripts, no external files): per
+ * diagnosis the one line, a timeline of the threads involved (scheduling
+ * states from rec, segments, causal edges, stall, root cause; hover for
+ * stacks), the normal and the stalled run side by side, the root cause's
+ * stack, a flame graph of the UI thread's samples for LongRunning, the
+ * commands to diagnose again, the text report. rec and sym may be NULL. */
+void argus_report_html(const struct argus_diagnosis *d, size_t n, const struct argus_report_ctx *c,
+                       const struct argus_report_records *rec, const struct argus_symbolizer *sym,
+                       FILE *out);
 /* What a Perfetto trace holds (the tests compare them with the report). */
 struct argus_perfetto_counts {
 	uint64_t packets;
@@ -241,10 +253,6 @@ int argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
                           const struct argus_report_ctx *c, const struct argus_report_records *rec,
                           const struct argus_symbolizer *sym, FILE *out,
                           struct argus_perfetto_counts *counts);
-/* A self-contained HTML page: per diagnosis an SVG picture of the causal
- * path across processes and threads over time, and the text report. */
-void argus_report_html(const struct argus_diagnosis *d, size_t n, const struct argus_report_ctx *c,
-                       FILE *out);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 

@@ -157,7 +157,7 @@ int cmd_diagnose(int argc, char **argv)
 		status = ARGUS_EXIT_BADINPUT;
 	}
 	struct argus_report_ctx ctx = {argus_session_result_comm, &res, res.t0,
-	                               argus_session_result_thread_comm};
+	                               argus_session_result_thread_comm, path};
 	for (size_t i = 0; i < res.n; i++) {
 		if (json) {
 			argus_report_json(&res.d[i], &ctx, stdout);
@@ -208,7 +208,7 @@ int cmd_diagnose(int argc, char **argv)
 		else if (k == 1)
 			argus_report_chrome_json(res.d, res.n, &ctx, f);
 		else
-			argus_report_html(res.d, res.n, &ctx, f);
+			argus_report_html(res.d, res.n, &ctx, &rec, &sym, f);
 		if (fclose(f) || wr) {
 			cli_error("diagnose", "%s: write failed", out);
 			status = ARGUS_EXIT_IO;

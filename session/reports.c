@@ -235,8 +235,9 @@ static int w_perfetto(struct argus_report_sink *sd, const struct argus_diagnosis
 static int w_html(struct argus_report_sink *sd, const struct argus_diagnosis *d,
                   const struct argus_report_ctx *rc, FILE *f)
 {
-	(void)sd;
-	argus_report_html(d, 1, rc, f);
+	struct argus_report_records rec = argus_session_records(sd->s);
+	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
+	argus_report_html(d, 1, rc, &rec, &sym, f);
 	return 0;
 }
 
@@ -336,7 +337,8 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct argus_report_sink *sd = arg;
 	uint64_t t_in = mono_ns();
-	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm};
+	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm,
+	                              NULL};
 	publish_stall(sd, &d->stall, false);
 	char base[1000], html[1024] = "", report[1024] = "", body[512];
 	write_reports(sd, d, &rc, base, sizeof(base));
@@ -393,7 +395,7 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 		if (!p->used || p->d.stall.id != s->id)
 			continue;
 		struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0,
-		                              argus_session_thread_comm};
+		                              argus_session_thread_comm, NULL};
 		p->d.stall.end = s->end;
 		write_all(sd, &p->d, &rc, p->base, true);
 		p->used = false;

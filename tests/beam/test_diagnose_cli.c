@@ -184,9 +184,9 @@ TEST(html_report_has_a_picture_per_stall)
 		svgs++;
 	for (const char *p = out; (p = strstr(p, "<h2>stall")); p++)
 		h2++;
-	ASSERT(svgs >= 5);
-	ASSERT_EQ(svgs, h2);
-	ASSERT_CONTAINS(out, "marker-end=\"url(#a)\"");
+	ASSERT(h2 >= 5);
+	ASSERT(svgs >= h2); /* the stalled run's timeline, the normal run's when compared */
+	ASSERT_CONTAINS(out, "marker-end=\"url(#arrow)\"");
 	ASSERT_CONTAINS(out, "(pool-1)");
 	free(out);
 }
