@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""perfetto_check.py REPORTS.jsonl TRACE.txt - a Perfetto trace written by
+"""perfetto_check.py REPORTS.jsonl TRACE.txt [--sched] [--samples] - a Perfetto trace written by
 argus (decoded by `protoc --decode=perfetto.protos.Trace`, text format)
 against the JSON reports of the same diagnoses: the thread tracks, slices
 and flows the reports call for, the stall and root-cause marks, the
-scheduler events and the samples' interned callstacks. Prints what it found;
-exit 1 on the first mismatch."""
+scheduler events (--sched: some required) and the samples' interned
+callstacks (--samples: some required). Prints what it found; exit 1 on the
+first mismatch."""
 import json
 import sys
 
@@ -107,8 +108,10 @@ def main():
              (stalls, len(reports), rootmarks, roots))
     if begins != len(vids) + stalls + rootmarks or ends != begins:
         fail("slices %d / ends %d, expected %d" % (begins, ends, len(vids) + stalls + rootmarks))
-    if len(sys.argv) > 3 and sys.argv[3] == "--sched" and (not sched or not samples):
-        fail("no scheduler events (%d) or samples (%d)" % (sched, samples))
+    if "--sched" in sys.argv[3:] and not sched:
+        fail("no scheduler events")
+    if "--samples" in sys.argv[3:] and not samples:
+        fail("no CPU samples")
 
 
 main()

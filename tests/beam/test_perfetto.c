@@ -57,7 +57,7 @@ static void check_seed(const char *seed, const char *extra)
 	        "< %s/t.pftrace > %s/t.txt",
 	        src, src, dir, dir);
 	ASSERT_MSG(rc == 0, "protoc could not decode the trace");
-	rc = sh("python3 %s/tests/beam/perfetto_check.py %s/r.jsonl %s/t.txt --sched", src, dir, dir,
+	rc = sh("python3 %s/tests/beam/perfetto_check.py %s/r.jsonl %s/t.txt --sched --samples", src, dir, dir,
 	        "");
 	ASSERT_MSG(rc == 0, "the trace does not match the reports (see above)");
 }

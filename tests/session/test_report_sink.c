@@ -92,7 +92,7 @@ TEST(daemon_reports_include_a_perfetto_trace_per_stall)
 		snprintf(cmd, sizeof(cmd),
 		         "protoc --decode=perfetto.protos.Trace -I%s/beam %s/beam/perfetto_trace.proto "
 		         "< %s/%s.pftrace > %s/t.txt && python3 %s/tests/beam/perfetto_check.py "
-		         "%s/%s.json %s/t.txt --sched",
+		         "%s/%s.json %s/t.txt --sched --samples",
 		         src, src, dir, names[i], dir, src, dir, names[i], dir);
 		int rc = system(cmd);
 		ASSERT_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s.pftrace: see above", names[i]);
