@@ -259,12 +259,15 @@ void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap
 /* The desktop notification, summary "pinwheel root cause found", on the
  * session bus (DBUS_SESSION_BUS_ADDRESS). Returns 0, or -1 with a reason. */
 int argus_notify(const char *body, const char *report_path, char *err, size_t ecap);
-/* The same, then wait up to timeout_s for the user's answer: the default
- * action ("Open report") runs `opener REPORT` (NULL = xdg-open). Returns 1
- * when the report was opened, 0 when the notification was closed or the
- * wait timed out, -1 with a reason on failure. */
-int argus_notify_serve(const char *body, const char *report_path, unsigned timeout_s,
-                       const char *opener, char *err, size_t ecap);
+/* The notifier of one user session (the caller's session bus): reads
+ * notifications from fd, one a line - the body, ARGUS_NOTIFY_SEP, the
+ * report path -, sends each and runs `opener REPORT` (NULL = xdg-open) when
+ * its default action ("Open report") is taken. A notification waits for
+ * its answer up to timeout_s (0 = 600); the notifier returns once fd is
+ * closed and none waits, or after timeout_s with none waiting. Returns 0,
+ * or -1 with a reason (no bus, an opener that could not run). */
+#define ARGUS_NOTIFY_SEP '\x1f'
+int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err, size_t ecap);
 
 /* ---- symbols (tsym.c, symelf.c) ---- */
 

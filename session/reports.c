@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +30,14 @@ struct pending {
 	char base[900];
 };
 
+/* One notifier per session bus (notify_async). */
+#define NOTIFIERS 16
+struct notifier {
+	pid_t pid; /* 0 = free slot */
+	int fd;    /* our end of its socket */
+	char bus[512];
+};
+
 struct argus_report_sink {
 	struct argus_report_sink_opts o;
 	struct argus_session *s;
@@ -36,6 +45,8 @@ struct argus_report_sink {
 	bool reports_ok;
 	struct pending pend[PENDING_MAX];
 	unsigned next_pend; /* the slot a new one takes when all are used */
+	struct notifier nf[NOTIFIERS];
+	unsigned next_nf;
 };
 
 static uint64_t mono_ns(void)
@@ -113,13 +124,94 @@ static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
 }
 
 /*
- * The notification goes out from a short-lived grandchild: a D-Bus call can
- * take up to its 5 s timeout and must not hold up ingest, and a session bus
- * accepts only its own user (EXTERNAL auth), so the child takes the app
- * owner's uid / gid before it connects. The bus: --notify-bus, else the
- * app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the daemon's
- * own; with none, no notification (the report and the stream still have it).
+ * The notifications go out from one notifier per user session: a child of
+ * the daemon (`argus start --notifier`, a fresh single-threaded process for
+ * GIO: this one is a threaded daemon) that takes the app owner's uid / gid
+ * (a session bus accepts only its own user, EXTERNAL auth), connects to the
+ * bus and serves every notification of that bus - sending it and answering
+ * its "Open report" action - from lines the daemon writes on a socket
+ * (argus_notifier_run, beam/notify.c). A D-Bus call can take up to its 5 s
+ * timeout: in the notifier, never in the daemon. The bus: --notify-bus,
+ * else the app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the
+ * daemon's own; with none, no notification (the report and the stream
+ * still have it). A notifier that ended (all answered, idle 10 minutes) is
+ * reaped and started again for the next notification of its bus.
  */
+
+/* Reap the notifiers that ended; close a dead one's socket. */
+static void reap_notifiers(struct argus_report_sink *sd)
+{
+	for (unsigned i = 0; i < NOTIFIERS; i++) {
+		struct notifier *n = &sd->nf[i];
+		if (n->pid > 0 && waitpid(n->pid, NULL, WNOHANG) == n->pid) {
+			if (n->fd >= 0)
+				close(n->fd);
+			memset(n, 0, sizeof(*n));
+		}
+	}
+}
+
+/* A line to a notifier; false when it is gone (its socket closed). */
+static bool notifier_send(struct notifier *n, const char *body, const char *report)
+{
+	char line[2048];
+	int len = snprintf(line, sizeof(line), "%s%c%s\n", body, ARGUS_NOTIFY_SEP, report);
+	if (len < 0 || (size_t)len >= sizeof(line))
+		return false;
+	for (char *p = line; p < line + len - 1; p++)
+		if (*p == '\n')
+			*p = ' '; /* one notification, one line */
+	return send(n->fd, line, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) == len;
+}
+
+/* Start the notifier of bus as the app's owner; NULL when it cannot run. */
+static struct notifier *notifier_start(struct argus_report_sink *sd, const char *bus, bool owner,
+                                       uid_t uid, gid_t gid)
+{
+	struct notifier *n = NULL;
+	for (unsigned i = 0; i < NOTIFIERS && !n; i++)
+		if (!sd->nf[i].pid)
+			n = &sd->nf[i];
+	if (!n) {
+		/* every slot taken: the oldest one's socket is closed (it answers
+		 * what it has, then ends) to make room */
+		n = &sd->nf[sd->next_nf++ % NOTIFIERS];
+		if (n->fd >= 0)
+			close(n->fd);
+		memset(n, 0, sizeof(*n));
+	}
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		fprintf(stderr, "argus %s: cannot start the notifier: %s\n", sd->o.name,
+		        strerror(errno));
+		return NULL;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "argus %s: cannot fork the notifier: %s\n", sd->o.name,
+		        strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		if (dup2(sv[1], 0) < 0)
+			_exit(1);
+		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
+		setsid();               /* the daemon's Ctrl-C is not the notifier's */
+		if (owner && uid != 0 && geteuid() == 0 &&
+		    (setgroups(1, &gid) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
+			_exit(1);
+		execl("/proc/self/exe", "argus", "start", "--notifier", bus, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	n->pid = pid;
+	n->fd = sv[0];
+	snprintf(n->bus, sizeof(n->bus), "%s", bus);
+	return n;
+}
+
 static void notify_async(struct argus_report_sink *sd, const struct argus_diagnosis *d,
                          const char *body, const char *report)
 {
@@ -151,39 +243,22 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		        sd->o.name, d->stall.comm, d->stall.pid);
 		return;
 	}
-	pid_t mid = fork();
-	if (mid < 0) {
-		fprintf(stderr, "argus %s: cannot fork the notifier: %s\n", sd->o.name,
-		        strerror(errno));
-		return;
+	reap_notifiers(sd);
+	for (unsigned i = 0; i < NOTIFIERS; i++) {
+		struct notifier *n = &sd->nf[i];
+		if (!n->pid || strcmp(n->bus, bus))
+			continue;
+		if (notifier_send(n, body, report))
+			return;
+		/* ended or stuck: let it go, start another */
+		close(n->fd);
+		n->fd = -1;
+		n->bus[0] = 0;
 	}
-	if (mid == 0) {
-		if (fork() != 0)
-			_exit(0);       /* the grandchild is reparented: nothing to reap */
-		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
-		setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1);
-		if (owner && uid != 0 && geteuid() == 0) {
-			if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
-			    setresuid(uid, uid, uid)) {
-				fprintf(stderr, "argus %s: notifier cannot become uid %u: %s\n",
-				        sd->o.name, (unsigned)uid, strerror(errno));
-				_exit(1);
-			}
-		}
-		/* a fresh process for GIO: this one is a fork of a threaded
-		 * daemon (`argus start --notify-once`, the same code below) */
-		execl("/proc/self/exe", "argus", "start", "--notify-once", body, report,
-		      (char *)NULL);
-		char err[256];
-		if (argus_notify(body, report, err, sizeof(err))) {
-			fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s: %s\n",
-			        sd->o.name, d->stall.id, d->stall.comm, err);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
-		;
+	struct notifier *n = notifier_start(sd, bus, owner, uid, gid);
+	if (n && !notifier_send(n, body, report))
+		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
+		        sd->o.name, d->stall.id, d->stall.comm);
 }
 
 /* One report file BASE.EXT written by fn; false on failure. */
@@ -441,5 +516,15 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 
 void argus_report_sink_free(struct argus_report_sink *rs)
 {
+	if (!rs)
+		return;
+	/* the notifiers answer what they have, then end on their own; those
+	 * already gone are reaped (the others are reaped by init after us) */
+	for (unsigned i = 0; i < NOTIFIERS; i++)
+		if (rs->nf[i].pid) {
+			if (rs->nf[i].fd >= 0)
+				close(rs->nf[i].fd);
+			waitpid(rs->nf[i].pid, NULL, WNOHANG);
+		}
 	free(rs);
 }
