@@ -253,6 +253,12 @@ int argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
                           const struct argus_report_ctx *c, const struct argus_report_records *rec,
                           const struct argus_symbolizer *sym, FILE *out,
                           struct argus_perfetto_counts *counts);
+/* The same for a span of records with no diagnosis (`argus dump
+ * --perfetto`): the scheduling, the processes and threads, the samples. */
+int argus_report_perfetto_span(uint64_t from, uint64_t to, const struct argus_report_ctx *c,
+                               const struct argus_report_records *rec,
+                               const struct argus_symbolizer *sym, FILE *out,
+                               struct argus_perfetto_counts *counts);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 

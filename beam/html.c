@@ -18,7 +18,7 @@
 #define W 1100     /* timeline width */
 #define LEFT 250   /* label column */
 #define LANE 40    /* lane height */
-#define TOP 28     /* above the first lane */
+#define TOP 34     /* above the first lane */
 #define MAXLANES 48
 #define COLS (W - LEFT - 20)
 
@@ -322,24 +322,26 @@ static void timeline(FILE *out, const struct argus_report_ctx *c,
 		        LEFT, W - 10, TOP + k * LANE + 16, TOP + k * LANE + 16);
 		draw_states(&t, k);
 	}
-	if (stall) {
-		int k = lane_of(&t, stall->stall.pid, stall->stall.tid);
-		double x = x_of(&t, stall->stall.since);
+	int sk = stall ? lane_of(&t, stall->stall.pid, stall->stall.tid) : -1;
+	if (stall)
 		fprintf(out,
 		        "<rect class=\"stall-bar\" x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" "
 		        "fill=\"#d32f2f\" fill-opacity=\"0.18\" stroke=\"#d32f2f\"><title>stall: %.2f s "
-		        "(%s)</title></rect>\n"
-		        "<text x=\"%.1f\" y=\"%u\" fill=\"#b71c1c\" font-weight=\"bold\">STALL %.2f "
-		        "s</text>\n",
-		        x, TOP + (unsigned)k * LANE + 2, x_of(&t, send) - x + 1, LANE - 4,
+		        "(%s)</title></rect>\n",
+		        x_of(&t, stall->stall.since), TOP + (unsigned)sk * LANE + 2,
+		        x_of(&t, send) - x_of(&t, stall->stall.since) + 1, LANE - 4,
 		        (double)(send - stall->stall.since) / 1e9,
-		        argus_stall_class_name(stall->stall.cls), x + 4, TOP + (unsigned)k * LANE + 13,
-		        (double)(send - stall->stall.since) / 1e9);
-	}
+		        argus_stall_class_name(stall->stall.cls));
 	for (uint32_t i = 0; i < nsegs; i++)
 		draw_seg(&t, &segs[i]);
 	if (p)
 		draw_edges(&t, p, pv);
+	if (stall) /* the label over everything, above the lane */
+		fprintf(out,
+		        "<text x=\"%.1f\" y=\"%u\" fill=\"#b71c1c\" font-weight=\"bold\">STALL %.2f "
+		        "s</text>\n",
+		        x_of(&t, stall->stall.since) + 4, TOP + (unsigned)sk * LANE - 2,
+		        (double)(send - stall->stall.since) / 1e9);
 	fprintf(out,
 	        "<text x=\"%d\" y=\"%u\">+%.3f s</text><text x=\"%d\" y=\"%u\" "
 	        "text-anchor=\"end\">+%.3f s</text>\n</svg>\n",
@@ -482,6 +484,10 @@ static void path_list(FILE *out, const struct argus_report_ctx *c, const struct 
 {
 	fputs("<ol class=\"steps\">\n", out);
 	for (uint32_t i = 0; i < p->n; i++) {
+		/* a long path: its first steps, the rest folded */
+		if (i == 8 && p->n > 12)
+			fprintf(out, "</ol><details><summary>%u more steps</summary><ol start=\"9\">\n",
+			        p->n - 8);
 		const struct argus_vertex_info *v = &pv[i];
 		char b[96];
 		who(c, v->pid, v->tid, b, sizeof(b));
@@ -499,7 +505,7 @@ static void path_list(FILE *out, const struct argus_report_ctx *c, const struct 
 			        argus_edge_kind_name(p->edge[i].kind));
 		fputs("</li>\n", out);
 	}
-	fputs("</ol>\n", out);
+	fputs(p->n > 12 ? "</ol></details>\n" : "</ol>\n", out);
 }
 
 static void commands(FILE *out, const struct argus_diagnosis *d, const struct argus_report_ctx *c)
@@ -576,8 +582,11 @@ static void one_stall(FILE *out, const struct argus_diagnosis *d, const struct a
 		         "timeline normal", 100);
 		path_list(out, c, &d->normal_path, d->normal_v);
 	} else {
-		fputs("<p>No normal run was compared (a LongRunning stall, or no similar earlier "
-		      "run of the UI thread in the window).</p>\n",
+		fputs(d->stall.cls == ARGUS_STALL_LONG_RUNNING
+		          ? "<p>None: a LongRunning stall is explained by the UI thread's own work "
+		            "(its samples below), not compared with a normal run.</p>\n"
+		          : "<p>None: no earlier run of the UI thread similar to this one was in "
+		            "the window, so the diagnosis followed the stalled run alone.</p>\n",
 		      out);
 	}
 	fputs("</div><div><h3>Stalled run</h3>\n", out);

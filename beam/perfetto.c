@@ -876,10 +876,11 @@ static void free_interns(struct argus_hmap *m)
 	argus_hmap_free(m);
 }
 
-int argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
+/* The diagnoses' windows, or with span (no diagnoses) [from, to]. */
+static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
                           const struct argus_report_ctx *c, const struct argus_report_records *rec,
                           const struct argus_symbolizer *sym, FILE *out,
-                          struct argus_perfetto_counts *counts)
+                          struct argus_perfetto_counts *counts, const uint64_t *span)
 {
 	struct argus_perfetto_counts dummy;
 	struct pw w = {.out = out, .c = c, .sym = sym, .n = counts ? counts : &dummy, .first = true};
@@ -890,6 +891,10 @@ int argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
 	/* the records of every window, once (windows of stalls close in time
 	 * overlap) */
 	uint64_t t_first = UINT64_MAX;
+	if (span && rec && rec->each) {
+		rec->each(rec->arg, span[0], span[1], keep_record, &w);
+		t_first = span[0];
+	}
 	for (size_t i = 0; i < n && rec && rec->each; i++) {
 		uint64_t from, to;
 		argus_report_window(&ds[i], &from, &to);
@@ -933,4 +938,21 @@ int argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
 	if (fflush(out) || ferror(out))
 		w.failed = true;
 	return w.failed ? -1 : 0;
+}
+
+int argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
+                          const struct argus_report_ctx *c, const struct argus_report_records *rec,
+                          const struct argus_symbolizer *sym, FILE *out,
+                          struct argus_perfetto_counts *counts)
+{
+	return perfetto_write(ds, n, c, rec, sym, out, counts, NULL);
+}
+
+int argus_report_perfetto_span(uint64_t from, uint64_t to, const struct argus_report_ctx *c,
+                               const struct argus_report_records *rec,
+                               const struct argus_symbolizer *sym, FILE *out,
+                               struct argus_perfetto_counts *counts)
+{
+	uint64_t span[2] = {from, to};
+	return perfetto_write(NULL, 0, c, rec, sym, out, counts, span);
 }
