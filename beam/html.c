@@ -355,7 +355,7 @@ static void timeline(FILE *out, const struct argus_report_ctx *c,
 #define FG_NODES 2048
 #define FG_DEPTH 48
 struct fg_node {
-	char func[96];
+	char func[128];
 	uint32_t parent, count, first_child, next;
 };
 struct fg {

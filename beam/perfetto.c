@@ -920,7 +920,8 @@ static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
 	for (unsigned cpu = 0; cpu < 1024; cpu++)
 		if (cpus[cpu / 64] & (1ull << (cpu % 64)))
 			emit_cpu(&w, (uint16_t)cpu);
-	qsort(w.tev, w.ntev, sizeof(*w.tev), tev_cmp);
+	if (w.ntev)
+		qsort(w.tev, w.ntev, sizeof(*w.tev), tev_cmp);
 	for (size_t i = 0; i < w.ntev; i++)
 		emit_tev(&w, &w.tev[i]);
 	for (size_t i = 0; i < w.nrec; i++)

@@ -218,7 +218,7 @@ static int show(const char *dir, const struct entry *r, int mode, const char *ou
 		}
 		pid_t pid = fork();
 		if (pid == 0) {
-			const char *opener = getenv("ARGUS_OPENER");
+			const char *opener = getenv("ARGUS_OPEN");
 			execlp(opener && *opener ? opener : "xdg-open",
 			       opener && *opener ? opener : "xdg-open", path, (char *)NULL);
 			_exit(127);
@@ -313,8 +313,8 @@ int cmd_report(int argc, char **argv)
 		cli_error("report", "--html and --perfetto need a report number N");
 		return ARGUS_EXIT_USAGE;
 	}
-	struct entry *r;
-	size_t nr;
+	struct entry *r = NULL;
+	size_t nr = 0;
 	int rc = list_dir(dir, &r, &nr);
 	if (rc == -EACCES || rc == -EPERM) {
 		cli_error("report", "%s: not readable by this user", dir);

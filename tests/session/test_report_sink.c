@@ -88,7 +88,7 @@ TEST(daemon_reports_include_a_perfetto_trace_per_stall)
 	ASSERT_U64_EQ(n[2], st.diagnoses);
 	ASSERT_U64_EQ(n[3], st.diagnoses);
 	for (unsigned i = 0; i < nn; i++) {
-		char cmd[2048];
+		static char cmd[1 << 16];
 		snprintf(cmd, sizeof(cmd),
 		         "protoc --decode=perfetto.protos.Trace -I%s/beam %s/beam/perfetto_trace.proto "
 		         "< %s/%s.pftrace > %s/t.txt && python3 %s/tests/beam/perfetto_check.py "
