@@ -239,12 +239,14 @@ static void draw_seg(struct tl *t, const struct seg *s)
 	fputs("</title></rect>\n", t->out);
 	if (v->flags & ARGUS_VF_WAITED) {
 		uint64_t we = v->wait_ns ? v->end + v->wait_ns : t->t1;
+		/* the root cause's wait is what the stall waited for: filled */
 		fprintf(t->out,
-		        "<rect class=\"wait\" x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"10\" "
-		        "fill=\"none\" stroke=\"%s\" stroke-dasharray=\"3,2\"><title>waiting in "
-		        "%s</title></rect>\n",
-		        x_of(t, v->end), TOP + k * LANE + 11, x_of(t, we) - x_of(t, v->end) + 1,
-		        s->fill, sc ? sc : "?");
+		        "<rect class=\"wait%s\" x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"10\" "
+		        "fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" stroke-dasharray=\"3,2\">"
+		        "<title>waiting in %s</title></rect>\n",
+		        root ? " root" : "", x_of(t, v->end), TOP + k * LANE + 11,
+		        x_of(t, we) - x_of(t, v->end) + 1, root ? s->fill : "none", s->fill,
+		        sc ? sc : "?");
 	}
 }
 
@@ -565,7 +567,8 @@ static void one_stall(FILE *out, const struct argus_diagnosis *d, const struct a
 	fputs("<h3>Timeline of the stalled run</h3>\n", out);
 	timeline(out, c, sym, rec, segs, ns, &d->path, d->path_v, d, "timeline", 100);
 	fputs("<p class=\"legend\"><span style=\"background:#e53935\"></span>anomaly (the UI "
-	      "thread's segment) <span style=\"background:#ff8f00\"></span>root cause "
+	      "thread's segment) <span style=\"background:#ff8f00\"></span>root cause (and "
+	      "its wait) "
 	      "<span style=\"background:#1e88e5\"></span>causal path "
 	      "<span style=\"background:#ab47bc\"></span>other candidates &nbsp; arrows: causal "
 	      "edges, dashed = weak &nbsp; under each lane: <span style=\"background:#4caf50\">"
