@@ -18,79 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
-#include "hashmap.h"
-#include "perfetto_trace.pb-c.h"
-
-typedef Perfetto__Protos__TracePacket Packet;
-typedef Perfetto__Protos__TrackEvent TrackEvent;
-typedef Perfetto__Protos__FtraceEvent FtraceEvent;
-typedef Perfetto__Protos__DebugAnnotation Annotation;
-
-#define SEQ 1 /* the one packet sequence argus writes */
-#define SEQ_CLEARED 1
-#define SEQ_NEEDS_STATE 2
-#define THREAD_UUID(tid) ((1ull << 40) | (tid))
-#define PROCESS_UUID(pid) ((2ull << 40) | (pid))
-#define STALL_UUID(id) ((3ull << 40) | (id))
-#define ROOT_UUID(id) ((4ull << 40) | (id))
-#define BUNDLE_MAX 512 /* ftrace events per bundle */
-#define EV_FLOWS 4     /* flows an event starts or ends at most */
-#define EV_ARGS 6
-
-/* A track event before sorting. */
-struct tev {
-	uint64_t ts;
-	uint8_t type;  /* PERFETTO__PROTOS__TRACK_EVENT__TYPE__* */
-	uint8_t order; /* at equal ts: ends, begins, instants */
-	uint64_t track;
-	char name[200];
-	const char *cat;
-	uint64_t flows[EV_FLOWS], term[EV_FLOWS];
-	uint8_t nflows, nterm;
-	struct {
-		const char *key;
-		char s[160];
-		int64_t i;
-		bool is_int;
-	} args[EV_ARGS];
-	uint8_t nargs;
-	uint32_t pid, stack; /* callstack: the stack id, 0 = none */
-};
-
-struct thr {
-	uint32_t pid;
-	char name[ARGUS_COMM_LEN + 1];
-};
-
-struct intern {
-	char *s;
-	uint64_t iid;
-};
-
-struct pw {
-	FILE *out;
-	const struct argus_report_ctx *c;
-	const struct argus_symbolizer *sym;
-	struct argus_perfetto_counts *n;
-	bool failed, first;
-	/* track events */
-	struct tev *tev;
-	size_t ntev, ctev;
-	struct argus_hmap vslice; /* vid -> index of its begin event + 1 */
-	struct argus_hmap tracks; /* thread / process / mark uuid -> 1 */
-	uint64_t next_flow;
-	/* records of the windows */
-	struct argus_event *rec;
-	size_t nrec, crec;
-	uint64_t emitted_to; /* records up to here are out (windows overlap) */
-	struct argus_hmap threads; /* tid -> struct thr */
-	/* interning for the samples */
-	struct argus_hmap fnames, mpaths; /* string hash -> struct intern */
-	struct argus_hmap frames;         /* pid ^ ip hash -> iid */
-	struct argus_hmap stacks;         /* (pid << 32 | stack id) -> iid */
-	uint64_t next_iid;
-};
+#include "perfetto_priv.h"
 
 /* ---- writing packets ---- */
 
@@ -104,7 +32,7 @@ static void put_varint(FILE *out, uint64_t v)
 }
 
 /* One packet as field 1 of Trace (the file is a Trace message). */
-static void emit(struct pw *w, Packet *p)
+void pw_emit(struct pw *w, Packet *p)
 {
 	p->has_trusted_packet_sequence_id = 1;
 	p->trusted_packet_sequence_id = SEQ;
@@ -130,49 +58,18 @@ static void emit(struct pw *w, Packet *p)
 
 /* ---- names ---- */
 
-static const char *comm_of(const struct argus_report_ctx *c, uint32_t pid)
+const char *pw_comm(const struct argus_report_ctx *c, uint32_t pid)
 {
 	const char *s = c && c->comm ? c->comm(c->arg, pid) : NULL;
 	return s ? s : "";
 }
 
-static const char *thread_of(const struct argus_report_ctx *c, uint32_t tid)
+const char *pw_thread(const struct argus_report_ctx *c, uint32_t tid)
 {
 	const char *s = c && c->thread ? c->thread(c->arg, tid) : NULL;
 	return s ? s : "";
 }
 
-/* The name of a thread as the scheduler records carry it. */
-static const char *sched_name(struct pw *w, uint32_t tid)
-{
-	const struct thr *t = argus_hmap_get(&w->threads, tid);
-	if (t && t->name[0])
-		return t->name;
-	const char *s = thread_of(w->c, tid);
-	return *s ? s : t ? comm_of(w->c, t->pid) : "";
-}
-
-static void see_thread(struct pw *w, uint32_t pid, uint32_t tid, const char *name, size_t cap)
-{
-	if (!tid)
-		return; /* the idle task */
-	bool fresh;
-	struct thr *t = argus_hmap_put(&w->threads, tid, &fresh);
-	if (!t) {
-		w->failed = true;
-		return;
-	}
-	if (pid)
-		t->pid = pid;
-	if (name && name[0]) {
-		size_t k = strnlen(name, cap < ARGUS_COMM_LEN ? cap : ARGUS_COMM_LEN);
-		memcpy(t->name, name, k);
-		t->name[k] = 0;
-	} else if (fresh) {
-		const char *s = thread_of(w->c, tid);
-		snprintf(t->name, sizeof(t->name), "%s", *s ? s : comm_of(w->c, pid));
-	}
-}
 
 /* ---- tracks ---- */
 
@@ -201,8 +98,8 @@ static void track(struct pw *w, uint64_t uuid, uint64_t parent, uint32_t pid, ui
 		thd.has_pid = thd.has_tid = 1;
 		thd.pid = (int32_t)pid;
 		thd.tid = (int32_t)tid;
-		const char *t = thread_of(w->c, tid);
-		snprintf(buf, sizeof(buf), "%s", *t ? t : comm_of(w->c, pid));
+		const char *t = pw_thread(w->c, tid);
+		snprintf(buf, sizeof(buf), "%s", *t ? t : pw_comm(w->c, pid));
 		thd.thread_name = buf;
 		td.thread = &thd;
 		w->n->threads++;
@@ -211,13 +108,13 @@ static void track(struct pw *w, uint64_t uuid, uint64_t parent, uint32_t pid, ui
 	} else {
 		pd.has_pid = 1;
 		pd.pid = (int32_t)pid;
-		snprintf(buf, sizeof(buf), "%s", comm_of(w->c, pid));
+		snprintf(buf, sizeof(buf), "%s", pw_comm(w->c, pid));
 		pd.process_name = buf;
 		td.process = &pd;
 	}
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
 	p.track_descriptor = &td;
-	emit(w, &p);
+	pw_emit(w, &p);
 }
 
 static void thread_track(struct pw *w, uint32_t pid, uint32_t tid)
@@ -509,345 +406,7 @@ static void emit_tev(struct pw *w, const struct tev *e)
 	}
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
 	p.track_event = &te;
-	emit(w, &p);
-}
-
-/* ---- scheduling ---- */
-
-static void keep_record(void *arg, const struct argus_event *ev)
-{
-	struct pw *w = arg;
-	if (ev->ts <= w->emitted_to && w->emitted_to)
-		return;
-	if (ev->type != ARGUS_EV_SCHED_SWITCH && ev->type != ARGUS_EV_SCHED_WAKEUP &&
-	    ev->type != ARGUS_EV_SCHED_WAKEUP_NEW && ev->type != ARGUS_EV_CPU_SAMPLE)
-		return;
-	if (w->nrec == w->crec) {
-		size_t nc = w->crec ? 2 * w->crec : 4096;
-		struct argus_event *n = realloc(w->rec, nc * sizeof(*n));
-		if (!n) {
-			w->failed = true;
-			return;
-		}
-		w->rec = n;
-		w->crec = nc;
-	}
-	w->rec[w->nrec++] = *ev;
-	if (ev->type == ARGUS_EV_SCHED_SWITCH) {
-		see_thread(w, ev->pid, ev->tid, NULL, 0);
-		see_thread(w, ev->sched_switch.next_pid, ev->sched_switch.next_tid,
-		           ev->sched_switch.next_comm, sizeof(ev->sched_switch.next_comm));
-	} else if (ev->type != ARGUS_EV_CPU_SAMPLE) {
-		see_thread(w, ev->pid, ev->tid, NULL, 0);
-		see_thread(w, ev->wakeup.wakee_pid, ev->wakeup.wakee_tid, NULL, 0);
-	}
-}
-
-static void emit_process_tree(struct pw *w, uint64_t ts)
-{
-	size_t n = w->threads.len, np = 0, nt = 0, pos = 0;
-	if (!n)
-		return;
-	Perfetto__Protos__ProcessTree__Thread *th = calloc(n, sizeof(*th));
-	Perfetto__Protos__ProcessTree__Thread **thp = calloc(n, sizeof(*thp));
-	Perfetto__Protos__ProcessTree__Process *pr = calloc(n, sizeof(*pr));
-	Perfetto__Protos__ProcessTree__Process **prp = calloc(n, sizeof(*prp));
-	char(*pnames)[ARGUS_COMM_LEN + 1] = calloc(n, sizeof(*pnames));
-	char **cmd = calloc(n, sizeof(*cmd));
-	struct argus_hmap seen = {0};
-	if (!th || !thp || !pr || !prp || !pnames || !cmd) {
-		w->failed = true;
-		goto out;
-	}
-	uint64_t tid;
-	struct thr *t;
-	while ((t = argus_hmap_next(&w->threads, &pos, &tid))) {
-		perfetto__protos__process_tree__thread__init(&th[nt]);
-		th[nt].has_tid = 1;
-		th[nt].tid = (int32_t)tid;
-		if (t->pid) {
-			th[nt].has_tgid = 1;
-			th[nt].tgid = (int32_t)t->pid;
-		}
-		th[nt].name = t->name;
-		thp[nt] = &th[nt];
-		nt++;
-		bool fresh;
-		if (!t->pid || !argus_hmap_put(&seen, t->pid, &fresh) || !fresh)
-			continue;
-		perfetto__protos__process_tree__process__init(&pr[np]);
-		pr[np].has_pid = 1;
-		pr[np].pid = (int32_t)t->pid;
-		const char *c = comm_of(w->c, t->pid);
-		snprintf(pnames[np], sizeof(pnames[np]), "%s", *c ? c : t->pid == tid ? t->name : "");
-		cmd[np] = pnames[np];
-		pr[np].n_cmdline = 1;
-		pr[np].cmdline = &cmd[np];
-		prp[np] = &pr[np];
-		np++;
-	}
-	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__ProcessTree tree = PERFETTO__PROTOS__PROCESS_TREE__INIT;
-	tree.n_processes = np;
-	tree.processes = prp;
-	tree.n_threads = nt;
-	tree.threads = thp;
-	p.has_timestamp = 1;
-	p.timestamp = ts;
-	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_PROCESS_TREE;
-	p.process_tree = &tree;
-	emit(w, &p);
-out:
-	argus_hmap_free(&seen);
-	free(th);
-	free(thp);
-	free(pr);
-	free(prp);
-	free(pnames);
-	free(cmd);
-}
-
-/* The scheduler records of one CPU, in bundles. */
-static void emit_cpu(struct pw *w, uint16_t cpu)
-{
-	FtraceEvent fe[BUNDLE_MAX], *fep[BUNDLE_MAX];
-	Perfetto__Protos__SchedSwitchFtraceEvent sw[BUNDLE_MAX];
-	Perfetto__Protos__SchedWakingFtraceEvent wk[BUNDLE_MAX];
-	Perfetto__Protos__SchedWakeupNewFtraceEvent wn[BUNDLE_MAX];
-	static const size_t NAME = ARGUS_COMM_LEN + 1;
-	char(*names)[2][ARGUS_COMM_LEN + 1] = malloc(BUNDLE_MAX * sizeof(*names));
-	if (!names) {
-		w->failed = true;
-		return;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i <= w->nrec; i++) {
-		const struct argus_event *ev = i < w->nrec ? &w->rec[i] : NULL;
-		if (k && (!ev || k == BUNDLE_MAX)) {
-			Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-			Perfetto__Protos__FtraceEventBundle b = PERFETTO__PROTOS__FTRACE_EVENT_BUNDLE__INIT;
-			b.has_cpu = 1;
-			b.cpu = cpu;
-			b.n_event = k;
-			b.event = fep;
-			p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
-			p.ftrace_events = &b;
-			emit(w, &p);
-			k = 0;
-		}
-		if (!ev || ev->cpu != cpu || ev->type == ARGUS_EV_CPU_SAMPLE)
-			continue;
-		perfetto__protos__ftrace_event__init(&fe[k]);
-		fe[k].has_timestamp = fe[k].has_pid = 1;
-		fe[k].timestamp = ev->ts;
-		fe[k].pid = ev->tid;
-		if (ev->type == ARGUS_EV_SCHED_SWITCH) {
-			const struct argus_ev_sched_switch *s = &ev->sched_switch;
-			Perfetto__Protos__SchedSwitchFtraceEvent *m = &sw[k];
-			perfetto__protos__sched_switch_ftrace_event__init(m);
-			snprintf(names[k][0], NAME, "%s", ev->tid ? sched_name(w, ev->tid) : "swapper");
-			size_t nl = strnlen(s->next_comm, ARGUS_COMM_LEN);
-			memcpy(names[k][1], s->next_comm, nl);
-			names[k][1][nl] = 0;
-			if (!nl)
-				snprintf(names[k][1], NAME, "%s",
-				         s->next_tid ? sched_name(w, s->next_tid) : "swapper");
-			m->prev_comm = names[k][0];
-			m->next_comm = names[k][1];
-			m->has_prev_pid = m->has_prev_prio = m->has_prev_state = 1;
-			m->has_next_pid = m->has_next_prio = 1;
-			m->prev_pid = (int32_t)ev->tid;
-			m->prev_prio = (int32_t)s->prev_prio;
-			m->prev_state = s->prev_state;
-			m->next_pid = (int32_t)s->next_tid;
-			m->next_prio = (int32_t)s->next_prio;
-			fe[k].event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH;
-			fe[k].sched_switch = m;
-		} else {
-			const struct argus_ev_wakeup *u = &ev->wakeup;
-			snprintf(names[k][0], NAME, "%s", sched_name(w, u->wakee_tid));
-			if (ev->type == ARGUS_EV_SCHED_WAKEUP) {
-				Perfetto__Protos__SchedWakingFtraceEvent *m = &wk[k];
-				perfetto__protos__sched_waking_ftrace_event__init(m);
-				m->comm = names[k][0];
-				m->has_pid = m->has_prio = m->has_success = m->has_target_cpu = 1;
-				m->pid = (int32_t)u->wakee_tid;
-				m->prio = (int32_t)u->wakee_prio;
-				m->success = 1;
-				m->target_cpu = (int32_t)u->target_cpu;
-				fe[k].event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_WAKING;
-				fe[k].sched_waking = m;
-			} else {
-				Perfetto__Protos__SchedWakeupNewFtraceEvent *m = &wn[k];
-				perfetto__protos__sched_wakeup_new_ftrace_event__init(m);
-				m->comm = names[k][0];
-				m->has_pid = m->has_prio = m->has_success = m->has_target_cpu = 1;
-				m->pid = (int32_t)u->wakee_tid;
-				m->prio = (int32_t)u->wakee_prio;
-				m->success = 1;
-				m->target_cpu = (int32_t)u->target_cpu;
-				fe[k].event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_WAKEUP_NEW;
-				fe[k].sched_wakeup_new = m;
-			}
-		}
-		fep[k] = &fe[k];
-		k++;
-		w->n->sched++;
-	}
-	free(names);
-}
-
-/* ---- samples ---- */
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static bool same_str(const void *val, void *arg)
-{
-	return !strcmp(((const struct intern *)val)->s, arg);
-}
-
-/* The iid of a string in table m; *fresh when new (to be emitted). */
-static uint64_t intern_str(struct pw *w, struct argus_hmap *m, const char *s, bool *fresh)
-{
-	uint64_t key;
-	struct intern *e = argus_hmap_find_by(m, str_hash(s), same_str, (void *)s, &key);
-	*fresh = false;
-	if (e)
-		return e->iid;
-	e = argus_hmap_put(m, key, NULL);
-	char *dup = strdup(s);
-	if (!e || !dup) {
-		free(dup);
-		w->failed = true;
-		return 0;
-	}
-	e->s = dup;
-	e->iid = ++w->next_iid;
-	*fresh = true;
-	return e->iid;
-}
-
-#define SAMPLE_FRAMES 64
-
-static void emit_sample(struct pw *w, const struct argus_event *ev)
-{
-	const uint64_t *ips = NULL;
-	uint32_t depth = 0;
-	uint32_t id = ev->stack.ustack;
-	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__PerfSample ps = PERFETTO__PROTOS__PERF_SAMPLE__INIT;
-	Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
-	Perfetto__Protos__InternedString fn[SAMPLE_FRAMES], mp[SAMPLE_FRAMES];
-	Perfetto__Protos__InternedString *fnp[SAMPLE_FRAMES], *mpp[SAMPLE_FRAMES];
-	Perfetto__Protos__Mapping map[SAMPLE_FRAMES], *mapp[SAMPLE_FRAMES];
-	Perfetto__Protos__Frame fr[SAMPLE_FRAMES], *frp[SAMPLE_FRAMES];
-	Perfetto__Protos__Callstack cs = PERFETTO__PROTOS__CALLSTACK__INIT, *csp = &cs;
-	uint64_t frame_ids[SAMPLE_FRAMES], path_ids[SAMPLE_FRAMES];
-	struct argus_frame names[SAMPLE_FRAMES];
-	size_t nfn = 0, nmp = 0, nfr = 0;
-	ps.has_cpu = ps.has_pid = ps.has_tid = ps.has_cpu_mode = 1;
-	ps.cpu = ev->cpu;
-	ps.pid = ev->pid;
-	ps.tid = ev->tid;
-	ps.cpu_mode = PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_USER;
-	uint64_t skey = (uint64_t)ev->pid << 32 | id;
-	uint64_t *known = id ? argus_hmap_get(&w->stacks, skey) : NULL;
-	if (known) {
-		ps.has_callstack_iid = 1;
-		ps.callstack_iid = *known;
-	} else if (id && w->sym && w->sym->stack && w->sym->stack(w->sym->arg, id, &ips, &depth) &&
-	           depth) {
-		uint32_t n = depth < SAMPLE_FRAMES ? depth : SAMPLE_FRAMES;
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t ip = ips[n - 1 - i]; /* outermost first */
-			uint64_t fkey = ip * 0x9e3779b97f4a7c15ull ^ ev->pid;
-			uint64_t *fid = argus_hmap_get(&w->frames, fkey);
-			if (fid) {
-				frame_ids[i] = *fid;
-				continue;
-			}
-			struct argus_frame *f = &names[nfr];
-			memset(f, 0, sizeof(*f));
-			if (!w->sym->resolve || !w->sym->resolve(w->sym->arg, ev->pid, ip, f) ||
-			    !f->func[0])
-				snprintf(f->func, sizeof(f->func), "0x%" PRIx64, ip);
-			bool fresh;
-			uint64_t fnid = intern_str(w, &w->fnames, f->func, &fresh);
-			if (fresh) {
-				perfetto__protos__interned_string__init(&fn[nfn]);
-				fn[nfn].has_iid = fn[nfn].has_str = 1;
-				fn[nfn].iid = fnid;
-				fn[nfn].str.data = (uint8_t *)f->func;
-				fn[nfn].str.len = strlen(f->func);
-				fnp[nfn] = &fn[nfn];
-				nfn++;
-			}
-			const char *obj = f->object[0] ? f->object : "[unknown]";
-			uint64_t mid = intern_str(w, &w->mpaths, obj, &fresh);
-			if (fresh) {
-				/* the mapping and its path share the iid */
-				perfetto__protos__interned_string__init(&mp[nmp]);
-				mp[nmp].has_iid = mp[nmp].has_str = 1;
-				mp[nmp].iid = mid;
-				mp[nmp].str.data = (uint8_t *)obj;
-				mp[nmp].str.len = strlen(obj);
-				mpp[nmp] = &mp[nmp];
-				perfetto__protos__mapping__init(&map[nmp]);
-				map[nmp].has_iid = 1;
-				map[nmp].iid = mid;
-				path_ids[nmp] = mid;
-				map[nmp].n_path_string_ids = 1;
-				map[nmp].path_string_ids = &path_ids[nmp];
-				mapp[nmp] = &map[nmp];
-				nmp++;
-			}
-			perfetto__protos__frame__init(&fr[nfr]);
-			fr[nfr].has_iid = fr[nfr].has_function_name_id = 1;
-			fr[nfr].has_mapping_id = fr[nfr].has_rel_pc = 1;
-			fr[nfr].iid = ++w->next_iid;
-			fr[nfr].function_name_id = fnid;
-			fr[nfr].mapping_id = mid;
-			fr[nfr].rel_pc = ip;
-			frp[nfr] = &fr[nfr];
-			frame_ids[i] = fr[nfr].iid;
-			if (!argus_hmap_set_u64(&w->frames, fkey, fr[nfr].iid))
-				w->failed = true;
-			nfr++;
-		}
-		cs.has_iid = 1;
-		cs.iid = ++w->next_iid;
-		cs.n_frame_ids = n;
-		cs.frame_ids = frame_ids;
-		if (!argus_hmap_set_u64(&w->stacks, skey, cs.iid))
-			w->failed = true;
-		in.n_function_names = nfn;
-		in.function_names = fnp;
-		in.n_mapping_paths = nmp;
-		in.mapping_paths = mpp;
-		in.n_mappings = nmp;
-		in.mappings = mapp;
-		in.n_frames = nfr;
-		in.frames = frp;
-		in.n_callstacks = 1;
-		in.callstacks = &csp;
-		p.interned_data = &in;
-		ps.has_callstack_iid = 1;
-		ps.callstack_iid = cs.iid;
-	}
-	p.has_timestamp = 1;
-	p.timestamp = ev->ts;
-	p.has_sequence_flags = 1;
-	p.sequence_flags = SEQ_NEEDS_STATE;
-	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE;
-	p.perf_sample = &ps;
-	emit(w, &p);
-	w->n->samples++;
+	pw_emit(w, &p);
 }
 
 /* ---- the file ---- */
@@ -867,15 +426,6 @@ void argus_report_window(const struct argus_diagnosis *d, uint64_t *from, uint64
 	*to = d->stall.end ? d->stall.end : d->stall.detected;
 }
 
-static void free_interns(struct argus_hmap *m)
-{
-	size_t pos = 0;
-	struct intern *e;
-	while ((e = argus_hmap_next(m, &pos, NULL)))
-		free(e->s);
-	argus_hmap_free(m);
-}
-
 /* The diagnoses' windows, or with span (no diagnoses) [from, to]. */
 static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
                           const struct argus_report_ctx *c, const struct argus_report_records *rec,
@@ -892,7 +442,7 @@ static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
 	 * overlap) */
 	uint64_t t_first = UINT64_MAX;
 	if (span && rec && rec->each) {
-		rec->each(rec->arg, span[0], span[1], keep_record, &w);
+		rec->each(rec->arg, span[0], span[1], pw_keep_record, &w);
 		t_first = span[0];
 	}
 	for (size_t i = 0; i < n && rec && rec->each; i++) {
@@ -903,7 +453,7 @@ static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
 		if (w.emitted_to && from <= w.emitted_to)
 			from = w.emitted_to + 1;
 		if (from <= to) {
-			rec->each(rec->arg, from, to, keep_record, &w);
+			rec->each(rec->arg, from, to, pw_keep_record, &w);
 			w.emitted_to = to;
 		}
 	}
@@ -911,7 +461,7 @@ static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
 		diagnosis_events(&w, &ds[i]);
 	if (t_first == UINT64_MAX)
 		t_first = n ? ds[0].stall.since : 0;
-	emit_process_tree(&w, t_first);
+	pw_process_tree(&w, t_first);
 	/* every CPU's scheduling */
 	uint64_t cpus[1024 / 64] = {0};
 	for (size_t i = 0; i < w.nrec; i++)
@@ -919,14 +469,14 @@ static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
 			cpus[w.rec[i].cpu / 64] |= 1ull << (w.rec[i].cpu % 64);
 	for (unsigned cpu = 0; cpu < 1024; cpu++)
 		if (cpus[cpu / 64] & (1ull << (cpu % 64)))
-			emit_cpu(&w, (uint16_t)cpu);
+			pw_cpu(&w, (uint16_t)cpu);
 	if (w.ntev)
 		qsort(w.tev, w.ntev, sizeof(*w.tev), tev_cmp);
 	for (size_t i = 0; i < w.ntev; i++)
 		emit_tev(&w, &w.tev[i]);
 	for (size_t i = 0; i < w.nrec; i++)
 		if (w.rec[i].type == ARGUS_EV_CPU_SAMPLE)
-			emit_sample(&w, &w.rec[i]);
+			pw_sample(&w, &w.rec[i]);
 	free(w.tev);
 	free(w.rec);
 	argus_hmap_free(&w.vslice);
@@ -934,8 +484,8 @@ static int perfetto_write(const struct argus_diagnosis *ds, size_t n,
 	argus_hmap_free(&w.threads);
 	argus_hmap_free(&w.frames);
 	argus_hmap_free(&w.stacks);
-	free_interns(&w.fnames);
-	free_interns(&w.mpaths);
+	pw_free_interns(&w.fnames);
+	pw_free_interns(&w.mpaths);
 	if (fflush(out) || ferror(out))
 		w.failed = true;
 	return w.failed ? -1 : 0;
