@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "beam.h"
+#include "hashmap.h"
 
 #define W 1100     /* timeline width */
 #define LEFT 250   /* label column */
@@ -365,6 +366,7 @@ struct fg {
 	uint32_t nn, samples, tid;
 	uint64_t from, to;
 	const struct argus_symbolizer *sym;
+	struct argus_hmap leaf; /* stack id -> its innermost node (named once) */
 };
 
 static uint32_t fg_child(struct fg *g, uint32_t parent, const char *func)
@@ -393,6 +395,12 @@ static void fg_sample(void *arg, const struct argus_event *ev)
 		return;
 	g->samples++;
 	g->n[0].count++;
+	uint64_t *known = argus_hmap_get(&g->leaf, ev->stack.ustack);
+	if (known) { /* a stack seen before: count along its nodes */
+		for (uint32_t c = (uint32_t)*known; c; c = g->n[c].parent)
+			g->n[c].count++;
+		return;
+	}
 	uint32_t at = 0;
 	uint32_t n = depth < FG_DEPTH ? depth : FG_DEPTH;
 	for (uint32_t i = 0; i < n; i++) {
@@ -407,6 +415,7 @@ static void fg_sample(void *arg, const struct argus_event *ev)
 		g->n[c].count++;
 		at = c;
 	}
+	argus_hmap_set_u64(&g->leaf, ev->stack.ustack, at); /* no memory: named again next time */
 }
 
 static void fg_draw(FILE *out, const struct fg *g, uint32_t node, double x, double w,
@@ -476,6 +485,7 @@ static void flame(FILE *out, const struct argus_diagnosis *d, const struct argus
 		      "of the samples; hover for the counts.</p>\n",
 		      out);
 	}
+	argus_hmap_free(&g.leaf);
 	free(g.n);
 }
 
