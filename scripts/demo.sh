@@ -153,6 +153,8 @@ live_demo() {
 	# the user clicks it: "Open report" opens the HTML page
 	dunstctl action 0 || true
 	wait_for 70 grep -q done "$work/opened" 2>/dev/null || true
+	local opened=""
+	[[ -s "$work/opened" ]] && opened=$(head -1 "$work/opened")
 	wait_for 10 grep -q "answer s" "$work/app.log" || true
 	sleep 0.5 # the stall's end reaches the stream
 	dunstctl close-all
@@ -184,8 +186,8 @@ for n in json.load(sys.stdin)["data"][0]:
 	fi
 	echo
 	echo "== \"Open report\" (the notification's action) =="
-	if [[ -s "$work/opened" ]]; then
-		echo "   opened $(head -1 "$work/opened")"
+	if [[ -n "$opened" ]]; then
+		echo "   opened $opened"
 		[[ -f "$out/demo-report.png" ]] && echo "   the page in headless Chromium: $out/demo-report.png"
 	else
 		echo "   the action did not open the report (see $out/demo-argus.log)"
