@@ -222,6 +222,9 @@ struct argus_report_ctx {
 	/* Thread names (may be NULL): a thread named other than its process
 	 * is shown as "comm pid/tid (thread)". Gets arg. */
 	const char *(*thread)(void *arg, uint32_t tid);
+	/* The trace file the diagnoses came from (the HTML page's commands to
+	 * diagnose again); NULL = the daemon's flight recorder. */
+	const char *source;
 };
 /* " (thread)" when the thread's name is known and not its process's, else
  * "": how reports and the summary name a helper thread. */
@@ -231,26 +234,71 @@ void argus_report_text(const struct argus_diagnosis *d, const struct argus_repor
 /* One JSON object (docs/report.schema.json), no trailing newline. */
 void argus_report_json(const struct argus_diagnosis *d, const struct argus_report_ctx *c,
                        FILE *out);
-/* Chrome trace / Perfetto JSON of the diagnoses' causal paths with flow
+/* Legacy Chrome trace JSON of the diagnoses' causal paths with flow
  * arrows: a complete {"traceEvents":[...]} document. */
-void argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
-                           const struct argus_report_ctx *c, FILE *out);
-/* A self-contained HTML page: per diagnosis an SVG picture of the causal
- * path across processes and threads over time, and the text report. */
+void argus_report_chrome_json(const struct argus_diagnosis *d, size_t n,
+                              const struct argus_report_ctx *c, FILE *out);
+
+/* What a Perfetto trace (and the HTML timeline) shows beyond the diagnosis:
+ * the records of a span of time - scheduling and CPU samples - from a trace
+ * file or the daemon's recent history. each() calls fn for every record
+ * with from <= ts <= to, in time order. */
+struct argus_report_records {
+	void (*each)(void *arg, uint64_t from, uint64_t to,
+	             void (*fn)(void *fn_arg, const struct argus_event *ev), void *fn_arg);
+	void *arg;
+};
+/* The span a report shows: from the normal run's start or 10 s before the
+ * stall, whichever is earlier, to the stall's end (its detection while it
+ * lasts). */
+void argus_report_window(const struct argus_diagnosis *d, uint64_t *from, uint64_t *to);
+/* A self-contained HTML page (html.c; no scripts, no external files): per
+ * diagnosis the one line, a timeline of the threads involved (scheduling
+ * states from rec, segments, causal edges, stall, root cause; hover for
+ * stacks), the normal and the stalled run side by side, the root cause's
+ * stack, a flame graph of the UI thread's samples for LongRunning, the
+ * commands to diagnose again, the text report. rec and sym may be NULL. */
 void argus_report_html(const struct argus_diagnosis *d, size_t n, const struct argus_report_ctx *c,
+                       const struct argus_report_records *rec, const struct argus_symbolizer *sym,
                        FILE *out);
+/* What a Perfetto trace holds (the tests compare them with the report). */
+struct argus_perfetto_counts {
+	uint64_t packets;
+	uint64_t threads; /* thread tracks */
+	uint64_t slices;  /* segments + stall and root-cause marks */
+	uint64_t flows;   /* causal edges */
+	uint64_t sched;   /* ftrace scheduler events */
+	uint64_t samples; /* CPU samples */
+};
+/* The diagnoses as a native Perfetto trace (TracePacket stream,
+ * beam/perfetto_trace.proto; docs/report.md). rec (records of the windows)
+ * and sym (names of the samples' and segments' frames) may be NULL. counts
+ * may be NULL. Returns 0, or -1 when out of memory or the write failed. */
+int argus_report_perfetto(const struct argus_diagnosis *d, size_t n,
+                          const struct argus_report_ctx *c, const struct argus_report_records *rec,
+                          const struct argus_symbolizer *sym, FILE *out,
+                          struct argus_perfetto_counts *counts);
+/* The same for a span of records with no diagnosis (`argus dump
+ * --perfetto`): the scheduling, the processes and threads, the samples. */
+int argus_report_perfetto_span(uint64_t from, uint64_t to, const struct argus_report_ctx *c,
+                               const struct argus_report_records *rec,
+                               const struct argus_symbolizer *sym, FILE *out,
+                               struct argus_perfetto_counts *counts);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 
 /* The desktop notification, summary "pinwheel root cause found", on the
  * session bus (DBUS_SESSION_BUS_ADDRESS). Returns 0, or -1 with a reason. */
 int argus_notify(const char *body, const char *report_path, char *err, size_t ecap);
-/* The same, then wait up to timeout_s for the user's answer: the default
- * action ("Open report") runs `opener REPORT` (NULL = xdg-open). Returns 1
- * when the report was opened, 0 when the notification was closed or the
- * wait timed out, -1 with a reason on failure. */
-int argus_notify_serve(const char *body, const char *report_path, unsigned timeout_s,
-                       const char *opener, char *err, size_t ecap);
+/* The notifier of one user session (the caller's session bus): reads
+ * notifications from fd, one a line - the body, ARGUS_NOTIFY_SEP, the
+ * report path -, sends each and runs `opener REPORT` (NULL = xdg-open) when
+ * its default action ("Open report") is taken. A notification waits for
+ * its answer up to timeout_s (0 = 600); the notifier returns once fd is
+ * closed and none waits, or after timeout_s with none waiting. Returns 0,
+ * or -1 with a reason (no bus, an opener that could not run). */
+#define ARGUS_NOTIFY_SEP '\x1f'
+int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err, size_t ecap);
 
 /* ---- symbols (tsym.c, symelf.c) ---- */
 

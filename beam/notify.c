@@ -1,6 +1,8 @@
 /*
  * notify.c - the desktop notification: org.freedesktop.Notifications.Notify
- * on the session bus (GIO's GDBus), summary "pinwheel root cause found".
+ * on the session bus (GIO's GDBus), summary "pinwheel root cause found";
+ * and the notifier that serves a user session's notifications and their
+ * "Open report" action.
  */
 #include <stdio.h>
 #include <string.h>
@@ -69,77 +71,186 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 	return rc;
 }
 
-/* What the wait for the user's answer to one notification needs. */
-struct answer {
-	uint32_t id;
-	const char *report, *opener;
+/*
+ * The notifier: one process per user session serves every notification
+ * the daemon sends to that session (docs/daemon.md). It reads them from
+ * fd, one a line ("BODY" US "REPORT"), sends each, remembers its id and
+ * runs `opener REPORT` when the user takes its default action ("Open
+ * report"). A notification is forgotten when closed or after timeout_s;
+ * the notifier ends when fd is closed and none is pending, or after
+ * timeout_s with none pending.
+ */
+struct notifier {
+	GDBusConnection *bus;
 	GMainLoop *loop;
-	guint timer; /* 0 once it fired */
-	int result;  /* 1 opened, 0 closed or timed out, -1 the opener failed */
+	GHashTable *pending; /* id -> report path (owned) */
+	GHashTable *timers;  /* id -> its timeout source */
+	const char *opener;
+	unsigned timeout_s;
+	bool input_open;
+	guint idle; /* with none pending: the timer that ends the notifier */
+	int result; /* -1 once an opener could not run */
+	char err[256];
 };
 
-static void on_signal(GDBusConnection *c, const char *sender, const char *path, const char *iface,
-                      const char *name, GVariant *params, gpointer arg)
+static void n_check_done(struct notifier *n);
+
+static gboolean n_idle_end(gpointer arg)
+{
+	struct notifier *n = arg;
+	n->idle = 0;
+	g_main_loop_quit(n->loop);
+	return G_SOURCE_REMOVE;
+}
+
+static void n_forget(struct notifier *n, uint32_t id)
+{
+	gpointer key = GUINT_TO_POINTER(id);
+	guint t = GPOINTER_TO_UINT(g_hash_table_lookup(n->timers, key));
+	if (t)
+		g_source_remove(t);
+	g_hash_table_remove(n->timers, key);
+	g_hash_table_remove(n->pending, key);
+	n_check_done(n);
+}
+
+/* No pending notification: end now when the input is closed, else after
+ * timeout_s of nothing. */
+static void n_check_done(struct notifier *n)
+{
+	if (g_hash_table_size(n->pending))
+		return;
+	if (!n->input_open)
+		g_main_loop_quit(n->loop);
+	else if (!n->idle)
+		n->idle = g_timeout_add_seconds(n->timeout_s, n_idle_end, n);
+}
+
+struct n_timeout {
+	struct notifier *n;
+	uint32_t id;
+};
+
+static gboolean n_expire(gpointer arg)
+{
+	struct n_timeout *t = arg;
+	g_hash_table_remove(t->n->timers, GUINT_TO_POINTER(t->id)); /* this source ends itself */
+	g_hash_table_remove(t->n->pending, GUINT_TO_POINTER(t->id));
+	n_check_done(t->n);
+	return G_SOURCE_REMOVE;
+}
+
+static void n_signal(GDBusConnection *c, const char *sender, const char *path, const char *iface,
+                     const char *name, GVariant *params, gpointer arg)
 {
 	(void)c, (void)sender, (void)path, (void)iface;
-	struct answer *a = arg;
+	struct notifier *n = arg;
 	uint32_t id;
 	if (!strcmp(name, "ActionInvoked")) {
 		const char *key;
 		g_variant_get(params, "(u&s)", &id, &key);
-		if (id != a->id || strcmp(key, "default") != 0)
+		const char *report = g_hash_table_lookup(n->pending, GUINT_TO_POINTER(id));
+		if (!report || strcmp(key, "default") != 0)
 			return;
-		char *argv[] = {(char *)a->opener, (char *)a->report, NULL};
-		a->result =
-		    g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL)
-		        ? 1
-		        : -1;
-		g_main_loop_quit(a->loop);
+		char *argv[] = {(char *)n->opener, (char *)report, NULL};
+		if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL)) {
+			snprintf(n->err, sizeof(n->err), "cannot run %s", n->opener);
+			n->result = -1;
+		}
+		n_forget(n, id);
 	} else if (!strcmp(name, "NotificationClosed")) {
 		uint32_t reason;
 		g_variant_get(params, "(uu)", &id, &reason);
-		if (id == a->id)
-			g_main_loop_quit(a->loop);
+		if (g_hash_table_contains(n->pending, GUINT_TO_POINTER(id)))
+			n_forget(n, id);
 	}
 }
 
-static gboolean on_timeout(gpointer arg)
+/* One line from the daemon: send it, remember it. */
+static void n_line(struct notifier *n, char *line)
 {
-	struct answer *a = arg;
-	a->timer = 0;
-	g_main_loop_quit(a->loop);
-	return G_SOURCE_REMOVE;
+	line[strcspn(line, "\n")] = 0;
+	char *report = strchr(line, '\x1f');
+	if (report)
+		*report++ = 0;
+	uint32_t id;
+	char err[256];
+	if (send_notification(n->bus, line, report, &id, err, sizeof(err))) {
+		fprintf(stderr, "argus notifier: %s\n", err);
+		return;
+	}
+	if (!report || !*report)
+		return; /* no action to wait for */
+	if (n->idle) {
+		g_source_remove(n->idle);
+		n->idle = 0;
+	}
+	g_hash_table_replace(n->pending, GUINT_TO_POINTER(id), g_strdup(report));
+	struct n_timeout *t = g_new(struct n_timeout, 1);
+	t->n = n;
+	t->id = id;
+	guint src = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, n->timeout_s, n_expire, t, g_free);
+	g_hash_table_replace(n->timers, GUINT_TO_POINTER(id), GUINT_TO_POINTER(src));
 }
 
-int argus_notify_serve(const char *body, const char *report_path, unsigned timeout_s,
-                       const char *opener, char *err, size_t ecap)
+static gboolean n_input(GIOChannel *ch, GIOCondition cond, gpointer arg)
 {
-	GDBusConnection *bus = session_bus(err, ecap);
-	if (!bus)
-		return -1;
-	struct answer a = {.report = report_path, .opener = opener ? opener : "xdg-open"};
-	a.loop = g_main_loop_new(NULL, FALSE);
-	/* subscribe before sending: a fast click must not be missed */
-	guint sub = g_dbus_connection_signal_subscribe(
-	    bus, NULL, "org.freedesktop.Notifications", NULL, "/org/freedesktop/Notifications",
-	    NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_signal, &a, NULL);
-	int rc = send_notification(bus, body, report_path, &a.id, err, ecap);
-	if (rc == 0 && report_path && *report_path) {
-		a.timer = g_timeout_add_seconds(timeout_s, on_timeout, &a);
-		g_main_loop_run(a.loop);
-		if (a.timer)
-			g_source_remove(a.timer);
-		if (a.result < 0) {
-			snprintf(err, ecap, "cannot run %s", a.opener);
-			rc = -1;
-		} else {
-			rc = a.result;
+	struct notifier *n = arg;
+	(void)cond;
+	for (;;) {
+		char *line = NULL;
+		GIOStatus st = g_io_channel_read_line(ch, &line, NULL, NULL, NULL);
+		if (st == G_IO_STATUS_NORMAL) {
+			n_line(n, line);
+			g_free(line);
+			continue;
 		}
+		g_free(line);
+		if (st == G_IO_STATUS_AGAIN)
+			return G_SOURCE_CONTINUE;
+		/* end of input or an error: serve what is pending, then end */
+		n->input_open = false;
+		n_check_done(n);
+		return G_SOURCE_REMOVE;
 	}
-	g_dbus_connection_signal_unsubscribe(bus, sub);
-	g_main_loop_unref(a.loop);
-	g_object_unref(bus);
-	return rc;
+}
+
+int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err, size_t ecap)
+{
+	struct notifier n = {.opener = opener ? opener : "xdg-open",
+	                     .timeout_s = timeout_s ? timeout_s : 600,
+	                     .input_open = true};
+	n.bus = session_bus(err, ecap);
+	if (!n.bus)
+		return -1;
+	n.loop = g_main_loop_new(NULL, FALSE);
+	n.pending = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	n.timers = g_hash_table_new(NULL, NULL);
+	/* subscribed before the first Notify: a fast click must not be missed */
+	guint sub = g_dbus_connection_signal_subscribe(
+	    n.bus, NULL, "org.freedesktop.Notifications", NULL, "/org/freedesktop/Notifications",
+	    NULL, G_DBUS_SIGNAL_FLAGS_NONE, n_signal, &n, NULL);
+	GIOChannel *ch = g_io_channel_unix_new(fd);
+	g_io_channel_set_encoding(ch, NULL, NULL);
+	g_io_channel_set_flags(ch, G_IO_FLAG_NONBLOCK, NULL);
+	g_io_add_watch(ch, G_IO_IN | G_IO_HUP | G_IO_ERR, n_input, &n);
+	g_main_loop_run(n.loop);
+	g_io_channel_unref(ch);
+	g_dbus_connection_signal_unsubscribe(n.bus, sub);
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, n.timers);
+	while (g_hash_table_iter_next(&it, &key, &val))
+		g_source_remove(GPOINTER_TO_UINT(val));
+	if (n.idle)
+		g_source_remove(n.idle);
+	g_hash_table_unref(n.timers);
+	g_hash_table_unref(n.pending);
+	g_main_loop_unref(n.loop);
+	g_object_unref(n.bus);
+	if (n.result < 0)
+		snprintf(err, ecap, "%s", n.err);
+	return n.result;
 }
 #else
 int argus_notify(const char *body, const char *report_path, char *err, size_t ecap)
@@ -150,11 +261,12 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 	return -1;
 }
 
-int argus_notify_serve(const char *body, const char *report_path, unsigned timeout_s,
-                       const char *opener, char *err, size_t ecap)
+int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err, size_t ecap)
 {
+	(void)fd;
 	(void)timeout_s;
 	(void)opener;
-	return argus_notify(body, report_path, err, ecap);
+	snprintf(err, ecap, "argus was built without GIO (libglib2.0-dev)");
+	return -1;
 }
 #endif

@@ -1,7 +1,7 @@
 /*
  * report.c - a diagnosis as terminal text, as JSON (docs/report.schema.json)
- * and as a Chrome-trace / Perfetto JSON with flow arrows along the causal
- * path (docs/report.md).
+ * and as a legacy Chrome-trace JSON with flow arrows along the causal path
+ * (docs/report.md; the native Perfetto trace is perfetto.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -316,8 +316,8 @@ static void pf_names(FILE *out, const struct argus_report_ctx *c, const struct a
 	fputs("}}", out);
 }
 
-void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
-                           const struct argus_report_ctx *c, FILE *out)
+void argus_report_chrome_json(const struct argus_diagnosis *ds, size_t n,
+                              const struct argus_report_ctx *c, FILE *out)
 {
 	bool first = true;
 	uint64_t flow = 1;
@@ -370,160 +370,4 @@ void argus_report_perfetto(const struct argus_diagnosis *ds, size_t n,
 		first = false;
 	}
 	fputs("\n]}\n", out);
-}
-
-/* ---- HTML with an SVG picture of the causal path ---- */
-
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else if (*s == '"')
-			fputs("&quot;", out);
-		else
-			fputc(*s, out);
-	}
-}
-
-/* One lane per thread on the path, time left to right; the anomaly in red,
- * the root cause in orange, arrows from each cause to its effect. */
-static void svg_path(FILE *out, const struct argus_diagnosis *d, const struct argus_report_ctx *c)
-{
-	enum { W = 960, LANE = 34, LEFT = 200, TOP = 24 };
-	uint32_t lanes[ARGUS_PATH_MAX + 1], nl = 0;
-	const struct argus_vertex_info *vs[ARGUS_PATH_MAX + 1];
-	uint32_t nv = 0;
-	for (uint32_t i = 0; i < d->path.n; i++)
-		vs[nv++] = &d->path_v[i];
-	if (d->ncandidates)
-		vs[nv++] = &d->root.v;
-	uint64_t t0 = UINT64_MAX, t1 = 0;
-	for (uint32_t i = 0; i < nv; i++) {
-		uint32_t k = 0;
-		while (k < nl && lanes[k] != vs[i]->tid)
-			k++;
-		if (k == nl)
-			lanes[nl++] = vs[i]->tid;
-		uint64_t end = vs[i]->end + vs[i]->wait_ns;
-		if (vs[i]->start < t0)
-			t0 = vs[i]->start;
-		if (end > t1)
-			t1 = end;
-	}
-	uint64_t send = d->stall.end ? d->stall.end : d->stall.detected;
-	if (send > t1)
-		t1 = send;
-	if (d->stall.since < t0)
-		t0 = d->stall.since;
-	if (t1 <= t0)
-		t1 = t0 + 1;
-	double scale = (double)(W - LEFT - 20) / (double)(t1 - t0);
-#define X(ts) (LEFT + ((double)((ts) > t0 ? (ts)-t0 : 0)) * scale)
-	fprintf(out,
-	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
-	        "font-family=\"sans-serif\" font-size=\"12\">\n"
-	        "<defs><marker id=\"a\" markerWidth=\"8\" markerHeight=\"8\" refX=\"8\" refY=\"4\" "
-	        "orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\n",
-	        W, TOP + nl * LANE + 30);
-	for (uint32_t k = 0; k < nl; k++) {
-		char who[64] = "";
-		for (uint32_t i = 0; i < nv; i++)
-			if (vs[i]->tid == lanes[k])
-				who_str(c, vs[i], who, sizeof(who));
-		fprintf(out, "<text x=\"4\" y=\"%u\">", TOP + k * LANE + 20);
-		html_text(out, who);
-		fprintf(out,
-		        "</text>\n<line x1=\"%d\" x2=\"%d\" y1=\"%u\" y2=\"%u\" "
-		        "stroke=\"#ddd\"/>\n",
-		        LEFT, W - 10, TOP + k * LANE + 16, TOP + k * LANE + 16);
-	}
-	/* the stall on the UI thread's lane, when it is on the picture */
-	for (uint32_t k = 0; k < nl; k++)
-		if (lanes[k] == d->stall.tid)
-			fprintf(
-			    out,
-			    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"4\" fill=\"#c00\">"
-			    "<title>stall</title></rect>\n",
-			    X(d->stall.since), TOP + k * LANE + 28,
-			    X(send) - X(d->stall.since) + 1);
-	for (uint32_t i = 0; i < nv; i++) {
-		uint32_t k = 0;
-		while (lanes[k] != vs[i]->tid)
-			k++;
-		const char *fill = i == 0                            ? "#e33"
-		                   : (d->ncandidates && i == nv - 1) ? "#f90"
-		                                                     : "#48c";
-		double x = X(vs[i]->start), w = X(vs[i]->end) - x + 2;
-		fprintf(
-		    out,
-		    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"20\" fill=\"%s\"><title>", x,
-		    TOP + k * LANE + 6, w, fill);
-		char who[64];
-		who_str(c, vs[i], who, sizeof(who));
-		html_text(out, who);
-		fprintf(out, ", %.1f ms on CPU</title></rect>\n", vs[i]->oncpu_ns / 1e6);
-		if (vs[i]->wait_ns || (vs[i]->flags & ARGUS_VF_WAITED))
-			fprintf(
-			    out,
-			    "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"8\" fill=\"none\" "
-			    "stroke=\"%s\" "
-			    "stroke-dasharray=\"3,2\"><title>waiting</title></rect>\n",
-			    X(vs[i]->end), TOP + k * LANE + 12,
-			    X(vs[i]->end + vs[i]->wait_ns) - X(vs[i]->end) + 1, fill);
-	}
-	for (uint32_t i = 0; i + 1 < d->path.n; i++) {
-		const struct argus_vertex_info *src = &d->path_v[i + 1], *dst = &d->path_v[i];
-		uint32_t ks = 0, kd = 0;
-		while (lanes[ks] != src->tid)
-			ks++;
-		while (lanes[kd] != dst->tid)
-			kd++;
-		fprintf(out,
-		        "<line x1=\"%.1f\" y1=\"%u\" x2=\"%.1f\" y2=\"%u\" stroke=\"#333\" "
-		        "marker-end=\"url(#a)\"%s><title>%s</title></line>\n",
-		        X(d->path.edge[i].ts), TOP + ks * LANE + 16, X(dst->start),
-		        TOP + kd * LANE + 16,
-		        d->path.edge[i].strength > 0 ? " stroke-dasharray=\"4,3\"" : "",
-		        argus_edge_kind_name(d->path.edge[i].kind));
-	}
-	fprintf(out,
-	        "<text x=\"%d\" y=\"%u\">+%.3f s</text><text x=\"%d\" y=\"%u\">+%.3f s</text>\n",
-	        LEFT, TOP + nl * LANE + 20, rel(c, t0), W - 90, TOP + nl * LANE + 20, rel(c, t1));
-	fputs("</svg>\n", out);
-#undef X
-}
-
-void argus_report_html(const struct argus_diagnosis *ds, size_t n, const struct argus_report_ctx *c,
-                       FILE *out)
-{
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>argus diagnoses</title>"
-	      "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em;"
-	      "overflow:auto}</style></head><body>\n<h1>argus: stalls and root causes</h1>\n",
-	      out);
-	for (size_t i = 0; i < n; i++) {
-		char line[512];
-		argus_report_oneline(&ds[i], line, sizeof(line));
-		fprintf(out, "<h2>stall %" PRIu64 ": ", ds[i].stall.id);
-		html_text(out, line);
-		fputs("</h2>\n", out);
-		svg_path(out, &ds[i], c);
-		/* the text report, for the details */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		if (m) {
-			argus_report_text(&ds[i], c, m);
-			fclose(m);
-			fputs("<pre>", out);
-			html_text(out, buf);
-			fputs("</pre>\n", out);
-		}
-		free(buf);
-	}
-	fputs("</body></html>\n", out);
 }

@@ -62,7 +62,8 @@ static uint64_t mono_ns(void)
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct dx_run *r = arg;
-	struct argus_report_ctx ctx = {argus_session_comm, r->dx, 0, argus_session_thread_comm};
+	struct argus_report_ctx ctx = {argus_session_comm, r->dx, 0, argus_session_thread_comm,
+	                               NULL};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

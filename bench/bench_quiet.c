@@ -220,7 +220,7 @@ static void read_stream(struct quiet_run *r)
  * dbus-monitor's Notify calls: after each "method call" line its arguments,
  * one a line (`   string "..."`; a string goes on over lines up to its
  * closing quote). The fifth is the body: the one line, then
- * "report: DIR/STAMP-COMM-PID-ID.json" when there is a report.
+ * "report: DIR/STAMP-COMM-PID-ID.html" when there is a report.
  */
 static void read_notifications(struct quiet_run *r)
 {

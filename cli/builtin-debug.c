@@ -195,7 +195,7 @@ static void print_selected(const struct argus_session_result *res, const size_t 
                            bool json)
 {
 	struct argus_report_ctx ctx = {argus_session_result_comm, (void *)res, res->t0,
-	                               argus_session_result_thread_comm};
+	                               argus_session_result_thread_comm, NULL};
 	for (size_t i = 0; i < n; i++) {
 		if (json)
 			argus_report_json(&res->d[pick[i]], &ctx, stdout);

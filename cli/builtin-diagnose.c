@@ -13,8 +13,8 @@
 
 static const char diagnose_usage[] =
     "usage: argus diagnose [--algo beam|critical-path] [--no-weak-edges] [--json]\n"
-    "                      [--perfetto OUT] [--html OUT] [--threshold DUR] [--notify]\n"
-    "                      [--truth] FILE\n"
+    "                      [--perfetto OUT] [--chrome-json OUT] [--html OUT]\n"
+    "                      [--threshold DUR] [--notify] [--truth] FILE\n"
     "       argus diagnose --rules\n"
     "\n"
     "Replay an .argus trace through the annotated trace graph and the stall trigger\n"
@@ -22,9 +22,11 @@ static const char diagnose_usage[] =
     "stall the moment it fires: beam search (Algorithm 1) and subgraph comparison\n"
     "(Algorithm 2), or a baseline (--algo critical-path, --no-weak-edges). Prints\n"
     "one text report per stall, or with --json one JSON object per line\n"
-    "(docs/report.schema.json). --perfetto writes the causal paths as a Chrome\n"
-    "trace JSON with flow arrows (opens in ui.perfetto.dev); --html a page with an\n"
-    "SVG picture of each causal path and the text reports. --notify sends each\n"
+    "(docs/report.schema.json). --perfetto writes a Perfetto trace of each stall's\n"
+    "window (scheduling, segments, causal edges as flows, stall and root cause,\n"
+    "CPU samples; open it in ui.perfetto.dev or trace_processor); --chrome-json\n"
+    "the causal paths alone as legacy Chrome trace JSON; --html a self-contained\n"
+    "page per stall: timeline, normal vs stalled run, stacks. --notify sends each\n"
     "diagnosis as a desktop notification on the session bus. --truth compares the\n"
     "root causes with a synthetic trace's ground truth (one line per truth record).\n"
     "--rules prints the diagnosis rules (name, stall classes, principle, paper, cases).\n"
@@ -92,20 +94,17 @@ static void print_rules(void)
 
 int cmd_diagnose(int argc, char **argv)
 {
-	static const struct option opts[] = {{"algo", required_argument, NULL, 'a'},
-	                                     {"no-weak-edges", no_argument, NULL, 'w'},
-	                                     {"json", no_argument, NULL, 'j'},
-	                                     {"perfetto", required_argument, NULL, 'p'},
-	                                     {"html", required_argument, NULL, 'H'},
-	                                     {"threshold", required_argument, NULL, 't'},
-	                                     {"notify", no_argument, NULL, 'n'},
-	                                     {"truth", no_argument, NULL, 'T'},
-	                                     {"rules", no_argument, NULL, 'R'},
-	                                     {"help", no_argument, NULL, 'h'},
-	                                     {0}};
+	static const struct option opts[] = {
+	    {"algo", required_argument, NULL, 'a'}, {"no-weak-edges", no_argument, NULL, 'w'},
+	    {"json", no_argument, NULL, 'j'},       {"perfetto", required_argument, NULL, 'p'},
+	    {"html", required_argument, NULL, 'H'}, {"threshold", required_argument, NULL, 't'},
+	    {"chrome-json", required_argument, NULL, 'C'},
+	    {"notify", no_argument, NULL, 'n'},     {"truth", no_argument, NULL, 'T'},
+	    {"rules", no_argument, NULL, 'R'},      {"help", no_argument, NULL, 'h'},
+	    {0}};
 	struct argus_session_opts o;
 	argus_session_opts_default(&o);
-	const char *perfetto = NULL, *html = NULL;
+	const char *perfetto = NULL, *html = NULL, *chrome = NULL;
 	bool json = false, notify = false, truth = false;
 	optind = 1;
 	opterr = 0;
@@ -136,6 +135,9 @@ int cmd_diagnose(int argc, char **argv)
 			break;
 		case 'H':
 			html = optarg;
+			break;
+		case 'C':
+			chrome = optarg;
 			break;
 		case 't':
 			if (!cli_parse_duration(optarg, &o.trigger.stall_ns) ||
@@ -179,7 +181,7 @@ int cmd_diagnose(int argc, char **argv)
 		status = ARGUS_EXIT_BADINPUT;
 	}
 	struct argus_report_ctx ctx = {argus_session_result_comm, &res, res.t0,
-	                               argus_session_result_thread_comm};
+	                               argus_session_result_thread_comm, path};
 	for (size_t i = 0; i < res.n; i++) {
 		if (json) {
 			argus_report_json(&res.d[i], &ctx, stdout);
@@ -202,32 +204,41 @@ int cmd_diagnose(int argc, char **argv)
 		       " ended), %u GUI processes, %" PRIu64 " lags >= 100 ms\n",
 		       path, res.events, res.n, res.trigger.stalls_ended, res.trigger.gui_processes,
 		       res.trigger.lags);
-	if (perfetto) {
-		FILE *f = fopen(perfetto, "w");
-		if (!f) {
-			cli_error("diagnose", "%s: cannot write", perfetto);
-			status = ARGUS_EXIT_IO;
-		} else {
-			argus_report_perfetto(res.d, res.n, &ctx, f);
-			if (fclose(f)) {
-				cli_error("diagnose", "%s: write failed", perfetto);
-				status = ARGUS_EXIT_IO;
-			}
+	/* the Perfetto trace and the page show the file's records around each
+	 * stall: read again, span by span */
+	struct argus_session_file_view *view = NULL;
+	struct argus_report_records rec = {0};
+	struct argus_symbolizer sym = {0};
+	if ((perfetto || html) && res.n) {
+		struct argus_trace_error err;
+		if (argus_session_file_view_open(&view, path, &err) == 0) {
+			rec = argus_session_file_view_records(view);
+			sym = argus_session_file_view_symbolizer(view);
 		}
 	}
-	if (html) {
-		FILE *f = fopen(html, "w");
+	for (int k = 0; k < 3; k++) {
+		const char *out = k == 0 ? perfetto : k == 1 ? chrome : html;
+		if (!out)
+			continue;
+		FILE *f = fopen(out, "we");
 		if (!f) {
-			cli_error("diagnose", "%s: cannot write", html);
+			cli_error("diagnose", "%s: cannot write", out);
 			status = ARGUS_EXIT_IO;
-		} else {
-			argus_report_html(res.d, res.n, &ctx, f);
-			if (fclose(f)) {
-				cli_error("diagnose", "%s: write failed", html);
-				status = ARGUS_EXIT_IO;
-			}
+			continue;
+		}
+		int wr = 0;
+		if (k == 0)
+			wr = argus_report_perfetto(res.d, res.n, &ctx, &rec, &sym, f, NULL);
+		else if (k == 1)
+			argus_report_chrome_json(res.d, res.n, &ctx, f);
+		else
+			argus_report_html(res.d, res.n, &ctx, &rec, &sym, f);
+		if (fclose(f) || wr) {
+			cli_error("diagnose", "%s: write failed", out);
+			status = ARGUS_EXIT_IO;
 		}
 	}
+	argus_session_file_view_close(view);
 	if (truth && status == ARGUS_EXIT_OK)
 		status = truth_check(path, &res);
 	argus_session_result_free(&res);

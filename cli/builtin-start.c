@@ -95,13 +95,15 @@ int cmd_start(int argc, char **argv)
 	bool no_kernel = false, no_diagnose = false;
 	struct argus_daemon_diag_opts so = {0};
 	struct store store = {0};
-	if (argc == 4 && !strcmp(argv[1], "--notify-once")) {
-		/* internal: the daemon's notifier child execs this (docs/daemon.md);
-		 * it stays to answer the notification's "Open report" action */
+	if (argc == 3 && !strcmp(argv[1], "--notifier")) {
+		/* internal: the daemon starts one per user session (docs/daemon.md)
+		 * with the bus address and a socket on standard input, one
+		 * notification a line; it answers their "Open report" actions */
 		char err[256];
+		setenv("DBUS_SESSION_BUS_ADDRESS", argv[2], 1);
 		const char *opener = getenv("ARGUS_OPEN");
-		if (argus_notify_serve(argv[2], argv[3], 600, opener, err, sizeof(err)) < 0) {
-			cli_error("start", "notification: %s", err);
+		if (argus_notifier_run(0, 600, opener, err, sizeof(err)) < 0) {
+			cli_error("start", "notifier: %s", err);
 			return ARGUS_EXIT_IO;
 		}
 		return ARGUS_EXIT_OK;

@@ -6,8 +6,10 @@
 # handler asks a helper process synchronously. A few normal look-ups, then
 # one that makes the helper sleep 4 s: the app hangs, argus fires on the
 # stall after 2 s, diagnoses it and sends "pinwheel root cause found" to the
-# app's session bus. The demo prints the notification, the report and the
-# time to diagnosis, saves a screenshot (out/demo.png), stops everything,
+# app's session bus. The demo clicks the notification ("Open report": the
+# HTML report, shot in headless Chromium to out/demo-report.png), prints the
+# notification, the report and the time to diagnosis, saves a screenshot
+# (out/demo.png), stops everything,
 # and then shows the synthetic side briefly (argus synth + diagnose --truth).
 # Needs root (eBPF); without it only the synthetic part runs.
 set -euo pipefail
@@ -90,8 +92,21 @@ live_demo() {
 		{ echo "demo: dunst did not start" >&2; return 1; }
 
 	echo "== argus start (eBPF tracer + stall trigger + diagnosis) =="
+	# "Open report" in the notification runs this (ARGUS_OPEN, for the
+	# notifier): the HTML page it gets, shot in headless Chromium
+	cat >"$work/open.sh" <<-EOF
+		#!/bin/sh
+		echo "\$1" > "$work/opened"
+		command -v chromium >/dev/null && timeout 60 chromium --headless --no-sandbox \\
+			--disable-gpu --hide-scrollbars --user-data-dir="$work/chromium" \\
+			--window-size=1200,1000 --virtual-time-budget=3000 \\
+			--screenshot="$out/demo-report.png" "file://\$1" >/dev/null 2>&1
+		echo done >> "$work/opened"
+	EOF
+	chmod +x "$work/open.sh"
 	# no bus in its environment: it finds the stalled app's session bus
-	env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$work/run" --no-recorder \
+	env -u DBUS_SESSION_BUS_ADDRESS ARGUS_OPEN="$work/open.sh" \
+		"$argus" start --run-dir "$work/run" --no-recorder \
 		--hooks-dir "" --reports "$out/reports" >"$work/argus.log" 2>&1 &
 	local daemon=$!
 	pids+=($daemon)
@@ -135,6 +150,11 @@ live_demo() {
 	t_note=$(ms)
 	sleep 0.3 # dunst draws it
 	import -window root "$out/demo.png"
+	# the user clicks it: "Open report" opens the HTML page
+	dunstctl action 0 || true
+	wait_for 70 grep -q done "$work/opened" 2>/dev/null || true
+	local opened=""
+	[[ -s "$work/opened" ]] && opened=$(head -1 "$work/opened")
 	wait_for 10 grep -q "answer s" "$work/app.log" || true
 	sleep 0.5 # the stall's end reaches the stream
 	dunstctl close-all
@@ -155,7 +175,7 @@ for n in json.load(sys.stdin)["data"][0]:
 	echo "== the desktop notification (dunst) =="
 	echo "    $body"
 	echo
-	echo "== the report (text; JSON next to it) =="
+	echo "== the report (text; JSON, HTML and a Perfetto trace next to it) =="
 	local report
 	report=$(ls -t "$out"/reports/*-argus-demo-app-"$app_pid"-*.txt 2>/dev/null | head -1)
 	if [[ -n "$report" ]]; then
@@ -164,6 +184,15 @@ for n in json.load(sys.stdin)["data"][0]:
 	else
 		echo "   no report for the app (see $out/demo-stream.ndjson)"
 	fi
+	echo
+	echo "== \"Open report\" (the notification's action) =="
+	if [[ -n "$opened" ]]; then
+		echo "   opened $opened"
+		[[ -f "$out/demo-report.png" ]] && echo "   the page in headless Chromium: $out/demo-report.png"
+	else
+		echo "   the action did not open the report (see $out/demo-argus.log)"
+	fi
+	echo "   all its reports: $argus report --dir $out/reports"
 	echo
 	echo "== time to diagnosis =="
 	grep -h "stall .*argus-demo-app.*after the threshold" "$out/demo-argus.log" | sed 's/^/   /' || true

@@ -12,6 +12,10 @@ packages=(
 	# the issue store (issues/)
 	libsqlite3-dev
 	libclang-rt-14-dev
+	# the Perfetto trace: protobuf-c encodes it; protoc decodes it in the tests
+	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	# the HTML reports are loaded in a real browser in the tests
+	chromium
 	# live tests and the demo: a real X server, session bus, notification
 	# daemon and GTK3 apps
 	xvfb x11-utils xdotool dbus dbus-x11 dunst libnotify-bin libgtk-3-dev

@@ -100,6 +100,10 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 	struct argus_session_opts so;
 	argus_session_opts_default(&so);
 	so.live_symbols = true;
+	/* scheduling and samples for the reports' Perfetto traces: up to 64 MiB
+	 * (a million records), the graph's window at most */
+	so.history_bytes = 64ull << 20;
+	so.history_ns = so.graph.window_ns;
 	if (o->stall_ns)
 		so.trigger.stall_ns = so.trigger.launch_ns = o->stall_ns;
 	if (argus_session_new(&dd->s, &so)) {

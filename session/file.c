@@ -113,3 +113,84 @@ out:
 	argus_trace_close(r);
 	return rc;
 }
+
+/* ---- a trace file read again for a report (argus_session_file_view) ---- */
+
+struct argus_session_file_view {
+	char *path;
+	struct argus_trace_reader *r, *tables;
+	struct argus_tsym *sym;
+	struct argus_elfsym *elf;
+	struct chain ch;
+};
+
+int argus_session_file_view_open(struct argus_session_file_view **out, const char *path,
+                                 struct argus_trace_error *err)
+{
+	struct argus_session_file_view *v = calloc(1, sizeof(*v));
+	memset(err, 0, sizeof(*err));
+	if (!v)
+		return ARGUS_TRACE_ENOMEM;
+	int rc = argus_trace_open(&v->r, path, err);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	v->tables = open_tables(path);
+	v->path = strdup(path);
+	if (!v->path || argus_tsym_new(&v->sym, v->tables ? v->tables : v->r)) {
+		argus_session_file_view_close(v);
+		return ARGUS_TRACE_ENOMEM;
+	}
+	v->ch.first = argus_tsym_symbolizer(v->sym);
+	v->ch.files = argus_tsym_files_symbolizer(v->sym);
+	if (same_boot(v->r) && argus_elfsym_new(&v->elf, &v->ch.first) == 0) {
+		v->ch.live = argus_elfsym_symbolizer(v->elf);
+		v->ch.has_live = true;
+	}
+	*out = v;
+	return 0;
+}
+
+static void view_each(void *arg, uint64_t from, uint64_t to,
+                      void (*fn)(void *fn_arg, const struct argus_event *ev), void *fn_arg)
+{
+	struct argus_session_file_view *v = arg;
+	struct argus_trace_reader *r;
+	struct argus_trace_error err;
+	const struct argus_event *e;
+	int n;
+	/* a range is set before the first record: a reader per span */
+	if (!strcmp(v->path, "-") || argus_trace_open(&r, v->path, &err))
+		return;
+	argus_trace_set_range(r, from, to);
+	while ((n = argus_trace_next(r, &e, &err)) != 0)
+		if (n > 0 && e->ts >= from && e->ts <= to)
+			fn(fn_arg, e);
+		else if (n == ARGUS_TRACE_ENOMEM)
+			break;
+	argus_trace_close(r);
+}
+
+struct argus_report_records argus_session_file_view_records(struct argus_session_file_view *v)
+{
+	return (struct argus_report_records){view_each, v};
+}
+
+struct argus_symbolizer argus_session_file_view_symbolizer(struct argus_session_file_view *v)
+{
+	return (struct argus_symbolizer){chain_resolve, chain_stack, &v->ch};
+}
+
+void argus_session_file_view_close(struct argus_session_file_view *v)
+{
+	if (!v)
+		return;
+	argus_elfsym_free(v->elf);
+	argus_tsym_free(v->sym);
+	if (v->tables)
+		argus_trace_close(v->tables);
+	argus_trace_close(v->r);
+	free(v->path);
+	free(v);
+}

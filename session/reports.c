@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,11 +21,32 @@
 
 #include "session.h"
 
+/* A stall diagnosed and not ended yet: its reports are written again with
+ * its end (the Perfetto trace's window reaches it). */
+#define PENDING_MAX 8
+struct pending {
+	bool used;
+	struct argus_diagnosis d;
+	char base[900];
+};
+
+/* One notifier per session bus (notify_async). */
+#define NOTIFIERS 16
+struct notifier {
+	pid_t pid; /* 0 = free slot */
+	int fd;    /* our end of its socket */
+	char bus[512];
+};
+
 struct argus_report_sink {
 	struct argus_report_sink_opts o;
 	struct argus_session *s;
 	uint64_t t0; /* report times are relative to the sink's start */
 	bool reports_ok;
+	struct pending pend[PENDING_MAX];
+	unsigned next_pend; /* the slot a new one takes when all are used */
+	struct notifier nf[NOTIFIERS];
+	unsigned next_nf;
 };
 
 static uint64_t mono_ns(void)
@@ -102,13 +124,94 @@ static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
 }
 
 /*
- * The notification goes out from a short-lived grandchild: a D-Bus call can
- * take up to its 5 s timeout and must not hold up ingest, and a session bus
- * accepts only its own user (EXTERNAL auth), so the child takes the app
- * owner's uid / gid before it connects. The bus: --notify-bus, else the
- * app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the daemon's
- * own; with none, no notification (the report and the stream still have it).
+ * The notifications go out from one notifier per user session: a child of
+ * the daemon (`argus start --notifier`, a fresh single-threaded process for
+ * GIO: this one is a threaded daemon) that takes the app owner's uid / gid
+ * (a session bus accepts only its own user, EXTERNAL auth), connects to the
+ * bus and serves every notification of that bus - sending it and answering
+ * its "Open report" action - from lines the daemon writes on a socket
+ * (argus_notifier_run, beam/notify.c). A D-Bus call can take up to its 5 s
+ * timeout: in the notifier, never in the daemon. The bus: --notify-bus,
+ * else the app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the
+ * daemon's own; with none, no notification (the report and the stream
+ * still have it). A notifier that ended (all answered, idle 10 minutes) is
+ * reaped and started again for the next notification of its bus.
  */
+
+/* Reap the notifiers that ended; close a dead one's socket. */
+static void reap_notifiers(struct argus_report_sink *sd)
+{
+	for (unsigned i = 0; i < NOTIFIERS; i++) {
+		struct notifier *n = &sd->nf[i];
+		if (n->pid > 0 && waitpid(n->pid, NULL, WNOHANG) == n->pid) {
+			if (n->fd >= 0)
+				close(n->fd);
+			memset(n, 0, sizeof(*n));
+		}
+	}
+}
+
+/* A line to a notifier; false when it is gone (its socket closed). */
+static bool notifier_send(struct notifier *n, const char *body, const char *report)
+{
+	char line[2048];
+	int len = snprintf(line, sizeof(line), "%s%c%s\n", body, ARGUS_NOTIFY_SEP, report);
+	if (len < 0 || (size_t)len >= sizeof(line))
+		return false;
+	for (char *p = line; p < line + len - 1; p++)
+		if (*p == '\n')
+			*p = ' '; /* one notification, one line */
+	return send(n->fd, line, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) == len;
+}
+
+/* Start the notifier of bus as the app's owner; NULL when it cannot run. */
+static struct notifier *notifier_start(struct argus_report_sink *sd, const char *bus, bool owner,
+                                       uid_t uid, gid_t gid)
+{
+	struct notifier *n = NULL;
+	for (unsigned i = 0; i < NOTIFIERS && !n; i++)
+		if (!sd->nf[i].pid)
+			n = &sd->nf[i];
+	if (!n) {
+		/* every slot taken: the oldest one's socket is closed (it answers
+		 * what it has, then ends) to make room */
+		n = &sd->nf[sd->next_nf++ % NOTIFIERS];
+		if (n->fd >= 0)
+			close(n->fd);
+		memset(n, 0, sizeof(*n));
+	}
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		fprintf(stderr, "argus %s: cannot start the notifier: %s\n", sd->o.name,
+		        strerror(errno));
+		return NULL;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "argus %s: cannot fork the notifier: %s\n", sd->o.name,
+		        strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		if (dup2(sv[1], 0) < 0)
+			_exit(1);
+		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
+		setsid();               /* the daemon's Ctrl-C is not the notifier's */
+		if (owner && uid != 0 && geteuid() == 0 &&
+		    (setgroups(1, &gid) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
+			_exit(1);
+		execl("/proc/self/exe", "argus", "start", "--notifier", bus, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	n->pid = pid;
+	n->fd = sv[0];
+	snprintf(n->bus, sizeof(n->bus), "%s", bus);
+	return n;
+}
+
 static void notify_async(struct argus_report_sink *sd, const struct argus_diagnosis *d,
                          const char *body, const char *report)
 {
@@ -140,78 +243,137 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		        sd->o.name, d->stall.comm, d->stall.pid);
 		return;
 	}
-	pid_t mid = fork();
-	if (mid < 0) {
-		fprintf(stderr, "argus %s: cannot fork the notifier: %s\n", sd->o.name,
-		        strerror(errno));
-		return;
+	reap_notifiers(sd);
+	for (unsigned i = 0; i < NOTIFIERS; i++) {
+		struct notifier *n = &sd->nf[i];
+		if (!n->pid || strcmp(n->bus, bus))
+			continue;
+		if (notifier_send(n, body, report))
+			return;
+		/* ended or stuck: let it go, start another */
+		close(n->fd);
+		n->fd = -1;
+		n->bus[0] = 0;
 	}
-	if (mid == 0) {
-		if (fork() != 0)
-			_exit(0);       /* the grandchild is reparented: nothing to reap */
-		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
-		setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1);
-		if (owner && uid != 0 && geteuid() == 0) {
-			if (setgroups(1, &gid) || setresgid(gid, gid, gid) ||
-			    setresuid(uid, uid, uid)) {
-				fprintf(stderr, "argus %s: notifier cannot become uid %u: %s\n",
-				        sd->o.name, (unsigned)uid, strerror(errno));
-				_exit(1);
-			}
-		}
-		/* a fresh process for GIO: this one is a fork of a threaded
-		 * daemon (`argus start --notify-once`, the same code below) */
-		execl("/proc/self/exe", "argus", "start", "--notify-once", body, report,
-		      (char *)NULL);
-		char err[256];
-		if (argus_notify(body, report, err, sizeof(err))) {
-			fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s: %s\n",
-			        sd->o.name, d->stall.id, d->stall.comm, err);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
-		;
+	struct notifier *n = notifier_start(sd, bus, owner, uid, gid);
+	if (n && !notifier_send(n, body, report))
+		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
+		        sd->o.name, d->stall.id, d->stall.comm);
 }
 
-/* Write the text and JSON reports; path gets the JSON one ("" on failure). */
-static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
-                          const struct argus_report_ctx *rc, char *path, size_t cap)
+/* One report file BASE.EXT written by fn; false on failure. */
+static bool write_one(const char *base, const char *ext,
+                      int (*fn)(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                                const struct argus_report_ctx *rc, FILE *f),
+                      struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                      const struct argus_report_ctx *rc)
 {
-	path[0] = 0;
+	char path[1000], tmp[1010];
+	snprintf(path, sizeof(path), "%s.%s", base, ext);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return false;
+	int wr = fn(sd, d, rc, f);
+	if (fclose(f) || wr || rename(tmp, path)) {
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+static int w_text(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                  const struct argus_report_ctx *rc, FILE *f)
+{
+	(void)sd;
+	argus_report_text(d, rc, f);
+	return 0;
+}
+
+static int w_json(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                  const struct argus_report_ctx *rc, FILE *f)
+{
+	(void)sd;
+	argus_report_json(d, rc, f);
+	fputc('\n', f);
+	return 0;
+}
+
+static int w_perfetto(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                      const struct argus_report_ctx *rc, FILE *f)
+{
+	struct argus_report_records rec = argus_session_records(sd->s);
+	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
+	return argus_report_perfetto(d, 1, rc, &rec, &sym, f, NULL);
+}
+
+static int w_html(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                  const struct argus_report_ctx *rc, FILE *f)
+{
+	struct argus_report_records rec = argus_session_records(sd->s);
+	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
+	argus_report_html(d, 1, rc, &rec, &sym, f);
+	return 0;
+}
+
+/* The reports of one diagnosis: BASE.txt, .json and .html, then (slower:
+ * the window's records) .pftrace; false when one could not be written. */
+static bool write_all(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                      const struct argus_report_ctx *rc, const char *base, bool perfetto)
+{
+	bool ok = write_one(base, "txt", w_text, sd, d, rc);
+	ok &= write_one(base, "json", w_json, sd, d, rc);
+	ok &= write_one(base, "html", w_html, sd, d, rc);
+	if (perfetto)
+		ok &= write_one(base, "pftrace", w_perfetto, sd, d, rc);
+	if (!ok)
+		fprintf(stderr, "argus %s: cannot write the report %s: %s\n", sd->o.name, base,
+		        strerror(errno));
+	return ok;
+}
+
+/* Write the text, JSON and HTML reports; base gets their path without the
+ * extension ("" on failure). */
+static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                          const struct argus_report_ctx *rc, char *base, size_t cap)
+{
+	base[0] = 0;
 	if (!sd->reports_ok)
 		return;
-	char stamp[32], base[900];
+	char stamp[32], b[900];
 	time_t now = time(NULL);
 	struct tm tm;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-	snprintf(base, sizeof(base), "%s/%s-%s-%u-%" PRIu64, sd->o.reports_dir, stamp,
+	snprintf(b, sizeof(b), "%s/%s-%s-%u-%" PRIu64, sd->o.reports_dir, stamp,
 	         d->stall.comm[0] ? d->stall.comm : "app", d->stall.pid, d->stall.id);
-	for (char *p = base + strlen(sd->o.reports_dir) + 1; *p; p++)
+	for (char *p = b + strlen(sd->o.reports_dir) + 1; *p; p++)
 		if (*p == '/' || *p == ' ')
 			*p = '_'; /* a process name is not a path */
-	char txt[1000], js[1000];
-	snprintf(txt, sizeof(txt), "%s.txt", base);
-	snprintf(js, sizeof(js), "%s.json", base);
-	FILE *f = fopen(txt, "we");
-	if (f) {
-		argus_report_text(d, rc, f);
-		if (fclose(f))
-			f = NULL;
-	}
-	FILE *g = fopen(js, "we");
-	if (g) {
-		argus_report_json(d, rc, g);
-		fputc('\n', g);
-		if (fclose(g))
-			g = NULL;
-	}
-	if (!f || !g)
-		fprintf(stderr, "argus %s: cannot write the report %s: %s\n", sd->o.name, base,
-		        strerror(errno));
-	else
-		snprintf(path, cap, "%s", js);
+	if (write_all(sd, d, rc, b, false))
+		snprintf(base, cap, "%s", b);
+}
+
+/* The Perfetto trace, after the notification; a stall still going on is
+ * kept to be written again when it ends. */
+static void write_trace(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                        const struct argus_report_ctx *rc, const char *base)
+{
+	if (!base[0])
+		return;
+	if (!write_one(base, "pftrace", w_perfetto, sd, d, rc))
+		fprintf(stderr, "argus %s: cannot write the report %s.pftrace: %s\n", sd->o.name,
+		        base, strerror(errno));
+	if (d->stall.end)
+		return;
+	struct pending *p = NULL;
+	for (unsigned i = 0; i < PENDING_MAX && !p; i++)
+		if (!sd->pend[i].used)
+			p = &sd->pend[i];
+	if (!p)
+		p = &sd->pend[sd->next_pend++ % PENDING_MAX]; /* the oldest stays as written */
+	p->used = true;
+	p->d = *d;
+	snprintf(p->base, sizeof(p->base), "%s", base);
 }
 
 static void publish_stall(struct argus_report_sink *sd, const struct argus_stall *s, bool end)
@@ -250,13 +412,19 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct argus_report_sink *sd = arg;
 	uint64_t t_in = mono_ns();
-	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm};
+	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm,
+	                              NULL};
 	publish_stall(sd, &d->stall, false);
-	char report[1024], body[512];
-	write_reports(sd, d, &rc, report, sizeof(report));
+	char base[1000], html[1024] = "", report[1024] = "", body[512];
+	write_reports(sd, d, &rc, base, sizeof(base));
+	if (base[0]) {
+		snprintf(html, sizeof(html), "%s.html", base);
+		snprintf(report, sizeof(report), "%s.json", base);
+	}
 	argus_report_oneline(d, body, sizeof(body));
+	/* "Open report" opens the page */
 	if (!sd->o.no_notify)
-		notify_async(sd, d, body, report);
+		notify_async(sd, d, body, html);
 	/* the diagnosis line: the report's JSON object under kind "diagnosis" */
 	char *js = NULL;
 	size_t len = 0;
@@ -282,6 +450,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 		free(js);
 	}
 	uint64_t t_out = mono_ns();
+	write_trace(sd, d, &rc, base);
 	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
 	 * threshold the diagnosis was out */
 	fprintf(stderr,
@@ -296,6 +465,16 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 {
 	struct argus_report_sink *sd = arg;
 	publish_stall(sd, s, true);
+	for (unsigned i = 0; i < PENDING_MAX; i++) {
+		struct pending *p = &sd->pend[i];
+		if (!p->used || p->d.stall.id != s->id)
+			continue;
+		struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0,
+		                              argus_session_thread_comm, NULL};
+		p->d.stall.end = s->end;
+		write_all(sd, &p->d, &rc, p->base, true);
+		p->used = false;
+	}
 	fprintf(stderr, "argus %s: stall %" PRIu64 " of %s %u ended after %.2f s\n", sd->o.name,
 	        s->id, s->comm, s->pid, (s->end - s->since) / 1e9);
 }
@@ -337,5 +516,15 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 
 void argus_report_sink_free(struct argus_report_sink *rs)
 {
+	if (!rs)
+		return;
+	/* the notifiers answer what they have, then end on their own; those
+	 * already gone are reaped (the others are reaped by init after us) */
+	for (unsigned i = 0; i < NOTIFIERS; i++)
+		if (rs->nf[i].pid) {
+			if (rs->nf[i].fd >= 0)
+				close(rs->nf[i].fd);
+			waitpid(rs->nf[i].pid, NULL, WNOHANG);
+		}
 	free(rs);
 }

@@ -24,6 +24,7 @@ struct ev_handler {
 };
 
 #define GT (ARGUS_SESSION_GRAPH | ARGUS_SESSION_TRIGGER)
+#define GTH (GT | ARGUS_SESSION_HISTORY)
 
 static const struct ev_handler handlers[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_NONE] = {GT, NULL},
@@ -34,9 +35,10 @@ static const struct ev_handler handlers[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_PROC_EXIT] = {GT, NULL},
     [ARGUS_EV_COMM] = {GT, NULL},
     [ARGUS_EV_MMAP] = {GT, NULL},
-    [ARGUS_EV_SCHED_SWITCH] = {GT, NULL},
-    [ARGUS_EV_SCHED_WAKEUP] = {GT, NULL},
-    [ARGUS_EV_SCHED_WAKEUP_NEW] = {GT, NULL},
+    /* scheduling and samples are kept a while for the reports (history.c) */
+    [ARGUS_EV_SCHED_SWITCH] = {GTH, NULL},
+    [ARGUS_EV_SCHED_WAKEUP] = {GTH, NULL},
+    [ARGUS_EV_SCHED_WAKEUP_NEW] = {GTH, NULL},
     [ARGUS_EV_SYS_ENTER] = {GT, NULL},
     [ARGUS_EV_SYS_EXIT] = {GT, NULL},
     [ARGUS_EV_IPC_SEND] = {GT, NULL},
@@ -222,6 +224,8 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	                          e->type == ARGUS_EV_DISPATCH_END ||
 	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))
 		session_landmark(s, e);
+	if (use & ARGUS_SESSION_HISTORY)
+		history_add(&s->hist, e);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
 	int rc = s->nfired ? diagnose_fired(s) : 0;
@@ -288,7 +292,8 @@ int argus_session_new(struct argus_session **out, const struct argus_session_opt
 	s->prepare = ptables_prepare;
 	if (argus_graph_new(&s->g, &s->o.graph) || argus_samples_new(&s->smp) ||
 	    argus_trigger_new(&s->trig, &s->o.trigger, &tcb) ||
-	    (s->o.live_symbols && argus_elfsym_new(&s->pt.elf, NULL))) {
+	    (s->o.live_symbols && argus_elfsym_new(&s->pt.elf, NULL)) ||
+	    history_init(&s->hist, s->o.history_bytes, s->o.history_ns)) {
 		argus_session_free(s);
 		return -1;
 	}
@@ -306,6 +311,7 @@ void argus_session_free(struct argus_session *s)
 	argus_samples_free(s->waits);
 	session_landmarks_free(s);
 	ptables_free(&s->pt);
+	history_free(&s->hist);
 	free(s);
 }
 

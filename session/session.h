@@ -32,7 +32,8 @@ enum argus_session_consumer {
 	ARGUS_SESSION_GRAPH = 1,
 	ARGUS_SESSION_SAMPLES = 2,
 	ARGUS_SESSION_TRIGGER = 4, /* and the diagnosis it fires */
-	ARGUS_SESSION_ALL = 7,
+	ARGUS_SESSION_HISTORY = 8, /* kept for reports (opts.history_bytes) */
+	ARGUS_SESSION_ALL = 15,
 };
 
 struct argus_session_opts {
@@ -49,6 +50,11 @@ struct argus_session_opts {
 	 * shadow stack's online filter, LagHunter's); only with a sink that
 	 * takes landmarks */
 	uint64_t landmark_ns;
+	/* scheduling and CPU samples kept for the reports (the Perfetto trace
+	 * of a stall): at most this many bytes (0 = none kept, the default) and
+	 * history_ns behind the newest record (0 = no time limit) */
+	uint64_t history_bytes;
+	uint64_t history_ns;
 };
 void argus_session_opts_default(struct argus_session_opts *o);
 
@@ -138,6 +144,22 @@ void argus_session_get_stats(const struct argus_session *s, struct argus_session
 const char *argus_session_comm(void *s, uint32_t pid);
 const char *argus_session_thread_comm(void *s, uint32_t tid);
 struct argus_graph *argus_session_graph(struct argus_session *s);
+/* The records kept (opts.history_bytes) as a report's source, and the time
+ * of the oldest held (0 when none); valid while s lives. */
+struct argus_report_records argus_session_records(struct argus_session *s);
+uint64_t argus_session_records_from(const struct argus_session *s);
+/* The session's symbols now (for reports written from a sink). */
+struct argus_symbolizer argus_session_symbolizer(struct argus_session *s);
+
+/* A trace file read again for reports: the records of any span (the
+ * Perfetto trace's scheduling and samples) and the file's symbols. Returns
+ * 0 or a negative ARGUS_TRACE_E* (err set). */
+struct argus_session_file_view;
+int argus_session_file_view_open(struct argus_session_file_view **v, const char *path,
+                                 struct argus_trace_error *err);
+struct argus_report_records argus_session_file_view_records(struct argus_session_file_view *v);
+struct argus_symbolizer argus_session_file_view_symbolizer(struct argus_session_file_view *v);
+void argus_session_file_view_close(struct argus_session_file_view *v);
 
 /* ---- sinks ---- */
 

@@ -32,6 +32,17 @@ struct ptables {
 	struct argus_elfsym *elf; /* live_symbols */
 };
 
+/* Recent records for reports (history.c). */
+struct history {
+	struct argus_event *buf;
+	size_t cap, head, n;
+	uint64_t keep_ns;
+	uint64_t evicted;
+};
+int history_init(struct history *h, uint64_t bytes, uint64_t keep_ns);
+void history_free(struct history *h);
+void history_add(struct history *h, const struct argus_event *e);
+
 struct argus_session {
 	struct argus_session_opts o;
 	struct argus_graph *g;
@@ -45,6 +56,7 @@ struct argus_session {
 	const struct argus_trace_reader *stacks;
 	int (*prepare)(struct argus_session *s); /* before a diagnosis (symbols) */
 	struct ptables pt;
+	struct history hist;
 	struct argus_stall fired[SESSION_MAX_FIRED];
 	uint32_t nfired;
 	struct argus_lag lags[SESSION_MAX_FIRED]; /* ended, for the sinks' lag */

@@ -1,6 +1,6 @@
 /*
  * test_diagnose_cli.c - `argus diagnose` as a user runs it: text, JSON and
- * Perfetto reports, the baselines, --truth, and its errors (exit codes of
+ * Chrome-JSON reports (the Perfetto trace: test_perfetto.c), the baselines, --truth, and its errors (exit codes of
  * docs/cli.md).
  */
 #include <stdlib.h>
@@ -139,12 +139,12 @@ TEST(json_report_validates_against_the_schema)
 	ASSERT_EQ(valid, 0);
 }
 
-TEST(perfetto_trace_has_flow_arrows)
+TEST(chrome_json_has_flow_arrows)
 {
 	setup();
 	char args[512], pf[160], *out;
 	snprintf(pf, sizeof(pf), "%s/p.json", dir);
-	snprintf(args, sizeof(args), "diagnose --perfetto %s %s", pf, trace);
+	snprintf(args, sizeof(args), "diagnose --chrome-json %s %s", pf, trace);
 	int rc = run(args, NULL);
 	FILE *f = fopen(pf, "r");
 	out = calloc(1, 1 << 20);
@@ -184,9 +184,9 @@ TEST(html_report_has_a_picture_per_stall)
 		svgs++;
 	for (const char *p = out; (p = strstr(p, "<h2>stall")); p++)
 		h2++;
-	ASSERT(svgs >= 5);
-	ASSERT_EQ(svgs, h2);
-	ASSERT_CONTAINS(out, "marker-end=\"url(#a)\"");
+	ASSERT(h2 >= 5);
+	ASSERT(svgs >= h2); /* the stalled run's timeline, the normal run's when compared */
+	ASSERT_CONTAINS(out, "marker-end=\"url(#arrow)\"");
 	ASSERT_CONTAINS(out, "(pool-1)");
 	free(out);
 }
@@ -232,6 +232,6 @@ TEST(bad_usage_and_files_get_distinct_exit_codes)
 TEST_MAIN(TEST_ENTRY(text_report_names_root_causes), TEST_ENTRY(truth_check_passes),
           TEST_ENTRY(json_report_is_one_object_per_stall),
           TEST_ENTRY(json_report_validates_against_the_schema),
-          TEST_ENTRY(perfetto_trace_has_flow_arrows),
+          TEST_ENTRY(chrome_json_has_flow_arrows),
           TEST_ENTRY(html_report_has_a_picture_per_stall), TEST_ENTRY(baselines_are_selectable),
           TEST_ENTRY(bad_usage_and_files_get_distinct_exit_codes))

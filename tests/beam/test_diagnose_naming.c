@@ -155,7 +155,7 @@ static void loop_with_samples(const uint32_t *stack, size_t nstack, struct argus
 static void report(const struct argus_diagnosis *d, char *text, size_t tcap, char *json,
                    size_t jcap)
 {
-	struct argus_report_ctx c = {comm_of, NULL, 0, NULL};
+	struct argus_report_ctx c = {comm_of, NULL, 0, NULL, NULL};
 	FILE *f = fmemopen(text, tcap, "w");
 	ASSERT(f);
 	argus_report_text(d, &c, f);

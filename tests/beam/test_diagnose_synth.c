@@ -95,7 +95,7 @@ static unsigned check_thread_names(const struct argus_session_result *res,
 	FILE *m = open_memstream(&json, &len);
 	ASSERT(m);
 	struct argus_report_ctx ctx = {argus_session_result_comm, (void *)res, res->t0,
-	                               argus_session_result_thread_comm};
+	                               argus_session_result_thread_comm, NULL};
 	argus_report_json(hit, &ctx, m);
 	fclose(m);
 	snprintf(key, sizeof(key), "\"comm\":\"%s\",\"thread\":\"%s\"", proc, want);

@@ -122,9 +122,13 @@ TEST(diagnose_notify_sends_one_per_stall)
 	free(h);
 }
 
-/* The notification's default action ("Open report"), taken in dunst,
- * opens the report: the daemon's notifier stays to answer it. */
-TEST(open_report_action_opens_the_report)
+/* One notifier serves every notification of a session (the daemon starts
+ * one per bus: `argus start --notifier BUS`, notifications on its standard
+ * input, one a line): three notifications from one process; the default
+ * action ("Open report") taken in dunst on one of them opens that one's
+ * report while the others still wait; with its input closed and the rest
+ * closed, the notifier ends by itself. */
+TEST(one_notifier_serves_every_notification_and_opens_the_report)
 {
 	const char *bin = getenv("ARGUS_BIN");
 	if (!bin || access(bin, X_OK) != 0)
@@ -134,24 +138,38 @@ TEST(open_report_action_opens_the_report)
 		teardown();
 		SKIP("%s", why);
 	}
-	char opener[128], opened[128], report[128];
+	char opener[128], opened[128];
 	snprintf(opener, sizeof(opener), "%s/open.sh", dir);
 	snprintf(opened, sizeof(opened), "%s/opened", dir);
-	snprintf(report, sizeof(report), "%s/r.json", dir);
 	FILE *f = fopen(opener, "w");
 	ASSERT(f);
 	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
 	fclose(f);
 	ASSERT_EQ(chmod(opener, 0700), 0);
-	setenv("ARGUS_OPEN", opener, 1);
-	char *const argv[] = {(char *)bin,     "start",
-	                      "--notify-once", "gedit stalled 2.9 s: udisksd 716/716 blocked",
-	                      report,          NULL};
-	pid_t notifier = desktop_spawn(argv, NULL);
-	unsetenv("ARGUS_OPEN");
+	int pipefd[2];
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid_t notifier = fork();
+	if (notifier == 0) {
+		dup2(pipefd[0], 0);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		setenv("ARGUS_OPEN", opener, 1);
+		execl(bin, "argus", "start", "--notifier", getenv("DBUS_SESSION_BUS_ADDRESS"),
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[0]);
+	char line[512];
+	for (int i = 1; i <= 3; i++) {
+		snprintf(line, sizeof(line), "app%d stalled 2.%d s: helper blocked%c%s/r%d.html\n", i, i,
+		         ARGUS_NOTIFY_SEP, dir, i);
+		ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
+	}
 	bool shown = false;
 	for (int i = 0; i < 250 && !shown; i++) {
-		shown = desktop_dunst_count("displayed") > 0;
+		shown = desktop_dunst_count("displayed") >= 3;
 		if (!shown)
 			usleep(20000);
 	}
@@ -166,13 +184,31 @@ TEST(open_report_action_opens_the_report)
 			fclose(o);
 		}
 	}
-	desktop_kill(&notifier);
+	/* still there for the other two */
+	bool alive = waitpid(notifier, NULL, WNOHANG) == 0;
+	/* no more input, the rest closed: it ends */
+	close(pipefd[1]);
+	int closed = system("dunstctl close-all >/dev/null 2>&1");
+	int st = -1;
+	bool ended = false;
+	for (int i = 0; i < 500 && !ended; i++) {
+		ended = waitpid(notifier, &st, WNOHANG) == notifier;
+		if (!ended)
+			usleep(10000);
+	}
+	if (!ended)
+		desktop_kill(&notifier);
 	teardown();
-	ASSERT_MSG(shown, "the notification was never displayed");
+	ASSERT_MSG(shown, "three notifications were never displayed");
 	ASSERT_EQ(acted, 0);
 	ASSERT_MSG(ok, "the report was not opened after the action");
-	ASSERT_CONTAINS(buf, report);
+	ASSERT_CONTAINS(buf, "/r");
+	ASSERT_CONTAINS(buf, ".html");
+	ASSERT_MSG(alive, "the notifier left while two notifications were pending");
+	ASSERT_EQ(closed, 0);
+	ASSERT_MSG(ended, "the notifier did not end with its input closed and nothing pending");
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "notifier exit status %d", st);
 }
 
 TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall),
-          TEST_ENTRY(open_report_action_opens_the_report))
+          TEST_ENTRY(one_notifier_serves_every_notification_and_opens_the_report))

@@ -268,8 +268,9 @@ static void live_case(const char *extra_arg)
 	         src, dir);
 	int schema_rc = system(cmd);
 	char lsreports[512];
-	snprintf(lsreports, sizeof(lsreports), "ls %s/*.json %s/*.txt >/dev/null 2>&1", reports,
-	         reports);
+	snprintf(lsreports, sizeof(lsreports),
+	         "ls %s/*.json %s/*.txt %s/*.html %s/*.pftrace >/dev/null 2>&1", reports, reports,
+	         reports, reports);
 	bool have_reports = system(lsreports) == 0;
 	uint64_t since = stall_since(ndjson, (int)app);
 	char store_err[512] = "";

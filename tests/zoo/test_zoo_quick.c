@@ -4,7 +4,9 @@
  * Xvfb, its xdotool driver, the live daemon and `argus record --all`, then
  * `argus diagnose --json`; bench/zoo/run-case.sh) and the test asserts that
  * argus's top-1 names the case's root-cause thread and function (truth
- * file). Correctness, not speed: the baselines are left out. Labels "live",
+ * file), and that every report the daemon wrote is sound: its Perfetto trace
+ * decodes and matches its JSON report, its HTML page loads in headless
+ * Chromium (tests/beam/check_reports.sh). Correctness, not speed: the baselines are left out. Labels "live",
  * "gui"; skipped without root, Xvfb, xdotool or python3 (argus says which).
  *
  * Adding a case: one line in ZOO_QUICK_CASES below, its TEST_ENTRY in
@@ -49,17 +51,22 @@
 	X(b14_bus_batching_top1_ignores_the_other_clients, "b14b-bus-batching")
 
 static char out[1 << 16];
+static char scratch[64]; /* the case's kept folder goes in here */
 
-/* `argus bench zoo` on one case; its output into out, its exit status. */
+/* `argus bench zoo` on one case (its folder kept in scratch); its output
+ * into out, its exit status. */
 static int run_case(const char *name)
 {
 	const char *bin = getenv("ARGUS_BIN"), *src = getenv("ARGUS_SRC");
 	const char *zoo = getenv("ARGUS_ZOO_BIN_DIR");
 	char cmd[2048];
+	snprintf(scratch, sizeof(scratch), "/tmp/argus-zoo-test-XXXXXX");
+	if (!mkdtemp(scratch))
+		return -1;
 	snprintf(cmd, sizeof(cmd),
-	         "timeout -k 5 120 %s bench zoo --no-baselines --zoo-dir %s/bench/zoo "
+	         "TMPDIR=%s timeout -k 5 120 %s bench zoo --no-baselines --keep --zoo-dir %s/bench/zoo "
 	         "--bin-dir %s %s 2>&1",
-	         bin, src, zoo, name);
+	         scratch, bin, src, zoo, name);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -79,10 +86,32 @@ static void check_case(const char *name)
 	int rc = run_case(name);
 	/* 3: not root, 4: a tool missing (the output says which) */
 	if (rc == 3 || rc == 4) {
+		char rm[128];
+		snprintf(rm, sizeof(rm), "rm -rf %s", scratch);
+		if (system(rm) != 0)
+			fprintf(stderr, "could not remove %s\n", scratch);
 		const char *why = strstr(out, "skipped: ");
 		SKIP("%s", why ? why + 9 : out);
 	}
 	ASSERT_MSG(rc == 0, "argus bench zoo %s: exit %d:\n%s", name, rc, out);
+	/* every report the daemon wrote: its Perfetto trace decodes and matches
+	 * its JSON report, its page loads in headless Chromium
+	 * (tests/beam/check_reports.sh; skipped when protoc or chromium is
+	 * missing) */
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "%s/tests/beam/check_reports.sh %s %s/argus-zoo-*/argus/reports 2>&1",
+	         src, src, scratch);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	out[n] = 0;
+	int st = p ? pclose(p) : -1;
+	int crc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", scratch);
+	if (crc == 4)
+		SKIP("the reports were not checked: %s", out);
+	ASSERT_MSG(crc == 0, "%s: the daemon's reports:\n%s", name, out);
 }
 
 #define DEFINE_TEST(test, dir)                                                                     \
