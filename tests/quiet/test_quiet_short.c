@@ -49,9 +49,15 @@ TEST(half_a_minute_of_ordinary_use_draws_no_notification)
 	long notes =
 	    figure("notifications argus sent (Notify calls on the desktop's session bus): ");
 	ASSERT_MSG(notes == 0, "%ld notification(s) with nothing hanging", notes);
+	/* the daemon watches the whole machine: a stall of a process outside
+	 * this desktop (another job's) is listed as "not a started app" */
 	long stalls =
 	    figure("stalls argus diagnosed (its JSON stream, any process on the machine): ");
-	ASSERT_MSG(stalls == 0, "%ld stall(s) diagnosed with nothing hanging", stalls);
+	long others = 0;
+	for (const char *p = out; (p = strstr(p, "not a started app: ")); p++)
+		others++;
+	ASSERT_MSG(stalls - others == 0, "%ld stall(s) of the apps with nothing hanging",
+	           stalls - others);
 }
 
 TEST_MAIN(TEST_ENTRY(half_a_minute_of_ordinary_use_draws_no_notification))
