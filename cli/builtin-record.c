@@ -22,7 +22,7 @@ static void record_usage(FILE *f)
 	fprintf(f,
 	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	        "                    [--no-recv-enter] [--no-rt] [--ready-fd FD]\n"
+	        "                    [--no-recv-enter] [--syscalls] [--no-rt] [--ready-fd FD]\n"
 	        "                    [--hooks] [-- CMD ARGS...]\n\n"
 	        "Trace the machine (default), some processes and their children, or CMD and its\n"
 	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
