@@ -315,9 +315,25 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 	return pid;
 }
 
+/* SIGINT, again each second while the tracer runs (a daemon still starting
+ * under a loaded machine has been seen to miss the first), SIGKILL after
+ * 30 s. */
 static int stop_tracer(pid_t pid)
 {
-	kill(pid, SIGINT);
+	int status;
+
+	for (int i = 0; i < 300; i++) {
+		if (i % 10 == 0)
+			kill(pid, SIGINT);
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0)
+			return -1;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
 	return wait_exit(pid);
 }
 

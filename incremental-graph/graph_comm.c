@@ -21,13 +21,43 @@ static void sys_begin(struct ictx *x, struct gthread *t, struct gvertex *v, uint
 	atomic_fetch_or_explicit(&v->sys_set, 1ull << (nr % 64), memory_order_relaxed);
 }
 
+/* A wait on one IPC object (a poll of one fd) that has sends to it no
+ * receive matched yet: the thread read them unseen (the default capture
+ * sees no receive that finds data waiting, docs/kext.md) or waits with them
+ * unread; either way its segment follows from their senders (Table 1
+ * strong 1, as the receive would have made it). */
+static void wait_on_object(struct ictx *x, struct gthread *t)
+{
+	const struct argus_ev_sys_enter *p = &x->ev->sys_enter;
+	switch (p->obj_kind) {
+	case ARGUS_OBJ_PIPE:
+	case ARGUS_OBJ_UNIX:
+	case ARGUS_OBJ_TCP:
+	case ARGUS_OBJ_EVENTFD:
+	case ARGUS_OBJ_SOCKETPAIR:
+	case ARGUS_OBJ_DISPLAY:
+	case ARGUS_OBJ_PTY:
+		break;
+	default:
+		return;
+	}
+	struct gref *r = p->obj ? gmap_get(&x->g->ipc, p->obj) : NULL;
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->n; i++)
+		gr_add_comm_edge(x->g, t, r->src[i], x->rule->edge, r->ts[i]);
+	r->n = 0;
+}
+
 void gr_on_sys_enter(struct ictx *x)
 {
 	struct gthread *t = gr_thread_of(x);
 	argus_vid cur;
 	struct gvertex *v = t ? gr_segment_of(x, t, &cur) : NULL;
-	if (v)
+	if (v) {
 		sys_begin(x, t, v, x->ev->sys_enter.nr);
+		wait_on_object(x, t);
+	}
 }
 
 /* A futex wait's entry record is futex_wait. */

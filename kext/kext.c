@@ -213,6 +213,7 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	bpf_program__set_autoload(k->skel->progs.sys_exit, o->syscalls);
 	bpf_program__set_autoload(k->skel->progs.sock_send_length, !o->syscalls);
 	bpf_program__set_autoload(k->skel->progs.sock_recv_length, !o->syscalls);
+	bpf_program__set_autoload(k->skel->progs.workqueue_queue_work, !o->syscalls);
 	if (tracer_bpf__load(k->skel)) {
 		rc = load_error(errno, err, errlen);
 		goto out;

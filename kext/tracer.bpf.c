@@ -844,6 +844,27 @@ static __always_inline void emit_entry(struct sys_call *c, struct task_struct *t
 	submit(&em);
 }
 
+/* A poll of one fd (struct pollfd at uptr): that fd and its IPC object,
+ * the object the thread waits on. Files stay unnamed. */
+static __always_inline void poll_one_fd(struct task_struct *t, __u64 uptr, int *fd, __u64 *obj,
+                                        __u64 *peer, __u8 *kind)
+{
+	bool named = false;
+	int pfd;
+	__u8 k;
+
+	if (bpf_probe_read_user(&pfd, sizeof(pfd), (void *)uptr))
+		return;
+	k = fd_object(t, pfd, obj, peer, &named);
+	if (k == ARGUS_OBJ_NONE || k == ARGUS_OBJ_FILE) {
+		*obj = 0;
+		*peer = 0;
+		return;
+	}
+	*fd = pfd;
+	*kind = k;
+}
+
 /* The traced call t (the current task) is in, from its saved registers.
  * False for calls argus does not record: reads and writes of files, ttys
  * and non-local sockets; clones (sched_process_fork reads their flags). */
@@ -885,6 +906,8 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		c->arg0 = user_timespec_ns(regs_arg(regs, 2) + 16);
 	} else {
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
+		if ((nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) && regs_arg(regs, 1) == 1)
+			poll_one_fd(t, regs_arg(regs, 0), &fd, &obj, &peer, &kind);
 	}
 	c->obj = obj;
 	c->peer = peer;
@@ -1467,7 +1490,10 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 	twaker = traced(t);
 	if (!twaker && !traced(p))
 		return 0;
-	if (!per_call && twaker && type == ARGUS_EV_SCHED_WAKEUP && !in_interrupt_ctx())
+	/* a kernel worker woken by a call is not its receiver (a pty write's
+	 * worker: workqueue_queue_work says that write) */
+	if (!per_call && twaker && type == ARGUS_EV_SCHED_WAKEUP && !(p->flags & PF_KTHREAD_) &&
+	    !in_interrupt_ctx())
 		ctype = waker_call(t, &call);
 	if (ctype) {
 		if (!reserve_n(&em, type, t, 0, true, 2))
@@ -1505,6 +1531,40 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
 	return wakeup(ARGUS_EV_SCHED_WAKEUP_NEW, p);
+}
+
+/* Without per-call capture: a pty write hands its bytes to a kernel worker
+ * (the flip buffer's work), and that worker wakes the reader, so the write
+ * is never a waker. It is known where it queues the work, from the writer's
+ * saved registers: IPC_SEND as sched_waking writes it. Any other queued
+ * work leaves after a few loads. */
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(workqueue_queue_work, int req_cpu, struct pool_workqueue *pwq,
+             struct work_struct *work)
+{
+	struct task_struct *t = cur();
+	struct pt_regs *regs;
+	struct sys_call c;
+	struct emit em;
+	long nr;
+
+	if (per_call || (t->flags & PF_KTHREAD_) || is_self(t))
+		return 0;
+	regs = user_regs(t);
+	if (!regs || !regs_in_syscall(regs))
+		return 0;
+	nr = regs_nr(regs);
+	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] != SC_SEND)
+		return 0;
+	if (in_interrupt_ctx() || !traced(t))
+		return 0;
+	if (!call_from_regs(t, regs, nr, SC_SEND, &c) || c.kind != ARGUS_OBJ_PTY)
+		return 0;
+	if (!reserve_at(&em, ARGUS_EV_IPC_SEND, t, 0, true))
+		return 0;
+	fill_waker_call(em.ev, ARGUS_EV_IPC_SEND, &c);
+	submit(&em);
+	return 0;
 }
 
 /* ---- sockets, without per-call capture ------------------------------------
