@@ -145,6 +145,7 @@ static void on_wakeup(struct ictx *x)
 		k->kworker = true;
 	if (k->kworker) {
 		g->st.wakeups_kernel++; /* 000 s5 kernel task delegate; 001 P2 */
+		gr_wake_from_sends(g, w, dst);
 		return;
 	}
 	if (!k->pid)
