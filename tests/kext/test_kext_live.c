@@ -1065,7 +1065,8 @@ static void named_io(void *arg)
 
 TEST(comm_filter_keeps_only_that_name)
 {
-	struct argus_kext_opts o = {.comm = "kext-wanted", .no_samples = true, .no_irqs = true};
+	struct argus_kext_opts o = {
+	    .comm = "kext-wanted", .no_samples = true, .no_irqs = true, .syscalls = true};
 	struct collector c;
 
 	require_live();
