@@ -285,7 +285,7 @@ TEST(bench_overhead_floor_attaches_only_for_its_mode)
  * `argus record [OPT] -- CMD` runs CMD: "sys" and / or "sock" lines. */
 static char *programs_under_record(const char *opt)
 {
-	char out[128], err[128], seen[128], trace[128], script[512];
+	char out[128], err[128], seen[128], trace[128], script[1024];
 	const char *bin = argus_bin();
 
 	tmp_path(out, sizeof(out), "progs-out");
