@@ -50,8 +50,8 @@ enum mode {
 	MODE_COUNT
 };
 static const char *const mode_names[] = {
-    "untraced",          "argus start",   "argus record",       "start --syscalls",
-    "record --syscalls", "perf sched",    "perf sched+syscalls", "empty sys_exit"};
+    "untraced",          "argus start", "argus record",        "start --syscalls",
+    "record --syscalls", "perf sched",  "perf sched+syscalls", "empty sys_exit"};
 
 struct overhead_opts {
 	unsigned rounds;
@@ -224,12 +224,23 @@ static pid_t start_daemon(const struct overhead_opts *o, bool syscalls)
 	snprintf(rec, sizeof(rec), "%s/rec", o->tmpdir);
 	snprintf(rep, sizeof(rep), "%s/reports", o->tmpdir);
 	snprintf(log, sizeof(log), "%s/start.log", o->tmpdir);
-	char *argv[] = {(char *)o->argus, "start",       "--run-dir", run,  "--recorder",
-	                rec,              "--reports",   rep,         "--hooks-dir", "",
-	                "--no-notify",    (char *)opt,   NULL};
+	char *argv[] = {(char *)o->argus,
+	                "start",
+	                "--run-dir",
+	                run,
+	                "--recorder",
+	                rec,
+	                "--reports",
+	                rep,
+	                "--hooks-dir",
+	                "",
+	                "--no-notify",
+	                (char *)opt,
+	                NULL};
 	pid_t pid = fork();
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY), lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int null = open("/dev/null", O_WRONLY),
+		    lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		if (null >= 0)
 			dup2(null, 1);
@@ -273,8 +284,8 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 
 	if (m == MODE_RECORD || m == MODE_RECORD_SYS) {
 		const char *opt = m == MODE_RECORD_SYS ? "--syscalls"
-		                  : o->argus_opt     ? o->argus_opt
-		                                     : "--all";
+		                  : o->argus_opt       ? o->argus_opt
+		                                       : "--all";
 		int p[2];
 		char buf[8];
 
@@ -282,7 +293,7 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 			return -1;
 		snprintf(path, sizeof(path), "%s/argus.argus", o->tmpdir);
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
-		char *argv[] = {(char *)o->argus, "record", "-o",       path,  "--all",
+		char *argv[] = {(char *)o->argus, "record",     "-o",  path, "--all",
 		                (char *)opt,      "--ready-fd", fdarg, NULL};
 		pid_t pid = spawn(argv, p[1], true);
 		close(p[1]);
@@ -538,10 +549,11 @@ int argus_bench_overhead(int argc, char **argv)
 				       med / base, (med / base - 1) * 100);
 			}
 			double peer = median(times[MODE_PERF], o.rounds);
-			printf("  argus start - perf sched: %+.1f points; argus record - perf sched: "
-			       "%+.1f points\n",
-			       (median(times[MODE_START], o.rounds) - peer) / base * 100,
-			       (median(times[MODE_RECORD], o.rounds) - peer) / base * 100);
+			printf(
+			    "  argus start - perf sched: %+.1f points; argus record - perf sched: "
+			    "%+.1f points\n",
+			    (median(times[MODE_START], o.rounds) - peer) / base * 100,
+			    (median(times[MODE_RECORD], o.rounds) - peer) / base * 100);
 			printf(
 			    "median CPU time while the command ran (command / tracer process):\n");
 			double cbase = median(cmd_cpu[MODE_NONE], o.rounds);

@@ -198,9 +198,14 @@ TEST(stream_json_prints_live_records)
 	require_live();
 	tmp_path(out, sizeof(out), "stream.json");
 	tmp_path(err, sizeof(err), "err");
-	char *argv[] = {
-	    (char *)bin, "stream", "--json", "--", "/bin/sh", "-c", "(sleep 0.05; echo hi) | cat >/dev/null",
-	    NULL};
+	char *argv[] = {(char *)bin,
+	                "stream",
+	                "--json",
+	                "--",
+	                "/bin/sh",
+	                "-c",
+	                "(sleep 0.05; echo hi) | cat >/dev/null",
+	                NULL};
 	ASSERT_EQ(finish(start(argv, out, err, -1)), 0);
 	char *text = slurp(out);
 	ASSERT(text);
@@ -298,8 +303,8 @@ static char *programs_under_record(const char *opt)
 	         "bpftool prog show name sock_recv_length | grep -q sock_recv && echo sock >> %s; "
 	         "true",
 	         seen, seen, seen);
-	char *argv[] = {(char *)bin, "record", "-o", trace, (char *)opt, "--", "sh", "-c", script,
-	                NULL};
+	char *argv[] = {(char *)bin, "record", "-o", trace,  (char *)opt,
+	                "--",        "sh",     "-c", script, NULL};
 	if (!opt) {
 		argv[4] = "--";
 		argv[5] = "sh";
