@@ -906,7 +906,10 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		c->arg0 = user_timespec_ns(regs_arg(regs, 2) + 16);
 	} else {
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
-		if ((nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) && regs_arg(regs, 1) == 1)
+		/* per-call capture sees the read itself: the object only
+		 * without it (the graph's wait-on-object rule, docs/graph.md) */
+		if (!per_call && (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) &&
+		    regs_arg(regs, 1) == 1)
 			poll_one_fd(t, regs_arg(regs, 0), &fd, &obj, &peer, &kind);
 	}
 	c->obj = obj;
