@@ -28,6 +28,8 @@ static void record_usage(FILE *f)
 	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
 	        "--hooks (with CMD) also preloads libargus-hooks.so into CMD, as `argus run`\n"
 	        "does, and merges its hook records with the kernel's into the same trace.\n"
+	        "--syscalls adds per-call capture on the syscall exit tracepoint (every\n"
+	        "syscall of every task pays for it); the default uses none.\n"
 	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
 }
 
