@@ -63,7 +63,7 @@ struct zoo_result {
 
 struct zoo_run {
 	char zoo_dir[4096], bin_dir[4096], argus[4096];
-	bool quick, keep, no_baselines;
+	bool quick, keep, no_baselines, syscalls;
 	char cases[ZOO_CASES_MAX][ZOO_NAME_MAX];
 	int ncases;
 	struct zoo_result res[ZOO_CASES_MAX];
@@ -72,13 +72,14 @@ struct zoo_run {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: argus bench zoo [--quick] [--keep] [--no-baselines] [--zoo-dir DIR]\n"
-	        "                       [--bin-dir DIR] [CASE...]\n"
+	        "usage: argus bench zoo [--quick] [--keep] [--no-baselines] [--syscalls]\n"
+	        "                       [--zoo-dir DIR] [--bin-dir DIR] [CASE...]\n"
 	        "  runs the bug zoo's cases live (every case, the --quick ones, or those\n"
 	        "  named) and prints argus against the baselines as in the paper's Table 4\n"
 	        "  --quick         the cases whose truth file says quick=1\n"
 	        "  --keep          keep each case's scratch folder (trace, JSON, snapshots)\n"
 	        "  --no-baselines  argus alone: no stack snapshot, perf or offwaketime\n"
+	        "  --syscalls      argus start and record with per-call capture (--syscalls)\n"
 	        "  --zoo-dir DIR   the zoo's sources (default %s)\n"
 	        "  --bin-dir DIR   the zoo's programs (default %s)\n"
 	        "  exit 0 when argus's top-1 is right on every case run, 1 otherwise;\n"
@@ -220,6 +221,8 @@ static int run_cases(struct zoo_run *r)
 		argv[n++] = "--keep";
 	if (r->no_baselines)
 		argv[n++] = "--no-baselines";
+	if (r->syscalls)
+		argv[n++] = "--syscalls";
 	for (int i = 0; i < r->ncases; i++) {
 		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", r->zoo_dir, r->cases[i]);
 		argv[n++] = dirs[i];
@@ -324,6 +327,7 @@ int argus_bench_zoo(int argc, char **argv)
 	    {"quick", no_argument, 0, 'q'},
 	    {"keep", no_argument, 0, 'k'},
 	    {"no-baselines", no_argument, 0, 'n'},
+	    {"syscalls", no_argument, 0, 's'},
 	    {"zoo-dir", required_argument, 0, 'z'},
 	    {"bin-dir", required_argument, 0, 'b'},
 	    {"help", no_argument, 0, 'h'},
@@ -347,6 +351,9 @@ int argus_bench_zoo(int argc, char **argv)
 			break;
 		case 'n':
 			r->no_baselines = true;
+			break;
+		case 's':
+			r->syscalls = true;
 			break;
 		case 'z':
 			snprintf(r->zoo_dir, sizeof(r->zoo_dir), "%s", optarg);
@@ -433,8 +440,8 @@ int argus_bench_zoo(int argc, char **argv)
 	}
 	print_table(r);
 	printf("\nargus top-1 right on %d of %d cases (%d run)\n", right, r->ncases, ran);
-	printf("reproduce: argus bench zoo%s%s", r->quick ? " --quick" : "",
-	       r->no_baselines ? " --no-baselines" : "");
+	printf("reproduce: argus bench zoo%s%s%s", r->quick ? " --quick" : "",
+	       r->no_baselines ? " --no-baselines" : "", r->syscalls ? " --syscalls" : "");
 	if (optind < argc)
 		for (int i = 0; i < r->ncases; i++)
 			printf(" %s", r->cases[i]);
