@@ -58,7 +58,7 @@ struct zoo_result {
 	char live[160];            /* the live daemon's top-1, "comm thread function" */
 	int false_stalls;          /* the live daemon's other stalls of the desktop */
 	char false_list[512];
-	char offwake_na[256];      /* why offwaketime did not run */
+	char offwake_na[256]; /* why offwaketime did not run */
 };
 
 struct zoo_run {
@@ -74,15 +74,15 @@ static void usage(const struct bench_corpus *c, FILE *f)
 {
 	fprintf(f,
 	        "usage: argus bench %s [--quick] [--keep] [--no-baselines] [--cases-dir DIR]\n"
-	        "       %*s [--bin-dir DIR] [CASE...]\n"
+	        "       %*s %s[CASE...]\n"
 	        "  runs %s live (every case, the --quick ones, or those\n"
 	        "  named) and prints argus against the baselines as in the paper's Table 4\n"
 	        "  --quick         the cases whose truth file says quick=1\n"
 	        "  --keep          keep each case's scratch folder (trace, JSON, snapshots)\n"
 	        "  --no-baselines  argus alone: no stack snapshot, perf or offwaketime\n"
 	        "  --cases-dir DIR the cases (default %s)\n",
-	        c->name, (int)strlen(c->name) + 12, "", c->what,
-	        *c->cases_dir ? c->cases_dir : "none built in");
+	        c->name, (int)strlen(c->name) + 12, "", c->bin_dir ? "[--bin-dir DIR] " : "",
+	        c->what, *c->cases_dir ? c->cases_dir : "none built in");
 	if (c->bin_dir)
 		fprintf(f, "  --bin-dir DIR   the cases' programs (default %s)\n",
 		        *c->bin_dir ? c->bin_dir : "none built in");
@@ -415,8 +415,8 @@ int bench_cases_main(const struct bench_corpus *corpus, int argc, char **argv)
 		}
 	}
 	if (!is_dir(r->zoo_dir)) {
-		cli_error(name, "no cases at '%s' (--cases-dir: bench/%s of the sources)", r->zoo_dir,
-		          name);
+		cli_error(name, "no cases at '%s' (--cases-dir: bench/%s of the sources)",
+		          r->zoo_dir, name);
 		free(r);
 		return ARGUS_EXIT_USAGE;
 	}
@@ -450,8 +450,7 @@ int bench_cases_main(const struct bench_corpus *corpus, int argc, char **argv)
 		return rc;
 	}
 	if (r->ncases == 0) {
-		cli_error(name, "no cases%s in %s", r->quick ? " with quick=1" : "",
-		          r->zoo_dir);
+		cli_error(name, "no cases%s in %s", r->quick ? " with quick=1" : "", r->zoo_dir);
 		free(r);
 		return ARGUS_EXIT_USAGE;
 	}

@@ -13,9 +13,9 @@ struct bench_corpus {
 	const char *name;      /* "zoo": `argus bench NAME`, its errors and usage */
 	const char *what;      /* "the bug zoo's cases" */
 	const char *cases_dir; /* the cases' folder in the sources ("" none built in) */
-	const char *bin_dir;   /* its programs' folder in the build, or NULL: none (apps installed) */
-	const char *runner;    /* bench/zoo/run-case.sh in the sources */
-	bool score_live;       /* the exit status asks the live daemon's answer, not the replay's */
+	const char *bin_dir; /* its programs' folder in the build, or NULL: none (apps installed) */
+	const char *runner;  /* bench/zoo/run-case.sh in the sources */
+	bool score_live;     /* the exit status asks the live daemon's answer, not the replay's */
 };
 
 /* `argus bench NAME [--quick] [--keep] [--no-baselines] [--cases-dir DIR]
