@@ -102,3 +102,16 @@ ra_app_window() {
 	echo "no window of pid $(cat prog.pid)" >&2
 	return 1
 }
+
+# ra_impatient SECONDS: a user waiting on a busy app: one key a second
+# (Right: moves nothing that matters). A busy hang may start only after the
+# app has read the input that started it (a file loaded, then laid out):
+# later presses are the unread input that makes the wait a UI stall.
+ra_impatient() {
+	_ra_i=0
+	while [ $_ra_i -lt "$1" ]; do
+		sleep 1
+		xdotool key Right
+		_ra_i=$((_ra_i + 1))
+	done
+}

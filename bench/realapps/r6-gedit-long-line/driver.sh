@@ -11,4 +11,5 @@ sleep 0.5
 xdotool key ctrl+o
 ra_open_path "$PWD/long.txt"
 zoo_hang_started Right
-sleep 15
+ra_impatient 6
+sleep 9
