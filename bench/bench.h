@@ -22,6 +22,9 @@ int argus_bench_diagnose(int argc, char **argv);
 /* The bug zoo live: argus against the baselines per case (Table 4), the
  * seconds from a stall's start to its notification (bench/zoo/). */
 int argus_bench_zoo(int argc, char **argv);
+/* Unmodified Debian apps hanging for real reasons, live, scored on the live
+ * daemon's answer: process, thread, function; false stalls (bench/realapps/). */
+int argus_bench_realapps(int argc, char **argv);
 /* False alarms: ordinary use of unmodified apps, nothing hanging, under the
  * live daemon; its notifications beside a _NET_WM_PING probe (bench/quiet/). */
 int argus_bench_quiet(int argc, char **argv);

@@ -4,7 +4,7 @@
 #
 #   bench/zoo/run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json]
 #                         [--match function|process] [--no-baselines]
-#                         [--no-live] [--syscalls] CASE_DIR...
+#                         [--no-live] [--score replay|live] [--syscalls] CASE_DIR...
 #
 # Each case runs twice, on a fresh private desktop (Xvfb, session bus,
 # dunst) each time:
@@ -22,7 +22,8 @@
 # --no-baselines skips run 2, --no-live leaves the daemon out of run 1.
 # --syscalls runs argus start and argus record with per-call capture.
 # --match process only asks that argus's top-1 names the root-cause process
-# (and the stall class). Exit status: 0 argus's top-1 right on every case, 1
+# (and the stall class). --score live: the live daemon's answer decides the
+# exit status, not the replay's (realapps). Exit status: 0 argus's top-1 right on every case, 1
 # a miss, 2 usage, 3 a case could not run (its line says why), 77 cannot run
 # here at all (not root, no Xvfb / xdotool / python3).
 set -u
@@ -31,6 +32,7 @@ argus=${ARGUS_BIN:-argus}
 bindir=
 keep=0
 match=function
+score=replay
 format=text
 baselines=1
 live=1
@@ -42,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--json) format=json; shift ;;
 	--match) match=$2; shift 2 ;;
+	--score) score=$2; shift 2 ;;
 	--no-baselines) baselines=0; shift ;;
 	--no-live) live=0; shift ;;
 	--syscalls) capture=--syscalls; shift ;;
@@ -50,7 +53,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json] [--match function|process] [--no-baselines] [--no-live] [--syscalls] CASE_DIR..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json] [--match function|process] [--score replay|live] [--no-baselines] [--no-live] [--syscalls] CASE_DIR..." >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root for live tracing"; exit 77; }
 for t in Xvfb xdotool python3 dbus-daemon; do
 	command -v $t >/dev/null || { echo "skipped: $t missing (scripts/install-deps.sh)"; exit 77; }
@@ -83,15 +86,18 @@ run_pass() (
 	# everything this run started, last first; the app reaps its helpers
 	# before the X server goes away
 	cleanup() {
+		# a case's own undoing first: a stopped service running again, a
+		# FUSE mount gone (realapps)
+		[ -x "$case/cleanup.sh" ] && "$case/cleanup.sh" >>cleanup.log 2>&1
 		for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 		pids=
 	}
 	trap cleanup EXIT
-	trap 'exit 3' INT TERM
+	trap 'exit 3' INT TERM HUP PIPE
 	export NO_AT_BRIDGE=1
 	# the X server picks a free display itself and writes its number when
 	# it is ready (runs at the same time cannot take the same one)
-	Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>xdisplay >/dev/null 2>&1 &
+	Xvfb -displayfd 3 -nolisten tcp -screen 0 "$screen" 3>xdisplay >/dev/null 2>&1 &
 	pids="$! $pids"
 	for _ in $(seq 100); do [ -s xdisplay ] && break; sleep 0.1; done
 	n=$(cat xdisplay 2>/dev/null)
@@ -102,7 +108,8 @@ run_pass() (
 	mkdir -m 0700 run
 	bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || exit 3
 	export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
-	pids="$(echo "$bus" | sed -n 2p) $pids"
+	buspid=$(echo "$bus" | sed -n 2p)
+	pids="$buspid $pids"
 	# where a case's program finds its helper programs
 	export ZOO_BIN_DIR=$(dirname "$(command -v "$bin")")
 	wopt="--no-baselines --no-notify"
@@ -140,12 +147,19 @@ run_pass() (
 		rec=$!
 		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
 	fi
-	"$bin" --exit-after $((secs + 60)) >prog.log 2>&1 &
+	if [ -x "$case/launch.sh" ]; then
+		# an unmodified app: launch.sh sets its scene up (files, a mount, a
+		# stopped service), then execs it (same pid)
+		"$case/launch.sh" >prog.log 2>&1 &
+	else
+		"$bin" --exit-after $((secs + 60)) >prog.log 2>&1 &
+	fi
 	app=$!
 	pids="$app $pids"
 	echo $app >prog.pid
 	# shellcheck disable=SC2086 # wopt: words
-	python3 "$here/watch.py" --app $app --case-root $$ --seconds "$secs" $wopt >watch.log 2>&1 &
+	python3 "$here/watch.py" --app $app --case-root $$ --bus-pid "$buspid" --seconds "$secs" \
+		$wopt >watch.log 2>&1 &
 	watch=$!
 	pids="$watch $pids"
 	"$case/driver.sh" "$prog" >driver.log 2>&1
@@ -189,9 +203,17 @@ for case in "$@"; do
 	fi
 	prog=$(get "$truth" program)
 	secs=$(get "$truth" record_seconds)
+	screen=$(get "$truth" screen)
+	[ -n "$screen" ] || screen=640x480x24
 	bin=$prog
-	[ -n "$bindir" ] && bin=$bindir/$prog
-	command -v "$bin" >/dev/null || { echo "$name: program $bin not found (--bin-dir)" >&2; status=3; continue; }
+	case $prog in
+	/*)
+		# an installed app (realapps): missing is "cannot run here"
+		[ -x "$prog" ] || { echo "skipped: $name: $prog not installed (scripts/install-deps.sh)"; [ $status = 0 ] && status=77; continue; } ;;
+	*)
+		[ -n "$bindir" ] && bin=$bindir/$prog
+		command -v "$bin" >/dev/null || { echo "$name: program $bin not found (--bin-dir)" >&2; status=3; continue; } ;;
+	esac
 	work=$(mktemp -d "${TMPDIR:-/tmp}/argus-zoo-XXXXXX")
 	mkdir "$work/argus"
 	run_pass argus "$work/argus"
@@ -204,14 +226,14 @@ for case in "$@"; do
 		basedir=$work/baselines
 	fi
 	if [ $rc = 0 ]; then
-		fopt="--match $match --bin-dir $(dirname "$(command -v "$bin")")"
+		fopt="--match $match --score $score --bin-dir $(dirname "$(command -v "$bin")")"
 		[ $format = json ] && fopt="$fopt --json"
 		[ -n "$basedir" ] && fopt="$fopt --baselines $basedir"
 		# shellcheck disable=SC2086 # fopt: words
 		python3 "$here/score.py" $fopt "$name" "$truth" "$(cat "$work/argus/prog.pid")" "$work/argus"
 		rc=$?
 	fi
-	[ $rc -gt $status ] && status=$rc
+	{ [ $status = 77 ] || [ $rc -gt $status ]; } && status=$rc
 	if [ $keep = 1 ] || [ $rc = 3 ]; then
 		echo "$name: files in $work" >&2
 	else

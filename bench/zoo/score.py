@@ -2,8 +2,8 @@
 """score.py - score one bug zoo case: argus and the baselines against its truth.
 
   score.py --header
-  score.py [--json] [--match function|process] [--bin-dir DIR] [--baselines BASEDIR]
-           CASE TRUTH PID WORKDIR
+  score.py [--json] [--match function|process] [--score replay|live] [--bin-dir DIR]
+           [--baselines BASEDIR] CASE TRUTH PID WORKDIR
 
 WORKDIR is the folder of the case's argus run as run-case.sh leaves it,
 BASEDIR that of its baselines run (without argus; its prog.pid is the app):
@@ -17,7 +17,9 @@ BASEDIR that of its baselines run (without argus; its prog.pid is the app):
   BASEDIR/offwake.txt or .na     BCC offwaketime's folded stacks, or why not
 
 A method is right at top-k when one of its first k answers names the
-root-cause thread's comm (root_comm) and function (root_function). What an
+root-cause process's comm (root_comm), its thread (root_thread, the thread's
+own name, when the truth has one; `*`: any thread of it) and function
+(root_function, when the truth has one: a stopped process runs none). What an
 answer is, per method (bench/zoo/README.md "Scoring the baselines"):
   argus, critical path, no weak edges: the report's candidates, in order.
   stack snapshot: the frames of the app's main thread, innermost first,
@@ -30,19 +32,24 @@ answer is, per method (bench/zoo/README.md "Scoring the baselines"):
     machine does not decide the column.
   offwaketime: its folded (wakee ; waker) stacks by time; right when the
     waker side names root_comm and root_function.
-The stall scored is the app's (anomaly_comm, PID) longest one. Exit 0 when
-argus is right at top-1 (--match function, the default) or names the process
-at top-1 with the truth's stall class (--match process), 1 otherwise.
+The stall scored is the app's (anomaly_comm, PID) longest one in the replay,
+and the live daemon's stall of PID nearest the hang mark in its stream (its
+diagnosis line: the report the notification carried); the live daemon's
+other stalls of the case's desktop are false stalls. Exit 0 when argus is
+right at top-1 (--match function, the default) or names the process at top-1
+with the truth's stall class (--match process), 1 otherwise: the replay's
+answer, or the live daemon's with --score live.
 """
 import json
 import os
 import re
 import sys
 
-COLS = ("%-18s %-5s %-5s %-5s %-7s %-7s %-13s %-5s %-5s %-5s %-5s %-5s %-5s %-5s %-5s"
-        "  %s")
-HEADER = ("case", "top1", "top3", "proc1", "detect", "notify", "class", "cp-1", "cp-3",
-          "nwe-1", "nwe-3", "stk-1", "stk-3", "perf1", "perf3", "argus top-1 (comm function)")
+COLS = ("%-18s %-5s %-5s %-5s %-5s %-3s %-7s %-7s %-13s %-5s %-5s %-5s %-5s %-5s %-5s %-5s"
+        " %-5s  %s")
+HEADER = ("case", "live1", "top1", "top3", "proc1", "fs", "detect", "notify", "class", "cp-1",
+          "cp-3", "nwe-1", "nwe-3", "stk-1", "stk-3", "perf1", "perf3",
+          "argus top-1 (comm function)")
 # the measuring tools: their samples are not the desktop's
 TOOL_COMMS = ("perf", "dunstctl", "eu-stack", "gdb", "sleep", "xdotool")
 
@@ -83,19 +90,26 @@ def stall_of(text, truth, pid):
 
 
 def names(c):
+    """A candidate as (process comm, thread name, function)."""
     v = c.get("vertex") or {}
-    return v.get("comm"), c.get("function")
+    return v.get("comm"), v.get("thread"), c.get("function")
 
 
 def report_answers(d):
     return [names(c) for c in (d["candidates"] or [])] if d else None
 
 
+APP_OBJECTS = None  # truth's app_objects: a regex of shared objects that are the app's
+
+
 def system_module(path, bin_dir):
-    """The kernel, a BPF program, or a shared object not of the zoo."""
+    """The kernel, a BPF program, or a shared object not of the zoo (or
+    not of the app: realapps' truth names its own in app_objects)."""
     if not path or path.startswith("[") or path.startswith("bpf_prog"):
         return True
     if bin_dir and os.path.dirname(path) == bin_dir:
+        return False
+    if APP_OBJECTS and re.search(APP_OBJECTS, os.path.basename(path)):
         return False
     return re.search(r"\.so(\.|$)", os.path.basename(path)) is not None
 
@@ -126,7 +140,7 @@ def stack_answers(work, truth, pid, bin_dir):
         for line in block.splitlines():
             m = EUSTACK_FRAME.match(line.strip())
             if m and m.group(1) and not system_module(m.group(2).strip(), bin_dir):
-                frames.append((comm, m.group(1)))
+                frames.append((comm, None, m.group(1)))
         return frames
     text, maps = read(work, "gdb.txt"), read(work, "maps.txt")
     if text and ("(LWP %d)" % pid) in text:
@@ -138,7 +152,7 @@ def stack_answers(work, truth, pid, bin_dir):
                 continue
             module = m.group(3) or (module_at(maps, int(m.group(1), 16)) if m.group(1) else None)
             if module and not system_module(module, bin_dir):
-                frames.append((comm, m.group(2)))
+                frames.append((comm, None, m.group(2)))
     return frames if ok else None
 
 
@@ -162,7 +176,7 @@ def perf_answers(work, bin_dir):
             return
         for sym, dso in sample[2]:
             if sym != "[unknown]" and not system_module(dso, bin_dir):
-                key = (comm, sym.split("+0x")[0])
+                key = (comm, None, sym.split("+0x")[0])
                 counts[key] = counts.get(key, 0) + 1
                 return
 
@@ -197,16 +211,50 @@ def offwake_answers(work, truth):
             continue
         waker = stack.split(";--;", 1)[1].split(";")
         # the waker side: its stack, then its comm last
-        answer = (waker[-1], truth["root_function"] if truth["root_function"] in waker[:-1]
+        fn = truth.get("root_function", "")
+        answer = (waker[-1], None, fn if fn and fn in waker[:-1]
                   else (waker[-2] if len(waker) > 1 else None))
         rows.append((int(count), answer))
     rows.sort(key=lambda r: -r[0])
     return [a for _, a in rows], None
 
 
+def matches(answer, truth):
+    """One answer (comm, thread, function) against the truth; a thread of
+    None (a baseline's: it names no thread) is not asked."""
+    comm, thread, fn = answer
+    want_thread = truth.get("root_thread", "")
+    want_fn = truth.get("root_function", "")
+    return (comm == truth["root_comm"]
+            and (not want_thread or want_thread == "*" or thread is None
+                 or thread == want_thread)
+            and (not want_fn or fn == want_fn))
+
+
 def right_at(answers, truth, k):
-    want = (truth["root_comm"], truth["root_function"])
-    return answers is not None and want in answers[:k]
+    return answers is not None and any(matches(a, truth) for a in answers[:k])
+
+
+def false_stalls(work, stall):
+    """The live daemon's stalls of the case's desktop (desktop_pids) other
+    than the one scored: each as "app pid/tid +S s" (seconds from the
+    scored stall's start, or from the hang mark)."""
+    pids = {int(p) for p in (read(work, "desktop_pids") or "").split()}
+    hang = read(work, "hang_ns")
+    ref = stall["since"] if stall else (int(hang) if hang else 0)
+    out = []
+    for line in (read(work, "live.ndjson") or "").splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("kind") != "stall" or o.get("phase") != "start" or o.get("pid") not in pids:
+            continue
+        if stall and o.get("id") == stall.get("id"):
+            continue
+        out.append("%s %d/%d %+.1fs" % (o.get("app"), o["pid"], o["tid"],
+                                         (o["since"] - ref) / 1e9))
+    return out
 
 
 def live_of(work, pid, hang_ns):
@@ -254,12 +302,14 @@ def main():
         print(COLS % HEADER)
         return 0
     args = sys.argv[1:]
-    match, as_json, bin_dir, base = "function", False, None, None
+    match, as_json, bin_dir, base, score = "function", False, None, None, "replay"
     while args and args[0].startswith("--"):
         if args[0] == "--json":
             as_json, args = True, args[1:]
         elif args[0] == "--match" and len(args) > 1:
             match, args = args[1], args[2:]
+        elif args[0] == "--score" and len(args) > 1:
+            score, args = args[1], args[2:]
         elif args[0] == "--baselines" and len(args) > 1:
             base, args = args[1], args[2:]
         elif args[0] == "--bin-dir" and len(args) > 1:
@@ -271,6 +321,8 @@ def main():
               "CASE TRUTH PID WORKDIR", file=sys.stderr)
         return 2
     case, truth, pid, work = args[0], truth_of(args[1]), int(args[2]), args[3]
+    global APP_OBJECTS
+    APP_OBJECTS = truth.get("app_objects") or None
     diag = {m: stall_of(read(work, f), truth, pid)
             for m, f in (("argus", "beam.json"), ("critical_path", "cp.json"),
                          ("no_weak_edges", "nwe.json"))}
@@ -301,14 +353,18 @@ def main():
         "class_right": bool(s) and s["class"] == truth.get("class", s["class"]),
         "argus_proc1": bool(beam) and bool(answers["argus"]) and
         answers["argus"][0][0] == truth["root_comm"],
-        "argus_answer": "%s %s" % answers["argus"][0] if beam and answers["argus"] else None,
+        "argus_answer": "%s %s %s" % answers["argus"][0] if beam and answers["argus"] else None,
         # offline: argus diagnose's trigger replayed on the recorded trace
         "detect_offline_s": (s["detected"] - s["since"]) / 1e9 if s else None,
         # live: the daemon's stall start to dunst showing the notification
         "notify_s": (notified - live["since"]) / 1e9 if live and notified else None,
         "live_detect_s": (live["detected"] - live["since"]) / 1e9 if live else None,
-        "live_answer": "%s %s" % names(live_report["candidates"][0])
+        "live_answer": "%s %s %s" % names(live_report["candidates"][0])
         if live_report and live_report.get("candidates") else None,
+        "live_summary": live_report["summary"] if live_report else None,
+        "live_class": live["class"] if live else None,
+        "live_cause": live.get("cause") if live else None,
+        "false_stalls": false_stalls(work, live),
         "hang_to_since_s": (live["since"] - hang_ns) / 1e9 if live and hang_ns else None,
         "snapshot_stopped_s": stopped_s,
         "offwaketime_na": off_why,
@@ -317,9 +373,16 @@ def main():
               "offwaketime"):
         out[m + "_top1"] = mark(answers[m], truth, 1)
         out[m + "_top3"] = mark(answers[m], truth, 3)
+    live_answers = report_answers(live_report)
+    out["live_top1"] = right_at(live_answers, truth, 1)
+    out["live_top3"] = right_at(live_answers, truth, 3)
+    out["live_proc1"] = bool(live_answers) and live_answers[0][0] == truth["root_comm"]
+    out["live_thread1"] = bool(live_answers) and matches(
+        (live_answers[0][0], live_answers[0][1], None),
+        dict(truth, root_function=""))
     for m in ("stack_snapshot", "perf"):
         a = answers[m]
-        out[m + "_answers"] = ["%s %s" % x for x in a[:3]] if a is not None else None
+        out[m + "_answers"] = ["%s %s" % (x[0], x[2]) for x in a[:3]] if a is not None else None
     out["argus_top1"] = bool(out["argus_top1"])
     out["argus_top3"] = bool(out["argus_top3"])
 
@@ -332,14 +395,20 @@ def main():
         def secs(v):
             return "-" if v is None else "%.2fs" % v
         cls = "no-stall" if not s else (s["class"] if out["class_right"] else s["class"] + "!")
-        print(COLS % (case, yn(out["argus_top1"]), yn(out["argus_top3"]),
-                      yn(out["argus_proc1"]), secs(out["detect_offline_s"]),
+        print(COLS % (case, yn(out["live_top1"] if live else None),
+                      yn(out["argus_top1"]), yn(out["argus_top3"]),
+                      yn(out["argus_proc1"]), len(out["false_stalls"]),
+                      secs(out["detect_offline_s"]),
                       secs(out["notify_s"]), cls,
                       *(yn(out[m + k]) for m in ("critical_path", "no_weak_edges",
                                                  "stack_snapshot", "perf")
                         for k in ("_top1", "_top3")),
                       out["argus_answer"] or "no stall of %s pid %d" % (truth["anomaly_comm"],
                                                                         pid)))
+    if score == "live":
+        if match == "process":
+            return 0 if out["live_proc1"] else 1
+        return 0 if out["live_top1"] else 1
     if match == "process":
         return 0 if out["argus_proc1"] and out["class_right"] else 1
     return 0 if out["argus_top1"] else 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """watch.py - what the bug zoo runner captures live while a case's hang lasts.
 
-  watch.py --app PID --case-root PID [--seconds S] [--no-baselines] [--no-notify]
+  watch.py --app PID --case-root PID [--bus-pid PID] [--seconds S] [--no-baselines]
+           [--no-notify]
 
 Runs in the case's scratch folder, started before the driver. Two threads:
 
@@ -14,7 +15,8 @@ Runs in the case's scratch folder, started before the driver. Two threads:
 - notify: logs the Notify calls on the session bus (dbus-monitor) with
   their CLOCK_MONOTONIC time (ns) to `notifications`.
 
-Files written: hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
+Files written: desktop_pids (every process of the case's desktop seen while
+it ran: the runner's descendants and the session bus's), hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
 of the snapshot: how long the app was stopped), perf.data, case_pids,
 offwake.txt or offwake.na, notifications.
 """
@@ -146,6 +148,23 @@ def mark_hang(limit_s):
         write("hang_ns", "%d\n" % hang)
 
 
+def desktop(root, bus, limit_s):
+    """Every process the case's desktop had while it ran (descendants of
+    the runner and of the session bus: the services it activates), sampled
+    every 0.25 s into `desktop_pids`: score.py counts the live daemon's
+    stalls of these processes (the daemon watches the whole machine)."""
+    seen = set()
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        now = set(descendants(root)) | (set(descendants(bus)) if bus else set())
+        if not now - seen and seen:
+            time.sleep(0.25)
+            continue
+        seen |= now
+        write("desktop_pids", "".join("%d\n" % p for p in sorted(seen)))
+        time.sleep(0.25)
+
+
 def notify(limit_s):
     """Logs every Notify call on the session bus to `notifications`: its
     CLOCK_MONOTONIC time (ns) when dbus-monitor printed it, the moment argus
@@ -173,7 +192,7 @@ def notify(limit_s):
 
 def main():
     args = sys.argv[1:]
-    app = root = None
+    app = root = bus = None
     limit_s, do_base, do_notify = 30.0, True, True
     while args:
         a = args.pop(0)
@@ -181,6 +200,9 @@ def main():
             app = int(args.pop(0))
         elif a == "--case-root":
             root = int(args.pop(0))
+        elif a == "--bus-pid":
+            v = args.pop(0)
+            bus = int(v) if v.isdigit() else None
         elif a == "--seconds":
             limit_s = float(args.pop(0))
         elif a == "--no-baselines":
@@ -191,7 +213,8 @@ def main():
             print("watch.py: unknown argument %s" % a, file=sys.stderr)
             return 2
     if app is None or root is None:
-        print("usage: watch.py --app PID --case-root PID [--seconds S] [--no-baselines]"
+        print("usage: watch.py --app PID --case-root PID [--bus-pid PID] [--seconds S]"
+              " [--no-baselines]"
               " [--no-notify]", file=sys.stderr)
         return 2
     threads = []
@@ -201,6 +224,8 @@ def main():
         threads.append(threading.Thread(target=mark_hang, args=(limit_s,)))
     if do_notify:
         threads.append(threading.Thread(target=notify, args=(limit_s,)))
+    # daemon: ends with the watcher, not after limit_s
+    threading.Thread(target=desktop, args=(root, bus, limit_s), daemon=True).start()
     for t in threads:
         t.start()
     for t in threads:

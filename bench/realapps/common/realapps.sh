@@ -1,0 +1,117 @@
+# What the realapps cases' launch.sh, driver.sh and cleanup.sh share:
+#   . "$(dirname "$0")/../common/realapps.sh"
+# POSIX sh functions. They run in the case's scratch folder (the runner's
+# cwd, also HOME), on the private desktop run-case.sh sets up. Every fault
+# is the environment's: a stopped service, a stopped FUSE daemon, a big
+# input file; the apps are Debian's, unchanged. No case: no truth file here.
+. "$(dirname "$0")/../../zoo/common/driver.sh"
+
+# ra_bus_pid NAME: the pid owning a well-known name on the session bus
+ra_bus_pid() {
+	dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+		org.freedesktop.DBus.GetConnectionUnixProcessID "string:$1" 2>/dev/null |
+		awk '/uint32/ { print $2 }'
+}
+
+# ra_stop PID: SIGSTOP the service (its pid in stopped.pid, for the driver
+# and cleanup.sh); ra_cont: SIGCONT it
+ra_stop() {
+	echo "$1" >stopped.pid
+	kill -STOP "$1"
+}
+ra_cont() {
+	[ -s stopped.pid ] && kill -CONT "$(cat stopped.pid)" 2>/dev/null
+	return 0
+}
+
+# ra_a11y_up: start the accessibility bus (at-spi-bus-launcher, activated on
+# the session bus by its first GetAddress) and let apps use it
+ra_a11y_up() {
+	unset NO_AT_BRIDGE
+	dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus \
+		org.a11y.Bus.GetAddress >a11y.addr
+}
+
+# ra_fuse_mount SRC MNT: bindfs (single-threaded, in the foreground, in
+# the background of this shell) mirrors SRC at MNT; its pid in fuse.pid
+ra_fuse_mount() {
+	mkdir -p "$1" "$2"
+	bindfs -f "$1" "$2" >bindfs.log 2>&1 &
+	echo $! >fuse.pid
+	for _ in $(seq 100); do
+		mountpoint -q "$2" && return 0
+		sleep 0.1
+	done
+	echo "bindfs did not mount $2: $(cat bindfs.log)" >&2
+	return 1
+}
+
+# ra_fuse_cleanup MNT: the daemon running again, then unmounted
+ra_fuse_cleanup() {
+	[ -s fuse.pid ] && kill -CONT "$(cat fuse.pid)" 2>/dev/null
+	mountpoint -q "$1" && { fusermount3 -u "$1" 2>/dev/null || umount -l "$1"; }
+	return 0
+}
+
+# ra_window CLASS|NAME PATTERN [SECONDS]: wait for a visible window, print its id
+ra_window() {
+	_ra_i=0
+	while [ $_ra_i -lt $(( ${3:-20} * 10 )) ]; do
+		_ra_w=$(xdotool search --onlyvisible "--$1" "$2" 2>/dev/null | head -1)
+		[ -n "$_ra_w" ] && { echo "$_ra_w"; return 0; }
+		sleep 0.1
+		_ra_i=$((_ra_i + 1))
+	done
+	echo "no window --$1 $2" >&2
+	return 1
+}
+
+# ra_click WID: focus the window by a click into it (no window manager)
+ra_click() {
+	xdotool windowfocus --sync "$1" mousemove --window "$1" "${2:-200}" "${3:-150}" click 1
+}
+
+# ra_long_line FILE BYTES: a text file of one line of BYTES bytes (words
+# and spaces, no newline before the end), as a minified script or a log
+# without line breaks is
+ra_long_line() {
+	python3 -c 'import sys
+w = b"lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod "
+n = int(sys.argv[2])
+open(sys.argv[1], "wb").write((w * (n // len(w) + 1))[:n] + b"\n")' "$1" "$2"
+}
+
+# ra_open_path PATH: in a focused GTK/Qt file dialog, type the path and open it
+ra_open_path() {
+	sleep 1.5
+	xdotool type --delay 20 "$1"
+	sleep 0.5
+	xdotool key Return
+}
+
+# ra_app_window [SECONDS]: the app's window (by _NET_WM_PID: the pid the
+# runner wrote to prog.pid), printed
+ra_app_window() {
+	_ra_i=0
+	while [ $_ra_i -lt $(( ${1:-30} * 10 )) ]; do
+		_ra_w=$(xdotool search --onlyvisible --pid "$(cat prog.pid)" 2>/dev/null | head -1)
+		[ -n "$_ra_w" ] && { echo "$_ra_w"; return 0; }
+		sleep 0.1
+		_ra_i=$((_ra_i + 1))
+	done
+	echo "no window of pid $(cat prog.pid)" >&2
+	return 1
+}
+
+# ra_impatient SECONDS: a user waiting on a busy app: one key a second
+# (Right: moves nothing that matters). A busy hang may start only after the
+# app has read the input that started it (a file loaded, then laid out):
+# later presses are the unread input that makes the wait a UI stall.
+ra_impatient() {
+	_ra_i=0
+	while [ $_ra_i -lt "$1" ]; do
+		sleep 1
+		xdotool key Right
+		_ra_i=$((_ra_i + 1))
+	done
+}

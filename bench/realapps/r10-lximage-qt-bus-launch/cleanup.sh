@@ -1,0 +1,3 @@
+#!/bin/sh
+. "$(dirname "$0")/../common/realapps.sh"
+ra_cont

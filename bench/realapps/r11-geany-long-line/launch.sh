@@ -1,0 +1,6 @@
+#!/bin/sh
+# geany, and a text file of one 3 MB line for the user to open.
+. "$(dirname "$0")/../common/realapps.sh"
+ra_long_line long.txt 3000000
+seq 1 200 | sed 's/^/a line of ordinary text, number /' >notes.txt
+exec /usr/bin/geany --new-instance --no-msgwin notes.txt
