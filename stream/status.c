@@ -68,6 +68,12 @@ char *daemon_status(struct argus_daemon *d, bool json)
 	uint64_t table_bytes = d->strings.bytes + d->stacks.bytes;
 	uint64_t rss = rss_bytes();
 	char clients[8192];
+	uint64_t hook_refused = d->hook_recs_refused, hook_retid = d->hook_recs_retid;
+	for (unsigned i = d->nkernel; i < d->nrings; i++)
+		if (d->rings[i] && d->ring_owner[i]) {
+			hook_refused += d->guards[i].refused;
+			hook_retid += d->guards[i].retid;
+		}
 	if (json) {
 		sb_printf(&b,
 		          "{\"kind\":\"status\",\"stream_version\":%d,\"pid\":%d,\"uptime_s\":%.3f,"
@@ -110,6 +116,11 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
 		          rs.last_ts - rs.first_ts, rs.errors);
 		sb_printf(&b,
+		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
+		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64
+		          "},",
+		          d->hooks_connected, d->hooks_refused, hook_refused, hook_retid);
+		sb_printf(&b,
 		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
 		          ",\"table_bytes\":%" PRIu64 "},",
 		          rss, merge_bytes, table_bytes);
@@ -137,6 +148,11 @@ char *daemon_status(struct argus_daemon *d, bool json)
 	sb_printf(&b,
 	          "rings: %u kernel, %u hook (%" PRIu64 " hook connections, %" PRIu64 " refused)\n",
 	          d->nkernel, nhook, d->hooks_connected, d->hooks_refused);
+	if (hook_refused || hook_retid)
+		sb_printf(&b,
+		          "  hook records refused (a type hooks do not write) %" PRIu64
+		          ", re-attributed (a thread not of the ring's process) %" PRIu64 "\n",
+		          hook_refused, hook_retid);
 	for (unsigned i = 0; i < d->nrings; i++) {
 		if (!d->rings[i])
 			continue;

@@ -214,8 +214,10 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 	fx_start(&f, &o, 64, NULL);
 	int a = fx_connect(f.run, STREAM_SOCK);
 	ASSERT(a >= 0);
-	char req[128], line[2048];
-	int n = snprintf(req, sizeof(req), "stream v=1 types=futex_wake pids=%d\n", (int)getpid());
+	char req[160], line[2048];
+	int n = snprintf(req, sizeof(req),
+	                 "stream v=1 types=cond_signal,sched_switch,dbus_send,drop pids=%d,1\n",
+	                 (int)getpid());
 	ASSERT_EQ(write(a, req, (size_t)n), n);
 	ASSERT(fx_line(a, line, sizeof(line), 3000)); /* hello */
 	char sock[160];
@@ -228,22 +230,57 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 	ASSERT_EQ(argus_ring_connect(sock, &r, &s), 0);
 	ASSERT_EQ(argus_ring_cpu(r), 1); /* slot 0 is the fixture's ring */
 	uint64_t t = fx_now() - 1000000000ull;
+	uint32_t me = (uint32_t)getpid();
 	for (unsigned i = 0; i < 50; i++) {
 		/* claims to be another process: the daemon knows better */
-		struct argus_event e = fx_ev(t + i, ARGUS_EV_FUTEX_WAKE, 4000000);
+		struct argus_event e = fx_ev(t + i, ARGUS_EV_COND_SIGNAL, 4000000);
+		e.tid = me;
 		ASSERT_EQ(argus_ring_write(r, &e), 1);
+		/* the kernel's word about another process: refused */
+		struct argus_event k = fx_ev(t + i, ARGUS_EV_SCHED_SWITCH, 1);
+		k.sched_switch.next_pid = k.sched_switch.next_tid = 1;
+		ASSERT_EQ(argus_ring_write(r, &k), 1);
 	}
 	for (int i = 0; i < 50; i++) {
 		ASSERT_MSG(fx_line(a, line, sizeof(line), 3000), "got %d of 50 hook records", i);
+		ASSERT_CONTAINS(line, "\"type\":\"cond_signal\"");
 		ASSERT_CONTAINS(line, "\"flags\":[\"hook\"]");
+		char who[64];
+		snprintf(who, sizeof(who), "\"pid\":%u,\"tid\":%u,", me, me);
+		ASSERT_CONTAINS(line, who);
 	}
+	/* a thread of another process (init), a string id, a drop record that
+	 * blames the kernel: re-attributed, cleared, made the ring's own */
+	struct argus_event e = fx_ev(t + 100, ARGUS_EV_DBUS_SEND, 1);
+	e.tid = 1;
+	e.dbus.member_str = 1;
+	e.dbus.dest_str = 2;
+	ASSERT_EQ(argus_ring_write(r, &e), 1);
+	struct argus_event dr = fx_ev(t + 101, ARGUS_EV_DROP, 1);
+	dr.drop.source = ARGUS_DROP_KERNEL_RING;
+	dr.drop.source_id = 0;
+	dr.drop.count = dr.drop.total = 7;
+	ASSERT_EQ(argus_ring_write(r, &dr), 1);
+	ASSERT(fx_line(a, line, sizeof(line), 3000));
+	char who[64];
+	snprintf(who, sizeof(who), "\"pid\":%u,\"tid\":%u,", me, me);
+	ASSERT_CONTAINS(line, "\"type\":\"dbus_send\"");
+	ASSERT_CONTAINS(line, who);
+	ASSERT_MSG(!strstr(line, "\"member\":\"") && !strstr(line, "\"dest\":\""),
+	           "a string id from a hook ring was resolved: %s", line);
+	ASSERT(fx_line(a, line, sizeof(line), 3000));
+	ASSERT_CONTAINS(line, "\"type\":\"drop\"");
+	ASSERT_CONTAINS(line, "\"source\":\"hook_ring\",\"source_id\":1,");
+	ASSERT_CONTAINS(line, who);
 	/* a record from an hour in the future is pulled back to now, marked */
-	struct argus_event fut = fx_ev(fx_now() + 3600000000000ull, ARGUS_EV_FUTEX_WAKE, 1);
+	struct argus_event fut = fx_ev(fx_now() + 3600000000000ull, ARGUS_EV_COND_SIGNAL, 1);
+	fut.tid = me;
 	ASSERT_EQ(argus_ring_write(r, &fut), 1);
 	ASSERT(fx_line(a, line, sizeof(line), 3000));
 	ASSERT_CONTAINS(line, "\"flags\":[\"hook\",\"trunc\"]");
 	ASSERT(strtoull(strstr(line, "\"ts\":") + 5, NULL, 10) <= fx_now());
 	ASSERT(fx_wait_status(&f, "\"kind\":\"hook\""));
+	ASSERT(fx_wait_status(&f, "\"records_refused\":50,\"records_reattributed\":2}"));
 	argus_ring_close(r);
 	close(s); /* the process is done: its ring goes back */
 	bool gone = false;
@@ -253,6 +290,9 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 		gone = !strstr(stj, "\"source\":1,");
 	}
 	ASSERT_MSG(gone, "the hook ring was not freed after its process left");
+	/* its counts stay */
+	ASSERT(fx_wait_status(&f, "\"records_refused\":50,\"records_reattributed\":2}"));
+	ASSERT_EQ(fx_line(a, line, sizeof(line), 200), 0); /* no sched_switch came */
 	close(a);
 	fx_stop(&f);
 	fx_cleanup(&f);
