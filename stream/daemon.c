@@ -177,8 +177,8 @@ void daemon_ring_drops(struct argus_daemon *d, uint64_t now)
 		if (!d->rings[i])
 			continue;
 		uint64_t total = argus_ring_drops(d->rings[i]) + argus_ring_malformed(d->rings[i]);
-		if (total == d->drops_reported[i])
-			continue;
+		if (total <= d->drops_reported[i])
+			continue; /* a hook ring's counter is the app's: never backwards */
 		struct argus_event *e = &drops[nd++];
 		argus_event_drop(e, now,
 		                 i < d->nkernel ? ARGUS_DROP_KERNEL_RING : ARGUS_DROP_HOOK_RING, i,
