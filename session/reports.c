@@ -56,6 +56,22 @@ static int mkdirs(const char *path, mode_t mode)
 	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
 }
 
+/* A report file, readable by root (and the group given) only. */
+static FILE *report_file(const struct argus_report_sink *sd, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sd->o.group_set ? 0640 : 0600);
+	if (fd < 0)
+		return NULL;
+	if (sd->o.group_set && fchown(fd, (uid_t)-1, sd->o.group)) {
+		close(fd);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* A value of the stalled process's environment ("" when absent). */
 static void proc_env(uint32_t pid, const char *name, char *out, size_t cap)
 {
@@ -194,13 +210,13 @@ static void write_reports(struct argus_report_sink *sd, const struct argus_diagn
 	char txt[1000], js[1000];
 	snprintf(txt, sizeof(txt), "%s.txt", base);
 	snprintf(js, sizeof(js), "%s.json", base);
-	FILE *f = fopen(txt, "we");
+	FILE *f = report_file(sd, txt);
 	if (f) {
 		argus_report_text(d, rc, f);
 		if (fclose(f))
 			f = NULL;
 	}
-	FILE *g = fopen(js, "we");
+	FILE *g = report_file(sd, js);
 	if (g) {
 		argus_report_json(d, rc, g);
 		fputc('\n', g);
@@ -316,7 +332,10 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 	sd->s = s;
 	sd->t0 = mono_ns();
 	if (sd->o.reports_dir[0]) {
-		if (mkdirs(sd->o.reports_dir, 0750)) {
+		/* root only, unless a group was named (docs/daemon.md) */
+		mode_t mode = sd->o.group_set ? 0750 : 0700;
+		if (mkdirs(sd->o.reports_dir, mode) || chmod(sd->o.reports_dir, mode) ||
+		    (sd->o.group_set && chown(sd->o.reports_dir, (uid_t)-1, sd->o.group))) {
 			snprintf(err, ecap, "cannot create the reports directory %s: %s",
 			         sd->o.reports_dir, strerror(errno));
 			free(sd);

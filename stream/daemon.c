@@ -579,11 +579,12 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 {
 	int rc;
 	umask(027);
-	if (mkdir(d->run_dir, 0750) && errno != EEXIST) {
+	mode_t mode = d->o.group >= 0 ? 0750 : 0700;
+	if (mkdir(d->run_dir, mode) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", d->run_dir, strerror(errno));
 		return -errno;
 	}
-	if (chmod(d->run_dir, 0750) ||
+	if (chmod(d->run_dir, mode) ||
 	    (d->o.group >= 0 && chown(d->run_dir, 0, (gid_t)d->o.group))) {
 		snprintf(err, errlen, "cannot set owner / mode of %s: %s", d->run_dir,
 		         strerror(errno));

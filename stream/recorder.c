@@ -183,7 +183,7 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 	         first_ts);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/%s", r->dir, r->cur_name);
-	r->wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	r->wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, r->o.gid >= 0 ? 0640 : 0600);
 	if (r->wfd < 0)
 		return -errno;
 	if (r->o.gid >= 0 && fchown(r->wfd, 0, (gid_t)r->o.gid))
@@ -234,13 +234,14 @@ int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *s
 		free(r);
 		return -ENOMEM;
 	}
-	if (mkdir(o->dir, 0750) && errno != EEXIST) {
+	mode_t mode = o->gid >= 0 ? 0750 : 0700;
+	if (mkdir(o->dir, mode) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create recorder directory %s: %s", o->dir,
 		         strerror(errno));
 		goto fail;
 	}
-	/* Only root and the group may read the recording. */
-	if (chmod(o->dir, 0750) || (o->gid >= 0 && chown(o->dir, 0, (gid_t)o->gid))) {
+	/* Only root (and the group, when named) may read the recording. */
+	if (chmod(o->dir, mode) || (o->gid >= 0 && chown(o->dir, 0, (gid_t)o->gid))) {
 		snprintf(err, errlen, "cannot set owner / mode of %s: %s", o->dir, strerror(errno));
 		goto fail;
 	}

@@ -191,19 +191,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(patch_cnt, data, k);
 		data += k, size -= k;
 	}
-	struct argus_ring *cons, *app;
-	int fd;
-	if (argus_ring_create_shm(&cons, CAP, &fd))
-		return 0;
-	if (argus_ring_attach_shm(&app, fd)) {
-		argus_ring_close(cons);
+	/* One ring for as long as the app leaves its header alone (the reader
+	 * drains it every time); a scribbled one is replaced afterwards. */
+	static struct argus_ring *cons, *app;
+	static uint8_t *map;
+	if (!cons) {
+		int fd;
+		if (argus_ring_create_shm(&cons, CAP, &fd))
+			return 0;
+		if (argus_ring_attach_shm(&app, fd)) {
+			argus_ring_close(cons);
+			cons = NULL;
+			close(fd);
+			return 0;
+		}
+		/* the app's own view of the whole file, to scribble on */
+		map = mmap(NULL, HDR + CAP * 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
-		return 0;
+		CHECK(map != MAP_FAILED);
 	}
-	/* the app's own view of the whole file, to scribble on */
-	uint8_t *map = mmap(NULL, HDR + CAP * 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	CHECK(map != MAP_FAILED);
 	size_t nrec = size / 64;
 	for (size_t i = 0; i < nrec && i < 2 * CAP; i++) {
 		struct argus_event e;
@@ -243,8 +249,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)drops;
 	if (mode & 4)
 		run_session(got, ngot);
-	munmap(map, HDR + CAP * 64);
-	argus_ring_close(app);
-	argus_ring_close(cons);
+	if (mode & 1 || argus_ring_read(cons, got, 1)) {
+		munmap(map, HDR + CAP * 64);
+		argus_ring_close(app);
+		argus_ring_close(cons);
+		cons = app = NULL;
+	}
 	return 0;
 }
