@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "stream_priv.h"
 
 struct recorder {
@@ -39,6 +41,11 @@ struct recorder {
 	int wfd;
 	uint64_t seq, cur_first, cur_last;
 	char cur_name[96];
+
+	/* a full file system: the byte bound shrinks to what fits (the newest
+	 * data is kept), said once on stderr */
+	uint64_t room;   /* bytes the recording may take now (<= max_bytes) */
+	bool told_full;
 
 	struct rec_stats st;
 };
@@ -126,7 +133,33 @@ static void delete_oldest(struct recorder *r)
 	r->nchunks--;
 }
 
-/* Keep the last span and stay under max_bytes (the open chunk counts). */
+/* What the recording may take: --keep-bytes, or less when the file system
+ * has no room for it: what it takes now plus what is free, less a margin
+ * for what comes before the next look (every flush, every chunk). */
+static void measure_room(struct recorder *r)
+{
+	struct statvfs sv;
+	r->room = r->o.max_bytes;
+	if (statvfs(r->dir, &sv))
+		return;
+	uint64_t total = (uint64_t)sv.f_blocks * sv.f_frsize;
+	uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	uint64_t ours = r->closed_bytes + (r->w ? argus_trace_writer_bytes(r->w) : 0);
+	uint64_t margin = total / 8 < (64ull << 20) ? total / 8 : (64ull << 20);
+	uint64_t fits = ours + avail > margin ? ours + avail - margin : 0;
+	if (fits >= r->o.max_bytes)
+		return;
+	r->room = fits;
+	if (!r->told_full) {
+		r->told_full = true;
+		cli_error("start",
+		          "recorder: %s is full: room for %.1f MiB of the %.0f MiB of --keep-bytes;"
+		          " keeping the newest records that fit (oldest chunks deleted first)",
+		          r->dir, fits / 1048576.0, r->o.max_bytes / 1048576.0);
+	}
+}
+
+/* Keep the last span and stay under the byte bound (the open chunk counts). */
 static void prune(struct recorder *r)
 {
 	uint64_t newest = r->cur_last;
@@ -140,7 +173,7 @@ static void prune(struct recorder *r)
 		/* a chunk left open by a crash has no known end: the next
 		 * chunk's start bounds it */
 		uint64_t end = c->open ? (r->nchunks > 1 ? r->chunks[1].first : c->first) : c->last;
-		if (end < from || r->closed_bytes + open_bytes > r->o.max_bytes)
+		if (end < from || r->closed_bytes + open_bytes > r->room)
 			delete_oldest(r);
 		else
 			break;
@@ -199,6 +232,8 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 		return -EIO;
 	}
 	r->cur_first = r->cur_last = first_ts;
+	measure_room(r);
+	prune(r);
 	/* Replay the tables so this chunk's ids are the daemon's ids. */
 	for (uint32_t id = 1; id <= r->strings->n; id++) {
 		const struct tab_entry *e = tab_get(r->strings, id);
@@ -227,6 +262,7 @@ int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *s
 		return -ENOMEM;
 	r->o = *o;
 	r->wfd = -1;
+	r->room = o->max_bytes;
 	r->strings = strings;
 	r->stacks = stacks;
 	r->dir = strdup(o->dir);
@@ -267,12 +303,34 @@ fail:
 	return -EIO;
 }
 
+/* A write of the open chunk failed (ENOSPC): close it as it is (its
+ * sealed blocks read back; the reader stops at the torn end), shrink the
+ * bound to what fits and delete the oldest chunks to get there. */
+static void write_failed(struct recorder *r)
+{
+	int e = errno;
+	if (!r->told_full) {
+		r->told_full = true;
+		cli_error("start",
+		          "recorder: writing %s/%s failed: %s; keeping the newest records that"
+		          " fit (oldest chunks deleted first)",
+		          r->dir, r->cur_name, strerror(e));
+	}
+	close_chunk(r);
+	measure_room(r);
+	uint64_t half = r->closed_bytes / 2;
+	if (e == ENOSPC && r->room > half)
+		r->room = half; /* the look was too hopeful: make room for sure */
+	prune(r);
+}
+
 int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
 		if (!r->w && open_chunk(r, ev[i].ts)) {
 			r->st.errors++;
+			r->st.lost += n - i;
 			return -EIO;
 		}
 		/* the run of records that belongs in this chunk */
@@ -281,14 +339,21 @@ int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 		while (j < n && (ev[j].ts < end || ev[j].ts < r->cur_first))
 			j++;
 		if (j > i) {
-			if (argus_trace_write(r->w, ev + i, j - i))
+			if (argus_trace_write(r->w, ev + i, j - i)) {
+				/* the chunk is done for (a full disk): keep it as far
+				 * as it was written, make room, go on in a new one */
 				r->st.errors++;
+				r->st.lost += j - i;
+				write_failed(r);
+				i = j;
+				continue;
+			}
 			for (size_t k = i; k < j; k++)
 				if (ev[k].ts > r->cur_last)
 					r->cur_last = ev[k].ts;
 			r->st.events += j - i;
 		}
-		if (j < n || argus_trace_writer_bytes(r->w) > r->o.max_bytes / 8) {
+		if (j < n || argus_trace_writer_bytes(r->w) > r->room / 8) {
 			close_chunk(r);
 			prune(r);
 		}
@@ -351,8 +416,11 @@ int rec_flush(struct recorder *r)
 	if (!r->w)
 		return 0;
 	int rc = argus_trace_flush(r->w);
-	if (rc)
+	if (rc) {
 		r->st.errors++;
+		write_failed(r);
+	}
+	measure_room(r);
 	prune(r);
 	return rc ? -EIO : 0;
 }
@@ -360,6 +428,7 @@ int rec_flush(struct recorder *r)
 void rec_get_stats(const struct recorder *r, struct rec_stats *st)
 {
 	*st = r->st;
+	st->room = r->room;
 	st->chunks = r->nchunks + (r->w ? 1 : 0);
 	st->bytes = r->closed_bytes + (r->w ? argus_trace_writer_bytes(r->w) : 0);
 	st->first_ts = r->nchunks ? r->chunks[0].first : r->w ? r->cur_first : 0;

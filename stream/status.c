@@ -112,9 +112,10 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		sb_printf(&b,
 		          "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
 		          ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
-		          ",\"errors\":%" PRIu64 "},",
+		          ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"room_bytes\":%" PRIu64
+		          "},",
 		          d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
-		          rs.last_ts - rs.first_ts, rs.errors);
+		          rs.last_ts - rs.first_ts, rs.errors, rs.lost, rs.room);
 		sb_printf(&b,
 		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
 		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64
@@ -171,6 +172,11 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          d->rec_dir, rs.chunks, rs.bytes / 1048576.0,
 		          (rs.last_ts - rs.first_ts) / 1e9, d->o.rec_span_ns / 1e9,
 		          d->o.rec_bytes / 1048576.0, rs.errors ? ", WRITE ERRORS" : "");
+	if (d->rec && rs.room < d->o.rec_bytes)
+		sb_printf(&b,
+		          "  the file system is full: the recording keeps %.1f MiB, the newest;"
+		          " %" PRIu64 " records could not be written\n",
+		          rs.room / 1048576.0, rs.lost);
 	else
 		sb_printf(&b, "recorder: off\n");
 	sb_printf(&b, "memory: rss %.1f MiB, merge %.1f MiB, tables %.1f KiB\n", rss / 1048576.0,

@@ -63,6 +63,8 @@ struct rec_stats {
 	uint64_t chunks, bytes;
 	uint64_t first_ts, last_ts; /* span on disk (0 when empty) */
 	uint64_t events, errors, deleted;
+	uint64_t lost; /* records not written (a write failed: a full disk) */
+	uint64_t room; /* bytes the recording may take now (below --keep-bytes when the disk is full) */
 };
 
 int rec_open(struct recorder **r, const struct rec_opts *o, const struct tab *strings,
