@@ -39,7 +39,7 @@ struct recorder {
 
 	struct argus_trace_writer *w; /* the open chunk, NULL until an event */
 	int wfd;
-	uint64_t seq, cur_first, cur_last;
+	uint64_t seq, cur_first, cur_last, cur_events;
 	char cur_name[96];
 
 	/* a full file system: the byte bound shrinks to what fits (the newest
@@ -145,7 +145,13 @@ static void measure_room(struct recorder *r)
 	uint64_t total = (uint64_t)sv.f_blocks * sv.f_frsize;
 	uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	uint64_t ours = r->closed_bytes + (r->w ? argus_trace_writer_bytes(r->w) : 0);
-	uint64_t margin = total / 8 < (64ull << 20) ? total / 8 : (64ull << 20);
+	/* an eighth of the file system, at most a quarter of what we could
+	 * have, at most 64 MiB */
+	uint64_t margin = total / 8;
+	if (margin > (ours + avail) / 4)
+		margin = (ours + avail) / 4;
+	if (margin > (64ull << 20))
+		margin = 64ull << 20;
 	uint64_t fits = ours + avail > margin ? ours + avail - margin : 0;
 	if (fits >= r->o.max_bytes)
 		return;
@@ -157,6 +163,12 @@ static void measure_room(struct recorder *r)
 		          " keeping the newest records that fit (oldest chunks deleted first)",
 		          r->dir, fits / 1048576.0, r->o.max_bytes / 1048576.0);
 	}
+}
+
+/* A chunk closes past an eighth of the byte bound (at least 64 KiB). */
+static uint64_t chunk_bytes(const struct recorder *r)
+{
+	return r->room / 8 > (64u << 10) ? r->room / 8 : (64u << 10);
 }
 
 /* Keep the last span and stay under the byte bound (the open chunk counts). */
@@ -173,7 +185,9 @@ static void prune(struct recorder *r)
 		/* a chunk left open by a crash has no known end: the next
 		 * chunk's start bounds it */
 		uint64_t end = c->open ? (r->nchunks > 1 ? r->chunks[1].first : c->first) : c->last;
-		if (end < from || r->closed_bytes + open_bytes > r->room)
+		/* over the byte bound the newest closed chunk stays: the
+		 * newest records that fit, even on a disk someone else filled */
+		if (end < from || (r->closed_bytes + open_bytes > r->room && r->nchunks > 1))
 			delete_oldest(r);
 		else
 			break;
@@ -232,6 +246,7 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 		return -EIO;
 	}
 	r->cur_first = r->cur_last = first_ts;
+	r->cur_events = 0;
 	measure_room(r);
 	prune(r);
 	/* Replay the tables so this chunk's ids are the daemon's ids. */
@@ -306,6 +321,23 @@ fail:
 /* A write of the open chunk failed (ENOSPC): close it as it is (its
  * sealed blocks read back; the reader stops at the torn end), shrink the
  * bound to what fits and delete the oldest chunks to get there. */
+/* Room for the next chunk after a failed write: the oldest chunks go, two
+ * chunks' worth (the last one too: the records coming are newer). Returns
+ * whether any went. */
+static bool make_room(struct recorder *r)
+{
+	uint64_t need = 2 * chunk_bytes(r), freed = 0;
+	bool any = false;
+	while (r->nchunks && freed < need) {
+		freed += r->chunks[0].bytes;
+		delete_oldest(r);
+		any = true;
+	}
+	measure_room(r);
+	prune(r);
+	return any;
+}
+
 static void write_failed(struct recorder *r)
 {
 	int e = errno;
@@ -316,19 +348,44 @@ static void write_failed(struct recorder *r)
 		          " fit (oldest chunks deleted first)",
 		          r->dir, r->cur_name, strerror(e));
 	}
-	close_chunk(r);
-	measure_room(r);
-	uint64_t half = r->closed_bytes / 2;
-	if (e == ENOSPC && r->room > half)
-		r->room = half; /* the look was too hopeful: make room for sure */
-	prune(r);
+	if (r->cur_events) {
+		close_chunk(r);
+	} else { /* nothing of it would read back: gone */
+		struct argus_trace_error err;
+		argus_trace_writer_close(r->w, &err);
+		r->w = NULL;
+		close(r->wfd);
+		r->wfd = -1;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", r->dir, r->cur_name);
+		unlink(path);
+	}
+	make_room(r);
+}
+
+/* A new chunk; when the file system has no room even for its start, the
+ * oldest chunks make some and it is tried once more. */
+static int open_chunk_room(struct recorder *r, uint64_t first_ts)
+{
+	if (!open_chunk(r, first_ts))
+		return 0;
+	if (!r->told_full) {
+		r->told_full = true;
+		cli_error("start",
+		          "recorder: cannot start a chunk in %s: %s; keeping the newest records"
+		          " that fit (oldest chunks deleted first)",
+		          r->dir, strerror(errno));
+	}
+	if (!make_room(r))
+		return -1;
+	return open_chunk(r, first_ts);
 }
 
 int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
-		if (!r->w && open_chunk(r, ev[i].ts)) {
+		if (!r->w && open_chunk_room(r, ev[i].ts)) {
 			r->st.errors++;
 			r->st.lost += n - i;
 			return -EIO;
@@ -352,8 +409,9 @@ int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 				if (ev[k].ts > r->cur_last)
 					r->cur_last = ev[k].ts;
 			r->st.events += j - i;
+			r->cur_events += j - i;
 		}
-		if (j < n || argus_trace_writer_bytes(r->w) > r->room / 8) {
+		if (j < n || argus_trace_writer_bytes(r->w) > chunk_bytes(r)) {
 			close_chunk(r);
 			prune(r);
 		}
