@@ -43,6 +43,7 @@ struct client {
 	struct qblock *head, *tail;
 	size_t nblocks, max_blocks, inflight;
 	uint64_t queued;
+	uint64_t base; /* cs->delivered when it began streaming */
 	uint64_t sent, drops_pending, drops_total, last_ts, first_drop_ts;
 };
 
@@ -189,6 +190,7 @@ static bool wants(const struct client *c, const struct argus_event *ev)
 
 void clients_deliver(struct client_set *cs, const struct argus_event *ev, size_t n)
 {
+	cs->delivered += n;
 	if (!cs->head)
 		return;
 	struct argus_json_ctx ctx = {string_of, (void *)cs->strings};
@@ -316,6 +318,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	                 ARGUS_STREAM_VERSION, ARGUS_SCHEMA_VERSION, c->id, c->max_blocks * QBLOCK);
 	queue_line(c, hello, (size_t)n);
 	c->streaming = true;
+	c->base = c->cs->delivered;
 	kick(c);
 	return;
 refuse_long:
@@ -369,9 +372,10 @@ size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool j
 		if (json)
 			n = snprintf(buf + len, cap - len,
 			             "%s{\"id\":%u,\"pid\":%d,\"sent\":%" PRIu64
-			             ",\"queued_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 "}",
+			             ",\"queued_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
+			             ",\"delivered\":%" PRIu64 "}",
 			             first ? "" : ",", c->id, (int)c->peer_pid, c->sent, c->queued,
-			             c->drops_total);
+			             c->drops_total, c->streaming ? c->cs->delivered - c->base : 0);
 		else
 			n = snprintf(buf + len, cap - len,
 			             "  client %u: pid %d, sent %" PRIu64 ", queued %" PRIu64

@@ -89,6 +89,16 @@ char *daemon_status(struct argus_daemon *d, bool json)
 			          name ? name : "unknown", d->rate[i]);
 			first = false;
 		}
+		sb_printf(&b, "},\"by_type\":{");
+		first = true;
+		for (unsigned i = 0; i < NTYPES; i++) {
+			if (!d->by_type[i])
+				continue;
+			const char *name = argus_event_type_name(i);
+			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",", name ? name : "unknown",
+			          d->by_type[i]);
+			first = false;
+		}
 		sb_printf(&b,
 		          "}},\"merge\":{\"buffered\":%" PRIu64 ",\"late\":%" PRIu64
 		          ",\"watermark_ns\":%" PRIu64 ",\"max_lag_ns\":%" PRIu64 "},\"rings\":[",
@@ -112,10 +122,10 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		sb_printf(&b,
 		          "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
 		          ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
-		          ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"room_bytes\":%" PRIu64
-		          "},",
+		          ",\"errors\":%" PRIu64 ",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+		          ",\"room_bytes\":%" PRIu64 "},",
 		          d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
-		          rs.last_ts - rs.first_ts, rs.errors, rs.lost, rs.room);
+		          rs.last_ts - rs.first_ts, rs.errors, rs.events, rs.lost, rs.room);
 		sb_printf(&b,
 		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
 		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64

@@ -123,6 +123,7 @@ struct client_set {
 	uint32_t next_id;
 	uint64_t queue_limit; /* bytes per client */
 	uint64_t connected_total, drops_total;
+	uint64_t delivered; /* records handed to clients_deliver so far */
 	uv_loop_t *loop;
 	const struct tab *strings; /* for string fields in JSON */
 };
