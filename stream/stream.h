@@ -145,6 +145,7 @@ bool argus_tid_not_foreign(void *arg, uint32_t pid, uint32_t tid);
 struct argus_dump_stats {
 	uint64_t from_ns, to_ns; /* span written */
 	uint64_t events, chunks_read, chunks_bad, faults;
+	uint64_t torn; /* unfinished ends of chunks a crash left open (not faults) */
 };
 
 /* Write the last last_ns of the recording in dir as one self-contained

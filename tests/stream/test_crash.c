@@ -101,6 +101,11 @@ static int dump(const char *bin, const char *base, uint8_t *seen, uint64_t cap, 
 	snprintf(cmd, sizeof(cmd), "'%s' dump --last 1h -o '%s' --recorder '%s/rec' 2>&1", bin, out,
 	         base);
 	int st = system(cmd);
+	if (getenv("CRASH_DEBUG")) {
+		snprintf(cmd, sizeof(cmd), "ls -la '%s/rec'", base);
+		if (system(cmd))
+			return -1;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
 	struct argus_trace_reader *r;
