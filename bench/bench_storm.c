@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -187,11 +187,13 @@ static void rss_of(pid_t pid, uint64_t *hwm, uint64_t *rss)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]\n"
-	           "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
-	           "  records/s each (default 1000000) into their hook rings, perf bench sched messaging -g 40 in a loop unless --no-kernel,\n"
-	           "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
-	           "  recorded and lost per stage and the daemon's peak RSS\n");
+	fprintf(f,
+	        "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]\n"
+	        "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
+	        "  records/s each (default 1000000) into their hook rings, perf bench sched "
+	        "messaging -g 40 in a loop unless --no-kernel,\n"
+	        "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
+	        "  recorded and lost per stage and the daemon's peak RSS\n");
 }
 
 int argus_bench_storm(int argc, char **argv)
@@ -243,9 +245,10 @@ int argus_bench_storm(int argc, char **argv)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		char *args[] = {"argus",   "start",     "--run-dir", run,   "--recorder",
-		                rec,       "--hooks-dir", hooks,     "--reports", reports,
-		                "--no-notify", kernel ? NULL : "--no-kernel", NULL};
+		char *args[] = {"argus",      "start", "--run-dir",   run,
+		                "--recorder", rec,     "--hooks-dir", hooks,
+		                "--reports",  reports, "--no-notify", kernel ? NULL : "--no-kernel",
+		                NULL};
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -347,8 +350,10 @@ int argus_bench_storm(int argc, char **argv)
 	uint64_t drop_recs = num_after(strstr(st, "\"by_type\":"), "\"drop\":");
 	uint64_t rec_events = num_after(strstr(st, "\"recorder\":"), "\"events\":");
 	uint64_t rec_lost = num_after(strstr(st, "\"recorder\":"), "\"lost\":");
-	printf("argus bench storm: %.1f s, %u hooked threads at %.0f records/s each, kernel load %s\n",
-	       secs, nprod, rate, kernel ? "perf bench sched messaging -g 40 (loop)" : "none (--no-kernel)");
+	printf(
+	    "argus bench storm: %.1f s, %u hooked threads at %.0f records/s each, kernel load %s\n",
+	    secs, nprod, rate,
+	    kernel ? "perf bench sched messaging -g 40 (loop)" : "none (--no-kernel)");
 	printf("  %-34s %14s %14s %14s  %s\n", "stage", "offered", "recorded", "lost", "adds up");
 	printf("  %-34s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %s\n",
 	       "hook rings (producers' count)", offered, written, offered - written,

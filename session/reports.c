@@ -59,7 +59,8 @@ static int mkdirs(const char *path, mode_t mode)
 /* A report file, readable by root (and the group given) only. */
 static FILE *report_file(const struct argus_report_sink *sd, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sd->o.group_set ? 0640 : 0600);
+	int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sd->o.group_set ? 0640 : 0600);
 	if (fd < 0)
 		return NULL;
 	if (sd->o.group_set && fchown(fd, (uid_t)-1, sd->o.group)) {

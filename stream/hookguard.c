@@ -37,8 +37,14 @@ struct hook_rule {
 	uint8_t str[2];
 };
 
-#define RULE(...) {true, {__VA_ARGS__}}
-#define LOOP_STR  offsetof(struct argus_ev_loop, name_str)
+#define RULE(...)                                                                                  \
+	{                                                                                          \
+		true,                                                                              \
+		{                                                                                  \
+			__VA_ARGS__                                                                \
+		}                                                                                  \
+	}
+#define LOOP_STR offsetof(struct argus_ev_loop, name_str)
 static const struct hook_rule hook_rules[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_UI_INPUT] = RULE(NO_FIELD, NO_FIELD),
     [ARGUS_EV_LOOP_ITER_BEGIN] = RULE(LOOP_STR, NO_FIELD),
@@ -55,10 +61,10 @@ static const struct hook_rule hook_rules[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_SEM_WAIT] = RULE(NO_FIELD, NO_FIELD),
     [ARGUS_EV_SEM_POST] = RULE(NO_FIELD, NO_FIELD),
     [ARGUS_EV_MUTEX_HANDOFF] = RULE(NO_FIELD, NO_FIELD),
-    [ARGUS_EV_DBUS_SEND] = RULE(offsetof(struct argus_ev_dbus, member_str),
-                                offsetof(struct argus_ev_dbus, dest_str)),
-    [ARGUS_EV_DBUS_RECV] = RULE(offsetof(struct argus_ev_dbus, member_str),
-                                offsetof(struct argus_ev_dbus, dest_str)),
+    [ARGUS_EV_DBUS_SEND] =
+        RULE(offsetof(struct argus_ev_dbus, member_str), offsetof(struct argus_ev_dbus, dest_str)),
+    [ARGUS_EV_DBUS_RECV] =
+        RULE(offsetof(struct argus_ev_dbus, member_str), offsetof(struct argus_ev_dbus, dest_str)),
     [ARGUS_EV_FLAG_WRITE] = RULE(NO_FIELD, NO_FIELD),
     [ARGUS_EV_FLAG_READ] = RULE(NO_FIELD, NO_FIELD),
     [ARGUS_EV_DROP] = RULE(NO_FIELD, NO_FIELD),

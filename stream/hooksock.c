@@ -109,8 +109,8 @@ static void hook_request(struct hook_conn *c, int fd)
 	}
 	argus_ring_set_cpu(r, (unsigned)slot);
 	d->ring_owner[slot] = c->pid;
-	d->guards[slot] = (struct argus_hook_guard){.pid = (uint32_t)c->pid,
-	                                            .source_id = (uint32_t)slot};
+	d->guards[slot] =
+	    (struct argus_hook_guard){.pid = (uint32_t)c->pid, .source_id = (uint32_t)slot};
 	c->slot = slot;
 	char msg[64];
 	snprintf(msg, sizeof(msg), "ok %d %u\n", slot, HOOK_RING_RECORDS);

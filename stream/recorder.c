@@ -44,7 +44,7 @@ struct recorder {
 
 	/* a full file system: the byte bound shrinks to what fits (the newest
 	 * data is kept), said once on stderr */
-	uint64_t room;   /* bytes the recording may take now (<= max_bytes) */
+	uint64_t room; /* bytes the recording may take now (<= max_bytes) */
 	bool told_full;
 
 	struct rec_stats st;

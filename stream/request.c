@@ -92,8 +92,7 @@ bool stream_request_parse(struct stream_filter *f, char *line, char *why, size_t
 		} else if (!strcmp(tok, "pids")) {
 			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
 				unsigned long p;
-				if (!parse_uint(t, UINT32_MAX, &p) ||
-				    f->npids == STREAM_MAX_PIDS) {
+				if (!parse_uint(t, UINT32_MAX, &p) || f->npids == STREAM_MAX_PIDS) {
 					snprintf(why, whylen,
 					         "bad pid list at '%.32s' (at most %d pids)", t,
 					         STREAM_MAX_PIDS);

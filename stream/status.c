@@ -95,8 +95,8 @@ char *daemon_status(struct argus_daemon *d, bool json)
 			if (!d->by_type[i])
 				continue;
 			const char *name = argus_event_type_name(i);
-			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",", name ? name : "unknown",
-			          d->by_type[i]);
+			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			          name ? name : "unknown", d->by_type[i]);
 			first = false;
 		}
 		sb_printf(&b,
@@ -128,8 +128,7 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          rs.last_ts - rs.first_ts, rs.errors, rs.events, rs.lost, rs.room);
 		sb_printf(&b,
 		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
-		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64
-		          "},",
+		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64 "},",
 		          d->hooks_connected, d->hooks_refused, hook_refused, hook_retid);
 		sb_printf(&b,
 		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64

@@ -64,7 +64,8 @@ struct rec_stats {
 	uint64_t first_ts, last_ts; /* span on disk (0 when empty) */
 	uint64_t events, errors, deleted;
 	uint64_t lost; /* records not written (a write failed: a full disk) */
-	uint64_t room; /* bytes the recording may take now (below --keep-bytes when the disk is full) */
+	uint64_t
+	    room; /* bytes the recording may take now (below --keep-bytes when the disk is full) */
 };
 
 int rec_open(struct recorder **r, const struct rec_opts *o, const struct tab *strings,
@@ -162,10 +163,10 @@ struct argus_daemon {
 	/* kernel rings at [0, nkernel), hook rings after (NULL = free slot) */
 	struct argus_ring **rings;
 	unsigned nkernel, nrings, max_rings;
-	pid_t *ring_owner;        /* hook rings from the socket: the producing process */
+	pid_t *ring_owner;               /* hook rings from the socket: the producing process */
 	struct argus_hook_guard *guards; /* of those rings (hookguard.c) */
-	uint64_t *drops_reported; /* per ring, what DROP records already said */
-	unsigned drop_src;        /* merge source of daemon-made records */
+	uint64_t *drops_reported;        /* per ring, what DROP records already said */
+	unsigned drop_src;               /* merge source of daemon-made records */
 	struct argus_merge *merge;
 	struct argus_daemon_source src;
 	struct argus_sink sinks[MAX_SINKS];

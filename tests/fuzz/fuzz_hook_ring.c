@@ -38,13 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NOW      (20 * SEC)
 #define MAX_RECS 512
 
-#define CHECK(c)                                                                   \
-	do {                                                                       \
-		if (!(c)) {                                                        \
-			fprintf(stderr, "fuzz_hook_ring: %s:%d: %s\n", __FILE__,   \
-			        __LINE__, #c);                                     \
-			abort();                                                   \
-		}                                                                  \
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "fuzz_hook_ring: %s:%d: %s\n", __FILE__, __LINE__, #c);    \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 static bool tid_ok(void *arg, uint32_t pid, uint32_t tid)

@@ -17,13 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REQ_MAX 1024 /* the daemon's request buffer (clients.c) */
 
-#define CHECK(c)                                                                        \
-	do {                                                                            \
-		if (!(c)) {                                                             \
-			fprintf(stderr, "fuzz_stream_request: %s:%d: %s\n", __FILE__,   \
-			        __LINE__, #c);                                          \
-			abort();                                                        \
-		}                                                                       \
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "fuzz_stream_request: %s:%d: %s\n", __FILE__, __LINE__,    \
+			        #c);                                                               \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* A JSON string literal at *p (RFC 8259): advances past it, false if bad. */

@@ -79,15 +79,14 @@ static inline void fx_start(struct fixture *f, struct argus_daemon_opts *o, unsi
 }
 
 /* ... with argus start --group's group. */
-static inline void fx_start_group(struct fixture *f, struct argus_daemon_opts *o,
-                                  unsigned ring_cap, long group)
+static inline void fx_start_group(struct fixture *f, struct argus_daemon_opts *o, unsigned ring_cap,
+                                  long group)
 {
 	fx_start_sink_group(f, o, ring_cap, NULL, group);
 }
 
 static inline void fx_start_sink_group(struct fixture *f, struct argus_daemon_opts *o,
-                                       unsigned ring_cap, const struct argus_sink *sink,
-                                       long group)
+                                       unsigned ring_cap, const struct argus_sink *sink, long group)
 {
 	memset(f, 0, sizeof(*f));
 	strcpy(f->base, "/tmp/argus-test-XXXXXX");

@@ -171,15 +171,17 @@ TEST(kill_9_three_times_under_load)
 		for (uint64_t i = 0; i < kept_before; i++)
 			missing += !seen[i] && was_seen[i];
 		uint64_t lost_ns = kill_ts - l.ts_of[max_seq];
-		fprintf(stderr,
-		        "kill -9 #%d: %llu records written, %llu recovered (up to %.3f s before the "
-		        "kill), %llu missing\n",
-		        round + 1, (unsigned long long)written, (unsigned long long)(max_seq + 1),
-		        lost_ns / 1e9, (unsigned long long)missing);
+		fprintf(
+		    stderr,
+		    "kill -9 #%d: %llu records written, %llu recovered (up to %.3f s before the "
+		    "kill), %llu missing\n",
+		    round + 1, (unsigned long long)written, (unsigned long long)(max_seq + 1),
+		    lost_ns / 1e9, (unsigned long long)missing);
 		ASSERT_U64_EQ(missing, 0);
 		ASSERT(max_seq + 1 > kept_before); /* this round's records are there */
 		ASSERT_MSG(lost_ns <= 1000000000ull + SLACK,
-		           "the newest record recovered is %.3f s older than the kill", lost_ns / 1e9);
+		           "the newest record recovered is %.3f s older than the kill",
+		           lost_ns / 1e9);
 		kept_before = max_seq + 1;
 		memcpy(was_seen, seen, kept_before); /* earlier rounds stay recovered */
 		/* back over the stale sockets and the open chunk */

@@ -281,8 +281,11 @@ TEST(dump_takes_a_torn_end_of_an_open_chunk_as_expected)
 	ASSERT_EQ(mkdir(crash, 0700), 0);
 	struct tab strings = {0}, stacks = {0};
 	struct recorder *r;
-	struct rec_opts o = {
-	    .dir = rec, .span_ns = 100 * SEC, .max_bytes = 1ull << 30, .chunk_span_ns = 60 * SEC, .gid = -1};
+	struct rec_opts o = {.dir = rec,
+	                     .span_ns = 100 * SEC,
+	                     .max_bytes = 1ull << 30,
+	                     .chunk_span_ns = 60 * SEC,
+	                     .gid = -1};
 	char err[256];
 	ASSERT_EQ(rec_open(&r, &o, &strings, &stacks, err, sizeof(err)), 0);
 	static struct argus_event batch[1000];

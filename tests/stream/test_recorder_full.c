@@ -109,8 +109,7 @@ TEST(a_full_disk_keeps_the_newest_and_the_rest_goes_on)
 	/* the bound shrank to what fits */
 	uint64_t room = json_u64(st, "\"room_bytes\":"), bytes = json_u64(st, "\"bytes\":");
 	fprintf(stderr, "recorder: room %.1f MiB, %.1f MiB on disk, lost %llu records\n",
-	        room / 1048576.0, bytes / 1048576.0,
-	        (unsigned long long)json_u64(st, "\"lost\":"));
+	        room / 1048576.0, bytes / 1048576.0, (unsigned long long)json_u64(st, "\"lost\":"));
 	ASSERT(room < (8ull << 20));
 	ASSERT(bytes <= (8ull << 20));
 	/* one clear message */
