@@ -334,9 +334,15 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 	sd->t0 = mono_ns();
 	if (sd->o.reports_dir[0]) {
 		/* root only, unless a group was named (docs/daemon.md) */
+		/* the mode also on a directory of an earlier run, as long as it is
+		 * root's (a directory a user named and owns is left as it is:
+		 * the files are 0600 anyway) */
 		mode_t mode = sd->o.group_set ? 0750 : 0700;
-		if (mkdirs(sd->o.reports_dir, mode) || chmod(sd->o.reports_dir, mode) ||
-		    (sd->o.group_set && chown(sd->o.reports_dir, (uid_t)-1, sd->o.group))) {
+		struct stat st;
+		if (mkdirs(sd->o.reports_dir, mode) || stat(sd->o.reports_dir, &st) ||
+		    (st.st_uid == 0 &&
+		     (chmod(sd->o.reports_dir, mode) ||
+		      (sd->o.group_set && chown(sd->o.reports_dir, (uid_t)-1, sd->o.group))))) {
 			snprintf(err, ecap, "cannot create the reports directory %s: %s",
 			         sd->o.reports_dir, strerror(errno));
 			free(sd);
