@@ -187,13 +187,14 @@ static void rss_of(pid_t pid, uint64_t *hwm, uint64_t *rss)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]\n"
-	        "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
-	        "  records/s each (default 1000000) into their hook rings, perf bench sched "
-	        "messaging -g 40 in a loop unless --no-kernel,\n"
-	        "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
-	        "  recorded and lost per stage and the daemon's peak RSS\n");
+	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]"
+	           " [--keep]\n"
+	           "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
+	           "  records/s each (default 1000000) into their hook rings, perf bench sched "
+	           "messaging -g 40 in a loop unless --no-kernel,\n"
+	           "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
+	           "  recorded and lost per stage and the daemon's peak RSS; --keep leaves the\n"
+	           "  scratch directory (daemon.log, the recording) in /tmp\n");
 }
 
 int argus_bench_storm(int argc, char **argv)
@@ -201,7 +202,7 @@ int argus_bench_storm(int argc, char **argv)
 	double seconds = 60;
 	unsigned nprod = 2;
 	double rate = 1e6;
-	bool kernel = true;
+	bool kernel = true, keep = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -214,6 +215,8 @@ int argus_bench_storm(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--rate") && v && (rate = atof(v)) > 0) {
 			i++;
+		} else if (!strcmp(a, "--keep")) {
+			keep = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			kernel = false;
 		} else {
@@ -383,8 +386,14 @@ int argus_bench_storm(int argc, char **argv)
 	printf("  daemon peak RSS %.1f MiB; bounds: merge 256 MiB (4 Mi records), diagnosis queue "
 	       "256 MiB, graph 1 GiB, client queues 2 x 8 MiB, hook rings %u x 1 MiB\n",
 	       peak_kb / 1024.0, nprod);
-	printf("  bench process peak RSS %.1f MiB; daemon exit %d; log %s\n", hwm / 1024.0,
-	       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, log);
+	printf("  bench process peak RSS %.1f MiB; daemon exit %d%s%s\n", hwm / 1024.0,
+	       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, keep ? "; kept " : "", keep ? base : "");
+	if (!keep) {
+		char cmd[160];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+		if (system(cmd))
+			cli_error("bench storm", "could not remove %s", base);
+	}
 	free(st);
 	return ARGUS_EXIT_OK;
 }
