@@ -1,6 +1,7 @@
 # argus: the two commands of the README, and the steps they are made of.
 #   make demo   set up, build, run the main job
 #   make test   set up, build (normal + ASan/UBSan + TSan + gcc), run the tests
+#   make fuzz   each libFuzzer target for FUZZ_RUNS executions (not part of test)
 CC      ?= clang
 JOBS    ?= $(shell nproc)
 BUILD   := build
@@ -18,7 +19,7 @@ define ctest_run
 	@cd $(1) && $(2) $(CTEST) $(3) --output-junit $(abspath $(1))/junit.xml; echo $$? > ctest.rc
 endef
 
-.PHONY: all deps build build-asan build-tsan build-gcc test test-fast demo bench format clean
+.PHONY: all deps build build-asan build-tsan build-gcc test test-fast fuzz demo bench format clean
 
 all: build
 
@@ -62,6 +63,12 @@ test: build build-asan build-tsan build-gcc
 test-fast: build
 	$(call ctest_run,$(BUILD),,)
 	@tests/summary.sh release=$(BUILD)
+
+# Each libFuzzer target for FUZZ_RUNS executions (default 10 M), one line
+# each with execs, seconds and coverage (scripts/fuzz.sh; docs/testing.md).
+FUZZ_RUNS ?= 10000000
+fuzz: build-asan
+	@scripts/fuzz.sh $(ASAN) $(FUZZ_RUNS)
 
 demo: build
 	@scripts/demo.sh $(BUILD)

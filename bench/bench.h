@@ -29,4 +29,8 @@ int argus_bench_realapps(int argc, char **argv);
  * live daemon; its notifications beside a _NET_WM_PING probe (bench/quiet/). */
 int argus_bench_quiet(int argc, char **argv);
 
+/* The daemon (argus start) under a storm: offered / recorded / lost per
+ * stage, adding up; peak RSS against the bounds. */
+int argus_bench_storm(int argc, char **argv);
+
 #endif /* ARGUS_BENCH_H */

@@ -68,6 +68,10 @@ int cmd_dump(int argc, char **argv)
 	        ") from %" PRIu64 " chunks to %s\n",
 	        st.events, (st.to_ns - st.from_ns) / 1e9, st.from_ns, st.to_ns, st.chunks_read,
 	        out);
+	if (st.torn)
+		fprintf(stderr,
+		        "argus dump: a chunk left open by a crash ends inside a block: read up to"
+		        " there\n");
 	if (perfetto) {
 		struct argus_session_file_view *view;
 		struct argus_trace_error terr;

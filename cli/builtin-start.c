@@ -158,6 +158,8 @@ int cmd_start(int argc, char **argv)
 				return ARGUS_EXIT_USAGE;
 			}
 			o.group = (long)g->gr_gid, i++;
+			so.group_set = true;
+			so.group = g->gr_gid;
 		} else if (!strcmp(a, "--keep") || !strcmp(a, "--chunk") ||
 		           !strcmp(a, "--max-delay")) {
 			if (!cli_parse_duration(v, &x) || !x) {

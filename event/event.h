@@ -48,6 +48,14 @@ struct argus_json_ctx {
 size_t argus_event_to_json(const struct argus_event *ev, const struct argus_json_ctx *ctx,
                            char *buf, size_t cap);
 
+/*
+ * One JSON string literal (quotes included) of the first max bytes of s (up
+ * to a NUL): quotes, backslashes, control and non-ASCII bytes escaped, so
+ * any bytes give valid JSON. Writes at most cap bytes including a NUL;
+ * returns the length the whole literal needs, like snprintf.
+ */
+size_t argus_json_quote(const char *s, size_t max, char *buf, size_t cap);
+
 /* ---- trace files ------------------------------------------------------ */
 
 #define ARGUS_TRACE_VERSION 1

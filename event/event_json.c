@@ -332,6 +332,15 @@ static void put_str(struct out *o, const char *s, size_t max)
 	putc_(o, '"');
 }
 
+size_t argus_json_quote(const char *s, size_t max, char *buf, size_t cap)
+{
+	struct out o = {buf, 0, cap};
+	put_str(&o, s, max);
+	if (cap)
+		buf[o.len < cap ? o.len : cap - 1] = '\0';
+	return o.len;
+}
+
 static void put_key(struct out *o, const char *k)
 {
 	putc_(o, ',');

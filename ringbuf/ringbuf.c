@@ -43,6 +43,11 @@ struct argus_ring {
 
 	/* shared-memory ring; its wake_fd is the eventfd (owned) */
 	struct argus_ring_producer shm;
+	/* The other process can rewrite the shared header at any time: the
+	 * reader keeps the ring's size and its own position itself, and only
+	 * the producer's position is read from the header (docs/daemon.md). */
+	uint32_t shm_cap;  /* slots: from creation, or the header checked at attach */
+	uint32_t shm_head; /* the consumer's position; the header's c_head is a copy */
 };
 
 /* ---- kernel BPF ring -------------------------------------------------- */
@@ -153,6 +158,7 @@ int argus_ring_create_shm(struct argus_ring **rp, unsigned capacity, int *fd_out
 	h->record_size = sizeof(struct argus_event);
 	h->capacity = capacity;
 	ck_ring_init(&h->ring, capacity);
+	r->shm_cap = capacity;
 	*fd_out = fd;
 	*rp = r;
 	return 0;
@@ -179,6 +185,8 @@ int argus_ring_attach_shm(struct argus_ring **rp, int fd)
 		free(r);
 		return err;
 	}
+	r->shm_cap = r->shm.hdr->capacity; /* checked against the file's size */
+	r->shm_head = ck_pr_load_uint(&r->shm.hdr->ring.c_head);
 	*rp = r;
 	return 0;
 }
@@ -202,11 +210,28 @@ static size_t shm_read(struct argus_ring *r, struct argus_event *out, size_t max
 		ssize_t n = read(r->shm.wake_fd, &v, sizeof(v));
 		(void)n;
 	}
+	/* ck_ring's own dequeue on a private view: size, mask and our
+	 * position are ours; the producer's position is the one number taken
+	 * from the shared header, and a position more than a ring ahead
+	 * (a producer that writes the header itself) counts as malformed and
+	 * is read as one ring's worth. */
 	size_t n = 0;
+	struct ck_ring view;
+	memset(&view, 0, sizeof(view));
 	CK_UNCHECKED_BEGIN();
-	while (n < max &&
-	       ck_ring_dequeue_spsc_argus_event(&r->shm.hdr->ring, r->shm.slots, &out[n]))
+	unsigned tail = ck_pr_load_uint(&r->shm.hdr->ring.p_tail);
+	if (tail - r->shm_head > r->shm_cap - 1) {
+		r->malformed++;
+		tail = r->shm_head + r->shm_cap - 1;
+	}
+	view.c_head = r->shm_head;
+	view.p_tail = view.p_head = tail;
+	view.size = r->shm_cap;
+	view.mask = r->shm_cap - 1;
+	while (n < max && ck_ring_dequeue_spsc_argus_event(&view, r->shm.slots, &out[n]))
 		n++;
+	r->shm_head = view.c_head;
+	ck_pr_store_uint(&r->shm.hdr->ring.c_head, view.c_head);
 	CK_UNCHECKED_END();
 	return n;
 }
@@ -229,6 +254,8 @@ int argus_ring_connect(const char *path, struct argus_ring **rp, int *sock_out)
 	r->kind = RING_SHM;
 	r->shm = *p; /* the mapping and wake fd move into the ring */
 	free(p);
+	r->shm_cap = r->shm.hdr->capacity; /* checked by the attach */
+	r->shm_head = ck_pr_load_uint(&r->shm.hdr->ring.c_head);
 	*rp = r;
 	return 0;
 }
@@ -265,9 +292,12 @@ void argus_ring_fill(const struct argus_ring *r, uint64_t *used, uint64_t *size)
 	*size = 0;
 	if (r->kind == RING_SHM) {
 		CK_UNCHECKED_BEGIN();
-		*used = ck_ring_size(&r->shm.hdr->ring) * sizeof(struct argus_event);
+		unsigned ahead = ck_pr_load_uint(&r->shm.hdr->ring.p_tail) - r->shm_head;
 		CK_UNCHECKED_END();
-		*size = (uint64_t)r->shm.hdr->capacity * sizeof(struct argus_event);
+		if (ahead > r->shm_cap - 1)
+			ahead = r->shm_cap - 1;
+		*used = (uint64_t)ahead * sizeof(struct argus_event);
+		*size = (uint64_t)r->shm_cap * sizeof(struct argus_event);
 		return;
 	}
 	*size = r->rb_size;

@@ -114,6 +114,8 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 	struct argus_report_sink_opts ro = {.reports_dir = o->reports_dir,
 	                                    .notify_bus = o->notify_bus,
 	                                    .no_notify = o->no_notify,
+	                                    .group_set = o->group_set,
+	                                    .group = o->group,
 	                                    .name = "start",
 	                                    .publish = queue_line,
 	                                    .publish_arg = dd};

@@ -53,22 +53,16 @@ void hookrings_child_env(const struct hookrings *h, const char *lib)
 }
 
 /* A hooked process speaks only for itself (what the daemon does with its
- * hook rings): its pid, the hook flag, and no time from the future, which
- * would hold the merge back. */
+ * hook rings, stream/hookguard.c): its pid and threads, the hook types,
+ * and no time from the future, which would hold the merge back. */
 size_t hookrings_read(struct hookrings *h, unsigned i, struct argus_event *out, size_t max,
                       uint32_t pid, uint64_t now)
 {
 	size_t n = argus_ring_read(h->ring[i], out, max);
-	for (size_t k = 0; k < n; k++) {
-		out[k].pid = pid;
-		out[k].flags |= ARGUS_F_HOOK;
-		if (out[k].ts > now + 1000000000ull) {
-			out[k].ts = now;
-			out[k].flags |= ARGUS_F_TRUNC;
-		}
-	}
+	h->guard[i].pid = pid;
+	h->guard[i].source_id = i;
 	h->events += n;
-	return n;
+	return argus_hook_guard_apply(&h->guard[i], out, n, now);
 }
 
 /* Losses of the hook rings as DROP records at ts. */
@@ -99,6 +93,7 @@ void hookrings_close(struct hookrings *h)
 			close(h->fd[i]);
 		h->ring[i] = NULL;
 		h->fd[i] = -1;
+		memset(&h->guard[i], 0, sizeof(h->guard[i]));
 	}
 	h->n = 0;
 }

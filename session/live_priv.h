@@ -15,6 +15,7 @@ struct hookrings {
 	struct argus_ring *ring[HOOK_RINGS];
 	int fd[HOOK_RINGS];
 	uint64_t drops_seen[HOOK_RINGS];
+	struct argus_hook_guard guard[HOOK_RINGS];
 	uint64_t events, drops;
 };
 

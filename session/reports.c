@@ -78,6 +78,23 @@ static int mkdirs(const char *path, mode_t mode)
 	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
 }
 
+/* A report file, readable by root (and the group given) only. */
+static FILE *report_file(const struct argus_report_sink *sd, const char *path)
+{
+	int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sd->o.group_set ? 0640 : 0600);
+	if (fd < 0)
+		return NULL;
+	if (sd->o.group_set && fchown(fd, (uid_t)-1, sd->o.group)) {
+		close(fd);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* A value of the stalled process's environment ("" when absent). */
 static void proc_env(uint32_t pid, const char *name, char *out, size_t cap)
 {
@@ -271,7 +288,7 @@ static bool write_one(const char *base, const char *ext,
 	char path[1000], tmp[1010];
 	snprintf(path, sizeof(path), "%s.%s", base, ext);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "we");
+	FILE *f = report_file(sd, tmp); /* root's (and the group's) only */
 	if (!f)
 		return false;
 	int wr = fn(sd, d, rc, f);
@@ -495,7 +512,16 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 	sd->s = s;
 	sd->t0 = mono_ns();
 	if (sd->o.reports_dir[0]) {
-		if (mkdirs(sd->o.reports_dir, 0750)) {
+		/* root only, unless a group was named (docs/daemon.md) */
+		/* the mode also on a directory of an earlier run, as long as it is
+		 * root's (a directory a user named and owns is left as it is:
+		 * the files are 0600 anyway) */
+		mode_t mode = sd->o.group_set ? 0750 : 0700;
+		struct stat st;
+		if (mkdirs(sd->o.reports_dir, mode) || stat(sd->o.reports_dir, &st) ||
+		    (st.st_uid == 0 &&
+		     (chmod(sd->o.reports_dir, mode) ||
+		      (sd->o.group_set && chown(sd->o.reports_dir, (uid_t)-1, sd->o.group))))) {
 			snprintf(err, ecap, "cannot create the reports directory %s: %s",
 			         sd->o.reports_dir, strerror(errno));
 			free(sd);

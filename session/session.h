@@ -198,6 +198,10 @@ struct argus_report_sink_opts {
 	const char *reports_dir; /* NULL = ARGUS_REPORTS_DIR, "" = no report files */
 	const char *notify_bus;  /* D-Bus address; NULL = the stalled app's session bus */
 	bool no_notify;
+	/* who may read the reports: root only (directory 0700, files 0600),
+	 * or also this group (0750 / 0640) when group_set */
+	bool group_set;
+	gid_t group;
 	const char *name; /* for messages: "argus NAME: ..." */
 	void (*publish)(void *arg, const char *kind, uint32_t pid, const char *json);
 	void *publish_arg;
@@ -243,6 +247,8 @@ struct argus_daemon_diag_opts {
 	 * worker thread. Non-zero fails the attachment (err set by it). */
 	int (*attach)(void *arg, struct argus_session *s, char *err, size_t ecap);
 	void *attach_arg;
+	bool group_set;    /* reports readable by this group too (argus start --group) */
+	gid_t group;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,

@@ -21,26 +21,12 @@
 #define QBLOCK         (64 * 1024)
 #define LINE_MAX_BYTES 2048
 #define REQ_MAX        1024
-#define MAX_PIDS       64
 
 struct qblock {
 	struct qblock *next;
 	size_t len, sent;
 	char data[QBLOCK];
 };
-
-/* Line kinds a client can ask for (request key "kinds"). */
-static const char *const kind_names[] = {"event", "stall", "diagnosis"};
-#define NKINDS    (sizeof(kind_names) / sizeof(kind_names[0]))
-#define ALL_KINDS ((1u << NKINDS) - 1)
-
-static int kind_bit(const char *name)
-{
-	for (unsigned i = 0; i < NKINDS; i++)
-		if (!strcmp(name, kind_names[i]))
-			return (int)i;
-	return -1;
-}
 
 struct client {
 	struct client *next;
@@ -52,16 +38,12 @@ struct client {
 	bool streaming, closing, writing;
 	char req[REQ_MAX];
 	size_t req_len;
-	/* filters */
-	unsigned kinds; /* KIND_* bits of the lines wanted */
-	bool all_types;
-	uint64_t types[512 / 64];
-	uint32_t pids[MAX_PIDS];
-	unsigned npids;
+	struct stream_filter f;
 	/* queue */
 	struct qblock *head, *tail;
 	size_t nblocks, max_blocks, inflight;
 	uint64_t queued;
+	uint64_t base; /* cs->delivered when it began streaming */
 	uint64_t sent, drops_pending, drops_total, last_ts, first_drop_ts;
 };
 
@@ -203,24 +185,12 @@ static bool send_drop_notice(struct client *c)
 
 static bool wants(const struct client *c, const struct argus_event *ev)
 {
-	if (!c->streaming || c->closing)
-		return false;
-	/* drops always pass: a client must know what it missed */
-	if (!(c->kinds & 1u) && ev->type != ARGUS_EV_DROP)
-		return false;
-	if (!c->all_types && (ev->type >= 512 || !(c->types[ev->type / 64] >> (ev->type % 64) & 1)))
-		return false;
-	if (c->npids) {
-		for (unsigned i = 0; i < c->npids; i++)
-			if (c->pids[i] == ev->pid)
-				return true;
-		return false;
-	}
-	return true;
+	return c->streaming && !c->closing && stream_filter_wants(&c->f, ev);
 }
 
 void clients_deliver(struct client_set *cs, const struct argus_event *ev, size_t n)
 {
+	cs->delivered += n;
 	if (!cs->head)
 		return;
 	struct argus_json_ctx ctx = {string_of, (void *)cs->strings};
@@ -265,7 +235,7 @@ static void lost(struct client *c, uint64_t ts)
 
 void clients_publish(struct client_set *cs, const char *kind, uint32_t pid, const char *json)
 {
-	int bit = kind_bit(kind);
+	int bit = stream_kind_bit(kind);
 	if (bit <= 0 || !cs->head)
 		return; /* records go through clients_deliver */
 	size_t len = strlen(json);
@@ -275,15 +245,8 @@ void clients_publish(struct client_set *cs, const char *kind, uint32_t pid, cons
 	memcpy(line, json, len);
 	line[len++] = '\n';
 	for (struct client *c = cs->head; c; c = c->next) {
-		if (!c->streaming || c->closing || !(c->kinds & (1u << bit)))
+		if (!c->streaming || c->closing || !stream_filter_wants_line(&c->f, bit, pid))
 			continue;
-		if (c->npids && pid) {
-			unsigned i = 0;
-			while (i < c->npids && c->pids[i] != pid)
-				i++;
-			if (i == c->npids)
-				continue;
-		}
 		if (c->drops_pending && !send_drop_notice(c)) {
 			lost(c, c->last_ts);
 			continue;
@@ -296,78 +259,6 @@ void clients_publish(struct client_set *cs, const char *kind, uint32_t pid, cons
 	free(line);
 	for (struct client *c = cs->head; c; c = c->next)
 		kick(c);
-}
-
-/* Parse "stream v=1 types=a,b pids=1,2 kinds=k,k"; false with a reason on junk. */
-static bool parse_request(struct client *c, char *line, char *why, size_t whylen)
-{
-	char *save = NULL;
-	char *tok = strtok_r(line, " \t", &save);
-	if (!tok || strcmp(tok, "stream")) {
-		snprintf(why, whylen, "request must start with 'stream'");
-		return false;
-	}
-	c->all_types = true;
-	c->kinds = ALL_KINDS;
-	while ((tok = strtok_r(NULL, " \t", &save))) {
-		char *eq = strchr(tok, '=');
-		if (!eq) {
-			snprintf(why, whylen, "expected key=value, got '%.64s'", tok);
-			return false;
-		}
-		*eq = '\0';
-		char *val = eq + 1;
-		char *s2 = NULL;
-		if (!strcmp(tok, "v")) {
-			if (strtoul(val, NULL, 10) != ARGUS_STREAM_VERSION) {
-				snprintf(why, whylen,
-				         "stream version %.16s not supported (this daemon: %d)",
-				         val, ARGUS_STREAM_VERSION);
-				return false;
-			}
-		} else if (!strcmp(tok, "types")) {
-			c->all_types = false;
-			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
-				int ty = argus_event_type_from_name(t);
-				if (ty < 0 || ty >= 512) {
-					snprintf(why, whylen, "unknown event type '%.64s'", t);
-					return false;
-				}
-				c->types[ty / 64] |= 1ull << (ty % 64);
-			}
-			/* drops always pass: a client must know what it missed */
-			c->types[ARGUS_EV_DROP / 64] |= 1ull << (ARGUS_EV_DROP % 64);
-		} else if (!strcmp(tok, "kinds")) {
-			c->kinds = 0;
-			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
-				int b = kind_bit(t);
-				if (b < 0) {
-					snprintf(
-					    why, whylen,
-					    "unknown line kind '%.64s' (event, stall, diagnosis)",
-					    t);
-					return false;
-				}
-				c->kinds |= 1u << b;
-			}
-		} else if (!strcmp(tok, "pids")) {
-			for (char *t = strtok_r(val, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
-				char *end;
-				unsigned long p = strtoul(t, &end, 10);
-				if (*end || !*t || p > UINT32_MAX || c->npids == MAX_PIDS) {
-					snprintf(why, whylen,
-					         "bad pid list at '%.32s' (at most %d pids)", t,
-					         MAX_PIDS);
-					return false;
-				}
-				c->pids[c->npids++] = (uint32_t)p;
-			}
-		} else {
-			snprintf(why, whylen, "unknown request key '%.32s'", tok);
-			return false;
-		}
-	}
-	return true;
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
@@ -407,12 +298,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		return;
 	}
 	*nl = '\0';
-	char why[160];
-	if (!parse_request(c, c->req, why, sizeof(why))) {
-		char line[256];
-		int n =
-		    snprintf(line, sizeof(line), "{\"kind\":\"error\",\"message\":\"%s\"}\n", why);
-		queue_line(c, line, (size_t)n);
+	char why[STREAM_WHY_MAX];
+	if (!stream_request_parse(&c->f, c->req, why, sizeof(why))) {
+		char line[STREAM_WHY_MAX * 6 + 64];
+		queue_line(c, line, stream_error_line(why, line, sizeof(line)));
 		kick(c);
 		uv_read_stop(s);
 		uv_shutdown_t *sreq = malloc(sizeof(*sreq));
@@ -429,6 +318,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	                 ARGUS_STREAM_VERSION, ARGUS_SCHEMA_VERSION, c->id, c->max_blocks * QBLOCK);
 	queue_line(c, hello, (size_t)n);
 	c->streaming = true;
+	c->base = c->cs->delivered;
 	kick(c);
 	return;
 refuse_long:
@@ -482,9 +372,10 @@ size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool j
 		if (json)
 			n = snprintf(buf + len, cap - len,
 			             "%s{\"id\":%u,\"pid\":%d,\"sent\":%" PRIu64
-			             ",\"queued_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 "}",
+			             ",\"queued_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
+			             ",\"delivered\":%" PRIu64 "}",
 			             first ? "" : ",", c->id, (int)c->peer_pid, c->sent, c->queued,
-			             c->drops_total);
+			             c->drops_total, c->streaming ? c->cs->delivered - c->base : 0);
 		else
 			n = snprintf(buf + len, cap - len,
 			             "  client %u: pid %d, sent %" PRIu64 ", queued %" PRIu64

@@ -177,8 +177,8 @@ void daemon_ring_drops(struct argus_daemon *d, uint64_t now)
 		if (!d->rings[i])
 			continue;
 		uint64_t total = argus_ring_drops(d->rings[i]) + argus_ring_malformed(d->rings[i]);
-		if (total == d->drops_reported[i])
-			continue;
+		if (total <= d->drops_reported[i])
+			continue; /* a hook ring's counter is the app's: never backwards */
 		struct argus_event *e = &drops[nd++];
 		argus_event_drop(e, now,
 		                 i < d->nkernel ? ARGUS_DROP_KERNEL_RING : ARGUS_DROP_HOOK_RING, i,
@@ -195,22 +195,12 @@ void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now)
 	size_t got = 0, n;
 	while (got < MAX_READ_PER_TICK &&
 	       (n = argus_ring_read(d->rings[i], d->buf, READ_BATCH)) > 0) {
-		if (d->ring_owner[i]) {
-			/* a hooked process speaks only for itself */
-			for (size_t k = 0; k < n; k++) {
-				d->buf[k].pid = (uint32_t)d->ring_owner[i];
-				d->buf[k].flags |= ARGUS_F_HOOK;
-				/* a record from the future would sit in the merge
-				 * forever (a second of slack for records
-				 * written since `now` was read) */
-				if (d->buf[k].ts > now + 1000000000ull) {
-					d->buf[k].ts = now;
-					d->buf[k].flags |= ARGUS_F_TRUNC;
-				}
-			}
-		}
-		argus_merge_push(d->merge, i, d->buf, n, now);
 		got += n;
+		/* a hooked process speaks only for itself (hookguard.c) */
+		if (d->ring_owner[i])
+			n = argus_hook_guard_apply(&d->guards[i], d->buf, n, now);
+		if (n)
+			argus_merge_push(d->merge, i, d->buf, n, now);
 	}
 	d->read_total += got;
 }
@@ -514,10 +504,11 @@ int argus_daemon_new(struct argus_daemon **dp, const struct argus_daemon_opts *o
 	d->max_rings = MAX_KERNEL_RINGS + d->o.max_hook_rings;
 	d->rings = calloc(d->max_rings, sizeof(*d->rings));
 	d->ring_owner = calloc(d->max_rings, sizeof(*d->ring_owner));
+	d->guards = calloc(d->max_rings, sizeof(*d->guards));
 	d->drops_reported = calloc(d->max_rings, sizeof(*d->drops_reported));
 	d->buf = malloc(READ_BATCH * sizeof(*d->buf));
 	d->out = malloc(READ_BATCH * sizeof(*d->out));
-	if (!d->rings || !d->ring_owner || !d->drops_reported || !d->buf || !d->out) {
+	if (!d->rings || !d->ring_owner || !d->guards || !d->drops_reported || !d->buf || !d->out) {
 		argus_daemon_free(d);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -605,11 +596,12 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 {
 	int rc;
 	umask(027);
-	if (mkdir(d->run_dir, 0750) && errno != EEXIST) {
+	mode_t mode = d->o.group >= 0 ? 0750 : 0700;
+	if (mkdir(d->run_dir, mode) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", d->run_dir, strerror(errno));
 		return -errno;
 	}
-	if (chmod(d->run_dir, 0750) ||
+	if (chmod(d->run_dir, mode) ||
 	    (d->o.group >= 0 && chown(d->run_dir, 0, (gid_t)d->o.group))) {
 		snprintf(err, errlen, "cannot set owner / mode of %s: %s", d->run_dir,
 		         strerror(errno));
@@ -698,6 +690,7 @@ void argus_daemon_free(struct argus_daemon *d)
 			argus_ring_close(d->rings[i]);
 	free(d->rings);
 	free(d->ring_owner);
+	free(d->guards);
 	free(d->drops_reported);
 	argus_merge_free(d->merge);
 	tab_free(&d->strings);

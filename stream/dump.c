@@ -92,14 +92,23 @@ int argus_recorder_dump(const char *dir, uint64_t last_ns, const char *out_path,
 		argus_trace_set_range(r, from, newest);
 		const struct argus_event *ev;
 		int k;
+		uint64_t pending = 0; /* faults not yet followed by a record */
 		while ((k = argus_trace_next(r, &ev, &e)) != 0) {
 			if (k < 0) {
-				st->faults++;
+				pending++;
 				continue;
 			}
+			st->faults += pending;
+			pending = 0;
 			if (argus_trace_write(w, ev, 1) == 0)
 				st->events++;
 		}
+		/* a chunk left open by a crash ends where the writing stopped,
+		 * often inside a block: that end is expected, not damage */
+		if (ch[i].open)
+			st->torn += pending;
+		else
+			st->faults += pending;
 		st->chunks_read++;
 		if (tables)
 			argus_trace_close(tables);

@@ -51,6 +51,9 @@ static void hook_drop(struct hook_conn *c)
 		argus_ring_close(d->rings[c->slot]);
 		d->rings[c->slot] = NULL;
 		d->ring_owner[c->slot] = 0;
+		d->hook_recs_refused += d->guards[c->slot].refused;
+		d->hook_recs_retid += d->guards[c->slot].retid;
+		memset(&d->guards[c->slot], 0, sizeof(d->guards[c->slot]));
 	}
 	c->slot = -1;
 	if (!uv_is_closing((uv_handle_t *)&c->pipe))
@@ -106,6 +109,8 @@ static void hook_request(struct hook_conn *c, int fd)
 	}
 	argus_ring_set_cpu(r, (unsigned)slot);
 	d->ring_owner[slot] = c->pid;
+	d->guards[slot] =
+	    (struct argus_hook_guard){.pid = (uint32_t)c->pid, .source_id = (uint32_t)slot};
 	c->slot = slot;
 	char msg[64];
 	snprintf(msg, sizeof(msg), "ok %d %u\n", slot, HOOK_RING_RECORDS);

@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "stream_priv.h"
 
 struct recorder {
@@ -37,8 +39,13 @@ struct recorder {
 
 	struct argus_trace_writer *w; /* the open chunk, NULL until an event */
 	int wfd;
-	uint64_t seq, cur_first, cur_last;
+	uint64_t seq, cur_first, cur_last, cur_events;
 	char cur_name[96];
+
+	/* a full file system: the byte bound shrinks to what fits (the newest
+	 * data is kept), said once on stderr */
+	uint64_t room; /* bytes the recording may take now (<= max_bytes) */
+	bool told_full;
 
 	struct rec_stats st;
 };
@@ -126,7 +133,45 @@ static void delete_oldest(struct recorder *r)
 	r->nchunks--;
 }
 
-/* Keep the last span and stay under max_bytes (the open chunk counts). */
+/* What the recording may take: --keep-bytes, or less when the file system
+ * has no room for it: what it takes now plus what is free, less a margin
+ * for what comes before the next look (every flush, every chunk). */
+static void measure_room(struct recorder *r)
+{
+	struct statvfs sv;
+	r->room = r->o.max_bytes;
+	if (statvfs(r->dir, &sv))
+		return;
+	uint64_t total = (uint64_t)sv.f_blocks * sv.f_frsize;
+	uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	uint64_t ours = r->closed_bytes + (r->w ? argus_trace_writer_bytes(r->w) : 0);
+	/* an eighth of the file system, at most a quarter of what we could
+	 * have, at most 64 MiB */
+	uint64_t margin = total / 8;
+	if (margin > (ours + avail) / 4)
+		margin = (ours + avail) / 4;
+	if (margin > (64ull << 20))
+		margin = 64ull << 20;
+	uint64_t fits = ours + avail > margin ? ours + avail - margin : 0;
+	if (fits >= r->o.max_bytes)
+		return;
+	r->room = fits;
+	if (!r->told_full) {
+		r->told_full = true;
+		cli_error("start",
+		          "recorder: %s is full: room for %.1f MiB of the %.0f MiB of --keep-bytes;"
+		          " keeping the newest records that fit (oldest chunks deleted first)",
+		          r->dir, fits / 1048576.0, r->o.max_bytes / 1048576.0);
+	}
+}
+
+/* A chunk closes past an eighth of the byte bound (at least 64 KiB). */
+static uint64_t chunk_bytes(const struct recorder *r)
+{
+	return r->room / 8 > (64u << 10) ? r->room / 8 : (64u << 10);
+}
+
+/* Keep the last span and stay under the byte bound (the open chunk counts). */
 static void prune(struct recorder *r)
 {
 	uint64_t newest = r->cur_last;
@@ -140,7 +185,9 @@ static void prune(struct recorder *r)
 		/* a chunk left open by a crash has no known end: the next
 		 * chunk's start bounds it */
 		uint64_t end = c->open ? (r->nchunks > 1 ? r->chunks[1].first : c->first) : c->last;
-		if (end < from || r->closed_bytes + open_bytes > r->o.max_bytes)
+		/* over the byte bound the newest closed chunk stays: the
+		 * newest records that fit, even on a disk someone else filled */
+		if (end < from || (r->closed_bytes + open_bytes > r->room && r->nchunks > 1))
 			delete_oldest(r);
 		else
 			break;
@@ -183,7 +230,7 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 	         first_ts);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/%s", r->dir, r->cur_name);
-	r->wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	r->wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, r->o.gid >= 0 ? 0640 : 0600);
 	if (r->wfd < 0)
 		return -errno;
 	if (r->o.gid >= 0 && fchown(r->wfd, 0, (gid_t)r->o.gid))
@@ -199,6 +246,9 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 		return -EIO;
 	}
 	r->cur_first = r->cur_last = first_ts;
+	r->cur_events = 0;
+	measure_room(r);
+	prune(r);
 	/* Replay the tables so this chunk's ids are the daemon's ids. */
 	for (uint32_t id = 1; id <= r->strings->n; id++) {
 		const struct tab_entry *e = tab_get(r->strings, id);
@@ -227,6 +277,7 @@ int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *s
 		return -ENOMEM;
 	r->o = *o;
 	r->wfd = -1;
+	r->room = o->max_bytes;
 	r->strings = strings;
 	r->stacks = stacks;
 	r->dir = strdup(o->dir);
@@ -234,13 +285,14 @@ int rec_open(struct recorder **rp, const struct rec_opts *o, const struct tab *s
 		free(r);
 		return -ENOMEM;
 	}
-	if (mkdir(o->dir, 0750) && errno != EEXIST) {
+	mode_t mode = o->gid >= 0 ? 0750 : 0700;
+	if (mkdir(o->dir, mode) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create recorder directory %s: %s", o->dir,
 		         strerror(errno));
 		goto fail;
 	}
-	/* Only root and the group may read the recording. */
-	if (chmod(o->dir, 0750) || (o->gid >= 0 && chown(o->dir, 0, (gid_t)o->gid))) {
+	/* Only root (and the group, when named) may read the recording. */
+	if (chmod(o->dir, mode) || (o->gid >= 0 && chown(o->dir, 0, (gid_t)o->gid))) {
 		snprintf(err, errlen, "cannot set owner / mode of %s: %s", o->dir, strerror(errno));
 		goto fail;
 	}
@@ -266,12 +318,76 @@ fail:
 	return -EIO;
 }
 
+/* A write of the open chunk failed (ENOSPC): close it as it is (its
+ * sealed blocks read back; the reader stops at the torn end), shrink the
+ * bound to what fits and delete the oldest chunks to get there. */
+/* Room for the next chunk after a failed write: the oldest chunks go, two
+ * chunks' worth (the last one too: the records coming are newer). Returns
+ * whether any went. */
+static bool make_room(struct recorder *r)
+{
+	uint64_t need = 2 * chunk_bytes(r), freed = 0;
+	bool any = false;
+	while (r->nchunks && freed < need) {
+		freed += r->chunks[0].bytes;
+		delete_oldest(r);
+		any = true;
+	}
+	measure_room(r);
+	prune(r);
+	return any;
+}
+
+static void write_failed(struct recorder *r)
+{
+	int e = errno;
+	if (!r->told_full) {
+		r->told_full = true;
+		cli_error("start",
+		          "recorder: writing %s/%s failed: %s; keeping the newest records that"
+		          " fit (oldest chunks deleted first)",
+		          r->dir, r->cur_name, strerror(e));
+	}
+	if (r->cur_events) {
+		close_chunk(r);
+	} else { /* nothing of it would read back: gone */
+		struct argus_trace_error err;
+		argus_trace_writer_close(r->w, &err);
+		r->w = NULL;
+		close(r->wfd);
+		r->wfd = -1;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", r->dir, r->cur_name);
+		unlink(path);
+	}
+	make_room(r);
+}
+
+/* A new chunk; when the file system has no room even for its start, the
+ * oldest chunks make some and it is tried once more. */
+static int open_chunk_room(struct recorder *r, uint64_t first_ts)
+{
+	if (!open_chunk(r, first_ts))
+		return 0;
+	if (!r->told_full) {
+		r->told_full = true;
+		cli_error("start",
+		          "recorder: cannot start a chunk in %s: %s; keeping the newest records"
+		          " that fit (oldest chunks deleted first)",
+		          r->dir, strerror(errno));
+	}
+	if (!make_room(r))
+		return -1;
+	return open_chunk(r, first_ts);
+}
+
 int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
-		if (!r->w && open_chunk(r, ev[i].ts)) {
+		if (!r->w && open_chunk_room(r, ev[i].ts)) {
 			r->st.errors++;
+			r->st.lost += n - i;
 			return -EIO;
 		}
 		/* the run of records that belongs in this chunk */
@@ -280,14 +396,22 @@ int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 		while (j < n && (ev[j].ts < end || ev[j].ts < r->cur_first))
 			j++;
 		if (j > i) {
-			if (argus_trace_write(r->w, ev + i, j - i))
+			if (argus_trace_write(r->w, ev + i, j - i)) {
+				/* the chunk is done for (a full disk): keep it as far
+				 * as it was written, make room, go on in a new one */
 				r->st.errors++;
+				r->st.lost += j - i;
+				write_failed(r);
+				i = j;
+				continue;
+			}
 			for (size_t k = i; k < j; k++)
 				if (ev[k].ts > r->cur_last)
 					r->cur_last = ev[k].ts;
 			r->st.events += j - i;
+			r->cur_events += j - i;
 		}
-		if (j < n || argus_trace_writer_bytes(r->w) > r->o.max_bytes / 8) {
+		if (j < n || argus_trace_writer_bytes(r->w) > chunk_bytes(r)) {
 			close_chunk(r);
 			prune(r);
 		}
@@ -350,8 +474,11 @@ int rec_flush(struct recorder *r)
 	if (!r->w)
 		return 0;
 	int rc = argus_trace_flush(r->w);
-	if (rc)
+	if (rc) {
 		r->st.errors++;
+		write_failed(r);
+	}
+	measure_room(r);
 	prune(r);
 	return rc ? -EIO : 0;
 }
@@ -359,6 +486,7 @@ int rec_flush(struct recorder *r)
 void rec_get_stats(const struct recorder *r, struct rec_stats *st)
 {
 	*st = r->st;
+	st->room = r->room;
 	st->chunks = r->nchunks + (r->w ? 1 : 0);
 	st->bytes = r->closed_bytes + (r->w ? argus_trace_writer_bytes(r->w) : 0);
 	st->first_ts = r->nchunks ? r->chunks[0].first : r->w ? r->cur_first : 0;

@@ -68,6 +68,12 @@ char *daemon_status(struct argus_daemon *d, bool json)
 	uint64_t table_bytes = d->strings.bytes + d->stacks.bytes;
 	uint64_t rss = rss_bytes();
 	char clients[8192];
+	uint64_t hook_refused = d->hook_recs_refused, hook_retid = d->hook_recs_retid;
+	for (unsigned i = d->nkernel; i < d->nrings; i++)
+		if (d->rings[i] && d->ring_owner[i]) {
+			hook_refused += d->guards[i].refused;
+			hook_retid += d->guards[i].retid;
+		}
 	if (json) {
 		sb_printf(&b,
 		          "{\"kind\":\"status\",\"stream_version\":%d,\"pid\":%d,\"uptime_s\":%.3f,"
@@ -81,6 +87,16 @@ char *daemon_status(struct argus_daemon *d, bool json)
 			const char *name = argus_event_type_name(i);
 			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",",
 			          name ? name : "unknown", d->rate[i]);
+			first = false;
+		}
+		sb_printf(&b, "},\"by_type\":{");
+		first = true;
+		for (unsigned i = 0; i < NTYPES; i++) {
+			if (!d->by_type[i])
+				continue;
+			const char *name = argus_event_type_name(i);
+			sb_printf(&b, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			          name ? name : "unknown", d->by_type[i]);
 			first = false;
 		}
 		sb_printf(&b,
@@ -106,9 +122,14 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		sb_printf(&b,
 		          "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
 		          ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
-		          ",\"errors\":%" PRIu64 "},",
+		          ",\"errors\":%" PRIu64 ",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+		          ",\"room_bytes\":%" PRIu64 "},",
 		          d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
-		          rs.last_ts - rs.first_ts, rs.errors);
+		          rs.last_ts - rs.first_ts, rs.errors, rs.events, rs.lost, rs.room);
+		sb_printf(&b,
+		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
+		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64 "},",
+		          d->hooks_connected, d->hooks_refused, hook_refused, hook_retid);
 		sb_printf(&b,
 		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
 		          ",\"table_bytes\":%" PRIu64 "},",
@@ -137,6 +158,11 @@ char *daemon_status(struct argus_daemon *d, bool json)
 	sb_printf(&b,
 	          "rings: %u kernel, %u hook (%" PRIu64 " hook connections, %" PRIu64 " refused)\n",
 	          d->nkernel, nhook, d->hooks_connected, d->hooks_refused);
+	if (hook_refused || hook_retid)
+		sb_printf(&b,
+		          "  hook records refused (a type hooks do not write) %" PRIu64
+		          ", re-attributed (a thread not of the ring's process) %" PRIu64 "\n",
+		          hook_refused, hook_retid);
 	for (unsigned i = 0; i < d->nrings; i++) {
 		if (!d->rings[i])
 			continue;
@@ -155,6 +181,11 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          d->rec_dir, rs.chunks, rs.bytes / 1048576.0,
 		          (rs.last_ts - rs.first_ts) / 1e9, d->o.rec_span_ns / 1e9,
 		          d->o.rec_bytes / 1048576.0, rs.errors ? ", WRITE ERRORS" : "");
+	if (d->rec && rs.room < d->o.rec_bytes)
+		sb_printf(&b,
+		          "  the file system is full: the recording keeps %.1f MiB, the newest;"
+		          " %" PRIu64 " records could not be written\n",
+		          rs.room / 1048576.0, rs.lost);
 	else
 		sb_printf(&b, "recorder: off\n");
 	sb_printf(&b, "memory: rss %.1f MiB, merge %.1f MiB, tables %.1f KiB\n", rss / 1048576.0,

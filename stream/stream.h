@@ -108,11 +108,44 @@ bool argus_daemon_stack(const struct argus_daemon *d, uint32_t id, struct argus_
 int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen);
 void argus_daemon_free(struct argus_daemon *d);
 
+/* ---- records from hooked applications (hookguard.c) --------------------- */
+
+/*
+ * A hooked application writes its ring itself, so its records are made to
+ * speak for it alone before they reach the merge (docs/daemon.md "Hook
+ * records"): only the types hooks produce pass (others are refused), pid =
+ * the ring's owner, a tid that is a live thread of another process becomes
+ * the owner's pid, string ids are cleared, flags = hook (+ trunc when a
+ * time from the future was pulled back to now), drop records count this
+ * ring's losses. One guard per ring; zero it, then set pid and source_id.
+ */
+#define ARGUS_HOOK_GUARD_TIDS 8
+struct argus_hook_guard {
+	uint32_t pid;       /* the ring's owner (SO_PEERCRED) */
+	uint32_t source_id; /* the ring's id, for its drop records */
+	/* whether tid may be a thread of pid; NULL = argus_tid_not_foreign */
+	bool (*tid_ok)(void *arg, uint32_t pid, uint32_t tid);
+	void *tid_arg;
+	uint32_t tids[ARGUS_HOOK_GUARD_TIDS]; /* threads verified, and when */
+	uint64_t tids_at[ARGUS_HOOK_GUARD_TIDS];
+	uint64_t refused, retid, clamped; /* records refused / re-attributed / pulled back */
+};
+/* Guard n records read at now, in place; returns how many were kept (in
+ * order, at the front). */
+size_t argus_hook_guard_apply(struct argus_hook_guard *g, struct argus_event *ev, size_t n,
+                              uint64_t now);
+bool argus_hook_type_allowed(unsigned type);
+/* tid is a thread of pid (/proc/PID/task/TID), or no live task has that id
+ * (a thread that has exited); false for a live thread of another process.
+ * arg unused. */
+bool argus_tid_not_foreign(void *arg, uint32_t pid, uint32_t tid);
+
 /* ---- the flight recorder on disk (readable without the daemon) ---------- */
 
 struct argus_dump_stats {
 	uint64_t from_ns, to_ns; /* span written */
 	uint64_t events, chunks_read, chunks_bad, faults;
+	uint64_t torn; /* unfinished ends of chunks a crash left open (not faults) */
 };
 
 /* Write the last last_ns of the recording in dir as one self-contained

@@ -63,6 +63,9 @@ struct rec_stats {
 	uint64_t chunks, bytes;
 	uint64_t first_ts, last_ts; /* span on disk (0 when empty) */
 	uint64_t events, errors, deleted;
+	uint64_t lost; /* records not written (a write failed: a full disk) */
+	uint64_t
+	    room; /* bytes the recording may take now (below --keep-bytes when the disk is full) */
 };
 
 int rec_open(struct recorder **r, const struct rec_opts *o, const struct tab *strings,
@@ -87,6 +90,32 @@ struct rec_chunk {
 /* List the chunks in dir, oldest first. */
 int rec_list(const char *dir, struct rec_chunk **out, size_t *n);
 
+/* ---- request.c: a stream client's request line and filter -------------- */
+
+#define STREAM_MAX_PIDS 64
+#define STREAM_WHY_MAX  160 /* bytes of a refusal's reason */
+
+struct stream_filter {
+	unsigned kinds; /* bits of stream_kind_bit: the line kinds wanted */
+	bool all_types;
+	uint64_t types[512 / 64];
+	uint32_t pids[STREAM_MAX_PIDS];
+	unsigned npids;
+};
+
+/* "event" 0, "stall" 1, "diagnosis" 2; -1 for anything else. */
+int stream_kind_bit(const char *name);
+/* Parse "stream v=1 types=a,b pids=1,2 kinds=k,k" (line is cut up); false
+ * with a reason (at most whylen bytes) on anything else. */
+bool stream_request_parse(struct stream_filter *f, char *line, char *why, size_t whylen);
+/* Whether a record passes the filter (drop records always do). */
+bool stream_filter_wants(const struct stream_filter *f, const struct argus_event *ev);
+/* Whether a published line of kind_bit about pid (0 = none) passes. */
+bool stream_filter_wants_line(const struct stream_filter *f, int kind_bit, uint32_t pid);
+/* The refusal line {"kind":"error","message":"..."} and its newline, the
+ * reason escaped as a JSON string whatever its bytes; returns its length. */
+size_t stream_error_line(const char *why, char *out, size_t cap);
+
 /* ---- clients.c: JSON stream clients ------------------------------------- */
 
 struct client;
@@ -95,6 +124,7 @@ struct client_set {
 	uint32_t next_id;
 	uint64_t queue_limit; /* bytes per client */
 	uint64_t connected_total, drops_total;
+	uint64_t delivered; /* records handed to clients_deliver so far */
 	uv_loop_t *loop;
 	const struct tab *strings; /* for string fields in JSON */
 };
@@ -136,9 +166,10 @@ struct argus_daemon {
 	/* kernel rings at [0, nkernel), hook rings after (NULL = free slot) */
 	struct argus_ring **rings;
 	unsigned nkernel, nrings, max_rings;
-	pid_t *ring_owner;        /* hook rings from the socket: the producing process */
-	uint64_t *drops_reported; /* per ring, what DROP records already said */
-	unsigned drop_src;        /* merge source of daemon-made records */
+	pid_t *ring_owner;               /* hook rings from the socket: the producing process */
+	struct argus_hook_guard *guards; /* of those rings (hookguard.c) */
+	uint64_t *drops_reported;        /* per ring, what DROP records already said */
+	unsigned drop_src;               /* merge source of daemon-made records */
 	struct argus_merge *merge;
 	struct argus_daemon_source src;
 	struct argus_sink sinks[MAX_SINKS];
@@ -154,6 +185,8 @@ struct argus_daemon {
 	uint64_t start_ns, total, by_type[NTYPES], prev_by_type[NTYPES], rate[NTYPES];
 	uint64_t prev_total, rate_total, max_lag_ns;
 	uint64_t hooks_connected, hooks_refused;
+	/* hook records refused / re-attributed to the ring's owner (rings gone) */
+	uint64_t hook_recs_refused, hook_recs_retid;
 	struct hook_conn *hook_conns;
 };
 

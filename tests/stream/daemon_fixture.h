@@ -68,8 +68,25 @@ static inline bool fx_wait_status(struct fixture *f, const char *needle)
 	return false;
 }
 
+static inline void fx_start_sink_group(struct fixture *f, struct argus_daemon_opts *o,
+                                       unsigned ring_cap, const struct argus_sink *sink,
+                                       long group);
+/* The daemon with its ring, sink (may be NULL), root-only (group -1). */
 static inline void fx_start(struct fixture *f, struct argus_daemon_opts *o, unsigned ring_cap,
                             const struct argus_sink *sink)
+{
+	fx_start_sink_group(f, o, ring_cap, sink, -1);
+}
+
+/* ... with argus start --group's group. */
+static inline void fx_start_group(struct fixture *f, struct argus_daemon_opts *o, unsigned ring_cap,
+                                  long group)
+{
+	fx_start_sink_group(f, o, ring_cap, NULL, group);
+}
+
+static inline void fx_start_sink_group(struct fixture *f, struct argus_daemon_opts *o,
+                                       unsigned ring_cap, const struct argus_sink *sink, long group)
 {
 	memset(f, 0, sizeof(*f));
 	strcpy(f->base, "/tmp/argus-test-XXXXXX");
@@ -82,7 +99,7 @@ static inline void fx_start(struct fixture *f, struct argus_daemon_opts *o, unsi
 	o->hooks_dir = f->hooks;
 	if (!o->rec_dir)
 		o->rec_dir = f->rec;
-	o->group = -1;
+	o->group = group;
 	ASSERT_EQ(argus_daemon_new(&f->d, o, f->err, sizeof(f->err)), 0);
 	struct argus_ring *cons;
 	ASSERT_EQ(argus_ring_create_shm(&cons, ring_cap, &f->ring_fd), 0);

@@ -1,6 +1,7 @@
 /* The daemon end to end: ring -> merge -> sink / JSON clients / recorder,
  * control requests, permissions. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/wait.h>
 
@@ -214,8 +215,10 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 	fx_start(&f, &o, 64, NULL);
 	int a = fx_connect(f.run, STREAM_SOCK);
 	ASSERT(a >= 0);
-	char req[128], line[2048];
-	int n = snprintf(req, sizeof(req), "stream v=1 types=futex_wake pids=%d\n", (int)getpid());
+	char req[160], line[2048];
+	int n = snprintf(req, sizeof(req),
+	                 "stream v=1 types=cond_signal,sched_switch,dbus_send,drop pids=%d,1\n",
+	                 (int)getpid());
 	ASSERT_EQ(write(a, req, (size_t)n), n);
 	ASSERT(fx_line(a, line, sizeof(line), 3000)); /* hello */
 	char sock[160];
@@ -228,22 +231,57 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 	ASSERT_EQ(argus_ring_connect(sock, &r, &s), 0);
 	ASSERT_EQ(argus_ring_cpu(r), 1); /* slot 0 is the fixture's ring */
 	uint64_t t = fx_now() - 1000000000ull;
+	uint32_t me = (uint32_t)getpid();
 	for (unsigned i = 0; i < 50; i++) {
 		/* claims to be another process: the daemon knows better */
-		struct argus_event e = fx_ev(t + i, ARGUS_EV_FUTEX_WAKE, 4000000);
+		struct argus_event e = fx_ev(t + i, ARGUS_EV_COND_SIGNAL, 4000000);
+		e.tid = me;
 		ASSERT_EQ(argus_ring_write(r, &e), 1);
+		/* the kernel's word about another process: refused */
+		struct argus_event k = fx_ev(t + i, ARGUS_EV_SCHED_SWITCH, 1);
+		k.sched_switch.next_pid = k.sched_switch.next_tid = 1;
+		ASSERT_EQ(argus_ring_write(r, &k), 1);
 	}
 	for (int i = 0; i < 50; i++) {
 		ASSERT_MSG(fx_line(a, line, sizeof(line), 3000), "got %d of 50 hook records", i);
+		ASSERT_CONTAINS(line, "\"type\":\"cond_signal\"");
 		ASSERT_CONTAINS(line, "\"flags\":[\"hook\"]");
+		char who[64];
+		snprintf(who, sizeof(who), "\"pid\":%u,\"tid\":%u,", me, me);
+		ASSERT_CONTAINS(line, who);
 	}
+	/* a thread of another process (init), a string id, a drop record that
+	 * blames the kernel: re-attributed, cleared, made the ring's own */
+	struct argus_event e = fx_ev(t + 100, ARGUS_EV_DBUS_SEND, 1);
+	e.tid = 1;
+	e.dbus.member_str = 1;
+	e.dbus.dest_str = 2;
+	ASSERT_EQ(argus_ring_write(r, &e), 1);
+	struct argus_event dr = fx_ev(t + 101, ARGUS_EV_DROP, 1);
+	dr.drop.source = ARGUS_DROP_KERNEL_RING;
+	dr.drop.source_id = 0;
+	dr.drop.count = dr.drop.total = 7;
+	ASSERT_EQ(argus_ring_write(r, &dr), 1);
+	ASSERT(fx_line(a, line, sizeof(line), 3000));
+	char who[64];
+	snprintf(who, sizeof(who), "\"pid\":%u,\"tid\":%u,", me, me);
+	ASSERT_CONTAINS(line, "\"type\":\"dbus_send\"");
+	ASSERT_CONTAINS(line, who);
+	ASSERT_MSG(!strstr(line, "\"member\":\"") && !strstr(line, "\"dest\":\""),
+	           "a string id from a hook ring was resolved: %s", line);
+	ASSERT(fx_line(a, line, sizeof(line), 3000));
+	ASSERT_CONTAINS(line, "\"type\":\"drop\"");
+	ASSERT_CONTAINS(line, "\"source\":\"hook_ring\",\"source_id\":1,");
+	ASSERT_CONTAINS(line, who);
 	/* a record from an hour in the future is pulled back to now, marked */
-	struct argus_event fut = fx_ev(fx_now() + 3600000000000ull, ARGUS_EV_FUTEX_WAKE, 1);
+	struct argus_event fut = fx_ev(fx_now() + 3600000000000ull, ARGUS_EV_COND_SIGNAL, 1);
+	fut.tid = me;
 	ASSERT_EQ(argus_ring_write(r, &fut), 1);
 	ASSERT(fx_line(a, line, sizeof(line), 3000));
 	ASSERT_CONTAINS(line, "\"flags\":[\"hook\",\"trunc\"]");
 	ASSERT(strtoull(strstr(line, "\"ts\":") + 5, NULL, 10) <= fx_now());
 	ASSERT(fx_wait_status(&f, "\"kind\":\"hook\""));
+	ASSERT(fx_wait_status(&f, "\"records_refused\":50,\"records_reattributed\":2}"));
 	argus_ring_close(r);
 	close(s); /* the process is done: its ring goes back */
 	bool gone = false;
@@ -253,6 +291,9 @@ TEST(hook_rings_come_from_the_socket_and_speak_for_their_process)
 		gone = !strstr(stj, "\"source\":1,");
 	}
 	ASSERT_MSG(gone, "the hook ring was not freed after its process left");
+	/* its counts stay */
+	ASSERT(fx_wait_status(&f, "\"records_refused\":50,\"records_reattributed\":2}"));
+	ASSERT_EQ(fx_line(a, line, sizeof(line), 200), 0); /* no sched_switch came */
 	close(a);
 	fx_stop(&f);
 	fx_cleanup(&f);
@@ -368,6 +409,165 @@ TEST(another_user_is_refused)
 	fx_cleanup(&f);
 }
 
+static char chunk_path[256]; /* a chunk of the recording, for the child to try */
+
+static int try_reading(const struct fixture *f)
+{
+	(void)f;
+	int fd = open(chunk_path, O_RDONLY);
+	if (fd >= 0 || errno != EACCES)
+		return 1; /* could read a chunk by its name */
+	return 0;
+}
+
+/* The first chunk file of the recorder's directory, into chunk_path. */
+static bool find_chunk(const struct fixture *f)
+{
+	DIR *dir = opendir(f->rec);
+	struct dirent *de;
+	chunk_path[0] = '\0';
+	while (dir && (de = readdir(dir)))
+		if (strstr(de->d_name, ".argus"))
+			snprintf(chunk_path, sizeof(chunk_path), "%s/%s", f->rec, de->d_name);
+	if (dir)
+		closedir(dir);
+	return chunk_path[0];
+}
+
+static unsigned mode_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? 07777 : (unsigned)(st.st_mode & 07777);
+}
+
+/* Without --group: the sockets' directory, the recording and its chunks
+ * are root's alone (0700 / 0600); nobody cannot read a chunk even by name. */
+TEST(recording_is_root_only_without_a_group)
+{
+	if (geteuid() != 0)
+		SKIP("needs root to switch to user nobody");
+	struct fixture f;
+	struct argus_daemon_opts o = {0};
+	fx_start(&f, &o, 64, NULL);
+	write_events(&f, fx_now() - 1000000000ull, 10, ARGUS_EV_SCHED_SWITCH, 7);
+	ASSERT(fx_wait_status(&f, "\"total\":10,"));
+	ASSERT_EQ(argus_daemon_request(f.run, "flush", -1), 0);
+	ASSERT_EQ(mode_of(f.run), 0700);
+	ASSERT_EQ(mode_of(f.rec), 0700);
+	ASSERT(find_chunk(&f));
+	ASSERT_EQ(mode_of(chunk_path), 0600);
+	chmod(f.rec, 0755); /* even with the directory open, the file is not */
+	int rc = as_nobody(try_reading, &f);
+	chmod(f.rec, 0700);
+	ASSERT_MSG(rc == 0, "user nobody could read %s", chunk_path);
+	fx_stop(&f);
+	fx_cleanup(&f);
+}
+
+static int group_member_reads(const struct fixture *f)
+{
+	int a = fx_connect(f->run, CONTROL_SOCK);
+	if (a < 0)
+		return 1;
+	if (write(a, "status\n", 7) != 7)
+		return 2;
+	char line[256];
+	if (!fx_line(a, line, sizeof(line), 3000) || !strstr(line, "argus daemon"))
+		return 3; /* connected, but the peer check said no */
+	close(a);
+	int fd = open(chunk_path, O_RDONLY);
+	if (fd < 0)
+		return 4;
+	close(fd);
+	return 0;
+}
+
+/* argus start --group G: members of G may use the sockets and read the
+ * recording (0750 / 0640, group G), as docs/daemon.md says. */
+TEST(a_group_may_read_what_it_was_given)
+{
+	if (geteuid() != 0)
+		SKIP("needs root to switch to user nobody");
+	struct fixture f;
+	struct argus_daemon_opts o = {0};
+	fx_start_group(&f, &o, 64, 65534);
+	write_events(&f, fx_now() - 1000000000ull, 10, ARGUS_EV_SCHED_SWITCH, 7);
+	ASSERT(fx_wait_status(&f, "\"total\":10,"));
+	ASSERT_EQ(argus_daemon_request(f.run, "flush", -1), 0);
+	ASSERT_EQ(mode_of(f.run), 0750);
+	ASSERT_EQ(mode_of(f.rec), 0750);
+	ASSERT(find_chunk(&f));
+	ASSERT_EQ(mode_of(chunk_path), 0640);
+	struct stat st;
+	ASSERT_EQ(stat(chunk_path, &st), 0);
+	ASSERT_EQ(st.st_gid, 65534);
+	int rc = as_nobody(group_member_reads, &f);
+	ASSERT_MSG(rc == 0, "a member of the group was refused (step %d)", rc);
+	fx_stop(&f);
+	fx_cleanup(&f);
+}
+
+static int hostile_hook(const struct fixture *f)
+{
+	char sock[160];
+	snprintf(sock, sizeof(sock), "%s/%s", f->hooks, HOOKS_SOCK);
+	struct argus_ring *r;
+	int s;
+	if (argus_ring_connect(sock, &r, &s))
+		return 1; /* the hook socket is open to every user */
+	uint64_t t = fx_now() - 500000000ull;
+	for (unsigned i = 0; i < 20; i++) {
+		/* init's pid and thread; a scheduler record about it */
+		struct argus_event e = fx_ev(t + i, ARGUS_EV_COND_SIGNAL, 1);
+		struct argus_event k = fx_ev(t + i, ARGUS_EV_SCHED_SWITCH, 1);
+		if (argus_ring_write(r, &e) != 1 || argus_ring_write(r, &k) != 1)
+			return 2;
+	}
+	usleep(100000);
+	argus_ring_close(r);
+	close(s);
+	return 0;
+}
+
+/* Another user's process on the hook socket, claiming to be init: its
+ * records carry its own pid (SO_PEERCRED) and thread, scheduler records
+ * are refused. */
+TEST(a_hooked_process_of_another_user_speaks_only_for_itself)
+{
+	if (geteuid() != 0)
+		SKIP("needs root to switch to user nobody");
+	struct fixture f;
+	struct argus_daemon_opts o = {.rec_dir = ""};
+	fx_start(&f, &o, 64, NULL);
+	int a = fx_connect(f.run, STREAM_SOCK);
+	ASSERT(a >= 0);
+	const char *req = "stream v=1 types=cond_signal,sched_switch\n";
+	ASSERT_EQ(write(a, req, strlen(req)), (ssize_t)strlen(req));
+	char line[2048];
+	ASSERT(fx_line(a, line, sizeof(line), 3000)); /* hello */
+	pid_t p = fork();
+	if (p == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(hostile_hook(&f));
+	}
+	int st;
+	waitpid(p, &st, 0);
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the hooked child failed: %d", st);
+	char who[64];
+	snprintf(who, sizeof(who), "\"pid\":%d,\"tid\":%d,", (int)p, (int)p);
+	for (int i = 0; i < 20; i++) {
+		ASSERT_MSG(fx_line(a, line, sizeof(line), 3000), "got %d of 20 records", i);
+		ASSERT_CONTAINS(line, "\"type\":\"cond_signal\"");
+		ASSERT_CONTAINS(line, who);
+	}
+	ASSERT_EQ(fx_line(a, line, sizeof(line), 300), 0); /* no scheduler record */
+	ASSERT(fx_wait_status(&f, "\"records_refused\":20,\"records_reattributed\":20}"));
+	close(a);
+	fx_stop(&f);
+	fx_cleanup(&f);
+}
+
 /* The peer check behind the socket modes: a socket nobody can reach, on
  * which the daemon's check must still say no to nobody and yes to root. */
 static int connect_only(const struct fixture *f)
@@ -426,4 +626,7 @@ TEST_MAIN(TEST_ENTRY(records_reach_sink_in_order_and_status_counts),
           TEST_ENTRY(hook_rings_come_from_the_socket_and_speak_for_their_process),
           TEST_ENTRY(hook_socket_refuses_a_bad_hello),
           TEST_ENTRY(stream_lines_match_the_json_schema), TEST_ENTRY(another_user_is_refused),
-          TEST_ENTRY(peer_check_refuses_other_users))
+          TEST_ENTRY(peer_check_refuses_other_users),
+          TEST_ENTRY(recording_is_root_only_without_a_group),
+          TEST_ENTRY(a_group_may_read_what_it_was_given),
+          TEST_ENTRY(a_hooked_process_of_another_user_speaks_only_for_itself))

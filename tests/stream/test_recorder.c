@@ -2,6 +2,7 @@
  * bound holds, dump writes that span, and a kill -9 loses only the
  * unfinished chunk's unflushed tail. */
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "daemon_fixture.h"
@@ -268,8 +269,71 @@ TEST(kill_9_loses_only_the_unfinished_chunk)
 	rmtree(base);
 }
 
+/* A chunk a crash left open often ends inside a block (the write the kill
+ * cut short): dump reads up to there and does not call it damage; the
+ * same cut in a closed chunk is damage (a fault). */
+TEST(dump_takes_a_torn_end_of_an_open_chunk_as_expected)
+{
+	char base[64], rec[96], crash[96];
+	mktmp(base);
+	snprintf(rec, sizeof(rec), "%s/rec", base);
+	snprintf(crash, sizeof(crash), "%s/crash", base);
+	ASSERT_EQ(mkdir(crash, 0700), 0);
+	struct tab strings = {0}, stacks = {0};
+	struct recorder *r;
+	struct rec_opts o = {.dir = rec,
+	                     .span_ns = 100 * SEC,
+	                     .max_bytes = 1ull << 30,
+	                     .chunk_span_ns = 60 * SEC,
+	                     .gid = -1};
+	char err[256];
+	ASSERT_EQ(rec_open(&r, &o, &strings, &stacks, err, sizeof(err)), 0);
+	static struct argus_event batch[1000];
+	for (unsigned b = 0; b < 2; b++) { /* two flushes: two sealed blocks */
+		for (unsigned i = 0; i < 1000; i++) {
+			batch[i] = (struct argus_event){.ts = SEC + (b * 1000 + i) * MS,
+			                                .type = ARGUS_EV_SCHED_SWITCH};
+			batch[i].sched_switch.next_pid = i;
+		}
+		ASSERT_EQ(rec_events(r, batch, 1000), 0);
+		ASSERT_EQ(rec_flush(r), 0);
+	}
+	/* the open chunk as a kill in the middle of its second block leaves it */
+	struct rec_chunk *ch;
+	size_t n;
+	ASSERT_EQ(rec_list(rec, &ch, &n), 0);
+	ASSERT_EQ(n, 1);
+	ASSERT(ch[0].open);
+	char from[300], to[300], cmd[700];
+	snprintf(from, sizeof(from), "%s/%s", rec, ch[0].name);
+	snprintf(to, sizeof(to), "%s/%s", crash, ch[0].name);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	ASSERT_EQ(system(cmd), 0);
+	ASSERT_EQ(truncate(to, (off_t)ch[0].bytes - 20), 0);
+	rec_close(r);
+	char out[128];
+	snprintf(out, sizeof(out), "%s/dump.argus", base);
+	struct argus_dump_stats ds;
+	ASSERT_EQ(argus_recorder_dump(crash, 60 * SEC, out, &ds, err, sizeof(err)), 0);
+	ASSERT_U64_EQ(ds.events, 1000); /* the first block */
+	ASSERT_U64_EQ(ds.faults, 0);
+	ASSERT_U64_EQ(ds.torn, 1);
+	/* closed under a closed chunk's name, the same cut is damage */
+	char closed[300];
+	snprintf(closed, sizeof(closed), "%s/%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".argus", crash,
+	         ch[0].seq, ch[0].first, (uint64_t)(ch[0].first + 2 * SEC));
+	ASSERT_EQ(rename(to, closed), 0);
+	ASSERT_EQ(argus_recorder_dump(crash, 60 * SEC, out, &ds, err, sizeof(err)), 0);
+	ASSERT_U64_EQ(ds.faults, 1);
+	free(ch);
+	tab_free(&strings);
+	tab_free(&stacks);
+	rmtree(base);
+}
+
 TEST_MAIN(TEST_ENTRY(wrap_around_keeps_exactly_the_last_span),
           TEST_ENTRY(byte_bound_holds_whichever_is_less),
           TEST_ENTRY(dump_of_an_empty_recorder_says_so),
           TEST_ENTRY(chunks_carry_the_daemons_table_ids),
-          TEST_ENTRY(kill_9_loses_only_the_unfinished_chunk))
+          TEST_ENTRY(kill_9_loses_only_the_unfinished_chunk),
+          TEST_ENTRY(dump_takes_a_torn_end_of_an_open_chunk_as_expected))
