@@ -53,7 +53,7 @@ test: build build-asan build-tsan build-gcc
 	@echo "== tests: ThreadSanitizer (concurrent parts) =="
 	$(call ctest_run,$(TSAN),,-L concurrent)
 	@echo "== tests: ASan + UBSan =="
-	$(call ctest_run,$(ASAN),ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1,)
+	$(call ctest_run,$(ASAN),ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1,-LE bench)
 	@echo "== tests: release build =="
 	$(call ctest_run,$(BUILD),,)
 	@echo "== tests: gcc build (without live, gui) =="
