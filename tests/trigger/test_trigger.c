@@ -96,6 +96,27 @@ static void x_send(uint64_t ts)
 	feed(e);
 }
 
+/* the app connects to the display and says hello */
+static void app_connects(uint64_t ts)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+}
+
+/* the server reads the app's request */
+static void server_reads(uint64_t ts)
+{
+	struct argus_event r = ev(ts, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK;
+	r.ipc.peer_obj = CLI_SOCK;
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 32;
+	feed(r);
+}
+
 /* the app reads its display connection */
 static void app_read(uint64_t ts, uint32_t tid)
 {
@@ -734,18 +755,9 @@ TEST(launch_stall_fires_when_blocked_before_first_input)
 TEST(launch_stall_fires_after_replies_were_read)
 {
 	setup(true);
-	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
-	e.ipc.obj = CLI_SOCK;
-	e.ipc.peer_obj = SRV_SOCK;
-	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
-	feed(e);
-	struct argus_event r = ev(T0 + MS + 1000, ARGUS_EV_IPC_RECV, XPID, XPID);
-	r.ipc.obj = SRV_SOCK;
-	r.ipc.peer_obj = CLI_SOCK;
-	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
-	r.ipc.ret = 32;
-	feed(r);                /* the server reads the request */
-	x_send(T0 + MS + 2000); /* and replies */
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000); /* the server reads the request */
+	x_send(T0 + MS + 2000);       /* and replies */
 	app_read(T0 + MS + 3000, APP);
 	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
 	block(T0 + 2 * MS + 100, APP);
@@ -760,11 +772,7 @@ TEST(launch_stall_fires_after_replies_were_read)
 TEST(launch_is_over_once_the_server_sends_an_event)
 {
 	setup(true);
-	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
-	e.ipc.obj = CLI_SOCK;
-	e.ipc.peer_obj = SRV_SOCK;
-	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
-	feed(e);
+	app_connects(T0 + MS);
 	x_send(T0 + MS + 2000); /* last request read: none of this client's */
 	app_read(T0 + MS + 3000, APP);
 	sys_enter(T0 + MS + 4000, APP, 7, -1); /* handled: back in its loop */
@@ -782,17 +790,8 @@ TEST(launch_is_over_once_the_server_sends_an_event)
 TEST(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall)
 {
 	setup(true);
-	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
-	e.ipc.obj = CLI_SOCK;
-	e.ipc.peer_obj = SRV_SOCK;
-	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
-	feed(e);
-	struct argus_event r = ev(T0 + MS + 1000, ARGUS_EV_IPC_RECV, XPID, XPID);
-	r.ipc.obj = SRV_SOCK;
-	r.ipc.peer_obj = CLI_SOCK;
-	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
-	r.ipc.ret = 32;
-	feed(r);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
 	futex_wait(T0 + 2 * MS, APP, TCL_COND);
 	block(T0 + 2 * MS + 100, APP);
 	x_send(T0 + 3 * MS); /* the reply to its map: Expose */
@@ -809,12 +808,8 @@ TEST(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall)
  * a poll on its own wake-up eventfd alone is its loop (Qt's dispatcher) */
 static void launch_poll_on(uint8_t kind, uint64_t obj)
 {
-	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
-	e.ipc.obj = CLI_SOCK;
-	e.ipc.peer_obj = SRV_SOCK;
-	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
-	feed(e);
-	e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	app_connects(T0 + MS);
+	struct argus_event e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
 	e.sys_enter.nr = 7;
 	e.sys_enter.arg0 = -1;
 	e.sys_enter.fd = 5;
@@ -845,11 +840,7 @@ TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
 TEST(launch_idle_in_poll_is_not_a_launch_stall)
 {
 	setup(true);
-	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, APP);
-	e.ipc.obj = CLI_SOCK;
-	e.ipc.peer_obj = SRV_SOCK;
-	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
-	feed(e);
+	app_connects(T0 + MS);
 	sys_enter(T0 + 2 * MS, APP, 7, -1);
 	block(T0 + 2 * MS + 100, APP);
 	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
