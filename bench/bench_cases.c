@@ -206,7 +206,12 @@ static void take_line(struct zoo_run *r, const char *line)
 	if (fs && *fs == '[') {
 		const char *end = strchr(fs, ']');
 		size_t n = end ? (size_t)(end - fs - 1) : 0;
-		snprintf(z->false_list, sizeof(z->false_list), "%.*s", (int)n, fs + 1);
+		/* the strings without their quotes */
+		size_t o = 0;
+		for (size_t q = 0; q < n && o + 1 < sizeof(z->false_list); q++)
+			if (fs[1 + q] != '"')
+				z->false_list[o++] = fs[1 + q];
+		z->false_list[o] = 0;
 		z->false_stalls = 0;
 		for (const char *q = fs + 1; end && q < end; q++)
 			z->false_stalls += *q == '"';

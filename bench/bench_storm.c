@@ -127,7 +127,9 @@ static void *read_stream(void *arg)
 static int connect_stream(const char *run)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/stream.sock", run);
+	int len = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/stream.sock", run);
+	if (len < 0 || (size_t)len >= sizeof(sa.sun_path))
+		return -1; /* a run directory too long for a socket path */
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		if (fd >= 0)

@@ -34,6 +34,9 @@ packages=(
 	gedit geany gnome-text-editor juffed pcmanfm-qt lximage-qt idle3 libxcb1-dev
 	# the X-Resource extension: the pid of a window without _NET_WM_PID
 	libxcb-res0-dev
+	# argus bench realapps: more unmodified apps (GTK3, a large
+	# multi-process browser) and a FUSE filesystem to stop under them
+	evince gnumeric abiword firefox-esr bindfs
 )
 
 missing=()

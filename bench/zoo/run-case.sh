@@ -89,7 +89,14 @@ run_pass() (
 		# a case's own undoing first: a stopped service running again, a
 		# FUSE mount gone (realapps)
 		[ -x "$case/cleanup.sh" ] && "$case/cleanup.sh" >>cleanup.log 2>&1
-		for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+		for p in $pids; do
+			kill "$p" 2>/dev/null
+			# an app may not end on SIGTERM (geany asks about its
+			# documents): 5 s, then SIGKILL
+			for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+			kill -9 "$p" 2>/dev/null
+			wait "$p" 2>/dev/null
+		done
 		pids=
 	}
 	trap cleanup EXIT

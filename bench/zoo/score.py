@@ -257,6 +257,11 @@ def false_stalls(work, stall):
     return out
 
 
+# the live stall scored starts at most 2 s before the driver's hang mark
+# (the input left unread before the mark) and at most 5 s after it
+HANG_WINDOW_S = (2.0, 5.0)
+
+
 def live_of(work, pid, hang_ns):
     """The live daemon's stall of the app (start line), its diagnosis and
     when the notification showed: (stall, report, notified_ns)."""
@@ -267,13 +272,25 @@ def live_of(work, pid, hang_ns):
         except ValueError:
             continue
         if o.get("kind") == "stall" and o.get("pid") == pid and o.get("phase") == "start":
+            # a stall that starts well before or after the hang's start is
+            # another one (a false stall): HANG_WINDOW_S around the mark
+            if hang_ns and not (-HANG_WINDOW_S[0] <= (o["since"] - hang_ns) / 1e9
+                                <= HANG_WINDOW_S[1]):
+                continue
             # the stall nearest the driver's hang mark
             if stall is None or (hang_ns and abs(o["since"] - hang_ns) <
                                  abs(stall["since"] - hang_ns)):
                 stall = o
-        if o.get("kind") == "diagnosis" and o["report"]["stall"]["pid"] == pid:
-            if report is None or (stall and o["report"]["stall"]["since"] == stall["since"]):
-                report = o["report"]
+    # its diagnosis: the report about that very stall (none when no stall
+    # of the app started near the hang)
+    for line in (read(work, "live.ndjson") or "").splitlines() if stall else ():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if (o.get("kind") == "diagnosis" and o["report"]["stall"]["pid"] == pid
+                and o["report"]["stall"]["since"] == stall["since"] and report is None):
+            report = o["report"]
     return stall, report, notified_at(work, report)
 
 

@@ -409,7 +409,7 @@ TEST(another_user_is_refused)
 	fx_cleanup(&f);
 }
 
-static char chunk_path[256]; /* a chunk of the recording, for the child to try */
+static char chunk_path[600]; /* a chunk of the recording, for the child to try */
 
 static int try_reading(const struct fixture *f)
 {
