@@ -17,9 +17,9 @@
 
 #define CHECK_EVERY_NS 1000000ULL /* thresholds are checked each 1 ms of event time */
 #define NO_NR          0xffff
-#define LOOP_WAKE_NS                                                                               \
-	50000000ULL /* input read this soon after it ended a wait: it woke the loop                \
-	             */
+/* input read this soon after it ended a wait: it woke the loop (a busy
+ * machine delays the notifier's signal and the wake-up by tens of ms) */
+#define LOOP_WAKE_NS 250000000ULL
 
 struct proc {
 	uint32_t pid;
