@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "quick_cases.h"
 #include "test.h"
 
 /* X(test name, case folder) */
@@ -95,37 +96,8 @@ static const char *const tested[] = {REALAPPS_QUICK_CASES(NAME_OF)};
 /* The cases whose truth file says quick=1 are exactly those tested here. */
 TEST(every_quick_case_has_a_test)
 {
-	const char *src = getenv("ARGUS_SRC");
-	if (!src)
-		SKIP("ARGUS_SRC not set (run through ctest)");
-	char dir[1024];
-	snprintf(dir, sizeof(dir), "%s/bench/realapps", src);
-	DIR *d = opendir(dir);
-	ASSERT_MSG(d, "cannot read %s", dir);
-	size_t quick = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char path[1400], line[256];
-		snprintf(path, sizeof(path), "%s/%s/truth", dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		bool is_quick = false;
-		while (fgets(line, sizeof(line), f))
-			is_quick |= !strcmp(line, "quick=1\n") || !strcmp(line, "quick=1");
-		fclose(f);
-		if (!is_quick)
-			continue;
-		quick++;
-		bool found = false;
-		for (size_t i = 0; i < sizeof(tested) / sizeof(tested[0]); i++)
-			found |= !strcmp(tested[i], e->d_name);
-		ASSERT_MSG(found, "%s has quick=1 but no line in REALAPPS_QUICK_CASES", e->d_name);
-	}
-	closedir(d);
-	ASSERT_MSG(quick == sizeof(tested) / sizeof(tested[0]),
-	           "REALAPPS_QUICK_CASES names %zu cases, %zu truth files say quick=1",
-	           sizeof(tested) / sizeof(tested[0]), quick);
+	quick_cases_match("bench/realapps", tested, sizeof(tested) / sizeof(tested[0]),
+	                  "REALAPPS_QUICK_CASES");
 }
 
 TEST_MAIN(TEST_ENTRY(r3_geany_fuse_save), TEST_ENTRY(r4_juffed_fuse_save),

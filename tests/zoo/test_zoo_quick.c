@@ -6,8 +6,8 @@
  * argus's top-1 names the case's root-cause thread and function (truth
  * file), and that every report the daemon wrote is sound: its Perfetto trace
  * decodes and matches its JSON report, its HTML page loads in headless
- * Chromium (tests/beam/check_reports.sh). Correctness, not speed: the baselines are left out. Labels "live",
- * "gui"; skipped without root, Xvfb, xdotool or python3 (argus says which).
+ * Chromium (tests/beam/check_reports.sh). Correctness, not speed: the baselines are left out.
+ * Labels "live", "gui"; skipped without root, Xvfb, xdotool or python3 (argus says which).
  *
  * Adding a case: one line in ZOO_QUICK_CASES below, its TEST_ENTRY in
  * TEST_MAIN (ctest registers each case from there; a case left out is an
@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "quick_cases.h"
 #include "test.h"
 
 /* X(test name, case folder): what the case is and why argus gets it right. */
@@ -63,10 +64,11 @@ static int run_case(const char *name)
 	snprintf(scratch, sizeof(scratch), "/tmp/argus-zoo-test-XXXXXX");
 	if (!mkdtemp(scratch))
 		return -1;
-	snprintf(cmd, sizeof(cmd),
-	         "TMPDIR=%s timeout -k 5 120 %s bench zoo --no-baselines --keep --zoo-dir %s/bench/zoo "
-	         "--bin-dir %s %s 2>&1",
-	         scratch, bin, src, zoo, name);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "TMPDIR=%s timeout -k 5 120 %s bench zoo --no-baselines --keep --zoo-dir %s/bench/zoo "
+	    "--bin-dir %s %s 2>&1",
+	    scratch, bin, src, zoo, name);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -99,8 +101,9 @@ static void check_case(const char *name)
 	 * (tests/beam/check_reports.sh; skipped when protoc or chromium is
 	 * missing) */
 	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), "%s/tests/beam/check_reports.sh %s %s/argus-zoo-*/argus/reports 2>&1",
-	         src, src, scratch);
+	snprintf(cmd, sizeof(cmd),
+	         "%s/tests/beam/check_reports.sh %s %s/argus-zoo-*/argus/reports 2>&1", src, src,
+	         scratch);
 	FILE *p = popen(cmd, "r");
 	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
 	out[n] = 0;
@@ -127,37 +130,8 @@ static const char *const tested[] = {ZOO_QUICK_CASES(NAME_OF)};
 /* The cases whose truth file says quick=1 are exactly those tested here. */
 TEST(every_quick_case_has_a_test)
 {
-	const char *src = getenv("ARGUS_SRC");
-	if (!src)
-		SKIP("ARGUS_SRC not set (run through ctest)");
-	char zoo[1024];
-	snprintf(zoo, sizeof(zoo), "%s/bench/zoo", src);
-	DIR *d = opendir(zoo);
-	ASSERT_MSG(d, "cannot read %s", zoo);
-	size_t quick = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char path[1400], line[256];
-		snprintf(path, sizeof(path), "%s/%s/truth", zoo, e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		bool is_quick = false;
-		while (fgets(line, sizeof(line), f))
-			is_quick |= !strcmp(line, "quick=1\n") || !strcmp(line, "quick=1");
-		fclose(f);
-		if (!is_quick)
-			continue;
-		quick++;
-		bool found = false;
-		for (size_t i = 0; i < sizeof(tested) / sizeof(tested[0]); i++)
-			found |= !strcmp(tested[i], e->d_name);
-		ASSERT_MSG(found, "%s has quick=1 but no line in ZOO_QUICK_CASES", e->d_name);
-	}
-	closedir(d);
-	ASSERT_MSG(quick == sizeof(tested) / sizeof(tested[0]),
-	           "ZOO_QUICK_CASES names %zu cases, %zu truth files say quick=1",
-	           sizeof(tested) / sizeof(tested[0]), quick);
+	quick_cases_match("bench/zoo", tested, sizeof(tested) / sizeof(tested[0]),
+	                  "ZOO_QUICK_CASES");
 }
 
 TEST_MAIN(TEST_ENTRY(b6_service_chain_top1_names_the_sleeping_function),
