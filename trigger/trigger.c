@@ -194,8 +194,8 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 		return false;
 	if (poll_family(u->wait_nr))
 		return polls_a_peer(u);
-	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex &&
-	    (u->wait_futex == u->loop_futex || u->wait_futex == u->cand_futex))
+	if (u->wait_nr == ARGUS_NR_futex &&
+	    (same_cond(u->wait_futex, u->loop_futex) || same_cond(u->wait_futex, u->cand_futex)))
 		return false;
 	return true;
 }
@@ -239,7 +239,7 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 	 * is not) */
 	if (u->wait_nr == ARGUS_NR_futex && u->wait_futex && since && since >= u->blocked_since &&
 	    t->now - since < LOOP_WAKE_NS) {
-		if (u->wait_futex == u->cand_futex)
+		if (same_cond(u->wait_futex, u->cand_futex))
 			u->loop_futex = u->wait_futex;
 		u->cand_futex = u->wait_futex;
 	}
@@ -534,7 +534,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->last_futex = ev->futex.uaddr;
 		/* a stalled thread whose loop waits on a futex: back in its
 		 * loop if it waits there (settled at the switch or the exit) */
-		if (u->loop_futex && ev->futex.uaddr == u->loop_futex && !u->hooks && u->fired &&
+		if (same_cond(ev->futex.uaddr, u->loop_futex) && !u->hooks && u->fired &&
 		    u->stall.cause != ARGUS_CAUSE_LAUNCH)
 			u->wait_at = ev->ts;
 		return;

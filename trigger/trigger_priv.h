@@ -111,6 +111,15 @@ static inline bool poll_family(unsigned nr)
 	return argus_syscall_wait(nr) == ARGUS_SYSW_POLL;
 }
 
+/* Whether futex words a and b belong to one condition variable: glibc's
+ * waits on __g_signals[0] or [1] (one 8-byte aligned pair) by the group it
+ * joined, so one thread's waits on one condition alternate between two
+ * adjacent words. */
+static inline bool same_cond(uint64_t a, uint64_t b)
+{
+	return a && b && (a & ~7ull) == (b & ~7ull);
+}
+
 /* tables.c */
 void *trg_grow(void *p, uint32_t *cap, size_t elem);
 struct proc *trg_proc_get(struct argus_trigger *t, uint32_t pid, bool create);

@@ -654,14 +654,16 @@ static void futex_wait(uint64_t ts, uint32_t tid, uint64_t uaddr)
 /* threaded Tcl: the main thread idles on a condition variable; the
  * notifier thread (OTHER) selects on the X socket and signals it; the main
  * thread wakes, reads X and handles the event for handler_ns, then waits
- * on the condition again */
+ * on the condition again: on the other of glibc's two signal words
+ * (__g_signals[0], [1]) each time, as recorded live */
 static void tk_click(uint64_t ts, uint64_t handler_ns)
 {
+	static unsigned group;
 	x_send(ts);
 	wake(ts + 10000, APP);
 	app_read(ts + 20000, APP);
 	tick_until(ts + 30000, ts + handler_ns);
-	futex_wait(ts + handler_ns + 1000, APP, TCL_COND);
+	futex_wait(ts + handler_ns + 1000, APP, TCL_COND + 4 * (++group & 1));
 	block(ts + handler_ns + 2000, APP);
 }
 
@@ -685,7 +687,7 @@ TEST(tk_loop_waits_on_a_condition_and_a_stall_ends_there)
 	ASSERT_EQ(rec.nstalls, 1);
 	ASSERT_EQ(rec.nends, 0);
 	tick_until(T0 + 3 * SEC, T0 + 4 * SEC);
-	futex_wait(T0 + 4 * SEC + 1000, APP, TCL_COND);
+	futex_wait(T0 + 4 * SEC + 1000, APP, TCL_COND + 4);
 	block(T0 + 4 * SEC + 2000, APP);
 	ASSERT_EQ(rec.nstalls, 1);
 	ASSERT_EQ(rec.nends, 1);
@@ -797,7 +799,7 @@ TEST(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall)
 	x_send(T0 + 3 * MS); /* the reply to its map: Expose */
 	wake(T0 + 3 * MS + 100, APP);
 	app_read(T0 + 3 * MS + 200, APP);
-	futex_wait(T0 + 4 * MS, APP, TCL_COND);
+	futex_wait(T0 + 4 * MS, APP, TCL_COND + 4);
 	block(T0 + 4 * MS + 100, APP);
 	tick_until(T0 + 5 * MS, T0 + 5 * SEC);
 	ASSERT_EQ(rec.nstalls, 0);
