@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,160 +15,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "trace_format.h"
-
-#define MAX_FAULTS_KEPT 4096 /* faults beyond are counted, not kept */
-#define ARENA_BLOCK     (64u << 10)
-
-struct blockref {
-	uint64_t off;
-	uint64_t min_ts, max_ts;
-	uint32_t count;
-	uint8_t kind;
-};
-
-struct arena_blk {
-	struct arena_blk *next;
-	size_t used, cap;
-	_Alignas(8) uint8_t data[];
-};
-
-struct strref {
-	uint32_t id;
-	const char *s;
-};
-
-struct stackref {
-	uint32_t id;
-	uint32_t depth;
-	const uint64_t *ips;
-};
-
-/* A growable array of fixed-size items. */
-struct vec {
-	void *p;
-	size_t n, cap;
-};
-
-struct argus_trace_reader {
-	char *name;
-	/* the bytes: a mapping or caller memory, or a pipe read through buf */
-	const uint8_t *mem;
-	size_t size;
-	void *map;
-	bool stream;
-	int fd;
-	bool own_fd;
-	uint8_t *buf;
-	size_t buf_cap, buf_len;
-	uint64_t buf_off; /* file offset of buf[0] */
-	bool eof;
-
-	struct argus_trace_meta meta;
-	ZSTD_DCtx *dctx;
-	uint8_t *raw; /* decompressed payload */
-	size_t raw_cap;
-
-	/* mapped files: the event chunks to visit; pipes: the scan offset */
-	struct vec chunks; /* struct blockref */
-	size_t chunk_next;
-	uint64_t scan_off;
-	bool scan_done;
-
-	struct argus_event *evs;
-	size_t ev_cap, nev, ev_next;
-	uint64_t from, to;
-
-	struct argus_trace_error *faults;
-	size_t nfaults, faults_cap, fault_next;
-
-	struct arena_blk *arena;
-	struct vec strings; /* struct strref, ids rising */
-	struct vec stacks;  /* struct stackref, ids rising */
-	struct vec maps, build_ids, symbols, truths;
-
-	struct argus_trace_health health;
-};
-
-static const char *const kind_names[] = {
-    [TF_EVENTS] = "event chunk",        [TF_STRINGS] = "string table",
-    [TF_STACKS] = "stack table",        [TF_MAPS] = "map table",
-    [TF_BUILD_IDS] = "build-id table",  [TF_SYMBOLS] = "symbol table",
-    [TF_TRUTHS] = "ground-truth table", [TF_INDEX] = "index",
-    [TF_TRAILER] = "trailer",
-};
-
-static const char *kind_name(unsigned k)
-{
-	return k < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[k] ? kind_names[k]
-	                                                                       : "unknown block";
-}
-
-/* ---- small containers ---- */
-
-static void *vec_push(struct vec *v, size_t item)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		void *p = realloc(v->p, cap * item);
-		if (!p)
-			return NULL;
-		v->p = p;
-		v->cap = cap;
-	}
-	return (uint8_t *)v->p + v->n++ * item;
-}
-
-static void *arena_alloc(struct argus_trace_reader *r, size_t n)
-{
-	n = (n + 7) & ~(size_t)7;
-	struct arena_blk *b = r->arena;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->next = r->arena;
-		b->used = 0;
-		b->cap = cap;
-		r->arena = b;
-	}
-	void *p = b->data + b->used;
-	b->used += n;
-	return p;
-}
-
-/* ---- faults ---- */
-
-static void add_fault(struct argus_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void add_fault(struct argus_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
-{
-	r->health.faults++;
-	if (r->nfaults >= MAX_FAULTS_KEPT)
-		return;
-	if (r->nfaults == r->faults_cap) {
-		size_t cap = r->faults_cap ? r->faults_cap * 2 : 16;
-		struct argus_trace_error *f = realloc(r->faults, cap * sizeof(*f));
-		if (!f)
-			return;
-		r->faults = f;
-		r->faults_cap = cap;
-	}
-	char what[160];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	/* keep undelivered faults in file order */
-	size_t i = r->nfaults++;
-	while (i > r->fault_next && r->faults[i - 1].offset > off) {
-		r->faults[i] = r->faults[i - 1];
-		i--;
-	}
-	tf_error(&r->faults[i], code, r->name, off, "%s", what);
-}
+#include "trace_read_priv.h"
 
 /* ---- bytes ---- */
 
@@ -262,14 +108,14 @@ static const uint8_t *read_stored(struct argus_trace_reader *r, uint64_t off,
 	size_t have;
 	const uint8_t *p = peek(r, off + sizeof(*bh), bh->stored_size, &have);
 	if (have < bh->stored_size) {
-		add_fault(r, ARGUS_TRACE_ETRUNC, off,
-		          "file ends inside a %s (%zu of %u payload bytes)", kind_name(bh->kind),
-		          have, bh->stored_size);
+		tr_add_fault(r, ARGUS_TRACE_ETRUNC, off,
+		             "file ends inside a %s (%zu of %u payload bytes)",
+		             tr_kind_name(bh->kind), have, bh->stored_size);
 		return NULL;
 	}
 	if (!TF_CRC_MATCH(bh->data_crc, tf_crc32(p, bh->stored_size))) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s checksum mismatch",
-		          kind_name(bh->kind));
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s checksum mismatch",
+		             tr_kind_name(bh->kind));
 		return NULL;
 	}
 	return p;
@@ -290,25 +136,25 @@ static bool decode_into(struct argus_trace_reader *r, uint64_t off, const struct
 	}
 	size_t z = ZSTD_decompressDCtx(r->dctx, dst, bh->raw_size, p, bh->stored_size);
 	if (ZSTD_isError(z) || z != bh->raw_size) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s does not decompress: %s",
-		          kind_name(bh->kind),
-		          ZSTD_isError(z) ? ZSTD_getErrorName(z) : "size mismatch");
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s does not decompress: %s",
+		             tr_kind_name(bh->kind),
+		             ZSTD_isError(z) ? ZSTD_getErrorName(z) : "size mismatch");
 		return false;
 	}
 	return true;
 }
 
 /* A table's checked, decompressed payload, or NULL (fault recorded). */
-static const uint8_t *read_payload(struct argus_trace_reader *r, uint64_t off,
-                                   const struct tf_block *bh)
+const uint8_t *tr_read_payload(struct argus_trace_reader *r, uint64_t off,
+                               const struct tf_block *bh)
 {
 	if (bh->codec == TF_CODEC_NONE)
 		return read_stored(r, off, bh);
 	if (bh->raw_size > r->raw_cap) {
 		uint8_t *n = realloc(r->raw, bh->raw_size);
 		if (!n) {
-			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for a %s",
-			          kind_name(bh->kind));
+			tr_add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for a %s",
+			             tr_kind_name(bh->kind));
 			return NULL;
 		}
 		r->raw = n;
@@ -331,14 +177,15 @@ static int scan_block(struct argus_trace_reader *r, uint64_t *off, struct tf_blo
 		return 1;
 	if (rc == ARGUS_TRACE_ETRUNC) {
 		if (have)
-			add_fault(r, rc, *off, "%s (%zu of %zu bytes)", why, have, sizeof(*bh));
+			tr_add_fault(r, rc, *off, "%s (%zu of %zu bytes)", why, have, sizeof(*bh));
 		return 0;
 	}
 	uint64_t bad = *off;
 	for (uint64_t o = bad + 1;; o++) {
 		const uint8_t *p = peek(r, o, sizeof(*bh), &have);
 		if (have < 4) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; no intact block follows", why);
+			tr_add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; no intact block follows",
+			             why);
 			return 0;
 		}
 		uint32_t magic;
@@ -348,207 +195,12 @@ static int scan_block(struct argus_trace_reader *r, uint64_t *off, struct tf_blo
 		memcpy(bh, p, sizeof(*bh));
 		if (tf_block_check(bh))
 			continue;
-		add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; skipped %llu bytes to the next block",
-		          why, (unsigned long long)(o - bad));
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, bad,
+		             "%s; skipped %llu bytes to the next block", why,
+		             (unsigned long long)(o - bad));
 		*off = o;
 		return 1;
 	}
-}
-
-/* ---- tables ---- */
-
-static int cmp_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-static void load_strings(struct argus_trace_reader *r, uint64_t off, const uint8_t *p, size_t n,
-                         uint32_t count)
-{
-	size_t pos = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		struct tf_str_ent e;
-		if (n - pos < sizeof(e)) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table ends inside entry %u",
-			          i);
-			return;
-		}
-		memcpy(&e, p + pos, sizeof(e));
-		pos += sizeof(e);
-		if (e.len > n - pos) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string %u longer than its table",
-			          e.id);
-			return;
-		}
-		const struct strref *last =
-		    r->strings.n ? (const struct strref *)r->strings.p + r->strings.n - 1 : NULL;
-		if (!e.id || (last && e.id <= last->id)) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string id %u out of order", e.id);
-			return;
-		}
-		char *s = arena_alloc(r, (size_t)e.len + 1);
-		struct strref *ref = s ? vec_push(&r->strings, sizeof(*ref)) : NULL;
-		if (!ref) {
-			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for strings");
-			return;
-		}
-		memcpy(s, p + pos, e.len);
-		s[e.len] = '\0';
-		*ref = (struct strref){e.id, s};
-		pos += e.len;
-	}
-	if (pos != n)
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "string table has %zu trailing bytes",
-		          n - pos);
-}
-
-static void load_stacks(struct argus_trace_reader *r, uint64_t off, const uint8_t *p, size_t n,
-                        uint32_t count)
-{
-	size_t pos = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		struct tf_stack_ent e;
-		if (n - pos < sizeof(e)) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table ends inside entry %u",
-			          i);
-			return;
-		}
-		memcpy(&e, p + pos, sizeof(e));
-		pos += sizeof(e);
-		if (e.depth > ARGUS_STACK_MAX_DEPTH || (size_t)e.depth * 8 > n - pos) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack %u has a bad depth %u", e.id,
-			          e.depth);
-			return;
-		}
-		const struct stackref *last =
-		    r->stacks.n ? (const struct stackref *)r->stacks.p + r->stacks.n - 1 : NULL;
-		if (!e.id || (last && e.id <= last->id)) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack id %u out of order", e.id);
-			return;
-		}
-		uint64_t *ips = arena_alloc(r, (size_t)e.depth * 8 + 8);
-		struct stackref *ref = ips ? vec_push(&r->stacks, sizeof(*ref)) : NULL;
-		if (!ref) {
-			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for stacks");
-			return;
-		}
-		memcpy(ips, p + pos, (size_t)e.depth * 8);
-		*ref = (struct stackref){e.id, e.depth, ips};
-		pos += (size_t)e.depth * 8;
-	}
-	if (pos != n)
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "stack table has %zu trailing bytes",
-		          n - pos);
-}
-
-static void load_fixed(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh,
-                       const uint8_t *p)
-{
-	static const size_t disk_size[] = {[TF_MAPS] = sizeof(struct tf_map),
-	                                   [TF_BUILD_IDS] = sizeof(struct tf_build_id),
-	                                   [TF_SYMBOLS] = sizeof(struct tf_symbol),
-	                                   [TF_TRUTHS] = sizeof(struct tf_truth)};
-	size_t unit = disk_size[bh->kind];
-	if ((uint64_t)bh->count * unit != bh->raw_size) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, off, "%s size does not match its %u entries",
-		          kind_name(bh->kind), bh->count);
-		return;
-	}
-	for (uint32_t i = 0; i < bh->count; i++, p += unit) {
-		void *slot = NULL;
-		switch (bh->kind) {
-		case TF_MAPS: {
-			struct tf_map d;
-			memcpy(&d, p, sizeof(d));
-			struct argus_map *m = slot = vec_push(&r->maps, sizeof(*m));
-			if (m)
-				*m = (struct argus_map){.ts = d.ts,
-				                        .pid = d.pid,
-				                        .path_str = d.path_str,
-				                        .start = d.start,
-				                        .end = d.end,
-				                        .pgoff = d.pgoff,
-				                        .prot = d.prot};
-			break;
-		}
-		case TF_BUILD_IDS: {
-			struct tf_build_id d;
-			memcpy(&d, p, sizeof(d));
-			if (d.len > sizeof(d.id)) {
-				add_fault(r, ARGUS_TRACE_ECORRUPT, off, "build id of %u bytes",
-				          d.len);
-				return;
-			}
-			struct argus_build_id *b = slot = vec_push(&r->build_ids, sizeof(*b));
-			if (b) {
-				memset(b, 0, sizeof(*b));
-				b->path_str = d.path_str;
-				b->len = d.len;
-				memcpy(b->id, d.id, d.len);
-			}
-			break;
-		}
-		case TF_SYMBOLS: {
-			struct tf_symbol d;
-			memcpy(&d, p, sizeof(d));
-			struct argus_symbol *s = slot = vec_push(&r->symbols, sizeof(*s));
-			if (s)
-				*s = (struct argus_symbol){.path_str = d.path_str,
-				                           .name_str = d.name_str,
-				                           .offset = d.offset,
-				                           .size = d.size};
-			break;
-		}
-		case TF_TRUTHS: {
-			struct tf_truth d;
-			memcpy(&d, p, sizeof(d));
-			struct argus_truth *t = slot = vec_push(&r->truths, sizeof(*t));
-			if (t) {
-				memset(t, 0,
-				       sizeof(*t)); /* padding too: records compare bytewise */
-				t->kind = d.kind;
-				t->ui_pid = d.ui_pid;
-				t->ui_tid = d.ui_tid;
-				t->stall_start = d.stall_start;
-				t->stall_end = d.stall_end;
-				t->root_pid = d.root_pid;
-				t->root_tid = d.root_tid;
-				t->root_start = d.root_start;
-				t->root_end = d.root_end;
-				t->root_func_str = d.root_func_str;
-				t->desc_str = d.desc_str;
-			}
-			break;
-		}
-		}
-		if (!slot) {
-			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for tables");
-			return;
-		}
-	}
-}
-
-static void load_table(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh)
-{
-	const uint8_t *p = read_payload(r, off, bh);
-	if (!p)
-		return;
-	switch (bh->kind) {
-	case TF_STRINGS:
-		load_strings(r, off, p, bh->raw_size, bh->count);
-		break;
-	case TF_STACKS:
-		load_stacks(r, off, p, bh->raw_size, bh->count);
-		break;
-	default:
-		load_fixed(r, off, bh, p);
-		break;
-	}
-}
-
-static bool is_table(unsigned kind)
-{
-	return kind >= TF_STRINGS && kind <= TF_TRUTHS;
 }
 
 /* ---- event chunks ---- */
@@ -567,7 +219,8 @@ static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct 
 	if (bh->count > r->ev_cap) {
 		struct argus_event *n = realloc(r->evs, (size_t)bh->count * sizeof(*n));
 		if (!n) {
-			add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for an event chunk");
+			tr_add_fault(r, ARGUS_TRACE_ENOMEM, off,
+			             "out of memory for an event chunk");
 			ok = false;
 		} else {
 			r->evs = n;
@@ -588,8 +241,8 @@ static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct 
 			}
 		}
 		if (lo != bh->min_ts || hi != bh->max_ts) {
-			add_fault(r, ARGUS_TRACE_ECORRUPT, off,
-			          "event chunk times differ from its header");
+			tr_add_fault(r, ARGUS_TRACE_ECORRUPT, off,
+			             "event chunk times differ from its header");
 			ok = false;
 		}
 	}
@@ -607,8 +260,8 @@ static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct 
  * chunks decode, the rest is passed over. */
 static void take_block(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh)
 {
-	if (is_table(bh->kind)) {
-		load_table(r, off, bh);
+	if (tr_is_table(bh->kind)) {
+		tr_load_table(r, off, bh);
 	} else if (bh->kind == TF_EVENTS) {
 		if (!chunk_in_range(r, bh->min_ts, bh->max_ts)) {
 			r->health.chunks_skipped++;
@@ -693,22 +346,22 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 	memcpy(&t, p, sizeof(t));
 	uint64_t ioff = t.index_offset;
 	if (ioff < TF_HEADER_SIZE || ioff > toff - sizeof(struct tf_block)) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, toff, "bad index: offset %llu out of the file",
-		          (unsigned long long)ioff);
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, toff,
+		             "bad index: offset %llu out of the file", (unsigned long long)ioff);
 		return false;
 	}
 	if (read_header(r, ioff, &ib, &why, &have) || ib.kind != TF_INDEX ||
 	    ib.codec != TF_CODEC_NONE || ioff + sizeof(ib) + ib.stored_size != toff ||
 	    (uint64_t)ib.count * sizeof(struct tf_index_ent) != ib.raw_size ||
 	    ib.count != t.blocks) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
-		          why ? why : "not an index block of the trailer's size");
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
+		             why ? why : "not an index block of the trailer's size");
 		return false;
 	}
 	/* the index ends where the trailer starts: its payload is all there */
 	p = peek(r, ioff + sizeof(ib), ib.stored_size, &have);
 	if (have < ib.stored_size || !TF_CRC_MATCH(ib.data_crc, tf_crc32(p, ib.stored_size))) {
-		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: checksum mismatch");
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: checksum mismatch");
 		return false;
 	}
 	/* The index is intact (checksum): it may still lead to a damaged block
@@ -731,11 +384,11 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 			fault = "entry disagrees with its block";
 		if (fault) {
 			blocks->n = 0;
-			add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: entry %u: %s", i,
-			          fault);
+			tr_add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: entry %u: %s", i,
+			             fault);
 			return false;
 		}
-		struct blockref *b = vec_push(blocks, sizeof(*b));
+		struct blockref *b = tr_vec_push(blocks, sizeof(*b));
 		if (!b) {
 			blocks->n = 0;
 			return false;
@@ -748,9 +401,9 @@ static bool use_index(struct argus_trace_reader *r, struct vec *blocks)
 	}
 	if ((unsure ? expect > ioff : expect != ioff) || events != t.events) {
 		blocks->n = 0;
-		add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
-		          events == t.events ? "entries do not reach the index"
-		                             : "event count differs");
+		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, ioff, "bad index: %s",
+		             events == t.events ? "entries do not reach the index"
+		                                : "event count differs");
 		return false;
 	}
 	return true;
@@ -765,7 +418,7 @@ static int prepare_mem(struct argus_trace_reader *r)
 		uint64_t off = TF_HEADER_SIZE;
 		struct tf_block bh;
 		while (scan_block(r, &off, &bh)) {
-			struct blockref *b = vec_push(&blocks, sizeof(*b));
+			struct blockref *b = tr_vec_push(&blocks, sizeof(*b));
 			if (!b) {
 				free(blocks.p);
 				return ARGUS_TRACE_ENOMEM;
@@ -774,9 +427,9 @@ static int prepare_mem(struct argus_trace_reader *r)
 			size_t have;
 			peek(r, off + sizeof(bh), bh.stored_size, &have);
 			if (have < bh.stored_size) {
-				add_fault(r, ARGUS_TRACE_ETRUNC, off,
-				          "file ends inside a %s (%zu of %u payload bytes)",
-				          kind_name(bh.kind), have, bh.stored_size);
+				tr_add_fault(r, ARGUS_TRACE_ETRUNC, off,
+				             "file ends inside a %s (%zu of %u payload bytes)",
+				             tr_kind_name(bh.kind), have, bh.stored_size);
 				if (bh.kind == TF_EVENTS) {
 					r->health.chunks_bad++;
 					r->health.events_lost += bh.count;
@@ -789,16 +442,16 @@ static int prepare_mem(struct argus_trace_reader *r)
 	}
 	const struct blockref *b = blocks.p;
 	for (size_t i = 0; i < blocks.n; i++) {
-		if (is_table(b[i].kind)) {
+		if (tr_is_table(b[i].kind)) {
 			struct tf_block bh;
 			const char *why;
 			size_t have;
 			if (!read_header(r, b[i].off, &bh, &why, &have))
-				load_table(r, b[i].off, &bh);
+				tr_load_table(r, b[i].off, &bh);
 			else /* only through the index: a scan lists intact headers */
-				add_fault(r, ARGUS_TRACE_ECORRUPT, b[i].off, "%s", why);
+				tr_add_fault(r, ARGUS_TRACE_ECORRUPT, b[i].off, "%s", why);
 		} else if (b[i].kind == TF_EVENTS) {
-			struct blockref *c = vec_push(&r->chunks, sizeof(*c));
+			struct blockref *c = tr_vec_push(&r->chunks, sizeof(*c));
 			if (!c) {
 				free(blocks.p);
 				return ARGUS_TRACE_ENOMEM;
@@ -994,7 +647,7 @@ int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev
 			const char *why;
 			size_t have;
 			if (read_header(r, c->off, &bh, &why, &have)) {
-				add_fault(r, ARGUS_TRACE_ECORRUPT, c->off, "%s", why);
+				tr_add_fault(r, ARGUS_TRACE_ECORRUPT, c->off, "%s", why);
 				r->health.chunks_bad++;
 				r->health.events_lost += c->count;
 				continue;
@@ -1013,9 +666,9 @@ int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev
 		size_t have;
 		peek(r, off + sizeof(bh), bh.stored_size, &have);
 		if (have < bh.stored_size) {
-			add_fault(r, ARGUS_TRACE_ETRUNC, off,
-			          "file ends inside a %s (%zu of %u payload bytes)",
-			          kind_name(bh.kind), have, bh.stored_size);
+			tr_add_fault(r, ARGUS_TRACE_ETRUNC, off,
+			             "file ends inside a %s (%zu of %u payload bytes)",
+			             tr_kind_name(bh.kind), have, bh.stored_size);
 			if (bh.kind == TF_EVENTS) {
 				r->health.chunks_bad++;
 				r->health.events_lost += bh.count;
@@ -1026,88 +679,4 @@ int argus_trace_next(struct argus_trace_reader *r, const struct argus_event **ev
 		r->scan_off = off + sizeof(bh) + bh.stored_size;
 		take_block(r, off, &bh);
 	}
-}
-
-/* ---- lookups ---- */
-
-const char *argus_trace_string(const struct argus_trace_reader *r, uint32_t id)
-{
-	const struct strref *s = r->strings.p;
-	size_t n = r->strings.n;
-	if (!id || !n)
-		return NULL;
-	if (id <= n && s[id - 1].id == id) /* ids are dense when nothing was lost */
-		return s[id - 1].s;
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_u32(s[mid].id, id);
-		if (!c)
-			return s[mid].s;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-bool argus_trace_stack(const struct argus_trace_reader *r, uint32_t id, struct argus_stack *out)
-{
-	const struct stackref *s = r->stacks.p;
-	size_t lo = 0, hi = r->stacks.n;
-	while (id && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_u32(s[mid].id, id);
-		if (!c) {
-			out->id = id;
-			out->depth = s[mid].depth;
-			out->ips = s[mid].ips;
-			return true;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-size_t argus_trace_maps(const struct argus_trace_reader *r, const struct argus_map **maps)
-{
-	*maps = r->maps.p;
-	return r->maps.n;
-}
-
-size_t argus_trace_build_ids(const struct argus_trace_reader *r, const struct argus_build_id **ids)
-{
-	*ids = r->build_ids.p;
-	return r->build_ids.n;
-}
-
-size_t argus_trace_symbols(const struct argus_trace_reader *r, const struct argus_symbol **syms)
-{
-	*syms = r->symbols.p;
-	return r->symbols.n;
-}
-
-size_t argus_trace_truths(const struct argus_trace_reader *r, const struct argus_truth **t)
-{
-	*t = r->truths.p;
-	return r->truths.n;
-}
-
-size_t argus_trace_string_count(const struct argus_trace_reader *r)
-{
-	return r->strings.n;
-}
-
-size_t argus_trace_stack_count(const struct argus_trace_reader *r)
-{
-	return r->stacks.n;
-}
-
-void argus_trace_get_health(const struct argus_trace_reader *r, struct argus_trace_health *h)
-{
-	*h = r->health;
 }
