@@ -156,6 +156,7 @@ struct gthread {
 	uint8_t nwakees;
 	char comm[ARGUS_COMM_LEN];
 	bool batch_known; /* process is a known batching loop */
+	bool wake_ignored; /* a user's rule: its wake-ups are no edge */
 };
 
 struct gcpu {

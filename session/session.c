@@ -350,3 +350,21 @@ struct argus_graph *argus_session_graph(struct argus_session *s)
 {
 	return s->g;
 }
+
+int argus_session_rediagnose(struct argus_session *s, const struct argus_stall *st,
+                             const struct argus_diag_hints *h,
+                             const struct argus_symbolizer *sym, struct argus_diagnosis *out)
+{
+	struct argus_graph_view v;
+	argus_graph_flush(s->g);
+	argus_graph_view_begin(s->g, &v);
+	int rc = argus_diagnose_hinted(&v, st, &s->o.beam, s->o.algo, s->smp, sym ? sym : &s->sym,
+	                               trig_comm, trig_thread_comm, s->trig, h, out);
+	argus_graph_view_end(&v);
+	return rc;
+}
+
+const struct argus_session_opts *argus_session_get_opts(const struct argus_session *s)
+{
+	return &s->o;
+}
