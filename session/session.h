@@ -259,6 +259,10 @@ struct argus_daemon_diag_opts {
 	void *attach_arg;
 	bool group_set;    /* reports readable by this group too (argus start --group) */
 	gid_t group;
+	/* a user's graph rules (argus_graph_opts; /etc/argus/rules), NULL =
+	 * none; they must outlive the attachment */
+	const char *const *user_batch_comms;
+	const char *const *ignore_wake_comms;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,
