@@ -84,7 +84,11 @@ int argus_diag_similar(const struct argus_graph_view *view, argus_vid id,
 		struct argus_similar *s = &all[n++];
 		s->v = x;
 		s->distance = sig_distance(&a, &x, &s->length);
-		s->differs = (x.flags & ARGUS_VF_WAITED) && x.wait_ns && x.wait_ns < p->long_wait_ns;
+		/* as the baseline search asks it: a wait that ended quickly, or
+		 * for a segment that did not wait (a spinning loop's), a short one */
+		s->differs = (x.flags & ARGUS_VF_WAITED)
+		                 ? x.wait_ns && x.wait_ns < p->long_wait_ns
+		                 : x.end - x.start < p->long_wait_ns;
 	}
 	if (n)
 		qsort(all, n, sizeof(*all), cmp_similar);

@@ -440,9 +440,10 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 					    vertex_in_thread(c, &v, from, now, &s)) {
 						if (s.start < from)
 							dg_note(c, "compare/started-before");
-						dg_step(c, "depth %u: pass 2: thread %u ran in the "
-						           "stall (" ARGUS_VID_FMT ") but did not wake",
-						        depth, v.tid, ARGUS_VID_ARGS(s.id));
+						dg_step(c, "depth %u: pass 2: thread %u of the normal "
+						           "path: %u/%u ran in the stall (" ARGUS_VID_FMT
+						           ") but did not wake",
+						        depth, v.tid, s.pid, s.tid, ARGUS_VID_ARGS(s.id));
 						dg_add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE,
 						                 pen, depth);
 						hit = true;
