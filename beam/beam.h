@@ -243,7 +243,7 @@ struct argus_similar {
 	uint32_t distance; /* edit distance of the signatures */
 	uint32_t length;   /* the longer signature's length */
 	bool differs;      /* behaved differently: its ending wait took < long_wait_ns
-	                      (without a wait: the segment did) */
+	                      (when id did not wait: the segment was that short) */
 };
 /* Writes up to cap, returns how many there are; -1 out of memory. */
 int argus_diag_similar(const struct argus_graph_view *view, argus_vid id,

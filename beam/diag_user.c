@@ -84,10 +84,12 @@ int argus_diag_similar(const struct argus_graph_view *view, argus_vid id,
 		struct argus_similar *s = &all[n++];
 		s->v = x;
 		s->distance = sig_distance(&a, &x, &s->length);
-		/* as the baseline search asks it: a wait that ended quickly, or
-		 * for a segment that did not wait (a spinning loop's), a short one */
-		s->differs = (x.flags & ARGUS_VF_WAITED)
-		                 ? x.wait_ns && x.wait_ns < p->long_wait_ns
+		/* as the baseline search asks it: for a wait, one that ended
+		 * quickly; for a vertex that did not wait (a spinning loop's), a
+		 * short segment */
+		s->differs = (a.flags & ARGUS_VF_WAITED)
+		                 ? (x.flags & ARGUS_VF_WAITED) && x.wait_ns &&
+		                       x.wait_ns < p->long_wait_ns
 		                 : x.end - x.start < p->long_wait_ns;
 	}
 	if (n)
