@@ -339,6 +339,11 @@ TEST(malformed_rules_file_names_file_and_line)
 	ASSERT_EQ(run(args, NULL, &out), 11);
 	ASSERT_CONTAINS(out, "etc-rules:1: 'split batch' takes one process name");
 	free(out);
+	/* the daemon reads the system's file before it starts anything */
+	ASSERT_EQ(run("start --no-kernel --run-dir /nonexistent", NULL, &out), 11);
+	ASSERT_CONTAINS(out, "argus start: ");
+	ASSERT_CONTAINS(out, "etc-rules:1:");
+	free(out);
 	unlink(sysrules);
 }
 
