@@ -160,7 +160,7 @@ int dbg_rules_load_all(struct dbg_rules *rs, bool user, char *err, size_t ecap)
 }
 
 /* mkdir -p of path's directory. */
-static int make_parent(const char *path)
+int dbg_make_parent(const char *path)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -183,7 +183,7 @@ int dbg_rules_save(const struct dbg_rules *rs, const char *path, char *err, size
 {
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (make_parent(path)) {
+	if (dbg_make_parent(path)) {
 		snprintf(err, ecap, "%s: cannot make its directory: %s", path, strerror(errno));
 		return -1;
 	}

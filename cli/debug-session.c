@@ -299,10 +299,13 @@ int dbg_repl(struct dbg *g, FILE *in)
 	if (isatty(fileno(in)) && isatty(STDOUT_FILENO)) {
 		char hist[4200];
 		const char *hp = history_path(hist, sizeof(hist));
+		/* libedit: the editor first, then its history */
+		rl_instream = in;
+		rl_outstream = g->out;
+		rl_initialize();
 		using_history();
 		if (hp)
 			read_history(hp);
-		rl_instream = in;
 		fprintf(g->out, "%zu stall%s in %s; `help` lists the commands\n", g->nstalls,
 		        g->nstalls == 1 ? "" : "s", g->o.label);
 		while (!g->quit) {
@@ -314,9 +317,9 @@ int dbg_repl(struct dbg *g, FILE *in)
 			failed |= dbg_exec(g, l);
 			free(l);
 		}
-		if (hp) {
+		if (hp && !dbg_make_parent(hp)) {
 			stifle_history(1000);
-			write_history(hp); /* the directory may not exist: no history then */
+			write_history(hp); /* not written: no history next time, no more */
 		}
 		return failed;
 	}

@@ -54,6 +54,8 @@ int dbg_rules_load(struct dbg_rules *rs, const char *path, char *err, size_t eca
 int dbg_rules_load_all(struct dbg_rules *rs, bool user, char *err, size_t ecap);
 /* Write rs to path (its directory made), atomically. 0 or -1 (err set). */
 int dbg_rules_save(const struct dbg_rules *rs, const char *path, char *err, size_t ecap);
+/* mkdir -p of path's directory (0755). 0 or -1 (errno). */
+int dbg_make_parent(const char *path);
 /* Point the graph options at the rules (valid while rs lives). */
 void dbg_rules_apply(struct dbg_rules *rs, struct argus_graph_opts *g);
 

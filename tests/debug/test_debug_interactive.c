@@ -368,7 +368,56 @@ TEST(export_writes_the_stall_on_screen)
 	}
 }
 
+/* `argus ARGS` on a terminal script(1) gives it, keys from keys. */
+static int run_tty(const char *args, const char *keys, char **out)
+{
+	char cmd[1024], outp[160], inp[160];
+	snprintf(outp, sizeof(outp), "%s/tty", dir);
+	snprintf(inp, sizeof(inp), "%s/keys", dir);
+	FILE *f = fopen(inp, "w");
+	ASSERT(f);
+	fputs(keys, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+	         "HOME=%s XDG_CONFIG_HOME= ARGUS_SYSTEM_RULES=%s script -qfec '%s %s' /dev/null "
+	         "<%s >%s 2>&1",
+	         home, sysrules, bin, args, inp, outp);
+	int st = system(cmd);
+	*out = calloc(1, 1 << 20);
+	ASSERT(*out);
+	f = fopen(outp, "r");
+	if (f) {
+		size_t n = fread(*out, 1, (1 << 20) - 1, f);
+		(void)n;
+		fclose(f);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* On a terminal: libedit's prompt, and the history kept between sessions,
+ * recalled with the up arrow. */
+TEST(a_terminal_gets_line_editing_and_history)
+{
+	setup();
+	if (system("command -v script >/dev/null 2>&1") != 0)
+		SKIP("script(1) not installed (util-linux)");
+	char args[256], *out;
+	snprintf(args, sizeof(args), "debug -i %s", trace);
+	ASSERT_EQ(run_tty(args, "stalls\nquit\n", &out), 0);
+	ASSERT_CONTAINS(out, "argus> ");
+	ASSERT_CONTAINS(out, "5 stalls");
+	free(out);
+	char hist[256];
+	snprintf(hist, sizeof(hist), "%s/.config/argus/debug_history", home);
+	ASSERT_MSG(access(hist, R_OK) == 0, "no history written to %s", hist);
+	/* up, up: "stalls" again; up, up: "quit" */
+	ASSERT_EQ(run_tty(args, "\033[A\033[A\n\033[A\033[A\n", &out), 0);
+	ASSERT_CONTAINS(out, "5 stalls");
+	free(out);
+}
+
 TEST_MAIN(TEST_ENTRY(commands_run_and_errors_are_one_line),
+          TEST_ENTRY(a_terminal_gets_line_editing_and_history),
           TEST_ENTRY(baseline_makes_a_wrong_answer_right),
           TEST_ENTRY(pick_on_the_wake_up_path_makes_a_wrong_answer_right),
           TEST_ENTRY(why_prints_the_steps_of_algorithm_2),
