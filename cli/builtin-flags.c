@@ -9,7 +9,7 @@
  * registers before it. In the spinning state the loop's exit branch goes
  * the same way every time: the flag is the memory a conditional branch's
  * condition was read from, read every turn of the loop, whose value did
- * not change, and which is not on the thread's stack. The answer is a line
+ * not change, and which is not a local of the function that read it. The answer is a line
  * of the hooks' data-flag file (docs/hooks.md), so `argus run --flags`
  * records who writes it next time. docs/debug.md "Data flags".
  */
@@ -36,7 +36,7 @@ static const char flags_usage[] =
     "waits for a flag (a yield loop), for up to N instructions (default 200000)\n"
     "or 10 s;"
     " decode them with capstone and name the flag: the memory a loop branch's\n"
-    "condition was read from, read every turn, unchanged, off the stack. Prints\n"
+    "condition was read from, read every turn, unchanged, not a local. Prints\n"
     "the candidates, best first, and the data-flag file line for `argus run\n"
     "--flags` (-o FILE writes the best one there). docs/debug.md \"Data flags\".\n"
     "\n"
@@ -49,6 +49,7 @@ struct read_site {
 	uint64_t ip, addr, first_value;
 	uint32_t size, count;
 	bool changed;    /* the value read differed between turns */
+	bool local;      /* in the reading function's own frame (near the stack pointer) */
 	uint64_t branch; /* the conditional branch it feeds (next one after it), 0 = none */
 };
 
@@ -154,6 +155,11 @@ static int observe(csh cs, pid_t pid, pid_t tid, struct trace *t, struct user_re
 			cs_free(in, n);
 			return -1;
 		}
+		/* the loop's own locals: within the red zone below the stack
+		 * pointer and 1 KiB above it (a caller's frame further up may
+		 * hold the flag: a struct on main's stack) */
+		if (a + 128 >= regs->rsp && a < regs->rsp + 1024)
+			s->local = true;
 		if (!s->count++)
 			s->first_value = v;
 		else if (v != s->first_value)
@@ -200,8 +206,7 @@ static void on_alarm(int sig)
 
 /* Step tid up to max instructions or timeout_s seconds. Returns 0, or an
  * exit code. */
-static int step(pid_t pid, pid_t tid, uint64_t max, unsigned timeout_s, struct trace *t,
-                uint64_t *rsp)
+static int step(pid_t pid, pid_t tid, uint64_t max, unsigned timeout_s, struct trace *t)
 {
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0) || ptrace(PTRACE_INTERRUPT, tid, 0, 0)) {
 		cli_error("flags", "cannot trace thread %d: %s", tid, strerror(errno));
@@ -228,8 +233,6 @@ static int step(pid_t pid, pid_t tid, uint64_t max, unsigned timeout_s, struct t
 		struct user_regs_struct regs;
 		if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
 			break;
-		if (!t->steps)
-			*rsp = regs.rsp;
 		uint64_t bip, fall;
 		if (observe(cs, pid, tid, t, &regs, &bip, &fall)) {
 			rc = ARGUS_EXIT_INTERNAL;
@@ -327,8 +330,7 @@ static int discover(int argc, char **argv)
 		cli_error("flags", "out of memory");
 		return ARGUS_EXIT_INTERNAL;
 	}
-	uint64_t rsp = 0;
-	int rc = step((pid_t)pid, (pid_t)tid, steps, 10, t, &rsp);
+	int rc = step((pid_t)pid, (pid_t)tid, steps, 10, t);
 	if (rc) {
 		free(t->r);
 		free(t);
@@ -336,14 +338,12 @@ static int discover(int argc, char **argv)
 	}
 	/* the candidates: a read feeding a branch that always went one way,
 	 * both seen at least 3 times (3 turns of the loop), the value the same
-	 * each time, off the stack (a thread's stack is at most 8 MiB below
-	 * where it was at the start) */
+	 * each time, not a local of the function reading it */
 	struct candidate *c = calloc(t->nr ? t->nr : 1, sizeof(*c));
 	size_t nc = 0;
 	for (size_t i = 0; c && i < t->nr; i++) {
 		const struct read_site *s = &t->r[i];
-		if (!s->branch || s->count < 3 || s->changed ||
-		    (s->addr <= rsp + (1u << 20) && s->addr + (8u << 20) >= rsp))
+		if (!s->branch || s->count < 3 || s->changed || s->local)
 			continue;
 		const struct branch_site *b = NULL;
 		for (size_t k = 0; k < t->nb; k++)
