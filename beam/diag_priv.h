@@ -9,8 +9,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "beam.h"
@@ -57,8 +57,8 @@ struct ctx {
 	argus_vid baseline;
 	struct argus_path normal_path;
 	bool has_normal;
-	const char *rule;          /* the rule running now: candidates it adds name it */
-	struct argus_diagnosis *d; /* rules_used: what dg_note records */
+	const char *rule;                 /* the rule running now: candidates it adds name it */
+	struct argus_diagnosis *d;        /* rules_used: what dg_note records */
 	const struct argus_diag_hints *h; /* a user's (never NULL: zeroes) */
 };
 

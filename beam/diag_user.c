@@ -66,7 +66,8 @@ int argus_diag_similar(const struct argus_graph_view *view, argus_vid id,
 	struct ctx c = {.view = view, .p = p};
 	struct argus_similar *all = NULL;
 	size_t n = 0, acap = 0;
-	for (argus_vid v = argus_graph_next_vertex(view, 0); v; v = argus_graph_next_vertex(view, v)) {
+	for (argus_vid v = argus_graph_next_vertex(view, 0); v;
+	     v = argus_graph_next_vertex(view, v)) {
 		struct argus_vertex_info x;
 		if (v == id || !argus_graph_vertex(view, v, &x) || x.tid != a.tid ||
 		    x.start >= a.start || !dg_similar(&c, &a, &x))
@@ -87,10 +88,10 @@ int argus_diag_similar(const struct argus_graph_view *view, argus_vid id,
 		/* as the baseline search asks it: for a wait, one that ended
 		 * quickly; for a vertex that did not wait (a spinning loop's), a
 		 * short segment */
-		s->differs = (a.flags & ARGUS_VF_WAITED)
-		                 ? (x.flags & ARGUS_VF_WAITED) && x.wait_ns &&
-		                       x.wait_ns < p->long_wait_ns
-		                 : x.end - x.start < p->long_wait_ns;
+		s->differs =
+		    (a.flags & ARGUS_VF_WAITED)
+		        ? (x.flags & ARGUS_VF_WAITED) && x.wait_ns && x.wait_ns < p->long_wait_ns
+		        : x.end - x.start < p->long_wait_ns;
 	}
 	if (n)
 		qsort(all, n, sizeof(*all), cmp_similar);

@@ -98,8 +98,7 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 
 int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argus_stall *stall,
                           const struct argus_beam_params *p, enum argus_algo algo,
-                          const struct argus_samples *samples,
-                          const struct argus_symbolizer *sym,
+                          const struct argus_samples *samples, const struct argus_symbolizer *sym,
                           const char *(*comm)(void *arg, uint32_t pid),
                           const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
                           const struct argus_diag_hints *h, struct argus_diagnosis *d)
@@ -126,8 +125,8 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 	}
 	d->vertices_indexed = c.ntv;
 	struct argus_vertex_info a;
-	bool have_a = c.h->anomaly ? argus_graph_vertex(view, c.h->anomaly, &a)
-	                           : anomaly_vertex(&c, &a);
+	bool have_a =
+	    c.h->anomaly ? argus_graph_vertex(view, c.h->anomaly, &a) : anomaly_vertex(&c, &a);
 	if (!have_a) {
 		snprintf(d->summary, sizeof(d->summary),
 		         "no segment of the UI thread in the window");
@@ -136,9 +135,9 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 	d->anomaly = a.id;
 	d->anomaly_v = a;
 	uint64_t now = stall->detected;
-	dg_step(&c, "stall %" PRIu64 " of %u/%u (%s): anomaly vertex " ARGUS_VID_FMT "%s", stall->id,
-	        stall->pid, stall->tid, argus_stall_class_name(stall->cls), ARGUS_VID_ARGS(a.id),
-	        c.h->anomaly ? " (given)" : "");
+	dg_step(&c, "stall %" PRIu64 " of %u/%u (%s): anomaly vertex " ARGUS_VID_FMT "%s",
+	        stall->id, stall->pid, stall->tid, argus_stall_class_name(stall->cls),
+	        ARGUS_VID_ARGS(a.id), c.h->anomaly ? " (given)" : "");
 
 	/* a user's baseline or normal path asks for the comparison, whatever
 	 * the algorithm the session runs */

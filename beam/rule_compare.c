@@ -335,14 +335,18 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	bool user_base = depth == 0 && c->h->baseline;
 	if (user_base) {
 		if (!argus_graph_vertex(c->view, c->h->baseline, &base)) {
-			dg_step(c, "depth 0: the baseline given, " ARGUS_VID_FMT ", is not in the window",
+			dg_step(c,
+			        "depth 0: the baseline given, " ARGUS_VID_FMT
+			        ", is not in the window",
 			        ARGUS_VID_ARGS(c->h->baseline));
 			return 0;
 		}
 		dg_note(c, "compare/baseline-given");
 	} else if (!find_baseline(c, a, spinning, now, &base)) {
-		dg_step(c, "depth %u: no baseline: no earlier similar vertex of %u that behaved "
-		           "differently", depth, a->tid);
+		dg_step(c,
+		        "depth %u: no baseline: no earlier similar vertex of %u that behaved "
+		        "differently",
+		        depth, a->tid);
 		return 0;
 	}
 	dg_step(c, "depth %u: baseline " ARGUS_VID_FMT " (%u/%u, waited %.3f s)%s", depth,
@@ -386,8 +390,9 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	}
 	for (int k = 0; k < np; k++) {
 		char line[400];
-		int o = snprintf(line, sizeof(line), "depth %u: normal path %d (penalty %d):", depth,
-		                 k + 1, paths[k].penalty);
+		int o =
+		    snprintf(line, sizeof(line), "depth %u: normal path %d (penalty %d):", depth,
+		             k + 1, paths[k].penalty);
 		for (uint32_t i = 0; i < paths[k].n && o > 0 && (size_t)o < sizeof(line); i++)
 			o += snprintf(line + o, sizeof(line) - (size_t)o, "%s" ARGUS_VID_FMT,
 			              i ? " <- " : " ", ARGUS_VID_ARGS(paths[k].v[i]));
@@ -425,8 +430,9 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 				/* beyond a thread of the chain the normal path is what
 				 * led to the request, not to its answer */
 				if (dg_in_chain(chain, nchain, v.tid)) {
-					dg_step(c, "depth %u: pass %d: " ARGUS_VID_FMT
-					           " is thread %u, already blamed: path %d stops",
+					dg_step(c,
+					        "depth %u: pass %d: " ARGUS_VID_FMT
+					        " is thread %u, already blamed: path %d stops",
 					        depth, pass, ARGUS_VID_ARGS(v.id), v.tid, k + 1);
 					if (depth > 0 && v.tid == chain[0] && loops_back)
 						*loops_back = true;
@@ -440,10 +446,13 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 					    vertex_in_thread(c, &v, from, now, &s)) {
 						if (s.start < from)
 							dg_note(c, "compare/started-before");
-						dg_step(c, "depth %u: pass 2: thread %u of the normal "
-						           "path: %u/%u ran in the stall (" ARGUS_VID_FMT
-						           ") but did not wake",
-						        depth, v.tid, s.pid, s.tid, ARGUS_VID_ARGS(s.id));
+						dg_step(
+						    c,
+						    "depth %u: pass 2: thread %u of the normal "
+						    "path: %u/%u ran in the stall (" ARGUS_VID_FMT
+						    ") but did not wake",
+						    depth, v.tid, s.pid, s.tid,
+						    ARGUS_VID_ARGS(s.id));
 						dg_add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE,
 						                 pen, depth);
 						hit = true;
@@ -451,14 +460,18 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 					continue;
 				}
 				if (!dg_find_blocked(c, &v, from, now, &s)) {
-					dg_step(c, "depth %u: pass 1: thread %u (" ARGUS_VID_FMT
-					           ") was not blocked in the stall",
+					dg_step(c,
+					        "depth %u: pass 1: thread %u (" ARGUS_VID_FMT
+					        ") was not blocked in the stall",
 					        depth, v.tid, ARGUS_VID_ARGS(v.id));
 					continue;
 				}
-				dg_step(c, "depth %u: pass 1: thread %u blocked in the stall at "
-				           ARGUS_VID_FMT " (%.3f s): the culprit of the culprit is asked",
-				        depth, v.tid, ARGUS_VID_ARGS(s.id), (double)s.wait_ns / 1e9);
+				dg_step(c,
+				        "depth %u: pass 1: thread %u blocked in the stall "
+				        "at " ARGUS_VID_FMT
+				        " (%.3f s): the culprit of the culprit is asked",
+				        depth, v.tid, ARGUS_VID_ARGS(s.id),
+				        (double)s.wait_ns / 1e9);
 				hit = true;
 				/* threads before it on the path ran: one of them would
 				 * have been a missing wake-up in pass 2 */

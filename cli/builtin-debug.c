@@ -194,7 +194,8 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 			else if (!strcmp(optarg, "critical-path"))
 				o->algo = ARGUS_ALGO_CRITICAL_PATH;
 			else {
-				cli_error("debug", "bad --algo '%s' (beam or critical-path)", optarg);
+				cli_error("debug", "bad --algo '%s' (beam or critical-path)",
+				          optarg);
 				return ARGUS_EXIT_USAGE;
 			}
 			break;

@@ -78,24 +78,50 @@ static bool peek(pid_t pid, uint64_t addr, void *buf, size_t n)
 static uint64_t reg_value(const struct user_regs_struct *r, unsigned reg, uint64_t next_ip)
 {
 	switch (reg) {
-	case X86_REG_RIP: return next_ip;
-	case X86_REG_RAX: case X86_REG_EAX: return r->rax;
-	case X86_REG_RBX: case X86_REG_EBX: return r->rbx;
-	case X86_REG_RCX: case X86_REG_ECX: return r->rcx;
-	case X86_REG_RDX: case X86_REG_EDX: return r->rdx;
-	case X86_REG_RSI: case X86_REG_ESI: return r->rsi;
-	case X86_REG_RDI: case X86_REG_EDI: return r->rdi;
-	case X86_REG_RBP: case X86_REG_EBP: return r->rbp;
-	case X86_REG_RSP: case X86_REG_ESP: return r->rsp;
-	case X86_REG_R8: return r->r8;
-	case X86_REG_R9: return r->r9;
-	case X86_REG_R10: return r->r10;
-	case X86_REG_R11: return r->r11;
-	case X86_REG_R12: return r->r12;
-	case X86_REG_R13: return r->r13;
-	case X86_REG_R14: return r->r14;
-	case X86_REG_R15: return r->r15;
-	default: return 0;
+	case X86_REG_RIP:
+		return next_ip;
+	case X86_REG_RAX:
+	case X86_REG_EAX:
+		return r->rax;
+	case X86_REG_RBX:
+	case X86_REG_EBX:
+		return r->rbx;
+	case X86_REG_RCX:
+	case X86_REG_ECX:
+		return r->rcx;
+	case X86_REG_RDX:
+	case X86_REG_EDX:
+		return r->rdx;
+	case X86_REG_RSI:
+	case X86_REG_ESI:
+		return r->rsi;
+	case X86_REG_RDI:
+	case X86_REG_EDI:
+		return r->rdi;
+	case X86_REG_RBP:
+	case X86_REG_EBP:
+		return r->rbp;
+	case X86_REG_RSP:
+	case X86_REG_ESP:
+		return r->rsp;
+	case X86_REG_R8:
+		return r->r8;
+	case X86_REG_R9:
+		return r->r9;
+	case X86_REG_R10:
+		return r->r10;
+	case X86_REG_R11:
+		return r->r11;
+	case X86_REG_R12:
+		return r->r12;
+	case X86_REG_R13:
+		return r->r13;
+	case X86_REG_R14:
+		return r->r14;
+	case X86_REG_R15:
+		return r->r15;
+	default:
+		return 0;
 	}
 }
 
@@ -172,8 +198,8 @@ static int observe(csh cs, pid_t pid, pid_t tid, struct trace *t, struct user_re
 	bool jump = cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_CALL) ||
 	            cs_insn_group(cs, in, CS_GRP_RET) || cs_insn_group(cs, in, CS_GRP_INT) ||
 	            in->id == X86_INS_SYSCALL;
-	if (cs_insn_group(cs, in, CS_GRP_JUMP) && in->id != X86_INS_JMP &&
-	    in->id != X86_INS_LJMP && x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+	if (cs_insn_group(cs, in, CS_GRP_JUMP) && in->id != X86_INS_JMP && in->id != X86_INS_LJMP &&
+	    x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
 		*branch_ip = ip;
 		*branch_fall = next;
 		for (size_t i = 0; i < t->npending; i++) {
@@ -285,12 +311,10 @@ static int cmp_cand(const void *x, const void *y)
 
 static int discover(int argc, char **argv)
 {
-	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-	                                     {"tid", required_argument, NULL, 't'},
-	                                     {"steps", required_argument, NULL, 's'},
-	                                     {"output", required_argument, NULL, 'o'},
-	                                     {"help", no_argument, NULL, 'h'},
-	                                     {0}};
+	static const struct option opts[] = {
+	    {"pid", required_argument, NULL, 'p'},   {"tid", required_argument, NULL, 't'},
+	    {"steps", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},        {0}};
 	uint64_t pid = 0, tid = 0, steps = 200000, v;
 	const char *out = NULL;
 	optind = 1;
@@ -305,7 +329,10 @@ static int discover(int argc, char **argv)
 		case 's':
 			if (!cli_parse_u64(optarg, 1, c == 's' ? 100000000 : INT32_MAX, &v)) {
 				cli_error("flags", "bad --%s '%s'",
-				          c == 'p' ? "pid" : c == 't' ? "tid" : "steps", optarg);
+				          c == 'p'   ? "pid"
+				          : c == 't' ? "tid"
+				                     : "steps",
+				          optarg);
 				return ARGUS_EXIT_USAGE;
 			}
 			*(c == 'p' ? &pid : c == 't' ? &tid : &steps) = v;
@@ -372,17 +399,20 @@ static int discover(int argc, char **argv)
 		       c[0].s->addr & ~(uint64_t)(len - 1), len);
 		if (out) {
 			FILE *f = fopen(out, "w");
-			if (!f || fprintf(f, "# argus flags discover --pid %" PRIu64 " --tid %" PRIu64
-			                     "\n0x%" PRIx64 " %u w\n",
-			                  pid, tid, c[0].s->addr & ~(uint64_t)(len - 1), len) < 0 ||
+			if (!f ||
+			    fprintf(f,
+			            "# argus flags discover --pid %" PRIu64 " --tid %" PRIu64
+			            "\n0x%" PRIx64 " %u w\n",
+			            pid, tid, c[0].s->addr & ~(uint64_t)(len - 1), len) < 0 ||
 			    fclose(f)) {
 				cli_error("flags", "%s: cannot write: %s", out, strerror(errno));
 				status = ARGUS_EXIT_IO;
 			}
 		}
 	} else {
-		cli_error("flags", "thread %" PRIu64 ": no flag (no loop whose branch reads an "
-		                   "unchanging value off the stack in %" PRIu64 " instructions)",
+		cli_error("flags",
+		          "thread %" PRIu64 ": no flag (no loop whose branch reads an "
+		          "unchanging value off the stack in %" PRIu64 " instructions)",
 		          tid, t->steps);
 	}
 	free(c);

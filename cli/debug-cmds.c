@@ -183,8 +183,9 @@ static int cmd_similar(struct dbg *g, int argc, char **argv)
 		        sim[i].differs ? "normal " : "       ", sim[i].v.id == base ? "B" : " ");
 		dbg_vertex_line(g, &sim[i].v);
 	}
-	fprintf(g->out, "%d similar vertices (normal: its wait ended within %.3f s; B: the "
-	                "baseline on screen)\n",
+	fprintf(g->out,
+	        "%d similar vertices (normal: its wait ended within %.3f s; B: the "
+	        "baseline on screen)\n",
 	        n, (double)so->beam.long_wait_ns / 1e9);
 	return 0;
 }
@@ -354,24 +355,22 @@ static int cmd_rule(struct dbg *g, int argc, char **argv)
 
 static const struct dbg_cmd cmds[] = {
     {"stalls", "", "the stalls and their automatic diagnoses (* = current)", 0, 0, cmd_stalls},
-    {"stall", "[N]", "make stall N current; its diagnosis and ranked candidates", 0, 1,
-     cmd_stall},
+    {"stall", "[N]", "make stall N current; its diagnosis and ranked candidates", 0, 1, cmd_stall},
     {"show", "V", "a vertex: thread, span, CPU, events, its wait, its signature", 1, 1, cmd_show},
     {"stack", "V", "a vertex's stacks: first, last, where its wait blocked", 1, 1, cmd_stack},
-    {"edges", "V", "a vertex's incoming and outgoing edges, kinds and strengths", 1, 1,
-     cmd_edges},
-    {"similar", "V", "earlier vertices of V's thread similar to it: the baseline candidates", 1,
-     1, cmd_similar},
+    {"edges", "V", "a vertex's incoming and outgoing edges, kinds and strengths", 1, 1, cmd_edges},
+    {"similar", "V", "earlier vertices of V's thread similar to it: the baseline candidates", 1, 1,
+     cmd_similar},
     {"baseline", "V B", "compare stalled vertex V with baseline B (Algorithm 2 again)", 2, 2,
      cmd_baseline},
-    {"path", "[V]", "walk the wake-up path back from V (default: the normal path's start)", 0,
-     1, dbg_cmd_path},
+    {"path", "[V]", "walk the wake-up path back from V (default: the normal path's start)", 0, 1,
+     dbg_cmd_path},
     {"pick", "N", "follow the N-th incoming edge listed by path", 1, 1, dbg_cmd_pick},
     {"why", "[V]", "the culprit search (Algorithm 2) from V, every step printed", 0, 1, cmd_why},
-    {"rule", "add RULE | del N | list", "a user rule: split batch COMM, ignore wakeup COMM", 1,
-     8, cmd_rule},
-    {"export", "perfetto|html|dot OUT", "the stall on screen (dot: the whole graph) to OUT", 2,
-     2, cmd_export},
+    {"rule", "add RULE | del N | list", "a user rule: split batch COMM, ignore wakeup COMM", 1, 8,
+     cmd_rule},
+    {"export", "perfetto|html|dot OUT", "the stall on screen (dot: the whole graph) to OUT", 2, 2,
+     cmd_export},
     {"help", "", "this list", 0, 0, cmd_help},
     {"quit", "", "end the session", 0, 0, cmd_quit},
 };
@@ -397,8 +396,9 @@ static int cmd_help(struct dbg *g, int argc, char **argv)
 		snprintf(head, sizeof(head), "%s %s", cmds[i].name, cmds[i].args);
 		fprintf(g->out, "  %-32s %s\n", head, cmds[i].help);
 	}
-	fprintf(g->out, "  V is a vertex as printed (GEN.INDEX), or anomaly, root, baseline, "
-	                "c1..c%d\n",
+	fprintf(g->out,
+	        "  V is a vertex as printed (GEN.INDEX), or anomaly, root, baseline, "
+	        "c1..c%d\n",
 	        ARGUS_DIAG_CANDIDATES);
 	return 0;
 }

@@ -119,7 +119,8 @@ static int walk(struct dbg *g)
 			struct argus_vertex_info s;
 			dbg_vertex(g, inter[i].src, &s);
 			fprintf(g->out, "  %zu %s %s at +%.6f s from ", i + 1,
-			        argus_edge_kind_name(inter[i].kind), strength_name(inter[i].strength),
+			        argus_edge_kind_name(inter[i].kind),
+			        strength_name(inter[i].strength),
 			        (double)(inter[i].ts - g->res.t0) / 1e9);
 			dbg_vertex_line(g, &s);
 		}

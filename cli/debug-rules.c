@@ -135,7 +135,8 @@ int dbg_rules_load(struct dbg_rules *rs, const char *path, char *err, size_t eca
 			break;
 		}
 		if (rs->n == DBG_RULES_MAX) {
-			snprintf(err, ecap, "%s:%u: more than %d rules", path, lineno, DBG_RULES_MAX);
+			snprintf(err, ecap, "%s:%u: more than %d rules", path, lineno,
+			         DBG_RULES_MAX);
 			rc = ARGUS_EXIT_RULES;
 			break;
 		}

@@ -168,8 +168,9 @@ bool dbg_vid(struct dbg *g, const char *s, argus_vid *out)
 	}
 	struct argus_vertex_info x;
 	if (!v || !argus_graph_vertex(&g->view, v, &x)) {
-		dbg_err(g, "no vertex '%s' in the window (GEN.INDEX as printed, or anomaly, root, "
-		           "baseline, c1..c%d)",
+		dbg_err(g,
+		        "no vertex '%s' in the window (GEN.INDEX as printed, or anomaly, root, "
+		        "baseline, c1..c%d)",
 		        s, ARGUS_DIAG_CANDIDATES);
 		return false;
 	}
@@ -189,7 +190,8 @@ void dbg_vertex_line(struct dbg *g, const struct argus_vertex_info *v)
 		snprintf(wait, sizeof(wait), ", then waited %.3f s in %s", (double)v->wait_ns / 1e9,
 		         v->wait_nr != 0xffff ? argus_syscall_name(v->wait_nr) : "?");
 	fprintf(g->out,
-	        ARGUS_VID_FMT " %s %u/%u +%.6f s..+%.6f s, %.3f ms on CPU, %u events, began at %s%s%s\n",
+	        ARGUS_VID_FMT
+	        " %s %u/%u +%.6f s..+%.6f s, %.3f ms on CPU, %u events, began at %s%s%s\n",
 	        ARGUS_VID_ARGS(v->id), dbg_comm(g, v->pid), v->pid, v->tid, rel(g, v->start),
 	        rel(g, v->end), (double)v->oncpu_ns / 1e6, v->nevents, argus_split_name(v->split),
 	        v->flags & ARGUS_VF_UI ? ", UI input" : "", wait);
@@ -209,7 +211,8 @@ void dbg_print_diagnosis(struct dbg *g, const struct argus_diagnosis *d, bool ca
 	argus_report_oneline(d, line, sizeof(line));
 	fprintf(g->out, "stall %" PRIu64 ": %s\n", d->stall.id, line);
 	fprintf(g->out, "  %s, %u/%u, +%.3f s..%s%.3f s\n", argus_stall_class_name(d->stall.cls),
-	        d->stall.pid, d->stall.tid, rel(g, d->stall.since), d->stall.end ? "+" : "(detected) +",
+	        d->stall.pid, d->stall.tid, rel(g, d->stall.since),
+	        d->stall.end ? "+" : "(detected) +",
 	        rel(g, d->stall.end ? d->stall.end : d->stall.detected));
 	if (d->anomaly)
 		fprintf(g->out, "  anomaly " ARGUS_VID_FMT "\n", ARGUS_VID_ARGS(d->anomaly));

@@ -18,7 +18,7 @@
 /* ---- user rules (debug-rules.c; docs/debug.md "Rules") ---- */
 
 enum dbg_rule_kind {
-	DBG_RULE_SPLIT_BATCH = 0, /* split batch COMM */
+	DBG_RULE_SPLIT_BATCH = 0,   /* split batch COMM */
 	DBG_RULE_IGNORE_WAKEUP = 1, /* ignore wakeup COMM */
 };
 

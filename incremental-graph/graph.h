@@ -24,7 +24,7 @@
  * returns false), never dangling. */
 typedef uint64_t argus_vid;
 /* How a user sees and types a handle: "GEN.INDEX" (argus debug -i). */
-#define ARGUS_VID_FMT "%" PRIu32 ".%" PRIu32
+#define ARGUS_VID_FMT     "%" PRIu32 ".%" PRIu32
 #define ARGUS_VID_ARGS(v) (uint32_t)((uint64_t)(v) >> 32), (uint32_t)(v)
 
 /* Edge strengths, as the beam-search penalty adds them (paper Table 1). */
@@ -158,9 +158,9 @@ struct argus_graph_stats {
 	uint64_t by_kind[ARGUS_EDGE_KIND_MAX];
 	uint64_t left_out[ARGUS_LEFTOUT_MAX]; /* adjacent weak edges left out */
 	uint64_t splits[ARGUS_SPLIT_MAX];
-	uint64_t wakeups_irq;    /* wake-ups from interrupt context: no edge */
-	uint64_t wakeups_kernel; /* wake-ups by kernel threads: no edge */
-	uint64_t wakeups_merged; /* weak wake-ups that a strong edge explained */
+	uint64_t wakeups_irq;     /* wake-ups from interrupt context: no edge */
+	uint64_t wakeups_kernel;  /* wake-ups by kernel threads: no edge */
+	uint64_t wakeups_merged;  /* weak wake-ups that a strong edge explained */
 	uint64_t wakeups_ignored; /* wake-ups by a source a user's rule ignores: no edge */
 	/* the window */
 	uint64_t events_held, vertices_held, edges_held;

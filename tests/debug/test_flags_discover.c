@@ -53,8 +53,9 @@ TEST(the_flag_of_a_yield_loop_is_found)
 	usleep(200000); /* in its loop */
 	char dir[] = "/tmp/argus-flags-XXXXXX", cmd[512];
 	ASSERT(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "%s flags discover --pid %d --steps 20000 -o %s/flags >%s/out 2>&1",
-	         bin, (int)p, dir, dir);
+	snprintf(cmd, sizeof(cmd),
+	         "%s flags discover --pid %d --steps 20000 -o %s/flags >%s/out 2>&1", bin, (int)p,
+	         dir, dir);
 	int rc = sh(cmd);
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
