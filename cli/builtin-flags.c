@@ -30,11 +30,11 @@
 #include "cli.h"
 
 static const char flags_usage[] =
-    "usage: argus flags discover --pid P [--tid T] [--steps N] [-o FILE]\n"
+    "usage: argus flags discover --pid P [--tid T] [--steps N] [--for S] [-o FILE]\n"
     "\n"
     "Single-step thread T (default: P's main thread), spinning in a loop that\n"
     "waits for a flag (a yield loop), for up to N instructions (default 200000)\n"
-    "or 10 s;"
+    "or --for S seconds (default 10);"
     " decode them with capstone and name the flag: the memory a loop branch's\n"
     "condition was read from, read every turn, unchanged, not a local. Prints\n"
     "the candidates, best first, and the data-flag file line for `argus run\n"
@@ -311,12 +311,16 @@ static int cmp_cand(const void *x, const void *y)
 
 static int discover(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"pid", required_argument, NULL, 'p'},   {"tid", required_argument, NULL, 't'},
-	    {"steps", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},        {0}};
+	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
+	                                     {"tid", required_argument, NULL, 't'},
+	                                     {"steps", required_argument, NULL, 's'},
+	                                     {"output", required_argument, NULL, 'o'},
+	                                     {"for", required_argument, NULL, 'f'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
 	uint64_t pid = 0, tid = 0, steps = 200000, v;
 	const char *out = NULL;
+	unsigned for_s = 10;
 	optind = 1;
 	opterr = 0;
 	for (int c; (c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1;) {
@@ -340,6 +344,13 @@ static int discover(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'f':
+			if (!cli_parse_u64(optarg, 1, 3600, &v)) {
+				cli_error("flags", "bad --for '%s' (seconds, 1..3600)", optarg);
+				return ARGUS_EXIT_USAGE;
+			}
+			for_s = (unsigned)v;
+			break;
 		default:
 			cli_error("flags", "unknown option or missing value '%s' (see --help)",
 			          argv[optind - 1]);
@@ -357,7 +368,7 @@ static int discover(int argc, char **argv)
 		cli_error("flags", "out of memory");
 		return ARGUS_EXIT_INTERNAL;
 	}
-	int rc = step((pid_t)pid, (pid_t)tid, steps, 10, t);
+	int rc = step((pid_t)pid, (pid_t)tid, steps, for_s, t);
 	if (rc) {
 		free(t->r);
 		free(t);

@@ -93,6 +93,8 @@ TEST(errors_get_their_exit_codes)
 	ASSERT_EQ(sh(cmd), 2); /* out of range */
 	snprintf(cmd, sizeof(cmd), "%s flags discover --pid 4000000 >/dev/null 2>&1", bin);
 	ASSERT_EQ(sh(cmd), 1); /* no such thread */
+	snprintf(cmd, sizeof(cmd), "%s flags discover --pid 1 --for 0 >/dev/null 2>&1", bin);
+	ASSERT_EQ(sh(cmd), 2);
 	snprintf(cmd, sizeof(cmd), "%s flags discover >/dev/null 2>&1", bin);
 	ASSERT_EQ(sh(cmd), 2);
 	snprintf(cmd, sizeof(cmd), "%s flags frob >/dev/null 2>&1", bin);
