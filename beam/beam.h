@@ -213,6 +213,42 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
                    const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
                    struct argus_diagnosis *out);
 
+/* What a user adds to a diagnosis (argus debug -i, docs/debug.md): the
+ * paper's consulting steps. Any field may be left 0 / NULL. */
+struct argus_diag_hints {
+	argus_vid anomaly;  /* the anomaly vertex; 0 = the UI thread's in the stall */
+	argus_vid baseline; /* Algorithm 2's baseline at the top; 0 = searched */
+	/* the top's normal path (v[0] = the vertex the baseline's wait ended
+	 * in, walked back from there); NULL = Algorithm 1 from it */
+	const struct argus_path *normal_path;
+	/* every step of the search, one line each (no newline); NULL = none */
+	void (*step)(void *arg, const char *line);
+	void *step_arg;
+};
+/* argus_diagnose with hints (NULL = none). With a baseline or a normal
+ * path, the top level is explained by the comparison (Algorithm 2) alone. */
+int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argus_stall *stall,
+                          const struct argus_beam_params *p, enum argus_algo algo,
+                          const struct argus_samples *samples,
+                          const struct argus_symbolizer *sym,
+                          const char *(*comm)(void *arg, uint32_t pid),
+                          const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
+                          const struct argus_diag_hints *h, struct argus_diagnosis *out);
+
+/* Algorithm 2's FindSimilarVertices for vertex id: the earlier vertices of
+ * its thread with a similar event signature (p's sim_len, sim_dist), the
+ * closest first (then the latest). */
+struct argus_similar {
+	struct argus_vertex_info v;
+	uint32_t distance; /* edit distance of the signatures */
+	uint32_t length;   /* the longer signature's length */
+	bool differs;      /* behaved differently: its ending wait took < long_wait_ns
+	                      (when id did not wait: the segment was that short) */
+};
+/* Writes up to cap, returns how many there are; -1 out of memory. */
+int argus_diag_similar(const struct argus_graph_view *view, argus_vid id,
+                       const struct argus_beam_params *p, struct argus_similar *out, size_t cap);
+
 /* ---- reports (report.c; docs/report.md) ---- */
 
 struct argus_report_ctx {

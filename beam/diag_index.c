@@ -385,6 +385,9 @@ void dg_add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t 
 	cu->penalty = penalty;
 	cu->depth = depth;
 	cu->rule = c->rule;
+	dg_step(c, "candidate " ARGUS_VID_FMT " (%u/%u): %s, penalty %d, depth %u, by %s",
+	        ARGUS_VID_ARGS(v->id), v->pid, v->tid, argus_root_reason_name(reason), penalty,
+	        depth, c->rule ? c->rule : "?");
 }
 
 void dg_note(const struct ctx *c, const char *rule)

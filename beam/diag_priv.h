@@ -7,8 +7,10 @@
 #ifndef ARGUS_DIAG_PRIV_H
 #define ARGUS_DIAG_PRIV_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "beam.h"
@@ -55,9 +57,16 @@ struct ctx {
 	argus_vid baseline;
 	struct argus_path normal_path;
 	bool has_normal;
-	const char *rule;          /* the rule running now: candidates it adds name it */
-	struct argus_diagnosis *d; /* rules_used: what dg_note records */
+	const char *rule;                 /* the rule running now: candidates it adds name it */
+	struct argus_diagnosis *d;        /* rules_used: what dg_note records */
+	const struct argus_diag_hints *h; /* a user's (never NULL: zeroes) */
 };
+
+/* One step of the search for a user watching it (hints' step). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void dg_step(const struct ctx *c, const char *fmt, ...);
 
 /* Record that a rule or branch decided something (once per diagnosis). */
 void dg_note(const struct ctx *c, const char *rule);

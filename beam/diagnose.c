@@ -11,6 +11,7 @@
  * path that did not do its part; recursively for a culprit that is itself
  * blocked (the culprit of the culprit). Candidates rank by path penalty.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -91,9 +92,26 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
                    const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
                    struct argus_diagnosis *d)
 {
+	return argus_diagnose_hinted(view, stall, p, algo, samples, sym, comm, thread, comm_arg,
+	                             NULL, d);
+}
+
+int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argus_stall *stall,
+                          const struct argus_beam_params *p, enum argus_algo algo,
+                          const struct argus_samples *samples, const struct argus_symbolizer *sym,
+                          const char *(*comm)(void *arg, uint32_t pid),
+                          const char *(*thread)(void *arg, uint32_t tid), void *comm_arg,
+                          const struct argus_diag_hints *h, struct argus_diagnosis *d)
+{
+	static const struct argus_diag_hints none;
 	uint64_t t0 = mono_ns();
-	struct ctx c = {
-	    .view = view, .p = p, .sym = sym, .samples = samples, .stall = stall, .algo = algo};
+	struct ctx c = {.view = view,
+	                .p = p,
+	                .sym = sym,
+	                .samples = samples,
+	                .stall = stall,
+	                .algo = algo,
+	                .h = h ? h : &none};
 	c.g = argus_beam_graph_of_view(view);
 	memset(d, 0, sizeof(*d));
 	c.d = d;
@@ -107,7 +125,9 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 	}
 	d->vertices_indexed = c.ntv;
 	struct argus_vertex_info a;
-	if (!anomaly_vertex(&c, &a)) {
+	bool have_a =
+	    c.h->anomaly ? argus_graph_vertex(view, c.h->anomaly, &a) : anomaly_vertex(&c, &a);
+	if (!have_a) {
 		snprintf(d->summary, sizeof(d->summary),
 		         "no segment of the UI thread in the window");
 		goto done;
@@ -115,7 +135,14 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 	d->anomaly = a.id;
 	d->anomaly_v = a;
 	uint64_t now = stall->detected;
+	dg_step(&c, "stall %" PRIu64 " of %u/%u (%s): anomaly vertex " ARGUS_VID_FMT "%s",
+	        stall->id, stall->pid, stall->tid, argus_stall_class_name(stall->cls),
+	        ARGUS_VID_ARGS(a.id), c.h->anomaly ? " (given)" : "");
 
+	/* a user's baseline or normal path asks for the comparison, whatever
+	 * the algorithm the session runs */
+	if (c.h->baseline || c.h->normal_path)
+		algo = c.algo = ARGUS_ALGO_BEAM;
 	if (algo == ARGUS_ALGO_CRITICAL_PATH) {
 		argus_critical_path(&c.g, a.id, p, &d->path);
 		/* the baseline names the segment that cost most on the path:
@@ -180,6 +207,11 @@ int argus_diagnose(const struct argus_graph_view *view, const struct argus_stall
 		}
 	}
 	qsort(c.cand, c.ncand, sizeof(c.cand[0]), cmp_cand);
+	for (uint32_t i = 0; i < c.ncand; i++)
+		dg_step(&c, "rank %u: " ARGUS_VID_FMT " (%u/%u) %s, penalty %d, depth %u", i + 1,
+		        ARGUS_VID_ARGS(c.cand[i].vid), c.cand[i].v.pid, c.cand[i].v.tid,
+		        argus_root_reason_name(c.cand[i].reason), c.cand[i].penalty,
+		        c.cand[i].depth);
 	for (uint32_t i = 0; i < c.ncand && i < ARGUS_DIAG_CANDIDATES; i++) {
 		struct argus_culprit *cu = &c.cand[i];
 		bool waited = cu->reason == ARGUS_ROOT_BLOCKED || cu->reason == ARGUS_ROOT_DEADLOCK;

@@ -332,15 +332,39 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	int32_t pen0 = x->pen;
 	bool spinning = x->spinning, *loops_back = x->loops_back;
 	struct argus_vertex_info base;
-	if (!find_baseline(c, a, spinning, now, &base))
+	bool user_base = depth == 0 && c->h->baseline;
+	if (user_base) {
+		if (!argus_graph_vertex(c->view, c->h->baseline, &base)) {
+			dg_step(c,
+			        "depth 0: the baseline given, " ARGUS_VID_FMT
+			        ", is not in the window",
+			        ARGUS_VID_ARGS(c->h->baseline));
+			return 0;
+		}
+		dg_note(c, "compare/baseline-given");
+	} else if (!find_baseline(c, a, spinning, now, &base)) {
+		dg_step(c,
+		        "depth %u: no baseline: no earlier similar vertex of %u that behaved "
+		        "differently",
+		        depth, a->tid);
 		return 0;
+	}
+	dg_step(c, "depth %u: baseline " ARGUS_VID_FMT " (%u/%u, waited %.3f s)%s", depth,
+	        ARGUS_VID_ARGS(base.id), base.pid, base.tid, (double)base.wait_ns / 1e9,
+	        user_base ? " (given)" : "");
 	argus_vid target = spinning ? base.id : dg_successor(c, &base);
-	if (!target)
+	if (!target) {
+		dg_step(c, "depth %u: the baseline's thread has no later vertex", depth);
 		return 0;
+	}
 	struct argus_path paths[8];
 	struct argus_edge_info wake;
 	int np;
-	if (!spinning && waker_edge(c, target, &wake)) {
+	if (depth == 0 && c->h->normal_path && c->h->normal_path->n) {
+		dg_note(c, "compare/normal-path-given");
+		paths[0] = *c->h->normal_path;
+		np = 1;
+	} else if (!spinning && waker_edge(c, target, &wake)) {
 		dg_note(c, "compare/normal-path-from-the-waker");
 		/* the normal path starts with what ended the baseline's wait, not
 		 * with whatever else its answer segment went on to receive */
@@ -363,6 +387,16 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 		if (k)
 			np = k;
 		flag_seen = k > 0;
+	}
+	for (int k = 0; k < np; k++) {
+		char line[400];
+		int o =
+		    snprintf(line, sizeof(line), "depth %u: normal path %d (penalty %d):", depth,
+		             k + 1, paths[k].penalty);
+		for (uint32_t i = 0; i < paths[k].n && o > 0 && (size_t)o < sizeof(line); i++)
+			o += snprintf(line + o, sizeof(line) - (size_t)o, "%s" ARGUS_VID_FMT,
+			              i ? " <- " : " ", ARGUS_VID_ARGS(paths[k].v[i]));
+		dg_step(c, "%s", line);
 	}
 	if (depth == 0) {
 		c->baseline = base.id;
@@ -396,6 +430,10 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 				/* beyond a thread of the chain the normal path is what
 				 * led to the request, not to its answer */
 				if (dg_in_chain(chain, nchain, v.tid)) {
+					dg_step(c,
+					        "depth %u: pass %d: " ARGUS_VID_FMT
+					        " is thread %u, already blamed: path %d stops",
+					        depth, pass, ARGUS_VID_ARGS(v.id), v.tid, k + 1);
 					if (depth > 0 && v.tid == chain[0] && loops_back)
 						*loops_back = true;
 					break;
@@ -408,14 +446,32 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 					    vertex_in_thread(c, &v, from, now, &s)) {
 						if (s.start < from)
 							dg_note(c, "compare/started-before");
+						dg_step(
+						    c,
+						    "depth %u: pass 2: thread %u of the normal "
+						    "path: %u/%u ran in the stall (" ARGUS_VID_FMT
+						    ") but did not wake",
+						    depth, v.tid, s.pid, s.tid,
+						    ARGUS_VID_ARGS(s.id));
 						dg_add_candidate(c, &s, ARGUS_ROOT_MISSING_WAKE,
 						                 pen, depth);
 						hit = true;
 					}
 					continue;
 				}
-				if (!dg_find_blocked(c, &v, from, now, &s))
+				if (!dg_find_blocked(c, &v, from, now, &s)) {
+					dg_step(c,
+					        "depth %u: pass 1: thread %u (" ARGUS_VID_FMT
+					        ") was not blocked in the stall",
+					        depth, v.tid, ARGUS_VID_ARGS(v.id));
 					continue;
+				}
+				dg_step(c,
+				        "depth %u: pass 1: thread %u blocked in the stall "
+				        "at " ARGUS_VID_FMT
+				        " (%.3f s): the culprit of the culprit is asked",
+				        depth, v.tid, ARGUS_VID_ARGS(s.id),
+				        (double)s.wait_ns / 1e9);
 				hit = true;
 				/* threads before it on the path ran: one of them would
 				 * have been a missing wake-up in pass 2 */

@@ -62,6 +62,17 @@ static const struct dg_rule rules[] = {
          "[ATC21] 6.2, Algorithm 2; 6.1 Algorithm 1 for the normal path",
          "zoo B10, B11, B12, B13 (yield loop), B14b; synthetic circular_timeout, "
          "missing_wakeup, yield_loop"),
+    RULE("compare/baseline-given", LW | YL, NULL,
+         "A user named the baseline (argus debug -i `baseline V B`): it is compared with "
+         "instead of the one searched, and the comparison alone explains the stall.",
+         "[IA] 2.1.2 (if several nodes are similar, the user picks one)",
+         "tests/debug scripted sessions only"),
+    RULE("compare/normal-path-given", LW | YL, NULL,
+         "A user walked the normal path (argus debug -i `path` and `pick` at a vertex with "
+         "two or more inter-thread incoming edges): its threads are examined instead of "
+         "Algorithm 1's paths.",
+         "[IA] 2.1.2 (Argus consults the user to pick the edge to follow)",
+         "tests/debug scripted sessions only"),
     RULE("compare/baseline-by-signature", LW | YL, NULL,
          "A baseline is an earlier vertex of the thread with a similar event signature "
          "(edit distance over event types) that is not known to block at another call "
@@ -132,13 +143,21 @@ int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
                const struct dg_args *x)
 {
 	const char *outer = c->rule;
+	/* a user's baseline or normal path: the comparison answers the top */
+	bool user = x->depth == 0 && (c->h->baseline || c->h->normal_path);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		const struct dg_rule *r = &rules[i];
 		if (!r->apply || !(r->info.classes & (1u << cls)))
 			continue;
+		if (user && r->apply != dg_compare)
+			continue;
 		c->rule = r->info.name; /* the candidates it adds name it */
+		dg_step(c, "depth %u: rule %s asked to explain " ARGUS_VID_FMT " (%u/%u)", x->depth,
+		        r->info.name, ARGUS_VID_ARGS(a->id), a->pid, a->tid);
 		int n = r->apply(c, a, x);
 		c->rule = outer;
+		dg_step(c, "depth %u: rule %s: %d culprit%s", x->depth, r->info.name, n,
+		        n == 1 ? "" : "s");
 		if (n) {
 			if (n > 0)
 				dg_note(c, r->info.name);

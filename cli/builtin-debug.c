@@ -13,32 +13,47 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "debug_priv.h"
 #include "event.h"
 #include "session.h"
 #include "stream.h"
 
 static const char debug_usage[] =
     "usage: argus debug [--at TIME] [--pid P] [--recorder DIR] [--last DUR]\n"
-    "                   [--threshold DUR] [--json] [FILE]\n"
+    "                   [--threshold DUR] [--algo A] [--json] [FILE]\n"
+    "       argus debug -i [--commands CMDFILE] [--pid P] [--recorder DIR]\n"
+    "                   [--last DUR] [--threshold DUR] [--algo A] [FILE]\n"
     "\n"
     "Diagnose stalls offline with the same code as the daemon: replay FILE, or with\n"
     "no FILE the flight recorder's last --last (default 5m) from --recorder DIR\n"
     "(default " ARGUS_REC_DIR "), through the graph, the stall trigger\n"
-    "(--threshold, default 2s) and the diagnosis. --pid P keeps the stalls of\n"
+    "(--threshold, default 2s) and the diagnosis (--algo beam, the default, or\n"
+    "the critical-path baseline). --pid P keeps the stalls of\n"
     "process P; --at TIME (ns, or +REL from the trace start, e.g. +12.5s) keeps\n"
     "the one stall covering TIME, or the nearest to it; with neither, every stall.\n"
     "Prints a text report per stall, or with --json one JSON object per line\n"
     "(docs/report.schema.json).\n"
     "\n"
+    "-i: an interactive session over the same stalls and the graph of the whole\n"
+    "trace (docs/debug.md): stalls, stall N, show/stack/edges/similar V,\n"
+    "baseline V B, path V and pick N, why V, rule add|del|list, export, help.\n"
+    "Line editing and history on a terminal; otherwise (or with --commands) the\n"
+    "commands are read one a line from standard input (or CMDFILE) and echoed.\n"
+    "User rules: ~/.config/argus/rules and /etc/argus/rules (docs/debug.md).\n"
+    "\n"
     "exit status: 0 ok, 1 no stall matched, 2 usage, 3 recorder not readable by\n"
     "this user, 5 the input had faults (what was intact was used), 6 cannot open\n"
-    "or read (no flight recorder), 7 written by a newer argus, 9 out of memory.\n";
+    "or read (no flight recorder), 7 written by a newer argus, 9 out of memory,\n"
+    "11 a rules file is malformed. With -i: 1 when a command failed (the session\n"
+    "went on).\n";
 
 struct debug_args {
 	const char *file, *rec_dir, *at_arg;
+	const char *commands; /* -i: commands from this file */
 	uint64_t last_ns;
 	uint32_t pid; /* 0 = every process */
 	bool json;
+	bool interactive;
 };
 
 /* Distance from t to a stall's span [since, end]; an unended stall reaches
@@ -125,11 +140,14 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 	                                     {"threshold", required_argument, NULL, 't'},
 	                                     {"json", no_argument, NULL, 'j'},
 	                                     {"help", no_argument, NULL, 'h'},
+	                                     {"interactive", no_argument, NULL, 'i'},
+	                                     {"commands", required_argument, NULL, 'c'},
+	                                     {"algo", required_argument, NULL, 'a'},
 	                                     {0}};
 	uint64_t v;
 	optind = 1;
 	opterr = 0;
-	for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
+	for (int c; (c = getopt_long(argc, argv, ":hi", opts, NULL)) != -1;) {
 		switch (c) {
 		case 'h':
 			fputs(debug_usage, stdout);
@@ -164,6 +182,23 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 		case 'j':
 			a->json = true;
 			break;
+		case 'i':
+			a->interactive = true;
+			break;
+		case 'c':
+			a->commands = optarg;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "beam"))
+				o->algo = ARGUS_ALGO_BEAM;
+			else if (!strcmp(optarg, "critical-path"))
+				o->algo = ARGUS_ALGO_CRITICAL_PATH;
+			else {
+				cli_error("debug", "bad --algo '%s' (beam or critical-path)",
+				          optarg);
+				return ARGUS_EXIT_USAGE;
+			}
+			break;
 		default:
 			cli_error("debug",
 			          "unknown option or missing value '%s' (see argus debug --help)",
@@ -178,6 +213,18 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 	a->file = argc - optind == 1 ? argv[optind] : NULL;
 	if (a->file && a->rec_dir) {
 		cli_error("debug", "give a FILE or --recorder DIR, not both");
+		return ARGUS_EXIT_USAGE;
+	}
+	if (a->commands && !a->interactive) {
+		cli_error("debug", "--commands goes with -i");
+		return ARGUS_EXIT_USAGE;
+	}
+	if (a->interactive && (a->json || a->at_arg)) {
+		cli_error("debug", "-i takes no --json or --at (the session picks stalls)");
+		return ARGUS_EXIT_USAGE;
+	}
+	if (a->interactive && a->file && !strcmp(a->file, "-")) {
+		cli_error("debug", "-i reads its commands from standard input: give a trace FILE");
 		return ARGUS_EXIT_USAGE;
 	}
 	if (a->at_arg) { /* syntax now; the value needs the trace start */
@@ -205,6 +252,38 @@ static void print_selected(const struct argus_session_result *res, const size_t 
 	}
 }
 
+/* -i: the session over path (docs/debug.md). */
+static int interactive(const struct debug_args *a, const struct argus_session_opts *so,
+                       const char *path)
+{
+	FILE *in = stdin;
+	if (a->commands && !(in = fopen(a->commands, "r"))) {
+		cli_error("debug", "%s: cannot read: %s", a->commands, strerror(errno));
+		return ARGUS_EXIT_IO;
+	}
+	char rules[4096];
+	struct dbg_opts o = {.file = path,
+	                     .label = a->file ? a->file : a->rec_dir,
+	                     .pid = a->pid,
+	                     .rules_path = dbg_rules_user_path(rules, sizeof(rules)) ? rules : NULL,
+	                     .so = *so};
+	struct dbg *g = calloc(1, sizeof(*g));
+	if (!g) {
+		cli_error("debug", "out of memory");
+		if (in != stdin)
+			fclose(in);
+		return ARGUS_EXIT_INTERNAL;
+	}
+	int rc = dbg_open(g, &o);
+	if (!rc)
+		rc = dbg_repl(g, in) ? ARGUS_EXIT_FAIL : ARGUS_EXIT_OK;
+	dbg_close(g);
+	free(g);
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}
+
 int cmd_debug(int argc, char **argv)
 {
 	struct debug_args a = {.last_ns = 300ull * 1000000000ull};
@@ -225,6 +304,12 @@ int cmd_debug(int argc, char **argv)
 			return status;
 		}
 		path = tmp;
+	}
+	if (a.interactive) {
+		status = interactive(&a, &o, path);
+		if (tmp[0])
+			unlink(tmp);
+		return status ? status : damaged ? ARGUS_EXIT_BADINPUT : ARGUS_EXIT_OK;
 	}
 	struct argus_session_result res;
 	int rc = argus_session_diagnose_file(path, &o, &res);

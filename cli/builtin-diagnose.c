@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "debug_priv.h"
 #include "event.h"
 #include "session.h"
 
@@ -31,9 +32,12 @@ static const char diagnose_usage[] =
     "root causes with a synthetic trace's ground truth (one line per truth record).\n"
     "--rules prints the diagnosis rules (name, stall classes, principle, paper, cases).\n"
     "\n"
+    "User rules (docs/debug.md \"Rules\") are read from /etc/argus/rules and\n"
+    "~/.config/argus/rules.\n"
+    "\n"
     "exit status: 0 ok, 1 --truth found a miss, 2 usage, 5 the file had faults\n"
     "(what was intact was used), 6 cannot open, read or write, 7 written by a newer\n"
-    "argus, 9 out of memory.\n";
+    "argus, 9 out of memory, 11 a rules file is malformed.\n";
 
 static int truth_check(const char *path, const struct argus_session_result *res)
 {
@@ -167,6 +171,15 @@ int cmd_diagnose(int argc, char **argv)
 	const char *path = cli_one_file("diagnose", argc, argv, optind);
 	if (!path)
 		return ARGUS_EXIT_USAGE;
+	/* the user's rules and the system's (docs/debug.md "Rules") */
+	struct dbg_rules rules = {0}; /* o.graph points into it while the session runs */
+	char rerr[4200];
+	int rrc = dbg_rules_load_all(&rules, true, rerr, sizeof(rerr));
+	if (rrc) {
+		cli_error("diagnose", "%s", rerr);
+		return rrc;
+	}
+	dbg_rules_apply(&rules, &o.graph);
 	struct argus_session_result res;
 	int rc = argus_session_diagnose_file(path, &o, &res);
 	int status = ARGUS_EXIT_OK;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "debug_priv.h"
 #include "issues.h"
 #include "session.h"
 #include "stream.h"
@@ -84,6 +85,7 @@ static void usage(FILE *f)
 	    "                      session bus of the stalled app's user)\n"
 	    "  --no-notify         no desktop notifications\n"
 	    "  --stall DURATION    stall threshold (default 2s)\n"
+	    "  user rules: " DBG_SYSTEM_RULES " (docs/debug.md; malformed: exit 11)\n"
 	    "  --issues-db PATH    the issue store every lag and stall goes to (default\n"
 	    "                      " ARGUS_ISSUES_DB "; \"\" = none; docs/issues.md)\n");
 }
@@ -190,6 +192,19 @@ int cmd_start(int argc, char **argv)
 			return ARGUS_EXIT_USAGE;
 		}
 	}
+	/* the system's user rules (docs/debug.md "Rules"): a malformed file
+	 * stops the start, before anything is loaded */
+	struct dbg_rules rules = {0};
+	struct argus_graph_opts rg = {0};
+	char rerr[4200];
+	int rrc = dbg_rules_load_all(&rules, false, rerr, sizeof(rerr));
+	if (rrc) {
+		cli_error("start", "%s", rerr);
+		return rrc;
+	}
+	dbg_rules_apply(&rules, &rg);
+	so.user_batch_comms = rg.user_batch_comms;
+	so.ignore_wake_comms = rg.ignore_wake_comms;
 	if (geteuid() != 0) {
 		cli_error("start", "the daemon runs as root (it loads eBPF programs and owns %s)",
 		          o.run_dir ? o.run_dir : ARGUS_RUN_DIR);

@@ -22,6 +22,7 @@ enum argus_exit {
 	ARGUS_EXIT_DAEMON = 8,    /* the daemon is not running or refused us */
 	ARGUS_EXIT_INTERNAL = 9,  /* out of memory or a bug */
 	ARGUS_EXIT_BUSY = 10,     /* a store (the issue database) is locked by another writer */
+	ARGUS_EXIT_RULES = 11,    /* a user rules file is malformed (docs/debug.md "Rules") */
 };
 
 /* "argus NAME: " prefixed message to stderr, with a newline. */

@@ -147,6 +147,14 @@ void gr_set_comm(struct argus_graph *g, struct gthread *t, const char *comm)
 	for (const char *const *c = g->batch_comms; *c; c++)
 		if (!strncmp(t->comm, *c, ARGUS_COMM_LEN - 1))
 			t->batch_known = true;
+	/* a user's rules (graph.h) */
+	for (const char *const *c = g->opts.user_batch_comms; c && *c; c++)
+		if (!strncmp(t->comm, *c, ARGUS_COMM_LEN - 1))
+			t->batch_known = true;
+	t->wake_ignored = false;
+	for (const char *const *c = g->opts.ignore_wake_comms; c && *c; c++)
+		if (!strncmp(t->comm, *c, ARGUS_COMM_LEN - 1))
+			t->wake_ignored = true;
 }
 
 /* ---- edges ---- */
@@ -402,6 +410,8 @@ int argus_graph_new(struct argus_graph **out, const struct argus_graph_opts *opt
 		if (opts->slices)
 			g->opts.slices = opts->slices;
 		g->opts.known_batch_comms = opts->known_batch_comms;
+		g->opts.user_batch_comms = opts->user_batch_comms;
+		g->opts.ignore_wake_comms = opts->ignore_wake_comms;
 	}
 	if (g->opts.slices > NSLOTS / 2)
 		g->opts.slices = NSLOTS / 2;

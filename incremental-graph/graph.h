@@ -10,6 +10,7 @@
 #ifndef ARGUS_GRAPH_H
 #define ARGUS_GRAPH_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,9 @@
  * handle to an evicted vertex is detectably invalid (argus_graph_vertex()
  * returns false), never dangling. */
 typedef uint64_t argus_vid;
+/* How a user sees and types a handle: "GEN.INDEX" (argus debug -i). */
+#define ARGUS_VID_FMT     "%" PRIu32 ".%" PRIu32
+#define ARGUS_VID_ARGS(v) (uint32_t)((uint64_t)(v) >> 32), (uint32_t)(v)
 
 /* Edge strengths, as the beam-search penalty adds them (paper Table 1). */
 enum argus_strength {
@@ -135,6 +139,12 @@ struct argus_graph_opts {
 	/* Process names whose IPC batch splits are known batching loops
 	 * (adjacent edges left out). NULL = the default list. */
 	const char *const *known_batch_comms;
+	/* A user's rules (docs/debug.md "Rules"), NULL-terminated lists, NULL =
+	 * none: more process names whose batch splits are known batching loops
+	 * (with the defaults), and process names whose threads' wake-ups are
+	 * no edge (a wake-up source that is not a cause). */
+	const char *const *user_batch_comms;
+	const char *const *ignore_wake_comms;
 };
 void argus_graph_opts_default(struct argus_graph_opts *opts);
 
@@ -148,9 +158,10 @@ struct argus_graph_stats {
 	uint64_t by_kind[ARGUS_EDGE_KIND_MAX];
 	uint64_t left_out[ARGUS_LEFTOUT_MAX]; /* adjacent weak edges left out */
 	uint64_t splits[ARGUS_SPLIT_MAX];
-	uint64_t wakeups_irq;    /* wake-ups from interrupt context: no edge */
-	uint64_t wakeups_kernel; /* wake-ups by kernel threads: no edge */
-	uint64_t wakeups_merged; /* weak wake-ups that a strong edge explained */
+	uint64_t wakeups_irq;     /* wake-ups from interrupt context: no edge */
+	uint64_t wakeups_kernel;  /* wake-ups by kernel threads: no edge */
+	uint64_t wakeups_merged;  /* weak wake-ups that a strong edge explained */
+	uint64_t wakeups_ignored; /* wake-ups by a source a user's rule ignores: no edge */
 	/* the window */
 	uint64_t events_held, vertices_held, edges_held;
 	uint64_t bytes_held; /* memory of the window and the writer's tables */

@@ -24,6 +24,7 @@ void argus_graph_print_stats(const struct argus_graph_stats *st, FILE *out)
 	fprintf(out, "wakeups_irq %" PRIu64 "\n", st->wakeups_irq);
 	fprintf(out, "wakeups_kernel %" PRIu64 "\n", st->wakeups_kernel);
 	fprintf(out, "wakeups_merged %" PRIu64 "\n", st->wakeups_merged);
+	fprintf(out, "wakeups_ignored %" PRIu64 "\n", st->wakeups_ignored);
 	fprintf(out, "events_late %" PRIu64 "\n", st->events_late);
 	fprintf(out, "source_drops %" PRIu64 "\n", st->source_drops);
 	fprintf(out, "events_held %" PRIu64 "\n", st->events_held);

@@ -152,6 +152,10 @@ static void on_wakeup(struct ictx *x)
 		g->st.wakeups_kernel++; /* 000 s5 kernel task delegate; 001 P2 */
 		return;
 	}
+	if (k->wake_ignored) {
+		g->st.wakeups_ignored++; /* a user's rule: 001 P1, P2 */
+		return;
+	}
 	if (!k->pid)
 		k->pid = ev->pid;
 	argus_vid src = gr_cur_segment(g, k, ts);

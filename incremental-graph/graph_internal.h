@@ -155,7 +155,8 @@ struct gthread {
 	uint32_t wakees[MAX_WAKEES];
 	uint8_t nwakees;
 	char comm[ARGUS_COMM_LEN];
-	bool batch_known; /* process is a known batching loop */
+	bool batch_known;  /* process is a known batching loop */
+	bool wake_ignored; /* a user's rule: its wake-ups are no edge */
 };
 
 struct gcpu {

@@ -9,6 +9,8 @@ packages=(
 	cmake make pkg-config clang llvm lld
 	libuv1-dev libck-dev libjemalloc-dev libzstd-dev libcapstone-dev
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+	# `argus debug -i`: line editing and history (libedit)
+	libedit-dev
 	# the issue store (issues/)
 	libsqlite3-dev
 	libclang-rt-14-dev

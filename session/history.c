@@ -11,7 +11,7 @@
 
 #include "session_priv.h"
 
-int history_init(struct history *h, uint64_t bytes, uint64_t keep_ns)
+int sess_history_init(struct history *h, uint64_t bytes, uint64_t keep_ns)
 {
 	memset(h, 0, sizeof(*h));
 	if (!bytes)
@@ -24,13 +24,13 @@ int history_init(struct history *h, uint64_t bytes, uint64_t keep_ns)
 	return h->buf ? 0 : -1;
 }
 
-void history_free(struct history *h)
+void sess_history_free(struct history *h)
 {
 	free(h->buf);
 	memset(h, 0, sizeof(*h));
 }
 
-void history_add(struct history *h, const struct argus_event *e)
+void sess_history_add(struct history *h, const struct argus_event *e)
 {
 	if (!h->buf)
 		return;

@@ -225,7 +225,7 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))
 		session_landmark(s, e);
 	if (use & ARGUS_SESSION_HISTORY)
-		history_add(&s->hist, e);
+		sess_history_add(&s->hist, e);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
 	int rc = s->nfired ? diagnose_fired(s) : 0;
@@ -293,7 +293,7 @@ int argus_session_new(struct argus_session **out, const struct argus_session_opt
 	if (argus_graph_new(&s->g, &s->o.graph) || argus_samples_new(&s->smp) ||
 	    argus_trigger_new(&s->trig, &s->o.trigger, &tcb) ||
 	    (s->o.live_symbols && argus_elfsym_new(&s->pt.elf, NULL)) ||
-	    history_init(&s->hist, s->o.history_bytes, s->o.history_ns)) {
+	    sess_history_init(&s->hist, s->o.history_bytes, s->o.history_ns)) {
 		argus_session_free(s);
 		return -1;
 	}
@@ -311,7 +311,7 @@ void argus_session_free(struct argus_session *s)
 	argus_samples_free(s->waits);
 	session_landmarks_free(s);
 	ptables_free(&s->pt);
-	history_free(&s->hist);
+	sess_history_free(&s->hist);
 	free(s);
 }
 
@@ -349,4 +349,22 @@ const char *argus_session_thread_comm(void *s, uint32_t tid)
 struct argus_graph *argus_session_graph(struct argus_session *s)
 {
 	return s->g;
+}
+
+int argus_session_rediagnose(struct argus_session *s, const struct argus_stall *st,
+                             const struct argus_diag_hints *h,
+                             const struct argus_symbolizer *sym, struct argus_diagnosis *out)
+{
+	struct argus_graph_view v;
+	argus_graph_flush(s->g);
+	argus_graph_view_begin(s->g, &v);
+	int rc = argus_diagnose_hinted(&v, st, &s->o.beam, s->o.algo, s->smp, sym ? sym : &s->sym,
+	                               trig_comm, trig_thread_comm, s->trig, h, out);
+	argus_graph_view_end(&v);
+	return rc;
+}
+
+const struct argus_session_opts *argus_session_get_opts(const struct argus_session *s)
+{
+	return &s->o;
 }

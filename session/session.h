@@ -151,6 +151,16 @@ uint64_t argus_session_records_from(const struct argus_session *s);
 /* The session's symbols now (for reports written from a sink). */
 struct argus_symbolizer argus_session_symbolizer(struct argus_session *s);
 
+/* Diagnose stall st again on the session's graph as it is now (after a
+ * file source ended: the whole window, the records after the stall too),
+ * with a user's hints (NULL = none; argus debug -i). sym names frames
+ * (NULL = the session's own). Returns 0, -1 out of memory. */
+int argus_session_rediagnose(struct argus_session *s, const struct argus_stall *st,
+                             const struct argus_diag_hints *h,
+                             const struct argus_symbolizer *sym, struct argus_diagnosis *out);
+/* The session's options (its beam parameters, its algorithm). */
+const struct argus_session_opts *argus_session_get_opts(const struct argus_session *s);
+
 /* A trace file read again for reports: the records of any span (the
  * Perfetto trace's scheduling and samples) and the file's symbols. Returns
  * 0 or a negative ARGUS_TRACE_E* (err set). */
@@ -249,6 +259,10 @@ struct argus_daemon_diag_opts {
 	void *attach_arg;
 	bool group_set;    /* reports readable by this group too (argus start --group) */
 	gid_t group;
+	/* a user's graph rules (argus_graph_opts; /etc/argus/rules), NULL =
+	 * none; they must outlive the attachment */
+	const char *const *user_batch_comms;
+	const char *const *ignore_wake_comms;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,

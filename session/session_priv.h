@@ -39,9 +39,9 @@ struct history {
 	uint64_t keep_ns;
 	uint64_t evicted;
 };
-int history_init(struct history *h, uint64_t bytes, uint64_t keep_ns);
-void history_free(struct history *h);
-void history_add(struct history *h, const struct argus_event *e);
+int sess_history_init(struct history *h, uint64_t bytes, uint64_t keep_ns);
+void sess_history_free(struct history *h);
+void sess_history_add(struct history *h, const struct argus_event *e);
 
 struct argus_session {
 	struct argus_session_opts o;
