@@ -214,6 +214,12 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	bpf_program__set_autoload(k->skel->progs.sock_send_length, !o->syscalls);
 	bpf_program__set_autoload(k->skel->progs.sock_recv_length, !o->syscalls);
 	bpf_program__set_autoload(k->skel->progs.workqueue_queue_work, !o->syscalls);
+	/* yields that find no other task (no switch): the end of schedule(),
+	 * a bare tracepoint of Linux 6.16 and later; without it such yields
+	 * are not seen in the default capture (docs/kext.md) */
+	bpf_program__set_autoload(k->skel->progs.sched_exit_tp,
+	                          !o->syscalls &&
+	                              libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0);
 	if (tracer_bpf__load(k->skel)) {
 		rc = load_error(errno, err, errlen);
 		goto out;

@@ -1322,8 +1322,9 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
-	bool blocks = !preempt && prev_state, tprev, tnext, to_self;
+	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self;
 	struct sys_call *c, *enter = NULL, *done = NULL;
+	struct task_struct *hdr;
 	struct thread_state *st = NULL;
 	struct argus_event *evs;
 	struct pt_regs *regs = NULL;
@@ -1331,15 +1332,20 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct emit em;
 
 	to_self = is_self(next);
-	tprev = !is_self(prev) && traced(prev);
+	from_self = is_self(prev);
+	tprev = !from_self && traced(prev);
 	tnext = !to_self && traced(next);
 	if (per_call)
 		note_resumed(next, tnext);
-	/* argus is left out: its own switches are not written, and a switch
-	 * to it names no next thread - but prev's half is kept (a traced
-	 * thread that blocks while argus runs next still blocked) */
-	if (is_self(prev) || (!tprev && !tnext))
+	/* argus is left out: its own switches are not written, a switch to
+	 * it names no next thread and a switch from it no previous one (as
+	 * the idle task's: pid 0) - but the traced thread's half is kept (a
+	 * traced thread that blocks while argus runs next still blocked; one
+	 * that argus hands the CPU to resumes, and the call it was blocked in
+	 * ends there) */
+	if ((from_self && to_self) || (!tprev && !tnext))
 		return 0;
+	hdr = from_self ? NULL : prev;
 	ts = bpf_ktime_get_ns();
 	if (tprev) {
 		regs = user_regs(prev); /* read once: the call and the stack */
@@ -1383,27 +1389,27 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	/* a blocked call's entry record, the switch and the end of the call
 	 * next resumes in: one ring entry */
 	if (enter && done) {
-		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true, 3))
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true, 3))
 			return 0;
 		evs = em.entry;
 		fill_entry(&evs[0], enter);
 		fill_resumed(&evs[2], done, next, ts);
 		em.ev = &evs[1];
 	} else if (enter) {
-		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true, 2))
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true, 2))
 			return 0;
 		fill_entry(em.entry, enter);
 	} else if (done) {
-		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true, 2))
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true, 2))
 			return 0;
 		evs = em.entry;
 		fill_resumed(&evs[1], done, next, ts);
 		em.ev = &evs[0];
-	} else if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true)) {
+	} else if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true)) {
 		return 0;
 	}
-	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
-	em.ev->sched_switch.prev_prio = prev->prio;
+	em.ev->sched_switch.prev_state = preempt || from_self ? 0 : prev_state;
+	em.ev->sched_switch.prev_prio = from_self ? 0 : prev->prio;
 	if (to_self) {
 		submit(&em);
 		return 0;
@@ -1418,6 +1424,40 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		comm[0] = load_word(next->comm);
 		comm[1] = load_word(next->comm + 8);
 	}
+	submit(&em);
+	return 0;
+}
+
+/* Without per-call capture: a sched_yield that finds no other task to run
+ * calls schedule() but never switches, so sched_switch does not see it (a
+ * yield loop on an idle machine). sched_exit_tp (a bare tracepoint, Linux
+ * 6.16 and later) runs at the end of every __schedule() in the task that
+ * goes on running; is_switch false means that task never left the CPU. The
+ * yield is written as per-call capture writes a wait that never blocked:
+ * its entry and exit in one ring entry, same ts, ret 0. Every other
+ * schedule() returns after one compare. */
+SEC("tp_btf/sched_exit_tp")
+int BPF_PROG(sched_exit_tp, bool is_switch)
+{
+	struct task_struct *t;
+	struct pt_regs *regs;
+	struct sys_call call;
+	struct emit em;
+
+	if (is_switch)
+		return 0;
+	t = cur();
+	regs = user_regs(t);
+	if (!regs || !regs_in_syscall(regs) || regs_nr(regs) != TRACER_NR_sched_yield ||
+	    !traced(t))
+		return 0;
+	if (!call_from_regs(t, regs, TRACER_NR_sched_yield, SC_WAIT, &call) ||
+	    !reserve_n(&em, ARGUS_EV_SYS_EXIT, t, 0, true, 2))
+		return 0;
+	fill_entry(em.entry, &call);
+	em.ev->sys_exit.fd = call.fd;
+	em.ev->sys_exit.nr = call.nr;
+	em.ev->sys_exit.calls = 1;
 	submit(&em);
 	return 0;
 }
@@ -1905,11 +1945,34 @@ int BPF_PROG(call_function_single_entry, int vector)
 }
 
 /* ---- ~49 Hz cpu-clock samples of traced threads ---------------------------- */
+
+/* Without per-call capture: whether the sampled thread is inside a poll
+ * that does not wait (timeout 0), read from its saved registers. Such a
+ * poll never blocks, so no other program sees it; a loop spinning on it
+ * spends much of its time there, and the samples that hit it stand for it
+ * (the trigger tells a spin from a loop that finds work by these polls). */
+static __always_inline bool in_zero_timeout_poll(struct task_struct *t, struct pt_regs *uregs,
+                                                 struct sys_call *c)
+{
+	long nr;
+
+	if (per_call || !uregs || !regs_in_syscall(uregs))
+		return false;
+	nr = regs_nr(uregs);
+	if (nr != TRACER_NR_poll && nr != TRACER_NR_ppoll && nr != TRACER_NR_select &&
+	    nr != TRACER_NR_pselect6 && nr != TRACER_NR_epoll_wait &&
+	    nr != TRACER_NR_epoll_pwait && nr != TRACER_NR_epoll_pwait2)
+		return false;
+	return call_from_regs(t, uregs, nr, sys_class[nr], c) && c->arg0 == 0;
+}
+
 SEC("perf_event")
 int cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *t = cur();
 	__u64 ip = 0, sp_ret = 0;
+	struct argus_event *evs;
+	struct sys_call call;
 	struct mm_struct *mm;
 	struct pt_regs *uregs;
 	struct emit em;
@@ -1917,10 +1980,28 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 
 	if ((BPF_CORE_READ(t, flags) & PF_KTHREAD_) || !traced(t))
 		return 0;
-	if (!reserve(&em, ARGUS_EV_CPU_SAMPLE, t))
-		return 0;
-	id = user_stack_id(ctx, em.ev->cpu);
 	uregs = user_regs(t);
+	if (in_zero_timeout_poll(t, uregs, &call)) {
+		/* the poll's entry and an exit that stands for it (ARGUS_F_NORET,
+		 * ret 0: whether it found work is not seen), then the sample */
+		if (!reserve_n(&em, ARGUS_EV_CPU_SAMPLE, t, 0, false, 3))
+			return 0;
+		evs = em.entry;
+		fill_entry(&evs[0], &call);
+		evs[1].type = ARGUS_EV_SYS_EXIT;
+		evs[1].sys_exit.obj = call.obj;
+		evs[1].sys_exit.peer_obj = call.peer;
+		evs[1].sys_exit.fd = call.fd;
+		evs[1].sys_exit.nr = call.nr;
+		evs[1].sys_exit.obj_kind = call.kind;
+		evs[1].sys_exit.calls = 1;
+		for (int i = 0; i < 2; i++)
+			evs[i].flags = (evs[i].flags & ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)) |
+			               (i ? ARGUS_F_NORET : 0);
+	} else if (!reserve(&em, ARGUS_EV_CPU_SAMPLE, t)) {
+		return 0;
+	}
+	id = user_stack_id(ctx, em.ev->cpu);
 	if (uregs) {
 		ip = regs_ip(uregs);
 		mm = KCAST(struct mm_struct, t->mm);

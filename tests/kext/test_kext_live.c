@@ -395,6 +395,103 @@ TEST(waits_have_entries_blocked_or_not)
 	collector_free(&c);
 }
 
+/* ---- the default capture: spins that never block ----------------------------
+ * A yield that finds no other task never switches (sched_switch does not see
+ * it): sched_exit_tp does. A zero-timeout poll never reaches the scheduler:
+ * the samples that hit it stand for it. */
+#define YIELDS 2000
+
+static void yield_child(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < YIELDS; i++) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do /* a little work between yields, as a yield loop does */
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000l + t.tv_nsec - t0.tv_nsec < 20000);
+		sched_yield();
+	}
+}
+
+TEST(default_capture_sees_every_yield)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+	unsigned enters = 0, exits = 0;
+
+	require_live();
+	if (libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) <= 0)
+		SKIP("this kernel has no sched_exit_tp tracepoint (Linux < 6.16)");
+	struct gated_child g = collect_child(&c, &o, yield_child, NULL);
+
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->pid != (uint32_t)g.pid)
+			continue;
+		if (e->type == ARGUS_EV_SYS_ENTER && e->sys_enter.nr == SYS_sched_yield)
+			enters++;
+		else if (e->type == ARGUS_EV_SYS_EXIT && e->sys_exit.nr == SYS_sched_yield)
+			exits++;
+	}
+	/* a yield preempted before it reaches schedule() can be written twice */
+	ASSERT_MSG(enters >= YIELDS && enters <= YIELDS + YIELDS / 100, "%u yields seen of %d",
+	           enters, YIELDS);
+	ASSERT_EQ(exits, enters);
+	collector_free(&c);
+}
+
+static void zero_poll_child(void *arg)
+{
+	(void)arg;
+	int p[2];
+	struct timespec t0, t;
+
+	if (pipe(p))
+		_exit(1);
+	struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (poll(&pfd, 1, 0) != 0) /* nothing ever comes */
+			_exit(1);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000l + t.tv_nsec - t0.tv_nsec < 800000000l);
+}
+
+TEST(default_capture_samples_zero_timeout_polls)
+{
+	struct argus_kext_opts o = {.pid_filter = true};
+	struct collector c;
+	unsigned polls = 0, samples = 0, bad = 0;
+
+	require_live();
+	struct gated_child g = collect_child(&c, &o, zero_poll_child, NULL);
+
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->pid != (uint32_t)g.pid)
+			continue;
+		if (e->type == ARGUS_EV_CPU_SAMPLE)
+			samples++;
+		if (e->type != ARGUS_EV_SYS_ENTER || e->sys_enter.nr != SYS_poll)
+			continue;
+		polls++;
+		/* entry, stand-in exit (no return value seen), the sample */
+		if (i + 2 >= c.n || e->sys_enter.arg0 != 0 || c.ev[i + 1].type != ARGUS_EV_SYS_EXIT ||
+		    !(c.ev[i + 1].flags & ARGUS_F_NORET) || c.ev[i + 1].sys_exit.ret != 0 ||
+		    c.ev[i + 2].type != ARGUS_EV_CPU_SAMPLE || c.ev[i + 2].ts != e->ts ||
+		    (e->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)))
+			bad++;
+	}
+	/* 0.8 s at 49 Hz: ~39 samples, most of them inside the poll */
+	ASSERT_MSG(polls >= 5, "%u zero-timeout polls sampled of %u samples", polls, samples);
+	ASSERT_EQ(bad, 0);
+	collector_free(&c);
+}
+
 /* ---- loopback TCP across fork: peer_obj ------------------------------------ */
 
 /* A connected loopback TCP pair: fds[0] the connecting end (client family
@@ -1187,4 +1284,6 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(unprivileged_is_epriv),
           TEST_ENTRY(default_capture_pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(default_capture_sends_on_a_named_socket_are_each_stamped),
-          TEST_ENTRY(default_capture_condvar_futex_wake_pairs_with_waiters_wakeup))
+          TEST_ENTRY(default_capture_condvar_futex_wake_pairs_with_waiters_wakeup),
+          TEST_ENTRY(default_capture_sees_every_yield),
+          TEST_ENTRY(default_capture_samples_zero_timeout_polls))
