@@ -64,7 +64,7 @@ struct zoo_result {
 struct zoo_run {
 	const struct bench_corpus *corpus;
 	char zoo_dir[4096], bin_dir[4096], argus[4096];
-	bool quick, keep, no_baselines;
+	bool quick, keep, no_baselines, syscalls;
 	char cases[ZOO_CASES_MAX][ZOO_NAME_MAX];
 	int ncases;
 	struct zoo_result res[ZOO_CASES_MAX];
@@ -73,16 +73,17 @@ struct zoo_run {
 static void usage(const struct bench_corpus *c, FILE *f)
 {
 	fprintf(f,
-	        "usage: argus bench %s [--quick] [--keep] [--no-baselines] [--cases-dir DIR]\n"
+	        "usage: argus bench %s [--quick] [--keep] [--no-baselines] [--syscalls]\n"
+	        "       %*s [--cases-dir DIR]\n"
 	        "       %*s %s[CASE...]\n"
 	        "  runs %s live (every case, the --quick ones, or those\n"
 	        "  named) and prints argus against the baselines as in the paper's Table 4\n"
 	        "  --quick         the cases whose truth file says quick=1\n"
 	        "  --keep          keep each case's scratch folder (trace, JSON, snapshots)\n"
 	        "  --no-baselines  argus alone: no stack snapshot, perf or offwaketime\n"
-
+	        "  --syscalls      argus start and record with per-call capture (--syscalls)\n"
 	        "  --cases-dir DIR the cases (default %s)\n",
-	        c->name, (int)strlen(c->name) + 12, "", c->bin_dir ? "[--bin-dir DIR] " : "",
+	        c->name, (int)strlen(c->name) + 12, "", (int)strlen(c->name) + 12, "", c->bin_dir ? "[--bin-dir DIR] " : "",
 	        c->what, *c->cases_dir ? c->cases_dir : "none built in");
 	if (c->bin_dir)
 		fprintf(f, "  --bin-dir DIR   the cases' programs (default %s)\n",
@@ -253,6 +254,8 @@ static int run_cases(struct zoo_run *r)
 		argv[n++] = "--keep";
 	if (r->no_baselines)
 		argv[n++] = "--no-baselines";
+	if (r->syscalls)
+		argv[n++] = "--syscalls";
 	for (int i = 0; i < r->ncases; i++) {
 		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", r->zoo_dir, r->cases[i]);
 		argv[n++] = dirs[i];
@@ -371,6 +374,7 @@ int bench_cases_main(const struct bench_corpus *corpus, int argc, char **argv)
 	    {"quick", no_argument, 0, 'q'},
 	    {"keep", no_argument, 0, 'k'},
 	    {"no-baselines", no_argument, 0, 'n'},
+	    {"syscalls", no_argument, 0, 's'},
 	    {"cases-dir", required_argument, 0, 'z'},
 	    {"zoo-dir", required_argument, 0, 'z'}, /* bench zoo's older name */
 	    {"bin-dir", required_argument, 0, 'b'},
@@ -397,6 +401,9 @@ int bench_cases_main(const struct bench_corpus *corpus, int argc, char **argv)
 			break;
 		case 'n':
 			r->no_baselines = true;
+			break;
+		case 's':
+			r->syscalls = true;
 			break;
 		case 'z':
 			snprintf(r->zoo_dir, sizeof(r->zoo_dir), "%s", optarg);
@@ -492,8 +499,8 @@ int bench_cases_main(const struct bench_corpus *corpus, int argc, char **argv)
 	printf("\nargus top-1 right on %d of %d cases (%d run), %s; %s: %d; false stalls: %d\n",
 	       right, r->ncases, ran, k == 0 ? "live daemon" : "replay",
 	       k == 0 ? "replay" : "live daemon", right_other, fs);
-	printf("reproduce: argus bench %s%s%s", name, r->quick ? " --quick" : "",
-	       r->no_baselines ? " --no-baselines" : "");
+	printf("reproduce: argus bench %s%s%s%s", name, r->quick ? " --quick" : "",
+	       r->no_baselines ? " --no-baselines" : "", r->syscalls ? " --syscalls" : "");
 	if (optind < argc)
 		for (int i = 0; i < r->ncases; i++)
 			printf(" %s", r->cases[i]);

@@ -1,21 +1,27 @@
 /*
  * bench_overhead.c - `argus bench overhead [--rounds N] [--idle S] -- CMD`:
  * what tracing costs a workload. CMD runs alternately with no tracing, under
- * `argus record --all`, and under `perf record -a -e sched:sched_switch
- * -e sched:sched_waking` (the peer), N rounds each (default 5); medians of
- * wall time and the ratios to the untraced run are printed, and the CPU
- * time the command and the tracer used while it ran (on a machine shared
- * with other work, wall time follows what the others do; CPU time much
- * less). The tracer's CPU time covers its process only: BPF programs and
- * perf's in-kernel event output run in the traced tasks and count in the
- * command's CPU time. --idle S also
- * measures what an idle machine pays: busy CPU time (/proc/stat) over S
- * seconds with and without argus recording. --floor adds a fourth mode: an
- * empty program on the syscall exit tracepoint (syscall_floor.bpf.c), the
- * part of the cost that any syscall tracer pays on this kernel.
+ * the daemon as users run it (`argus start`: tracer, merge, graph, trigger,
+ * diagnosis, flight recorder), under `argus record --all`, and under the
+ * peers that capture the same: `perf record -a -e sched:sched_switch -e
+ * sched:sched_waking`, and the same plus raw_syscalls enter / exit (what
+ * per-call capture, `--syscalls`, captures), N rounds each (default 5);
+ * medians of wall time and the ratios to the untraced run are printed, and
+ * the CPU time the command and the tracer used while it ran (on a machine
+ * shared with other work, wall time follows what the others do; CPU time
+ * much less). The tracer's CPU time covers its process (all its threads):
+ * BPF programs and perf's in-kernel event output run in the traced tasks
+ * and count in the command's CPU time. --syscalls adds the two argus rows
+ * with per-call capture. --idle S also measures what an idle machine pays:
+ * busy CPU time (/proc/stat) over S seconds without argus, under argus
+ * start and under argus record. --floor adds a mode: an empty program on
+ * the syscall exit tracepoint (syscall_floor.bpf.c), the part of the cost
+ * that any syscall tracer pays on this kernel.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,19 +37,41 @@
 #include "bench.h"
 #include "syscall_floor.skel.h"
 
-enum mode { MODE_NONE, MODE_ARGUS, MODE_PERF, MODE_FLOOR, MODE_COUNT };
-static const char *const mode_names[] = {"untraced", "argus record", "perf record",
-                                         "empty sys_exit"};
+/* The rows, in the order each round runs them. */
+enum mode {
+	MODE_NONE,
+	MODE_START,
+	MODE_RECORD,
+	MODE_START_SYS,
+	MODE_RECORD_SYS,
+	MODE_PERF,
+	MODE_PERF_SYS,
+	MODE_FLOOR,
+	MODE_COUNT
+};
+static const char *const mode_names[] = {
+    "untraced",          "argus start", "argus record",        "start --syscalls",
+    "record --syscalls", "perf sched",  "perf sched+syscalls", "empty sys_exit"};
 
 struct overhead_opts {
 	unsigned rounds;
 	unsigned idle_s;
 	const char *argus;
-	const char *argus_opt; /* one extra option for argus record, e.g. --no-recv-enter */
+	const char *argus_opt; /* one extra option for the argus rows, e.g. --no-recv-enter */
 	bool floor;            /* also run MODE_FLOOR */
+	bool syscalls;         /* also run MODE_START_SYS, MODE_RECORD_SYS */
 	char **cmd;
 	char tmpdir[64];
 };
+
+static bool mode_on(const struct overhead_opts *o, enum mode m)
+{
+	if (m == MODE_FLOOR)
+		return o->floor;
+	if (m == MODE_START_SYS || m == MODE_RECORD_SYS)
+		return o->syscalls;
+	return true;
+}
 
 static double now_s(void)
 {
@@ -107,22 +135,35 @@ static double ru_seconds(const struct rusage *ru)
 	       (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
 }
 
-/* CPU time of a process's main thread in seconds (ns resolution, unlike
- * /proc/PID/stat's ticks); 0 when it cannot be read. */
+/* CPU time of a process, all its threads, in seconds (ns resolution,
+ * unlike /proc/PID/stat's ticks); 0 when it cannot be read. Threads that
+ * ended before are not counted: read it while they run. */
 static double sched_cpu_seconds(pid_t pid)
 {
-	char path[64];
-	unsigned long long ns = 0;
-	FILE *f;
+	char path[96];
+	unsigned long long ns, sum = 0;
+	struct dirent *e;
+	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
 		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
-	fclose(f);
-	return (double)ns / 1e9;
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat", (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(d);
+	return (double)sum / 1e9;
 }
 
 /* MODE_FLOOR's tracer: a child that attaches the empty sys_exit program,
@@ -171,16 +212,80 @@ static pid_t start_floor(void)
 	return pid;
 }
 
-/* Start a tracer and return once it traces (argus: --ready-fd; perf: it
- * says nothing, so a settle delay). */
+/* The daemon as a user runs it, in the bench's folder (its own sockets,
+ * flight recorder and reports; no notifications), once it says it runs
+ * (its stderr, in a file: a pipe left unread would stop it). */
+static pid_t start_daemon(const struct overhead_opts *o, bool syscalls)
+{
+	char run[96], rec[96], rep[96], log[96], buf[512];
+	const char *opt = syscalls ? "--syscalls" : o->argus_opt ? o->argus_opt : "--no-notify";
+
+	snprintf(run, sizeof(run), "%s/run", o->tmpdir);
+	snprintf(rec, sizeof(rec), "%s/rec", o->tmpdir);
+	snprintf(rep, sizeof(rep), "%s/reports", o->tmpdir);
+	snprintf(log, sizeof(log), "%s/start.log", o->tmpdir);
+	char *argv[] = {(char *)o->argus,
+	                "start",
+	                "--run-dir",
+	                run,
+	                "--recorder",
+	                rec,
+	                "--reports",
+	                rep,
+	                "--hooks-dir",
+	                "",
+	                "--no-notify",
+	                (char *)opt,
+	                NULL};
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY),
+		    lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (null >= 0)
+			dup2(null, 1);
+		if (lf >= 0)
+			dup2(lf, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	for (int i = 0; i < 600; i++) { /* 30 s */
+		FILE *f = fopen(log, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (strstr(buf, "daemon running"))
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			fprintf(stderr, "bench overhead: argus start ended: %s", buf);
+			return -1;
+		}
+		usleep(50000);
+	}
+	kill(pid, SIGINT);
+	wait_exit(pid);
+	return -1;
+}
+
+/* Start a tracer and return once it traces (argus: --ready-fd, or the
+ * daemon's line; perf: it says nothing, so a settle delay). */
 static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 {
 	char path[128], fdarg[16];
 
 	if (m == MODE_FLOOR)
 		return start_floor();
+	if (m == MODE_START || m == MODE_START_SYS)
+		return start_daemon(o, m == MODE_START_SYS);
 
-	if (m == MODE_ARGUS) {
+	if (m == MODE_RECORD || m == MODE_RECORD_SYS) {
+		const char *opt = m == MODE_RECORD_SYS ? "--syscalls"
+		                  : o->argus_opt       ? o->argus_opt
+		                                       : "--all";
 		int p[2];
 		char buf[8];
 
@@ -188,8 +293,8 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 			return -1;
 		snprintf(path, sizeof(path), "%s/argus.argus", o->tmpdir);
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
-		char *argv[] = {(char *)o->argus, "record",     "-o",  path,
-		                "--all",          "--ready-fd", fdarg, NULL};
+		char *argv[] = {(char *)o->argus, "record",     "-o",  path, "--all",
+		                (char *)opt,      "--ready-fd", fdarg, NULL};
 		pid_t pid = spawn(argv, p[1], true);
 		close(p[1]);
 		ssize_t n = read(p[0], buf, sizeof(buf));
@@ -201,17 +306,45 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 		return pid;
 	}
 	snprintf(path, sizeof(path), "%s/perf.data", o->tmpdir);
-	char *argv[] = {
-	    "perf", "record", "-a", "-q", "-e", "sched:sched_switch", "-e", "sched:sched_waking",
-	    "-o",   path,     NULL};
+	char *argv[] = {"perf",
+	                "record",
+	                "-a",
+	                "-q",
+	                "-e",
+	                "sched:sched_switch",
+	                "-e",
+	                "sched:sched_waking",
+	                "-o",
+	                path,
+	                m == MODE_PERF_SYS ? "-e" : NULL,
+	                "raw_syscalls:sys_enter",
+	                "-e",
+	                "raw_syscalls:sys_exit",
+	                NULL};
 	pid_t pid = spawn(argv, -1, true);
 	usleep(1500000);
 	return pid;
 }
 
+/* SIGINT, again each second while the tracer runs (a daemon still starting
+ * under a loaded machine has been seen to miss the first), SIGKILL after
+ * 30 s. */
 static int stop_tracer(pid_t pid)
 {
-	kill(pid, SIGINT);
+	int status;
+
+	for (int i = 0; i < 300; i++) {
+		if (i % 10 == 0)
+			kill(pid, SIGINT);
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0)
+			return -1;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
 	return wait_exit(pid);
 }
 
@@ -239,7 +372,7 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m)
 	cost.cmd_cpu = ru_seconds(&ru);
 	if (tracer > 0)
 		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
-	if (tracer > 0 && stop_tracer(tracer) != 0 && m != MODE_PERF)
+	if (tracer > 0 && stop_tracer(tracer) != 0 && m != MODE_PERF && m != MODE_PERF_SYS)
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
 	if (rc == 0)
 		cost.wall = t1 - t0;
@@ -265,70 +398,68 @@ static double busy_seconds(void)
 	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
 }
 
-/* utime + stime of a process in seconds, from /proc/PID/stat. */
-static double proc_cpu_seconds(pid_t pid)
+/* Busy CPU of the machine over o->idle_s seconds under tracer mode m (a
+ * fraction of one core), and the tracer's own CPU while tracing. */
+static bool idle_under(const struct overhead_opts *o, enum mode m, double *busy, double *self)
 {
-	char path[64], buf[1024];
-	unsigned long long ut = 0, st = 0;
-	FILE *f;
+	pid_t tracer = start_tracer(o, m);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')'); /* the name may hold spaces */
-	if (!p ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return 0;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	if (tracer < 0) {
+		fprintf(stderr, "bench overhead: %s did not start\n", mode_names[m]);
+		return false;
+	}
+	sleep(1); /* past start-up: the tracer's first /proc walk, its threads */
+	double c0 = sched_cpu_seconds(tracer), b0 = busy_seconds(), t0 = now_s();
+	sleep(o->idle_s);
+	double wall = now_s() - t0;
+	*busy = (busy_seconds() - b0) / wall;
+	*self = (sched_cpu_seconds(tracer) - c0) / wall;
+	stop_tracer(tracer);
+	return true;
 }
 
 static void idle_cost(const struct overhead_opts *o)
 {
+	static const enum mode modes[] = {MODE_START, MODE_RECORD};
 	double b0 = busy_seconds(), t0 = now_s();
 
 	sleep(o->idle_s);
 	double base = (busy_seconds() - b0) / (now_s() - t0);
-	pid_t tracer = start_tracer(o, MODE_ARGUS);
-	if (tracer < 0) {
-		fprintf(stderr, "bench overhead: argus record did not start\n");
-		return;
-	}
-	struct rusage ru;
-	double c0 = proc_cpu_seconds(tracer);
-	b0 = busy_seconds();
-	t0 = now_s();
-	sleep(o->idle_s);
-	double traced = (busy_seconds() - b0) / (now_s() - t0);
-	double wall = now_s() - t0;
-	double steady = proc_cpu_seconds(tracer) - c0;
-	kill(tracer, SIGINT);
-	int status;
-	wait4(tracer, &status, 0, &ru);
-	double self = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	              (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	printf("idle machine, %u s each:\n", o->idle_s);
-	printf("  busy CPU without argus   %6.2f %% of one core\n", base * 100);
-	printf("  busy CPU with argus      %6.2f %% of one core (difference %+.2f %%)\n",
-	       traced * 100, (traced - base) * 100);
-	printf("  argus process, tracing   %6.2f %% of one core (user space; the BPF programs\n"
-	       "                           run in the traced tasks and count in busy CPU)\n",
-	       steady / wall * 100);
-	printf("  argus process, in all    %6.2f s CPU (incl. loading and the final flush)\n",
-	       self);
+	printf("  busy CPU without argus     %6.2f %% of one core\n", base * 100);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		double busy, self;
+
+		if (!idle_under(o, modes[i], &busy, &self))
+			continue;
+		printf("  busy CPU, %-16s %6.2f %% of one core (difference %+.2f %%); its own "
+		       "process %.2f %%\n",
+		       mode_names[modes[i]], busy * 100, (busy - base) * 100, self * 100);
+	}
+	printf("  (its own process: user space, all threads; the BPF programs run in the\n"
+	       "  traced tasks and count in busy CPU)\n");
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--floor] [--argus PATH]\n"
-	           "                            [--argus-opt OPTION] [-- CMD ARGS]\n"
-	           "Runs CMD untraced, under argus record --all (or OPTION instead of --all) and\n"
-	           "under perf record of sched_switch + sched_waking, alternating, N rounds each\n"
-	           "(default 5), and prints median wall times and ratios. --idle S: busy CPU of\n"
-	           "the machine over S seconds without and with argus recording, and argus's own\n"
+	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--floor] [--syscalls]\n"
+	           "                            [--argus PATH] [--argus-opt OPTION] [-- CMD ARGS]\n"
+	           "Runs CMD untraced, under the argus daemon (argus start), under argus record\n"
+	           "--all (both with OPTION added), under perf record of sched_switch +\n"
+	           "sched_waking and under perf record of those and raw_syscalls enter / exit,\n"
+	           "alternating, N rounds each (default 5), and prints median wall times, CPU\n"
+	           "times and ratios. --syscalls: also argus start and record with per-call\n"
+	           "capture (--syscalls). --idle S: busy CPU of the machine over S seconds\n"
+	           "without argus, under argus start and under argus record, and argus's own\n"
 	           "CPU. --floor: also under an empty program on the syscall exit tracepoint,\n"
 	           "what any syscall tracer pays on this kernel. Needs root and perf.\n");
 }
@@ -346,6 +477,8 @@ int argus_bench_overhead(int argc, char **argv)
 			o.idle_s = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--floor")) {
 			o.floor = true;
+		} else if (!strcmp(argv[i], "--syscalls")) {
+			o.syscalls = true;
 		} else if (!strcmp(argv[i], "--argus") && i + 1 < argc) {
 			o.argus = argv[++i];
 		} else if (!strcmp(argv[i], "--argus-opt") && i + 1 < argc) {
@@ -377,7 +510,7 @@ int argus_bench_overhead(int argc, char **argv)
 		fprintf(stderr, "bench overhead: %s: %s\n", o.tmpdir, strerror(errno));
 		return 6;
 	}
-	int rc = 0, nmodes = o.floor ? MODE_COUNT : MODE_FLOOR;
+	int rc = 0;
 	if (o.cmd) {
 		for (int m = 0; m < MODE_COUNT; m++) {
 			times[m] = calloc(o.rounds, sizeof(double));
@@ -385,7 +518,9 @@ int argus_bench_overhead(int argc, char **argv)
 			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
 		}
 		for (unsigned r = 0; r < o.rounds && !rc; r++) {
-			for (int m = 0; m < nmodes; m++) {
+			for (int m = 0; m < MODE_COUNT; m++) {
+				if (!mode_on(&o, (enum mode)m))
+					continue;
 				struct run_cost c = run_once(&o, (enum mode)m);
 
 				times[m][r] = c.wall;
@@ -405,20 +540,30 @@ int argus_bench_overhead(int argc, char **argv)
 				printf(" %s", *a);
 			printf("\nrounds: %u each, alternating; median wall time:\n", o.rounds);
 			double base = median(times[MODE_NONE], o.rounds);
-			for (int m = 0; m < nmodes; m++) {
+			for (int m = 0; m < MODE_COUNT; m++) {
+				if (!mode_on(&o, (enum mode)m))
+					continue;
 				double med = median(times[m], o.rounds);
 
-				printf("  %-14s %9.3f s   x%.3f (%+.1f %%)\n", mode_names[m], med,
+				printf("  %-20s %9.3f s   x%.3f (%+.1f %%)\n", mode_names[m], med,
 				       med / base, (med / base - 1) * 100);
 			}
+			double peer = median(times[MODE_PERF], o.rounds);
+			printf(
+			    "  argus start - perf sched: %+.1f points; argus record - perf sched: "
+			    "%+.1f points\n",
+			    (median(times[MODE_START], o.rounds) - peer) / base * 100,
+			    (median(times[MODE_RECORD], o.rounds) - peer) / base * 100);
 			printf(
 			    "median CPU time while the command ran (command / tracer process):\n");
 			double cbase = median(cmd_cpu[MODE_NONE], o.rounds);
-			for (int m = 0; m < nmodes; m++) {
+			for (int m = 0; m < MODE_COUNT; m++) {
+				if (!mode_on(&o, (enum mode)m))
+					continue;
 				double cc = median(cmd_cpu[m], o.rounds);
 				double tc = median(tracer_cpu[m], o.rounds);
 
-				printf("  %-14s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n",
+				printf("  %-20s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n",
 				       mode_names[m], cc, tc, (cc + tc) / cbase,
 				       ((cc + tc) / cbase - 1) * 100);
 			}
@@ -431,13 +576,6 @@ int argus_bench_overhead(int argc, char **argv)
 	}
 	if (!rc && o.idle_s)
 		idle_cost(&o);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/argus.argus", o.tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/perf.data", o.tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/perf.data.old", o.tmpdir);
-	unlink(path);
-	rmdir(o.tmpdir);
+	nftw(o.tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }

@@ -78,6 +78,8 @@ static void usage(FILE *f)
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
+	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
+	    "                      syscall of every task pays for it; docs/kext.md)\n"
 	    "  --no-diagnose       no stall detection and diagnosis\n"
 	    "  --reports DIR       diagnosis reports (default " ARGUS_REPORTS_DIR ";\n"
 	    "                      \"\" = none)\n"
@@ -128,6 +130,8 @@ int cmd_start(int argc, char **argv)
 			ko.no_samples = true;
 		} else if (!strcmp(a, "--no-irqs")) {
 			ko.no_irqs = true;
+		} else if (!strcmp(a, "--syscalls")) {
+			ko.syscalls = true;
 		} else if (!v) {
 			cli_error("start", "unknown or incomplete option '%s' (see --help)", a);
 			return ARGUS_EXIT_USAGE;

@@ -124,7 +124,7 @@ static void stream_usage(FILE *f)
 	fprintf(f,
 	        "usage: argus stream --json [--duration S] [--pid P... | --all] [--comm NAME]\n"
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	        "                    [--no-recv-enter] [--no-rt] [-- CMD ARGS...]\n\n"
+	        "                    [--no-recv-enter] [--syscalls] [--no-rt] [-- CMD ARGS...]\n\n"
 	        "Trace live and print each record as a line of JSON (docs/events.md) until\n"
 	        "SIGINT/SIGTERM, --duration or CMD's exit. Needs root or CAP_BPF + CAP_PERFMON.\n\n"
 	        "usage: argus stream [--kinds K,K] [--types T,T] [--pid PID]... [--run-dir DIR]\n\n"

@@ -72,6 +72,8 @@ int cli_live_parse(struct argus_live_opts *o, int argc, char **argv, int *i, pid
 		o->no_rt = true;
 	} else if (!strcmp(a, "--no-recv-enter")) {
 		o->kext.no_recv_enter = true;
+	} else if (!strcmp(a, "--syscalls")) {
+		o->kext.syscalls = true;
 	} else if (!strcmp(a, "--")) {
 		if (*i + 1 >= argc) {
 			cli_error(name, "-- needs a command");

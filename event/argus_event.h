@@ -139,6 +139,8 @@ enum argus_event_flag {
 	ARGUS_F_HOOK = 1 << 4,    /* produced by in-process hooks, not the kernel */
 	ARGUS_F_TRUNC = 1 << 5,   /* a field was truncated to fit */
 	ARGUS_F_SYNTH = 1 << 6,   /* produced by `argus synth` */
+	ARGUS_F_NORET = 1 << 7,   /* the call's return was not seen (capture without
+	                           * syscall tracepoints): ret is a stand-in, docs/kext.md */
 };
 
 /* What kind of kernel object an IPC or wait goes through. */

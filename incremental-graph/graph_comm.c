@@ -18,8 +18,38 @@ static void sys_begin(struct ictx *x, struct gthread *t, struct gvertex *v, uint
 	t->sys_ts = x->ts;
 	t->sys_seq++;
 	t->nwakees = 0;
+	t->wait_obj = 0;
 	atomic_fetch_add_explicit(&v->nsys, 1, memory_order_relaxed);
 	atomic_fetch_or_explicit(&v->sys_set, 1ull << (nr % 64), memory_order_relaxed);
+}
+
+/* A wait on one IPC object (a poll of one fd) that has sends to it no
+ * receive matched yet: the thread read them unseen (the default capture
+ * sees no receive that finds data waiting, docs/kext.md) or waits with them
+ * unread; either way its segment follows from their senders (Table 1
+ * strong 1, as the receive would have made it). */
+static void wait_on_object(struct ictx *x, struct gthread *t)
+{
+	const struct argus_ev_sys_enter *p = &x->ev->sys_enter;
+	switch (p->obj_kind) {
+	case ARGUS_OBJ_PIPE:
+	case ARGUS_OBJ_UNIX:
+	case ARGUS_OBJ_TCP:
+	case ARGUS_OBJ_EVENTFD:
+	case ARGUS_OBJ_SOCKETPAIR:
+	case ARGUS_OBJ_DISPLAY:
+	case ARGUS_OBJ_PTY:
+		break;
+	default:
+		return;
+	}
+	t->wait_obj = p->obj;
+	struct gref *r = p->obj ? gmap_get(&x->g->ipc, p->obj) : NULL;
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->n; i++)
+		gr_add_comm_edge(x->g, t, r->src[i], x->rule->edge, r->ts[i]);
+	r->n = 0;
 }
 
 void gr_on_sys_enter(struct ictx *x)
@@ -34,6 +64,7 @@ void gr_on_sys_enter(struct ictx *x)
 	t->sys_peer = argus_syscall_wait(x->ev->sys_enter.nr) == ARGUS_SYSW_POLL &&
 	              x->ev->sys_enter.obj &&
 	              (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
+	wait_on_object(x, t);
 }
 
 /* A futex wait's entry record is futex_wait. */
@@ -69,8 +100,24 @@ static void sys_done(struct argus_graph *g, struct gthread *t, struct gvertex *v
 			                      memory_order_relaxed);
 	}
 	t->wait_vid = 0;
+	t->wait_obj = 0;
 	t->in_sys = false;
 	t->woken_in_wait = false;
+}
+
+/* A thread waiting on one IPC object (wait_on_object) woken by a kernel
+ * worker: a pty write's worker wakes the reader, and the write itself is
+ * the send to that object no receive matched yet: its edge goes to the
+ * segment the wake-up began (Table 1 strong 1, as the receive would). */
+void gr_wake_from_sends(struct argus_graph *g, struct gthread *w, argus_vid dst)
+{
+	struct gref *r = w->wait_obj ? gmap_get(&g->ipc, w->wait_obj) : NULL;
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->src[i] != dst)
+			gr_add_rule_edge(g, dst, r->src[i], ARGUS_EDGE_IPC, r->ts[i]);
+	r->n = 0;
 }
 
 /* The waker's futex call returned: its intent (from hooks) decides the

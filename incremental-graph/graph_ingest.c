@@ -150,6 +150,7 @@ static void on_wakeup(struct ictx *x)
 		k->kworker = true;
 	if (k->kworker) {
 		g->st.wakeups_kernel++; /* 000 s5 kernel task delegate; 001 P2 */
+		gr_wake_from_sends(g, w, dst);
 		return;
 	}
 	if (k->wake_ignored) {
@@ -459,7 +460,9 @@ static const struct event_rule event_rules[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_SCHED_WAKEUP_NEW] = {on_wakeup, SA_BEGIN_WAKEE, ARGUS_EDGE_WAKEUP, KEY_NONE,
                                    ER_NO_SIG, "001 s2.1.1 begin (1): the beginning of a thread"},
     /* syscalls; IPC records replace sys_exit for their calls */
-    [ARGUS_EV_SYS_ENTER] = {gr_on_sys_enter, SA_NONE, EDGE_NONE, KEY_SYS_NR, 0, NULL},
+    [ARGUS_EV_SYS_ENTER] = {gr_on_sys_enter, SA_NONE, ARGUS_EDGE_IPC, KEY_SYS_NR, 0,
+                            "Table 1 strong 1: a wait on one IPC object follows from its unread "
+                            "sends"},
     [ARGUS_EV_SYS_EXIT] = {gr_on_sys_exit, SA_NONE, EDGE_NONE, KEY_SYS_OBJ, ER_COMPLETES_WAIT,
                            NULL},
     [ARGUS_EV_IPC_SEND] = {gr_on_ipc_send, SA_CUT_NEW_PEER, ARGUS_EDGE_IPC, KEY_SYS_OBJ, 0,

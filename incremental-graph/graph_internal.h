@@ -131,6 +131,7 @@ struct gthread {
 	uint16_t sys_nr;
 	uint64_t sys_ts;
 	uint32_t sys_seq;
+	uint64_t wait_obj;  /* the IPC object the call waits on (a poll of one fd), 0 none */
 	argus_vid wait_vid; /* segment that ended at this thread's blocking wait */
 	uint64_t wait_at;
 	/* the last wait stack: a thread that blocks where it blocked before
@@ -296,6 +297,7 @@ struct gref *gr_remember(struct argus_graph *g, struct gmap *m, uint64_t key, ar
                          uint64_t ts, uint32_t aux);
 /* handlers of syscalls and communication (graph_comm.c) */
 void gr_on_sys_enter(struct ictx *x);
+void gr_wake_from_sends(struct argus_graph *g, struct gthread *w, argus_vid dst);
 void gr_on_sys_exit(struct ictx *x);
 void gr_on_futex_wait(struct ictx *x);
 void gr_on_futex_wake(struct ictx *x);

@@ -96,6 +96,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	skel->rodata->trace_timers = !o->no_timers;
 	skel->rodata->wait_stacks = !o->no_wait_stacks;
 	skel->rodata->recv_enter = !o->no_recv_enter;
+	skel->rodata->per_call = o->syscalls;
 	if (o->comm) {
 		size_t n = strlen(o->comm);
 
@@ -206,6 +207,19 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 		goto out;
 	if (k->samples == false)
 		bpf_program__set_autoload(k->skel->progs.cpu_sample, false);
+	/* per-call capture: the syscall exit tracepoint, which puts every
+	 * syscall of every task on the slow path; else the socket
+	 * tracepoints, which only socket calls pass (docs/kext.md) */
+	bpf_program__set_autoload(k->skel->progs.sys_exit, o->syscalls);
+	bpf_program__set_autoload(k->skel->progs.sock_send_length, !o->syscalls);
+	bpf_program__set_autoload(k->skel->progs.sock_recv_length, !o->syscalls);
+	bpf_program__set_autoload(k->skel->progs.workqueue_queue_work, !o->syscalls);
+	/* yields that find no other task (no switch): the end of schedule(),
+	 * a bare tracepoint of Linux 6.16 and later; without it such yields
+	 * are not seen in the default capture (docs/kext.md) */
+	bpf_program__set_autoload(k->skel->progs.sched_exit_tp,
+	                          !o->syscalls &&
+	                              libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0);
 	if (tracer_bpf__load(k->skel)) {
 		rc = load_error(errno, err, errlen);
 		goto out;

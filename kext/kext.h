@@ -46,6 +46,9 @@ struct argus_kext_opts {
 	bool no_timers;       /* leave out hrtimer arm / fire / cancel */
 	bool no_wait_stacks;  /* leave out STACK records at blocking waits */
 	bool no_recv_enter;   /* no SYS_ENTER for receives (IPC_RECV has dur_ns) */
+	bool syscalls;        /* per-call capture on the syscall exit tracepoint
+	                       * (every task's syscalls pay for it); false: blocked
+	                       * calls, wakers' calls and watched sockets only */
 	const char *btf_path; /* kernel BTF; NULL = /sys/kernel/btf/vmlinux */
 };
 

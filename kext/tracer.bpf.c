@@ -31,6 +31,11 @@ const volatile bool trace_irqs = true;
 const volatile bool trace_timers = true;
 const volatile bool wait_stacks = true;
 const volatile bool recv_enter = true; /* SYS_ENTER for receives too */
+/* Per-call capture (`--syscalls`): the syscall exit tracepoint records every
+ * traced call. Off (the default): no syscall tracepoint at all; blocked calls
+ * come from sched_switch, the calls that wake from sched_waking, named and
+ * loopback sockets from the socket tracepoints (docs/kext.md). */
+const volatile bool per_call = false;
 const volatile __u8 sys_class[TRACER_NR_MAX] = {};
 const volatile __u8 sys_arg[TRACER_NR_MAX] = {};
 
@@ -86,6 +91,8 @@ struct sys_call {
 	__u8 cls;     /* SC_NONE = not inside a traced syscall */
 	__u8 entered; /* its entry record (SYS_ENTER, FUTEX_WAIT) is written */
 	__u8 named;   /* on a named unix socket (fd_object) */
+	__u8 blocked; /* !per_call: it blocked; its switch-in writes its end */
+	__u8 sockend; /* !per_call: a watched socket's receive: sock_recv_length ends it */
 };
 
 /* Per CPU: the thread switched in last, and whether it was inside a traced
@@ -382,7 +389,8 @@ static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_s
 	em->ring = bpf_map_lookup_elem(&rings, &cpu);
 	if (!em->ring)
 		return false;
-	flush_held(em->ring, cpu);
+	if (per_call)
+		flush_held(em->ring, cpu);
 	ev = bpf_ringbuf_reserve(em->ring, nrec * sizeof(struct argus_event), 0);
 	if (!ev) {
 		count_lost(cpu, nrec);
@@ -414,8 +422,9 @@ static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_
 	return reserve_n(em, type, t, ts, task_ctx, 1);
 }
 
-/* The largest entry written (sched_switch: SYS_ENTER + SCHED_SWITCH). */
-#define ENTRY_RECORDS_MAX 2
+/* The largest entry written (sched_switch: SYS_ENTER + SCHED_SWITCH + the
+ * end of next's call). */
+#define ENTRY_RECORDS_MAX 3
 _Static_assert(ENTRY_RECORDS_MAX <= ARGUS_RING_ENTRY_MAX, "readers split entries this large");
 _Static_assert(TRACER_HELD_MAX <= ARGUS_RING_ENTRY_MAX, "held records are written as one entry");
 
@@ -666,6 +675,25 @@ static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj,
 	return ARGUS_OBJ_FILE;
 }
 
+/* A socket the socket tracepoints record when there is no per-call
+ * capture: a unix socket of a named connection (either end bound: a display
+ * server's, a message bus's) or a loopback TCP end. Socket pairs and other
+ * sockets are left to sched_switch and sched_waking (docs/kext.md). */
+static __always_inline bool sock_watched(const struct sock *sk)
+{
+	__u16 family = sk->__sk_common.skc_family;
+
+	if (family == AF_UNIX_) {
+		struct unix_sock *u = KCAST(struct unix_sock, (void *)sk);
+		struct sock *peer = u->peer;
+
+		if (u->addr)
+			return true;
+		return peer && KCAST(struct unix_sock, peer)->addr;
+	}
+	return sk->sk_protocol == IPPROTO_TCP_ && tcp_loopback(sk, family);
+}
+
 static __always_inline __s64 user_timespec_ns(__u64 uptr)
 {
 	struct __kernel_timespec ts;
@@ -817,6 +845,27 @@ static __always_inline void emit_entry(struct sys_call *c, struct task_struct *t
 	submit(&em);
 }
 
+/* A poll of one fd (struct pollfd at uptr): that fd and its IPC object,
+ * the object the thread waits on. Files stay unnamed. */
+static __always_inline void poll_one_fd(struct task_struct *t, __u64 uptr, int *fd, __u64 *obj,
+                                        __u64 *peer, __u8 *kind)
+{
+	bool named = false;
+	int pfd;
+	__u8 k;
+
+	if (bpf_probe_read_user(&pfd, sizeof(pfd), (void *)uptr))
+		return;
+	k = fd_object(t, pfd, obj, peer, &named);
+	if (k == ARGUS_OBJ_NONE || k == ARGUS_OBJ_FILE) {
+		*obj = 0;
+		*peer = 0;
+		return;
+	}
+	*fd = pfd;
+	*kind = k;
+}
+
 /* The traced call t (the current task) is in, from its saved registers.
  * False for calls argus does not record: reads and writes of files, ttys
  * and non-local sockets; clones (sched_process_fork reads their flags). */
@@ -836,19 +885,6 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		if ((cls == SC_SEND || cls == SC_RECV) &&
 		    (kind == ARGUS_OBJ_NONE || kind == ARGUS_OBJ_FILE))
 			return false;
-	} else if (cls == SC_WAIT && nr >= 0 && nr < TRACER_NR_MAX &&
-	           (sys_arg[nr] == SA_MS2 || sys_arg[nr] == SA_PTS2) && regs_arg(regs, 0) &&
-	           regs_arg(regs, 1) == 1) {
-		/* poll, ppoll (pollfd array, count, timeout) on one fd: a wait
-		 * for that object, a synchronous call's reply or a loop's own
-		 * wake-up fd (struct pollfd: int fd first). t is current here
-		 * (its exit, or the switch away) */
-		int pfd;
-
-		if (!bpf_probe_read_user(&pfd, sizeof(pfd), (void *)regs_arg(regs, 0))) {
-			fd = pfd;
-			kind = fd_object(t, fd, &obj, &peer, &named);
-		}
 	}
 	c->ts = 0;
 	c->arg1 = 0;
@@ -871,6 +907,11 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		c->arg0 = user_timespec_ns(regs_arg(regs, 2) + 16);
 	} else {
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
+		/* per-call capture sees the read itself: the object only
+		 * without it (the graph's wait-on-object rule, docs/graph.md) */
+		if (!per_call && (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) &&
+		    regs_arg(regs, 1) == 1)
+			poll_one_fd(t, regs_arg(regs, 0), &fd, &obj, &peer, &kind);
 	}
 	c->obj = obj;
 	c->peer = peer;
@@ -881,6 +922,8 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 	c->cls = cls;
 	c->entered = 0;
 	c->named = named;
+	c->blocked = 0;
+	c->sockend = 0;
 	return true;
 }
 
@@ -1232,28 +1275,77 @@ static __always_inline struct thread_state *call_left_cpu(struct task_struct *pr
 	return st;
 }
 
+/* Without per-call capture: the call next was blocked in, if its switch-in
+ * ends it (the call blocked; a watched socket's receive ends at
+ * sock_recv_length instead; a send that blocked is known from the wake-ups
+ * it makes). Any other call left in storage is done with. */
+static __always_inline struct sys_call *call_resumes(struct task_struct *next)
+{
+	struct thread_state *st = bpf_task_storage_get(&threads, next, 0, 0);
+	struct sys_call *c;
+
+	if (!st)
+		return NULL;
+	c = &st->call;
+	if (c->cls == SC_NONE || c->sockend)
+		return NULL;
+	if (!c->blocked || c->cls == SC_SEND || c->cls == SC_TFDSET) {
+		c->cls = SC_NONE;
+		return NULL;
+	}
+	return c;
+}
+
+/* The end of a call seen blocking, written at its thread's switch-in: what
+ * it returns is not seen (ARGUS_F_NORET): a receive says 1 byte, a wait 0. */
+static __always_inline void fill_resumed(struct argus_event *ev, struct sys_call *c,
+                                         struct task_struct *t, __u64 ts)
+{
+	ev->type = c->cls == SC_RECV ? ARGUS_EV_IPC_RECV : ARGUS_EV_SYS_EXIT;
+	ev->pid = t->tgid;
+	ev->tid = t->pid;
+	ev->flags = ARGUS_F_NORET | (t->flags & PF_KTHREAD_ ? ARGUS_F_KTHREAD : 0);
+	ev->sys_exit.obj = c->obj;
+	ev->sys_exit.peer_obj = c->peer;
+	ev->sys_exit.ret = c->cls == SC_RECV ? 1 : 0;
+	ev->sys_exit.dur_ns = c->ts && ts > c->ts ? ts - c->ts : 0;
+	ev->sys_exit.fd = c->fd;
+	ev->sys_exit.nr = c->nr;
+	ev->sys_exit.obj_kind = c->kind;
+	ev->sys_exit.calls = 1;
+	c->cls = SC_NONE;
+}
+
 /* Runs at every context switch of the machine: the idle task and untraced
  * tasks leave after a few loads. One clock read serves every record. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
-	bool blocks = !preempt && prev_state, tprev, tnext, to_self;
-	struct sys_call *c, *enter = NULL;
+	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self;
+	struct sys_call *c, *enter = NULL, *done = NULL;
+	struct task_struct *hdr;
 	struct thread_state *st = NULL;
+	struct argus_event *evs;
 	struct pt_regs *regs = NULL;
 	__u64 ts, ip = 0, sp = 0;
 	struct emit em;
 
 	to_self = is_self(next);
-	tprev = !is_self(prev) && traced(prev);
+	from_self = is_self(prev);
+	tprev = !from_self && traced(prev);
 	tnext = !to_self && traced(next);
-	note_resumed(next, tnext);
-	/* argus is left out: its own switches are not written, and a switch
-	 * to it names no next thread - but prev's half is kept (a traced
-	 * thread that blocks while argus runs next still blocked) */
-	if (is_self(prev) || (!tprev && !tnext))
+	if (per_call)
+		note_resumed(next, tnext);
+	/* argus is left out: its own switches are not written, a switch to
+	 * it names no next thread and a switch from it no previous one (as
+	 * the idle task's: pid 0) - but the traced thread's half is kept (a
+	 * traced thread that blocks while argus runs next still blocked; one
+	 * that argus hands the CPU to resumes, and the call it was blocked in
+	 * ends there) */
+	if ((from_self && to_self) || (!tprev && !tnext))
 		return 0;
+	hdr = from_self ? NULL : prev;
 	ts = bpf_ktime_get_ns();
 	if (tprev) {
 		regs = user_regs(prev); /* read once: the call and the stack */
@@ -1265,6 +1357,13 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 			                          wait_stacks ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 		if (st) {
 			c = &st->call;
+			if (c->cls != SC_NONE) {
+				c->blocked = 1;
+				if (!per_call && c->cls == SC_RECV &&
+				    (c->kind == ARGUS_OBJ_UNIX || c->kind == ARGUS_OBJ_TCP) &&
+				    sock_watched(KCAST(struct sock, (void *)c->obj)))
+					c->sockend = 1;
+			}
 			if (c->cls != SC_NONE && !c->entered && has_entry(c, true)) {
 				enter = c;
 				c->entered = 1;
@@ -1277,17 +1376,40 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 				wait_stack(ctx, prev, st, ts, ip, sp);
 			}
 		}
+	} else if (tprev && !per_call && st && st->call.cls == SC_WAIT &&
+	           st->call.nr == TRACER_NR_sched_yield && !st->call.entered) {
+		/* a yield that gave the CPU away: the only yields seen without
+		 * per-call capture (one that finds no other task never switches) */
+		enter = &st->call;
+		enter->entered = 1;
+		enter->blocked = 1;
 	}
-	/* a blocked receive's SYS_ENTER and the switch: one ring entry */
-	if (enter) {
-		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true, 2))
+	if (!per_call && tnext)
+		done = call_resumes(next);
+	/* a blocked call's entry record, the switch and the end of the call
+	 * next resumes in: one ring entry */
+	if (enter && done) {
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true, 3))
+			return 0;
+		evs = em.entry;
+		fill_entry(&evs[0], enter);
+		fill_resumed(&evs[2], done, next, ts);
+		em.ev = &evs[1];
+	} else if (enter) {
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true, 2))
 			return 0;
 		fill_entry(em.entry, enter);
-	} else if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, prev, ts, true)) {
+	} else if (done) {
+		if (!reserve_n(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true, 2))
+			return 0;
+		evs = em.entry;
+		fill_resumed(&evs[1], done, next, ts);
+		em.ev = &evs[0];
+	} else if (!reserve_at(&em, ARGUS_EV_SCHED_SWITCH, hdr, ts, true)) {
 		return 0;
 	}
-	em.ev->sched_switch.prev_state = preempt ? 0 : prev_state;
-	em.ev->sched_switch.prev_prio = prev->prio;
+	em.ev->sched_switch.prev_state = preempt || from_self ? 0 : prev_state;
+	em.ev->sched_switch.prev_prio = from_self ? 0 : prev->prio;
 	if (to_self) {
 		submit(&em);
 		return 0;
@@ -1306,17 +1428,126 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
+/* Without per-call capture: a sched_yield that finds no other task to run
+ * calls schedule() but never switches, so sched_switch does not see it (a
+ * yield loop on an idle machine). sched_exit_tp (a bare tracepoint, Linux
+ * 6.16 and later) runs at the end of every __schedule() in the task that
+ * goes on running; is_switch false means that task never left the CPU. The
+ * yield is written as per-call capture writes a wait that never blocked:
+ * its entry and exit in one ring entry, same ts, ret 0. Every other
+ * schedule() returns after one compare. */
+SEC("tp_btf/sched_exit_tp")
+int BPF_PROG(sched_exit_tp, bool is_switch)
+{
+	struct task_struct *t;
+	struct pt_regs *regs;
+	struct sys_call call;
+	struct emit em;
+
+	if (is_switch)
+		return 0;
+	t = cur();
+	regs = user_regs(t);
+	if (!regs || !regs_in_syscall(regs) || regs_nr(regs) != TRACER_NR_sched_yield ||
+	    !traced(t))
+		return 0;
+	if (!call_from_regs(t, regs, TRACER_NR_sched_yield, SC_WAIT, &call) ||
+	    !reserve_n(&em, ARGUS_EV_SYS_EXIT, t, 0, true, 2))
+		return 0;
+	fill_entry(em.entry, &call);
+	em.ev->sys_exit.fd = call.fd;
+	em.ev->sys_exit.nr = call.nr;
+	em.ev->sys_exit.calls = 1;
+	submit(&em);
+	return 0;
+}
+
+/* Without per-call capture: the call a waker in process context is in,
+ * from its saved registers, when that call is what wakes (a send on an IPC
+ * object, a futex wake): its record follows the wake-up. Sends on watched
+ * sockets are left to sock_send_length. Returns the record type, 0 = none. */
+static __always_inline __u16 waker_call(struct task_struct *t, struct sys_call *c)
+{
+	struct pt_regs *regs = user_regs(t);
+	long nr;
+	__u8 cls;
+
+	if (!regs || !regs_in_syscall(regs))
+		return 0;
+	nr = regs_nr(regs);
+	if (nr < 0 || nr >= TRACER_NR_MAX)
+		return 0;
+	cls = sys_class[nr];
+	if (cls == SC_FUTEX) {
+		if (!futex_is_wake((__u32)regs_arg(regs, 1) & FUTEX_CMD_MASK_) ||
+		    !call_from_regs(t, regs, nr, cls, c))
+			return 0;
+		return ARGUS_EV_FUTEX_WAKE;
+	}
+	if (cls != SC_SEND || !call_from_regs(t, regs, nr, cls, c))
+		return 0;
+	if ((c->kind == ARGUS_OBJ_UNIX || c->kind == ARGUS_OBJ_TCP) &&
+	    sock_watched(KCAST(struct sock, (void *)c->obj)))
+		return 0;
+	return ARGUS_EV_IPC_SEND;
+}
+
+/* The waker's call after its wake-up (waker_call): what it returns is not
+ * seen (ARGUS_F_NORET). A send says the bytes it asked to send (1 when the
+ * call does not say), a futex wake 1 when it wakes one thread at most, else
+ * 2 (it may wake more). */
+static __always_inline void fill_waker_call(struct argus_event *ev, __u16 type, struct sys_call *c)
+{
+	ev->type = type;
+	ev->flags |= ARGUS_F_NORET;
+	if (type == ARGUS_EV_FUTEX_WAKE) {
+		ev->futex.uaddr = c->obj;
+		ev->futex.op = c->arg1;
+		ev->futex.val = c->arg2;
+		ev->futex.ret = c->arg2 > 1 ? 2 : 1;
+		ev->futex.timeout_ns = -1;
+		ev->futex.uaddr2 = c->arg3;
+		return;
+	}
+	ev->sys_exit.obj = c->obj;
+	ev->sys_exit.peer_obj = c->peer;
+	ev->sys_exit.ret = c->arg0 > 0 ? c->arg0 : 1;
+	ev->sys_exit.dur_ns = 0;
+	ev->sys_exit.fd = c->fd;
+	ev->sys_exit.nr = c->nr;
+	ev->sys_exit.obj_kind = c->kind;
+	ev->sys_exit.calls = 1;
+}
+
 static __always_inline int wakeup(__u16 type, struct task_struct *p)
 {
 	struct task_struct *t = cur();
+	struct argus_event *evs;
+	struct sys_call call;
+	__u16 ctype = 0;
 	struct emit em;
+
+	bool twaker;
 
 	if (is_self(p) || is_self(t))
 		return 0;
-	if (!traced(p) && !traced(t))
+	twaker = traced(t);
+	if (!twaker && !traced(p))
 		return 0;
-	if (!reserve(&em, type, t))
+	/* a kernel worker woken by a call is not its receiver (a pty write's
+	 * worker: workqueue_queue_work says that write) */
+	if (!per_call && twaker && type == ARGUS_EV_SCHED_WAKEUP && !(p->flags & PF_KTHREAD_) &&
+	    !in_interrupt_ctx())
+		ctype = waker_call(t, &call);
+	if (ctype) {
+		if (!reserve_n(&em, type, t, 0, true, 2))
+			return 0;
+		evs = em.entry;
+		fill_waker_call(&evs[1], ctype, &call);
+		em.ev = &evs[0];
+	} else if (!reserve(&em, type, t)) {
 		return 0;
+	}
 	if (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)) {
 		/* the interrupted task did not wake anyone */
 		em.ev->pid = 0;
@@ -1344,6 +1575,116 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
 	return wakeup(ARGUS_EV_SCHED_WAKEUP_NEW, p);
+}
+
+/* Without per-call capture: a pty write hands its bytes to a kernel worker
+ * (the flip buffer's work), and that worker wakes the reader, so the write
+ * is never a waker. It is known where it queues the work, from the writer's
+ * saved registers: IPC_SEND as sched_waking writes it. Any other queued
+ * work leaves after a few loads. */
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(workqueue_queue_work, int req_cpu, struct pool_workqueue *pwq,
+             struct work_struct *work)
+{
+	struct task_struct *t = cur();
+	struct pt_regs *regs;
+	struct sys_call c;
+	struct emit em;
+	long nr;
+
+	if (per_call || (t->flags & PF_KTHREAD_) || is_self(t))
+		return 0;
+	regs = user_regs(t);
+	if (!regs || !regs_in_syscall(regs))
+		return 0;
+	nr = regs_nr(regs);
+	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] != SC_SEND)
+		return 0;
+	if (in_interrupt_ctx() || !traced(t))
+		return 0;
+	if (!call_from_regs(t, regs, nr, SC_SEND, &c) || c.kind != ARGUS_OBJ_PTY)
+		return 0;
+	if (!reserve_at(&em, ARGUS_EV_IPC_SEND, t, 0, true))
+		return 0;
+	fill_waker_call(em.ev, ARGUS_EV_IPC_SEND, &c);
+	submit(&em);
+	return 0;
+}
+
+/* ---- sockets, without per-call capture ------------------------------------
+ * A send or receive of a watched socket (sock_watched: named unix
+ * connections, loopback TCP) by a traced thread, in its own context with
+ * what the call moved: IPC_SEND / IPC_RECV as the syscall exit would write
+ * them (a receive that blocked gets its duration from task storage). Other
+ * sockets leave after a few loads. */
+#define MSG_PEEK_ 2
+
+static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 type)
+{
+	struct task_struct *t = cur();
+	struct thread_state *st;
+	struct pt_regs *regs;
+	__u64 now, dur = 0, peer;
+	__u16 family;
+	__u8 kind;
+	struct emit em;
+	long nr = 0;
+	int fd = -1;
+
+	if (per_call || !sk || (flags & MSG_PEEK_) || (t->flags & PF_KTHREAD_))
+		return 0;
+	if (!sock_watched(sk) || !traced(t))
+		return 0;
+	family = sk->__sk_common.skc_family;
+	if (family == AF_UNIX_) {
+		kind = ARGUS_OBJ_UNIX;
+		peer = (__u64)KCAST(struct unix_sock, (void *)sk)->peer;
+	} else {
+		kind = ARGUS_OBJ_TCP;
+		peer = tcp_peer(sk, family);
+	}
+	regs = user_regs(t);
+	if (regs && regs_in_syscall(regs)) {
+		long n = regs_nr(regs);
+
+		if (n >= 0 && n < TRACER_NR_MAX &&
+		    (sys_class[n] == SC_SEND || sys_class[n] == SC_RECV)) {
+			nr = n;
+			fd = (int)regs_arg(regs, 0);
+		}
+	}
+	now = bpf_ktime_get_ns();
+	if (type == ARGUS_EV_IPC_RECV) {
+		st = bpf_task_storage_get(&threads, t, 0, 0);
+		if (st && st->call.cls == SC_RECV && st->call.obj == (__u64)sk) {
+			dur = st->call.ts && now > st->call.ts ? now - st->call.ts : 0;
+			st->call.cls = SC_NONE;
+		}
+	}
+	if (!reserve_at(&em, type, t, now, true))
+		return 0;
+	em.ev->sys_exit.obj = (__u64)sk;
+	em.ev->sys_exit.peer_obj = peer;
+	em.ev->sys_exit.ret = ret;
+	em.ev->sys_exit.dur_ns = dur;
+	em.ev->sys_exit.fd = fd;
+	em.ev->sys_exit.nr = nr;
+	em.ev->sys_exit.obj_kind = kind;
+	em.ev->sys_exit.calls = 1;
+	submit(&em);
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
+{
+	return sock_call(sk, ret, flags, ARGUS_EV_IPC_SEND);
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
+{
+	return sock_call(sk, ret, flags, ARGUS_EV_IPC_RECV);
 }
 
 /* Loopback TCP ends meet here: both become established within the
@@ -1604,11 +1945,34 @@ int BPF_PROG(call_function_single_entry, int vector)
 }
 
 /* ---- ~49 Hz cpu-clock samples of traced threads ---------------------------- */
+
+/* Without per-call capture: whether the sampled thread is inside a poll
+ * that does not wait (timeout 0), read from its saved registers. Such a
+ * poll never blocks, so no other program sees it; a loop spinning on it
+ * spends much of its time there, and the samples that hit it stand for it
+ * (the trigger tells a spin from a loop that finds work by these polls). */
+static __always_inline bool in_zero_timeout_poll(struct task_struct *t, struct pt_regs *uregs,
+                                                 struct sys_call *c)
+{
+	long nr;
+
+	if (per_call || !uregs || !regs_in_syscall(uregs))
+		return false;
+	nr = regs_nr(uregs);
+	if (nr != TRACER_NR_poll && nr != TRACER_NR_ppoll && nr != TRACER_NR_select &&
+	    nr != TRACER_NR_pselect6 && nr != TRACER_NR_epoll_wait &&
+	    nr != TRACER_NR_epoll_pwait && nr != TRACER_NR_epoll_pwait2)
+		return false;
+	return call_from_regs(t, uregs, nr, sys_class[nr], c) && c->arg0 == 0;
+}
+
 SEC("perf_event")
 int cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *t = cur();
 	__u64 ip = 0, sp_ret = 0;
+	struct argus_event *evs;
+	struct sys_call call;
 	struct mm_struct *mm;
 	struct pt_regs *uregs;
 	struct emit em;
@@ -1616,10 +1980,28 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 
 	if ((BPF_CORE_READ(t, flags) & PF_KTHREAD_) || !traced(t))
 		return 0;
-	if (!reserve(&em, ARGUS_EV_CPU_SAMPLE, t))
-		return 0;
-	id = user_stack_id(ctx, em.ev->cpu);
 	uregs = user_regs(t);
+	if (in_zero_timeout_poll(t, uregs, &call)) {
+		/* the poll's entry and an exit that stands for it (ARGUS_F_NORET,
+		 * ret 0: whether it found work is not seen), then the sample */
+		if (!reserve_n(&em, ARGUS_EV_CPU_SAMPLE, t, 0, false, 3))
+			return 0;
+		evs = em.entry;
+		fill_entry(&evs[0], &call);
+		evs[1].type = ARGUS_EV_SYS_EXIT;
+		evs[1].sys_exit.obj = call.obj;
+		evs[1].sys_exit.peer_obj = call.peer;
+		evs[1].sys_exit.fd = call.fd;
+		evs[1].sys_exit.nr = call.nr;
+		evs[1].sys_exit.obj_kind = call.kind;
+		evs[1].sys_exit.calls = 1;
+		for (int i = 0; i < 2; i++)
+			evs[i].flags = (evs[i].flags & ~(ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)) |
+			               (i ? ARGUS_F_NORET : 0);
+	} else if (!reserve(&em, ARGUS_EV_CPU_SAMPLE, t)) {
+		return 0;
+	}
+	id = user_stack_id(ctx, em.ev->cpu);
 	if (uregs) {
 		ip = regs_ip(uregs);
 		mm = KCAST(struct mm_struct, t->mm);

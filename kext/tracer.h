@@ -24,6 +24,12 @@
 ARGUS_SYSCALLS_NATIVE(TRACER_NR_FITS_)
 #undef TRACER_NR_FITS_
 
+/* The machine's own numbers, for the few calls the tracer names
+ * (TRACER_NR_sched_yield). */
+#define TRACER_NR_ROW_(name, nr, kclass, karg, wait, named) TRACER_NR_##name = nr,
+enum tracer_nr { ARGUS_SYSCALLS_NATIVE(TRACER_NR_ROW_) };
+#undef TRACER_NR_ROW_
+
 /*
  * How the kernel side treats a syscall (const volatile sys_class[nr], set
  * from the kclass column of the table). Anything left at SC_NONE is never

@@ -202,6 +202,7 @@ void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now)
 		if (n)
 			argus_merge_push(d->merge, i, d->buf, n, now);
 	}
+	d->read_total += got;
 }
 
 static void pump(struct argus_daemon *d, bool final)
@@ -221,13 +222,29 @@ static void pump(struct argus_daemon *d, bool final)
 	}
 }
 
+/* Every TICK_MS while records come; a tick that reads none doubles the
+ * period up to TICK_IDLE_MS (and below max_delay), so an idle machine wakes
+ * the daemon ~25 times a second instead of 200. The first records back
+ * bring the period down at once; a 4 MiB ring holds ~65 k records, more
+ * than a busy CPU writes in TICK_IDLE_MS. */
 static void on_tick(uv_timer_t *t)
 {
 	struct argus_daemon *d = t->data;
+	uint64_t before = d->read_total, ms = d->tick_ms;
 	pump(d, false);
 	uint64_t now = mono_now_ns();
 	if (d->tick_fn && now > d->o.max_delay_ns)
 		d->tick_fn(d->tick_arg, now - d->o.max_delay_ns);
+	uint64_t cap = d->o.max_delay_ns / 2000000ull;
+	if (cap > TICK_IDLE_MS)
+		cap = TICK_IDLE_MS;
+	if (cap < TICK_MS)
+		cap = TICK_MS;
+	ms = d->read_total != before ? TICK_MS : ms * 2 > cap ? cap : ms * 2;
+	if (ms != d->tick_ms) {
+		d->tick_ms = ms;
+		uv_timer_start(&d->tick, on_tick, ms, ms);
+	}
 }
 
 static void on_second(uv_timer_t *t)
@@ -623,6 +640,7 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 	uv_timer_init(&d->loop, &d->tick);
 	uv_timer_init(&d->loop, &d->second);
 	d->tick.data = d->second.data = d;
+	d->tick_ms = TICK_MS;
 	uv_timer_start(&d->tick, on_tick, TICK_MS, TICK_MS);
 	uv_timer_start(&d->second, on_second, 1000, 1000);
 	uv_signal_init(&d->loop, &d->sigint);

@@ -145,6 +145,7 @@ void clients_close_all(struct client_set *cs);
 /* ---- daemon.c: the root object ----------------------------------------- */
 
 #define TICK_MS          5
+#define TICK_IDLE_MS     40 /* the longest period a quiet machine backs off to */
 #define MAX_SINKS        8
 #define NTYPES           (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
 #define MAX_KERNEL_RINGS 1024
@@ -156,6 +157,8 @@ struct argus_daemon {
 	char run_dir[1024], rec_dir[1024], hooks_dir[1024];
 	uv_loop_t loop;
 	uv_timer_t tick, second;
+	uint64_t tick_ms;    /* the tick's period now: TICK_MS, longer while nothing comes */
+	uint64_t read_total; /* records read from the rings */
 	uv_signal_t sigint, sigterm;
 	uv_pipe_t ctl, strm, hooks;
 	bool ctl_bound, strm_bound, hooks_bound, stopping, running;

@@ -276,35 +276,47 @@ static void take_reader(struct argus_trigger *t, struct conn *c, struct uthr *u)
  * that thread (Qt: QXcbEventQueue reads X, wakes the main thread, which
  * dispatches): the episode is that thread's too, until it is back in its
  * loop. A GTK main thread waking its GDBus worker hands it nothing. */
+static uint32_t *learn_reader(struct argus_trigger *t, uint64_t obj, uint32_t pid, uint32_t tid)
+{
+	uint32_t *ix = idmap_get(&t->waker_ix, obj);
+	if (!ix) {
+		if (t->nwakers == t->cwakers) {
+			struct waker *n = trg_grow(t->wakers, &t->cwakers, sizeof(*n));
+			if (!n) {
+				t->oom = true;
+				return NULL;
+			}
+			t->wakers = n;
+		}
+		if (!idmap_put(&t->waker_ix, obj, t->nwakers)) {
+			t->oom = true;
+			return NULL;
+		}
+		ix = idmap_get(&t->waker_ix, obj);
+		t->wakers[t->nwakers++].obj = obj;
+	}
+	t->wakers[*ix].pid = pid;
+	t->wakers[*ix].tid = tid;
+	return ix;
+}
+
 static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 {
 	struct proc *p = trg_proc_get(t, ev->pid, false);
 	if (!p || !p->gui || !ev->ipc.obj)
 		return;
-	uint32_t *ix = idmap_get(&t->waker_ix, ev->ipc.obj);
 	if (ev->type == ARGUS_EV_IPC_RECV) {
-		if (ev->ipc.ret <= 0)
-			return;
-		if (!ix) {
-			if (t->nwakers == t->cwakers) {
-				struct waker *n = trg_grow(t->wakers, &t->cwakers, sizeof(*n));
-				if (!n) {
-					t->oom = true;
-					return;
-				}
-				t->wakers = n;
-			}
-			if (!idmap_put(&t->waker_ix, ev->ipc.obj, t->nwakers)) {
-				t->oom = true;
-				return;
-			}
-			ix = idmap_get(&t->waker_ix, ev->ipc.obj);
-			t->wakers[t->nwakers++].obj = ev->ipc.obj;
-		}
-		t->wakers[*ix].pid = ev->pid;
-		t->wakers[*ix].tid = ev->tid;
+		if (ev->ipc.ret > 0)
+			learn_reader(t, ev->ipc.obj, ev->pid, ev->tid);
 		return;
 	}
+	uint32_t *ix = idmap_get(&t->waker_ix, ev->ipc.obj);
+	/* the default capture sees a read only when it blocks (an eventfd
+	 * read after a poll never does): a send written after the wake-up it
+	 * made (ARGUS_F_NORET, same ts) names the thread that reads */
+	if ((ev->flags & ARGUS_F_NORET) && t->wake_ts == ev->ts && t->wake_waker == ev->tid &&
+	    t->wake_pid == ev->pid)
+		ix = learn_reader(t, ev->ipc.obj, t->wake_pid, t->wake_tid);
 	struct uthr *u = trg_uthr_get(t, ev->tid);
 	if (!ix || !u || u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
 		return;
@@ -494,6 +506,10 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		}
 		return;
 	case ARGUS_EV_SCHED_WAKEUP:
+		t->wake_ts = ev->ts;
+		t->wake_waker = ev->tid;
+		t->wake_pid = ev->wakeup.wakee_pid;
+		t->wake_tid = ev->wakeup.wakee_tid;
 		if ((u = trg_uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
 			if (episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;

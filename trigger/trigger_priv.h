@@ -102,6 +102,10 @@ struct argus_trigger {
 	struct waker *wakers;
 	uint32_t nwakers, cwakers;
 	uint64_t now, next_check, next_id;
+	/* the latest wake-up: a waker's call written after it (the default
+	 * capture's NORET send) woke this thread */
+	uint64_t wake_ts;
+	uint32_t wake_waker, wake_pid, wake_tid;
 	bool oom; /* a table could not grow: some app is not tracked */
 };
 

@@ -4,7 +4,7 @@
 #
 #   bench/zoo/run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json]
 #                         [--match function|process] [--no-baselines]
-#                         [--no-live] [--score replay|live] CASE_DIR...
+#                         [--no-live] [--score replay|live] [--syscalls] CASE_DIR...
 #
 # Each case runs twice, on a fresh private desktop (Xvfb, session bus,
 # dunst) each time:
@@ -20,6 +20,7 @@
 #     the very wait argus follows.
 # score.py then prints one line per case (--json: one JSON object per case).
 # --no-baselines skips run 2, --no-live leaves the daemon out of run 1.
+# --syscalls runs argus start and argus record with per-call capture.
 # --match process only asks that argus's top-1 names the root-cause process
 # (and the stall class). --score live: the live daemon's answer decides the
 # exit status, not the replay's (realapps). Exit status: 0 argus's top-1 right on every case, 1
@@ -35,6 +36,7 @@ score=replay
 format=text
 baselines=1
 live=1
+capture=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--argus) argus=$2; shift 2 ;;
@@ -45,12 +47,13 @@ while [ $# -gt 0 ]; do
 	--score) score=$2; shift 2 ;;
 	--no-baselines) baselines=0; shift ;;
 	--no-live) live=0; shift ;;
+	--syscalls) capture=--syscalls; shift ;;
 	--) shift; break ;;
 	-*) echo "run-case.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json] [--match function|process] [--score replay|live] [--no-baselines] [--no-live] CASE_DIR..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-case.sh [--argus BIN] [--bin-dir DIR] [--keep] [--json] [--match function|process] [--score replay|live] [--no-baselines] [--no-live] [--syscalls] CASE_DIR..." >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root for live tracing"; exit 77; }
 for t in Xvfb xdotool python3 dbus-daemon; do
 	command -v $t >/dev/null || { echo "skipped: $t missing (scripts/install-deps.sh)"; exit 77; }
@@ -128,8 +131,9 @@ run_pass() (
 				grep -q "boolean true" && break
 			sleep 0.1
 		done
+		# shellcheck disable=SC2086 # capture: empty or one word
 		env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$PWD/daemon" --no-recorder \
-			--hooks-dir "" --reports "$PWD/reports" \
+			--hooks-dir "" --reports "$PWD/reports" $capture \
 			--issues-db "${ARGUS_ISSUES_DB:-$PWD/issues.db}" >daemon.log 2>&1 &
 		daemon=$!
 		pids="$daemon $pids"
@@ -145,7 +149,8 @@ run_pass() (
 	[ $pass = baselines ] && wopt="--no-notify"
 	rec=
 	if [ $pass = argus ]; then
-		"$argus" record --all -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
+		# shellcheck disable=SC2086 # capture: empty or one word
+		"$argus" record --all $capture -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
 		rec=$!
 		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
 	fi

@@ -2,9 +2,10 @@
  * test_record_cli.c - `argus record` and `argus stream --json` as a user runs
  * them (label "live"): a traced command round-trips through a trace file and
  * `argus info`, SIGINT ends a recording cleanly, JSON lines come out live,
- * a user without privileges gets one line and ARGUS_EXIT_PRIV, and `argus
- * bench overhead --floor` measures under the empty sys_exit program and
- * leaves nothing attached.
+ * a user without privileges gets one line and ARGUS_EXIT_PRIV, the default
+ * capture attaches no syscall tracepoint program (--syscalls does), and
+ * `argus bench overhead --floor` measures under the empty sys_exit program
+ * and leaves nothing attached.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -98,8 +99,11 @@ TEST(record_command_round_trips_through_a_trace_file)
 	tmp_path(trace, sizeof(trace), "cmd.argus");
 	tmp_path(out, sizeof(out), "out");
 	tmp_path(err, sizeof(err), "err");
+	/* cat waits in its read: the default capture sees the write that
+	 * wakes it and the read that ends (a pipe read that finds data
+	 * waiting is seen only with --syscalls) */
 	char *argv[] = {(char *)bin, "record",  "-o", trace,
-	                "--",        "/bin/sh", "-c", "echo hello | cat >/dev/null; sleep 0.05",
+	                "--",        "/bin/sh", "-c", "(sleep 0.05; echo hello) | cat >/dev/null",
 	                NULL};
 	pid_t argus = start(argv, out, err, -1);
 	ASSERT_EQ(finish(argus), 0);
@@ -194,9 +198,14 @@ TEST(stream_json_prints_live_records)
 	require_live();
 	tmp_path(out, sizeof(out), "stream.json");
 	tmp_path(err, sizeof(err), "err");
-	char *argv[] = {
-	    (char *)bin, "stream", "--json", "--", "/bin/sh", "-c", "echo hi | cat >/dev/null",
-	    NULL};
+	char *argv[] = {(char *)bin,
+	                "stream",
+	                "--json",
+	                "--",
+	                "/bin/sh",
+	                "-c",
+	                "(sleep 0.05; echo hi) | cat >/dev/null",
+	                NULL};
 	ASSERT_EQ(finish(start(argv, out, err, -1)), 0);
 	char *text = slurp(out);
 	ASSERT(text);
@@ -259,8 +268,9 @@ TEST(bench_overhead_floor_attaches_only_for_its_mode)
 	char *o = slurp(out), *modes = slurp(seen);
 	ASSERT(o && modes);
 	ASSERT_CONTAINS(o, "empty sys_exit");
-	/* untraced, argus record, perf record, empty sys_exit */
-	ASSERT_STR_EQ(modes, "off\noff\noff\non\n");
+	/* untraced, argus start, argus record, perf sched, perf sched+syscalls,
+	 * empty sys_exit */
+	ASSERT_STR_EQ(modes, "off\noff\noff\noff\noff\non\n");
 	/* the kernel frees a detached program a little later */
 	bool gone = false;
 	for (int i = 0; i < 50 && !gone; i++) {
@@ -274,6 +284,59 @@ TEST(bench_overhead_floor_attaches_only_for_its_mode)
 	unlink(out);
 	unlink(err);
 	unlink(seen);
+}
+
+/* Which of the tracer's syscall-exit and socket programs are attached while
+ * `argus record [OPT] -- CMD` runs CMD: "sys" and / or "sock" lines. */
+static char *programs_under_record(const char *opt)
+{
+	char out[128], err[128], seen[128], trace[128], script[1024];
+	const char *bin = argus_bin();
+
+	tmp_path(out, sizeof(out), "progs-out");
+	tmp_path(err, sizeof(err), "progs-err");
+	tmp_path(seen, sizeof(seen), "progs-seen");
+	tmp_path(trace, sizeof(trace), "progs.argus");
+	unlink(seen);
+	snprintf(script, sizeof(script),
+	         "touch %s; bpftool prog show name sys_exit | grep -q sys_exit && echo sys >> %s; "
+	         "bpftool prog show name sock_recv_length | grep -q sock_recv && echo sock >> %s; "
+	         "true",
+	         seen, seen, seen);
+	char *argv[] = {(char *)bin, "record", "-o", trace,  (char *)opt,
+	                "--",        "sh",     "-c", script, NULL};
+	if (!opt) {
+		argv[4] = "--";
+		argv[5] = "sh";
+		argv[6] = "-c";
+		argv[7] = script;
+		argv[8] = NULL;
+	}
+	int rc = finish(start(argv, out, err, -1));
+	char *r = rc == 0 ? slurp(seen) : NULL;
+	unlink(out);
+	unlink(err);
+	unlink(seen);
+	unlink(trace);
+	return r;
+}
+
+/* The default capture puts no program on a syscall tracepoint (every
+ * syscall of every task would pay for it); --syscalls does, and leaves the
+ * socket tracepoints off (its syscall exit records those calls). */
+TEST(default_capture_attaches_no_syscall_tracepoint)
+{
+	require_live();
+	if (system("command -v bpftool >/dev/null 2>&1") != 0)
+		SKIP("bpftool is not installed");
+	if (system("bpftool prog show name sys_exit 2>/dev/null | grep -q sys_exit") == 0)
+		SKIP("another tracer's sys_exit program is loaded");
+	char *def = programs_under_record(NULL), *sys = programs_under_record("--syscalls");
+	ASSERT(def && sys);
+	ASSERT_STR_EQ(def, "sock\n");
+	ASSERT_STR_EQ(sys, "sys\n");
+	free(def);
+	free(sys);
 }
 
 TEST(usage_errors_exit_2)
@@ -297,4 +360,5 @@ TEST_MAIN(TEST_ENTRY(record_command_round_trips_through_a_trace_file),
           TEST_ENTRY(sigint_ends_a_recording_with_a_complete_file),
           TEST_ENTRY(stream_json_prints_live_records),
           TEST_ENTRY(unprivileged_record_says_what_is_missing), TEST_ENTRY(usage_errors_exit_2),
-          TEST_ENTRY(bench_overhead_floor_attaches_only_for_its_mode))
+          TEST_ENTRY(bench_overhead_floor_attaches_only_for_its_mode),
+          TEST_ENTRY(default_capture_attaches_no_syscall_tracepoint))

@@ -1,6 +1,8 @@
 /* argus start with the real eBPF tracer: records of a process we run reach
  * a JSON stream client, status shows per-CPU kernel rings, and stop is
- * clean. Needs root and BPF (label "live"). */
+ * clean. Needs root and BPF (label "live"). The writer's pipe has no
+ * reader: its sends wake nobody, so the daemon runs with per-call capture
+ * (--syscalls), which records every one. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -24,7 +26,7 @@ TEST(kernel_records_reach_a_stream_client)
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 2);
 		execl(bin, bin, "start", "--run-dir", run, "--recorder", rec, "--hooks-dir", hooks,
-		      "--no-samples", "--issues-db", "", (char *)NULL);
+		      "--no-samples", "--syscalls", "--issues-db", "", (char *)NULL);
 		_exit(127);
 	}
 	bool up = false;

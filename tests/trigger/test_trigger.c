@@ -481,6 +481,62 @@ TEST(qt_main_thread_hung_after_the_relay_fires_on_it)
 	teardown();
 }
 
+/* The default capture (no syscall tracepoint): the event thread's eventfd
+ * write is seen only where it wakes the main thread, as the waker's call
+ * after its wake-up (ARGUS_F_NORET, same ts), and the main thread's eventfd
+ * reads, which never block, not at all: the wake-up names the reader. */
+static void qt_relay_default(uint64_t ts, bool main_waits)
+{
+	x_send(ts);
+	wake(ts + 10000, OTHER);
+	app_read(ts + 20000, OTHER);
+	if (main_waits) {
+		struct argus_event w = ev(ts + 30000, ARGUS_EV_SCHED_WAKEUP, APP, OTHER);
+		w.wakeup.wakee_pid = APP;
+		w.wakeup.wakee_tid = APP;
+		feed(w);
+		struct argus_event e = ev(ts + 30000, ARGUS_EV_IPC_SEND, APP, OTHER);
+		e.flags = ARGUS_F_NORET;
+		e.ipc.obj = WAKE_FD;
+		e.ipc.obj_kind = ARGUS_OBJ_EVENTFD;
+		e.ipc.ret = 8;
+		feed(e);
+	}
+	sys_enter(ts + 40000, OTHER, 7, -1);
+	block(ts + 50000, OTHER);
+}
+
+TEST(default_capture_qt_main_thread_hung_after_the_relay_fires_on_it)
+{
+	setup(false);
+	x_send(T0 + MS);
+	app_read(T0 + MS + 10000, APP);
+	sys_enter(T0 + MS + 20000, APP, 7, -1);
+	block(T0 + MS + 30000, APP);
+	/* typing: each key woken into the main thread's loop, handled there */
+	for (uint64_t ts = T0 + 10 * MS; ts < T0 + SEC; ts += 40 * MS) {
+		qt_relay_default(ts, true);
+		wake(ts + 100000, APP);
+		sys_enter(ts + 101000, APP, 7, -1);
+		block(ts + 3 * MS, APP);
+	}
+	tick_until(T0 + SEC, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* the key whose handler blocks in the kernel (a call that is not
+	 * recorded: access() on a stopped FUSE daemon), then keys relayed
+	 * while it is blocked: they wake nobody */
+	qt_relay_default(T0 + 4 * SEC, true);
+	wake(T0 + 4 * SEC + 100000, APP);
+	block(T0 + 4 * SEC + 200000, APP);
+	qt_relay_default(T0 + 4 * SEC + 300 * MS, false);
+	tick_until(T0 + 4 * SEC + 301 * MS, T0 + 7 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].tid, APP);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_WAIT);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 4 * SEC);
+	teardown();
+}
+
 TEST(zero_timeout_polls_that_find_work_are_not_a_yield_loop)
 {
 	setup(false);
@@ -937,6 +993,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
           TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
           TEST_ENTRY(qt_main_thread_hung_after_the_relay_fires_on_it),
+          TEST_ENTRY(default_capture_qt_main_thread_hung_after_the_relay_fires_on_it),
           TEST_ENTRY(zero_timeout_polls_that_find_work_are_not_a_yield_loop),
           TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
           TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
