@@ -284,6 +284,12 @@ int argus_report_perfetto_span(uint64_t from, uint64_t to, const struct argus_re
                                const struct argus_report_records *rec,
                                const struct argus_symbolizer *sym, FILE *out,
                                struct argus_perfetto_counts *counts);
+/* A copy for a viewer who is not root (redact.c): every process for which
+ * mine(arg, pid) is false keeps its name and pid and loses its frames -
+ * function, source line, object, stack ids - and the summary says
+ * "[redacted]" where it named them. */
+void argus_diagnosis_redact(struct argus_diagnosis *d, bool (*mine)(void *arg, uint32_t pid),
+                            void *arg);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 

@@ -80,6 +80,9 @@ static void usage(FILE *f)
 	    "  --no-diagnose       no stall detection and diagnosis\n"
 	    "  --reports DIR       diagnosis reports (default " ARGUS_REPORTS_DIR ";\n"
 	    "                      \"\" = none)\n"
+	    "  --user-reports DIR  the copies an app's owner (not root) may open, other users'\n"
+	    "                      frames redacted: DIR/UID/ (default " ARGUS_USER_REPORTS_DIR ",\n"
+	    "                      or REPORTS-users with --reports; \"\" = none)\n"
 	    "  --notify-bus ADDR   send notifications to this D-Bus address (default: the\n"
 	    "                      session bus of the stalled app's user)\n"
 	    "  --no-notify         no desktop notifications\n"
@@ -135,6 +138,8 @@ int cmd_start(int argc, char **argv)
 			o.rec_dir = v, i++;
 		} else if (!strcmp(a, "--reports")) {
 			so.reports_dir = v, i++;
+		} else if (!strcmp(a, "--user-reports")) {
+			so.user_reports_dir = v, i++;
 		} else if (!strcmp(a, "--issues-db")) {
 			store.path = v, i++;
 		} else if (!strcmp(a, "--notify-bus")) {
