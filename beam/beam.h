@@ -321,6 +321,12 @@ int argus_tsym_new_tables(struct argus_tsym **s, const struct argus_map *maps, s
                           bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out),
                           const void *arg);
 void argus_tsym_free(struct argus_tsym *s);
+/* Where a process forked and not exec'd finds its layout: parent(arg, pid)
+ * is the pid it was forked from, 0 unknown (the session's PROC_FORK
+ * records). A pid with no maps of its own resolves through its parent's,
+ * so it is named the same live and from a trace read after it exited. */
+void argus_tsym_set_parent(struct argus_tsym *s, uint32_t (*parent)(void *arg, uint32_t pid),
+                           void *arg);
 struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
 /* For frames the tables do not name: the ELF file a map names, as it is on
  * disk now (symbol tables, no source lines, build id not checked) - what

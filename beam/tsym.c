@@ -31,6 +31,10 @@ struct argus_tsym {
 	struct argus_symbol *syms;
 	size_t nsyms;
 	struct argus_elffiles *files; /* the maps' files on disk, read when asked */
+	/* the process a pid was forked from (0 = unknown): a process forked
+	 * and not exec'd has its parent's layout, and no maps of its own */
+	uint32_t (*parent)(void *arg, uint32_t pid);
+	void *parent_arg;
 };
 
 static int cmp_map(const void *a, const void *b)
@@ -111,7 +115,28 @@ void argus_tsym_free(struct argus_tsym *s)
 	free(s);
 }
 
-static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uint64_t ip)
+void argus_tsym_set_parent(struct argus_tsym *s, uint32_t (*parent)(void *arg, uint32_t pid),
+                           void *arg)
+{
+	s->parent = parent;
+	s->parent_arg = arg;
+}
+
+/* The first map of pid or later (index into maps). */
+static size_t first_of(const struct argus_tsym *s, uint32_t pid)
+{
+	size_t a = 0, b = s->nmaps;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (s->maps[m].pid < pid)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static const struct tmap *find_map_of(const struct argus_tsym *s, uint32_t pid, uint64_t ip)
 {
 	size_t a = 0, b = s->nmaps;
 	while (a < b) { /* first map of pid with start > ip */
@@ -126,6 +151,24 @@ static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uin
 		return NULL;
 	const struct tmap *x = &s->maps[a - 1];
 	return x->pid == pid && ip >= x->start && ip < x->end ? x : NULL;
+}
+
+/* The map of ip in pid's layout: pid's own maps, or, when the trace holds
+ * none of pid's (forked, not exec'd: the tracer reads no layout for it),
+ * its parent's, and so on up. */
+static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uint64_t ip)
+{
+	for (int hop = 0; hop < 16 && pid; hop++) {
+		const struct tmap *m = find_map_of(s, pid, ip);
+		if (m)
+			return m;
+		size_t i = first_of(s, pid);
+		if ((i < s->nmaps && s->maps[i].pid == pid) || !s->parent)
+			return NULL; /* its own layout, without ip */
+		uint32_t pp = s->parent(s->parent_arg, pid);
+		pid = pp != pid ? pp : 0;
+	}
+	return NULL;
 }
 
 /* A frame named without debug info: where = object+offset into the function. */

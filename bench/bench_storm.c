@@ -193,7 +193,8 @@ static void rss_of(pid_t pid, uint64_t *hwm, uint64_t *rss)
 
 /* `argus bench zoo --no-baselines CASE` against the daemon at run (its
  * recorder rec), its output to out: the zoo runner's ARGUS_DAEMON_RUN. */
-static pid_t start_hang(const char *name, const char *run, const char *rec, const char *out)
+static pid_t start_hang(const char *name, const char *run, const char *rec, const char *out,
+                        bool keep)
 {
 	fflush(stdout);
 	pid_t p = fork();
@@ -205,8 +206,12 @@ static pid_t start_hang(const char *name, const char *run, const char *rec, cons
 		}
 		setenv("ARGUS_DAEMON_RUN", run, 1);
 		setenv("ARGUS_DAEMON_RECORDER", rec, 1);
-		execl("/proc/self/exe", "argus", "bench", "zoo", "--no-baselines", name,
-		      (char *)NULL);
+		if (keep) /* the case's files too (the trace dumped from the recorder) */
+			execl("/proc/self/exe", "argus", "bench", "zoo", "--no-baselines", "--keep",
+			      name, (char *)NULL);
+		else
+			execl("/proc/self/exe", "argus", "bench", "zoo", "--no-baselines", name,
+			      (char *)NULL);
 		_exit(127);
 	}
 	return p;
@@ -343,7 +348,7 @@ int argus_bench_storm(int argc, char **argv)
 		usleep(200000);
 		if (hang && hang_at < 0 && now_ns() - t0 >= (uint64_t)(seconds / 2 * 1e9)) {
 			hang_at = (now_ns() - t0) / 1e9;
-			hang_pid = start_hang(hang, run, rec, hang_out);
+			hang_pid = start_hang(hang, run, rec, hang_out, keep);
 		}
 		if (hang_pid > 0 && waitpid(hang_pid, &hang_st, WNOHANG) == hang_pid)
 			hang_pid = -1;
