@@ -21,6 +21,8 @@
  * cannot be opened is said in one line, and the daemon runs without it. */
 struct store {
 	const char *path; /* NULL = ARGUS_ISSUES_DB, "" = none */
+	uint64_t max_bytes; /* its size cap; 0 = ARGUS_ISSUES_MAX_BYTES */
+	bool max_set;
 	struct argus_issues *db;
 	struct argus_issue_sink *sink;
 };
@@ -41,6 +43,8 @@ static int attach_store(void *arg, struct argus_session *s, char *err, size_t ec
 	    .key = key, .kind = "daemon", .source = "live", .host = host, .started = real};
 	int64_t sid = 0;
 	int r = argus_issues_open(&st->db, st->path, false, e, sizeof(e));
+	if (!r && st->max_set)
+		argus_issues_set_max_bytes(st->db, st->max_bytes);
 	if (!r && (r = argus_issues_add_session(st->db, &ss, &sid, e, sizeof(e))) > 0)
 		r = 0;
 	struct argus_issue_sink_opts o = {.db = st->db,
@@ -88,7 +92,9 @@ static void usage(FILE *f)
 	    "  --no-notify         no desktop notifications\n"
 	    "  --stall DURATION    stall threshold (default 2s)\n"
 	    "  --issues-db PATH    the issue store every lag and stall goes to (default\n"
-	    "                      " ARGUS_ISSUES_DB "; \"\" = none; docs/issues.md)\n");
+	    "                      " ARGUS_ISSUES_DB "; \"\" = none; docs/issues.md)\n"
+	    "  --issues-max SIZE   its size cap (default 256M; 0 = none): past it the issues\n"
+	    "                      last seen longest ago are dropped, and counted\n");
 }
 
 int cmd_start(int argc, char **argv)
@@ -142,6 +148,12 @@ int cmd_start(int argc, char **argv)
 			so.user_reports_dir = v, i++;
 		} else if (!strcmp(a, "--issues-db")) {
 			store.path = v, i++;
+		} else if (!strcmp(a, "--issues-max")) {
+			if (!cli_parse_size(v, &store.max_bytes)) {
+				cli_error("start", "--issues-max: bad size '%s'", v);
+				return ARGUS_EXIT_USAGE;
+			}
+			store.max_set = true, i++;
 		} else if (!strcmp(a, "--notify-bus")) {
 			so.notify_bus = v, i++;
 		} else if (!strcmp(a, "--stall")) {
