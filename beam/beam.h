@@ -327,6 +327,10 @@ void argus_tsym_free(struct argus_tsym *s);
  * so it is named the same live and from a trace read after it exited. */
 void argus_tsym_set_parent(struct argus_tsym *s, uint32_t (*parent)(void *arg, uint32_t pid),
                            void *arg);
+/* The build ids the trace recorded of its files (argus_tsym_new sets the
+ * reader's): the files symbolizer names from a file on disk only while it
+ * is the build that ran. Returns 0, -1 out of memory. */
+int argus_tsym_set_build_ids(struct argus_tsym *s, const struct argus_build_id *ids, size_t n);
 struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
 /* For frames the tables do not name: the ELF file a map names, as it is on
  * disk now (symbol tables, no source lines, build id not checked) - what

@@ -35,6 +35,10 @@ struct argus_tsym {
 	 * and not exec'd has its parent's layout, and no maps of its own */
 	uint32_t (*parent)(void *arg, uint32_t pid);
 	void *parent_arg;
+	/* the build ids the trace recorded (a copy, by path_str): a file on
+	 * disk names frames only while it is that build */
+	struct argus_build_id *bids;
+	size_t nbids;
 };
 
 static int cmp_map(const void *a, const void *b)
@@ -102,7 +106,25 @@ int argus_tsym_new(struct argus_tsym **sp, const struct argus_trace_reader *r)
 	size_t nm = argus_trace_maps(r, &m);
 	const struct argus_symbol *sy;
 	size_t ns = argus_trace_symbols(r, &sy);
-	return argus_tsym_new_tables(sp, m, nm, sy, ns, reader_string, reader_stack, r);
+	if (argus_tsym_new_tables(sp, m, nm, sy, ns, reader_string, reader_stack, r))
+		return -1;
+	const struct argus_build_id *b;
+	size_t nb = argus_trace_build_ids(r, &b);
+	return argus_tsym_set_build_ids(*sp, b, nb);
+}
+
+int argus_tsym_set_build_ids(struct argus_tsym *s, const struct argus_build_id *b, size_t n)
+{
+	free(s->bids);
+	s->bids = NULL;
+	s->nbids = 0;
+	if (!n)
+		return 0;
+	if (!(s->bids = malloc(n * sizeof(*b))))
+		return -1;
+	memcpy(s->bids, b, n * sizeof(*b));
+	s->nbids = n;
+	return 0;
 }
 
 void argus_tsym_free(struct argus_tsym *s)
@@ -110,6 +132,7 @@ void argus_tsym_free(struct argus_tsym *s)
 	if (!s)
 		return;
 	argus_elffiles_free(s->files);
+	free(s->bids);
 	free(s->maps);
 	free(s->syms);
 	free(s);
@@ -239,7 +262,12 @@ static bool files_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_fra
 		return false;
 	const char *path = s->string(s->arg, m->path_str);
 	uint64_t in = 0, off = ip - m->start + m->pgoff;
-	const char *name = argus_elffiles_name(s->files, path, off, &in);
+	const struct argus_build_id *b = NULL;
+	for (size_t i = 0; i < s->nbids && !b; i++)
+		if (s->bids[i].path_str == m->path_str)
+			b = &s->bids[i];
+	const char *name = argus_elffiles_name(s->files, path, b ? b->id : NULL,
+	                                       b ? b->len : 0, off, &in);
 	if (!name)
 		return false;
 	put_frame(out, name, path, in, m->system);
