@@ -195,6 +195,8 @@ run_pass() (
 		fi
 		"$argus" dump --run-dir "$ARGUS_DAEMON_RUN" --recorder "$ARGUS_DAEMON_RECORDER" \
 			--last "$(( $(date +%s) - rec_start + 2 ))s" -o trace.argus >rec.log 2>&1 || rc=$?
+		# 5: a chunk unreadable (the one being written), the rest dumped
+		[ $rc = 5 ] && [ -s trace.argus ] && rc=0
 	elif [ -n "$stream" ]; then
 		# the stream client ends on the daemon's EOF, its lines flushed
 		"$argus" stop --run-dir "$PWD/daemon" >/dev/null 2>&1 || kill "$daemon"
