@@ -81,6 +81,8 @@ static void usage(FILE *f)
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
+	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
+	    "                      asleep, SCHED_FIFO awake; the diagnosis at nice -10)\n"
 	    "  --no-diagnose       no stall detection and diagnosis\n"
 	    "  --reports DIR       diagnosis reports (default " ARGUS_REPORTS_DIR ";\n"
 	    "                      \"\" = none)\n"
@@ -135,6 +137,8 @@ int cmd_start(int argc, char **argv)
 			ko.no_samples = true;
 		} else if (!strcmp(a, "--no-irqs")) {
 			ko.no_irqs = true;
+		} else if (!strcmp(a, "--no-rt")) {
+			o.no_rt = true;
 		} else if (!v) {
 			cli_error("start", "unknown or incomplete option '%s' (see --help)", a);
 			return ARGUS_EXIT_USAGE;

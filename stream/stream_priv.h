@@ -156,6 +156,9 @@ struct argus_daemon {
 	char run_dir[1024], rec_dir[1024], hooks_dir[1024];
 	uv_loop_t loop;
 	uv_timer_t tick, second;
+	uv_prepare_t asleep; /* the loop's priority (daemon.c, loop_priority) */
+	uv_check_t awake;
+	bool rt;             /* the loop runs SCHED_FIFO right now */
 	uv_signal_t sigint, sigterm;
 	uv_pipe_t ctl, strm, hooks;
 	bool ctl_bound, strm_bound, hooks_bound, stopping, running;
