@@ -408,6 +408,11 @@ static bool viewer_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t 
  * it cannot be. */
 static int user_dir_fd(const struct argus_report_sink *sd, uid_t uid, gid_t gid)
 {
+	/* root's, 0711: an owner reaches its own directory, lists no other */
+	struct stat st;
+	if (mkdirs(sd->user_dir, 0711) || lstat(sd->user_dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != 0 || ((st.st_mode & 07777) != 0711 && chmod(sd->user_dir, 0711)))
+		return -1;
 	int top = open(sd->user_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (top < 0)
 		return -1;
@@ -419,7 +424,6 @@ static int user_dir_fd(const struct argus_report_sink *sd, uid_t uid, gid_t gid)
 	}
 	int fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	close(top);
-	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) || ((st.st_uid != uid || st.st_gid != gid ||
 	                                     (st.st_mode & 07777) != 0700) &&
 	                                    (fchown(fd, uid, gid) || fchmod(fd, 0700))))) {
@@ -697,23 +701,13 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 			return -1;
 		}
 		sd->reports_ok = true;
-		if (!sd->o.user_reports_dir)
-			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s%s", sd->o.reports_dir,
-			         strcmp(sd->o.reports_dir, ARGUS_REPORTS_DIR) ? "-users" : "");
-		if (!sd->o.user_reports_dir && !strcmp(sd->o.reports_dir, ARGUS_REPORTS_DIR))
-			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s", ARGUS_USER_REPORTS_DIR);
-		else if (sd->o.user_reports_dir)
+		/* the owners' copies: made (and their directory) at the first */
+		if (sd->o.user_reports_dir)
 			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s", sd->o.user_reports_dir);
-		/* root's, 0711: an owner reaches its own directory, lists no other */
-		if (sd->user_dir[0] && geteuid() == 0 &&
-		    (mkdirs(sd->user_dir, 0711) || stat(sd->user_dir, &st) || st.st_uid != 0 ||
-		     chmod(sd->user_dir, 0711))) {
-			fprintf(stderr,
-			        "argus %s: no report copies for apps' owners: %s is not a directory "
-			        "of root's (%s)\n",
-			        sd->o.name, sd->user_dir, strerror(errno));
-			sd->user_dir[0] = 0;
-		}
+		else if (!strcmp(sd->o.reports_dir, ARGUS_REPORTS_DIR))
+			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s", ARGUS_USER_REPORTS_DIR);
+		else
+			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s-users", sd->o.reports_dir);
 	}
 	struct argus_session_sink k = {
 	    .diagnosis = on_diagnosis, .stall_end = on_stall_end, .arg = sd};
