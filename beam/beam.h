@@ -320,6 +320,12 @@ int argus_report_perfetto_span(uint64_t from, uint64_t to, const struct argus_re
                                const struct argus_report_records *rec,
                                const struct argus_symbolizer *sym, FILE *out,
                                struct argus_perfetto_counts *counts);
+/* A copy for a viewer who is not root (redact.c): every process for which
+ * mine(arg, pid) is false keeps its name and pid and loses its frames -
+ * function, source line, object, stack ids - and the summary says
+ * "[redacted]" where it named them. */
+void argus_diagnosis_redact(struct argus_diagnosis *d, bool (*mine)(void *arg, uint32_t pid),
+                            void *arg);
 /* "<app> stalled N.N s: <root cause>" - the notification body. */
 void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap);
 
@@ -351,6 +357,16 @@ int argus_tsym_new_tables(struct argus_tsym **s, const struct argus_map *maps, s
                           bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out),
                           const void *arg);
 void argus_tsym_free(struct argus_tsym *s);
+/* Where a process forked and not exec'd finds its layout: parent(arg, pid)
+ * is the pid it was forked from, 0 unknown (the session's PROC_FORK
+ * records). A pid with no maps of its own resolves through its parent's,
+ * so it is named the same live and from a trace read after it exited. */
+void argus_tsym_set_parent(struct argus_tsym *s, uint32_t (*parent)(void *arg, uint32_t pid),
+                           void *arg);
+/* The build ids the trace recorded of its files (argus_tsym_new sets the
+ * reader's): the files symbolizer names from a file on disk only while it
+ * is the build that ran. Returns 0, -1 out of memory. */
+int argus_tsym_set_build_ids(struct argus_tsym *s, const struct argus_build_id *ids, size_t n);
 struct argus_symbolizer argus_tsym_symbolizer(struct argus_tsym *s);
 /* For frames the tables do not name: the ELF file a map names, as it is on
  * disk now (symbol tables, no source lines, build id not checked) - what

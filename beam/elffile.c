@@ -30,6 +30,8 @@ struct effile {
 	size_t nsyms;
 	struct efload load[16];
 	int nload;
+	uint8_t bid[32]; /* its GNU build id, bidlen bytes (0: none) */
+	uint32_t bidlen;
 };
 
 struct argus_elffiles {
@@ -59,12 +61,22 @@ static bool load(struct effile *f)
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
 			f->load[f->nload++] = (struct efload){ph.p_offset, ph.p_filesz, ph.p_vaddr};
 	}
-	/* .symtab when the file keeps it, else the dynamic symbols */
+	/* .symtab when the file keeps it, else the dynamic symbols; the build
+	 * id from its notes */
 	Elf_Scn *pick = NULL, *scn = NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
+		Elf_Data *nd = sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
+		GElf_Nhdr nh;
+		size_t at = 0, noff, doff;
+		while (nd && !f->bidlen && (at = gelf_getnote(nd, at, &nh, &noff, &doff)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)nd->d_buf + noff, "GNU", 4) && nh.n_descsz <= 32) {
+				memcpy(f->bid, (const char *)nd->d_buf + doff, nh.n_descsz);
+				f->bidlen = nh.n_descsz;
+			}
 		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !pick))
 			pick = scn;
 	}
@@ -137,7 +149,8 @@ void argus_elffiles_free(struct argus_elffiles *c)
 	free(c);
 }
 
-const char *argus_elffiles_name(struct argus_elffiles *c, const char *path, uint64_t off,
+const char *argus_elffiles_name(struct argus_elffiles *c, const char *path,
+                                const uint8_t *build_id, uint32_t id_len, uint64_t off,
                                 uint64_t *in_func)
 {
 	if (!c || !path || path[0] != '/')
@@ -145,6 +158,8 @@ const char *argus_elffiles_name(struct argus_elffiles *c, const char *path, uint
 	struct effile *f = file_of(c, path);
 	if (!f || f->bad)
 		return NULL;
+	if (id_len && (f->bidlen != id_len || memcmp(f->bid, build_id, id_len)))
+		return NULL; /* rebuilt or replaced since the trace */
 	uint64_t addr = 0;
 	bool mapped = false;
 	for (int i = 0; i < f->nload && !mapped; i++)

@@ -31,6 +31,14 @@ struct argus_tsym {
 	struct argus_symbol *syms;
 	size_t nsyms;
 	struct argus_elffiles *files; /* the maps' files on disk, read when asked */
+	/* the process a pid was forked from (0 = unknown): a process forked
+	 * and not exec'd has its parent's layout, and no maps of its own */
+	uint32_t (*parent)(void *arg, uint32_t pid);
+	void *parent_arg;
+	/* the build ids the trace recorded (a copy, by path_str): a file on
+	 * disk names frames only while it is that build */
+	struct argus_build_id *bids;
+	size_t nbids;
 };
 
 static int cmp_map(const void *a, const void *b)
@@ -98,7 +106,25 @@ int argus_tsym_new(struct argus_tsym **sp, const struct argus_trace_reader *r)
 	size_t nm = argus_trace_maps(r, &m);
 	const struct argus_symbol *sy;
 	size_t ns = argus_trace_symbols(r, &sy);
-	return argus_tsym_new_tables(sp, m, nm, sy, ns, reader_string, reader_stack, r);
+	if (argus_tsym_new_tables(sp, m, nm, sy, ns, reader_string, reader_stack, r))
+		return -1;
+	const struct argus_build_id *b;
+	size_t nb = argus_trace_build_ids(r, &b);
+	return argus_tsym_set_build_ids(*sp, b, nb);
+}
+
+int argus_tsym_set_build_ids(struct argus_tsym *s, const struct argus_build_id *b, size_t n)
+{
+	free(s->bids);
+	s->bids = NULL;
+	s->nbids = 0;
+	if (!n)
+		return 0;
+	if (!(s->bids = malloc(n * sizeof(*b))))
+		return -1;
+	memcpy(s->bids, b, n * sizeof(*b));
+	s->nbids = n;
+	return 0;
 }
 
 void argus_tsym_free(struct argus_tsym *s)
@@ -106,12 +132,34 @@ void argus_tsym_free(struct argus_tsym *s)
 	if (!s)
 		return;
 	argus_elffiles_free(s->files);
+	free(s->bids);
 	free(s->maps);
 	free(s->syms);
 	free(s);
 }
 
-static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uint64_t ip)
+void argus_tsym_set_parent(struct argus_tsym *s, uint32_t (*parent)(void *arg, uint32_t pid),
+                           void *arg)
+{
+	s->parent = parent;
+	s->parent_arg = arg;
+}
+
+/* The first map of pid or later (index into maps). */
+static size_t first_of(const struct argus_tsym *s, uint32_t pid)
+{
+	size_t a = 0, b = s->nmaps;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (s->maps[m].pid < pid)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static const struct tmap *find_map_of(const struct argus_tsym *s, uint32_t pid, uint64_t ip)
 {
 	size_t a = 0, b = s->nmaps;
 	while (a < b) { /* first map of pid with start > ip */
@@ -126,6 +174,24 @@ static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uin
 		return NULL;
 	const struct tmap *x = &s->maps[a - 1];
 	return x->pid == pid && ip >= x->start && ip < x->end ? x : NULL;
+}
+
+/* The map of ip in pid's layout: pid's own maps, or, when the trace holds
+ * none of pid's (forked, not exec'd: the tracer reads no layout for it),
+ * its parent's, and so on up. */
+static const struct tmap *find_map(const struct argus_tsym *s, uint32_t pid, uint64_t ip)
+{
+	for (int hop = 0; hop < 16 && pid; hop++) {
+		const struct tmap *m = find_map_of(s, pid, ip);
+		if (m)
+			return m;
+		size_t i = first_of(s, pid);
+		if ((i < s->nmaps && s->maps[i].pid == pid) || !s->parent)
+			return NULL; /* its own layout, without ip */
+		uint32_t pp = s->parent(s->parent_arg, pid);
+		pid = pp != pid ? pp : 0;
+	}
+	return NULL;
 }
 
 /* A frame named without debug info: where = object+offset into the function. */
@@ -196,7 +262,12 @@ static bool files_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_fra
 		return false;
 	const char *path = s->string(s->arg, m->path_str);
 	uint64_t in = 0, off = ip - m->start + m->pgoff;
-	const char *name = argus_elffiles_name(s->files, path, off, &in);
+	const struct argus_build_id *b = NULL;
+	for (size_t i = 0; i < s->nbids && !b; i++)
+		if (s->bids[i].path_str == m->path_str)
+			b = &s->bids[i];
+	const char *name = argus_elffiles_name(s->files, path, b ? b->id : NULL,
+	                                       b ? b->len : 0, off, &in);
 	if (!name)
 		return false;
 	put_frame(out, name, path, in, m->system);

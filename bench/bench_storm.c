@@ -5,7 +5,11 @@
  * rings, kernel load (perf bench sched messaging in a loop) unless
  * --no-kernel, two JSON stream clients, one reading slowly. Prints per
  * stage what was offered, recorded and lost, and whether they add up
- * exactly; the daemon's peak RSS beside its configured bounds.
+ * exactly; the daemon's peak RSS beside its configured bounds. With --hang
+ * CASE, a bug zoo case runs in the middle of the storm against this daemon
+ * (argus bench zoo --no-baselines CASE, told through ARGUS_DAEMON_RUN to use
+ * it): its table says whether the daemon saw the hang, how long the
+ * notification took and whether it named the root cause.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -187,15 +191,43 @@ static void rss_of(pid_t pid, uint64_t *hwm, uint64_t *rss)
 		fclose(f);
 }
 
+/* `argus bench zoo --no-baselines CASE` against the daemon at run (its
+ * recorder rec), its output to out: the zoo runner's ARGUS_DAEMON_RUN. */
+static pid_t start_hang(const char *name, const char *run, const char *rec, const char *out,
+                        bool keep)
+{
+	fflush(stdout);
+	pid_t p = fork();
+	if (p == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		setenv("ARGUS_DAEMON_RUN", run, 1);
+		setenv("ARGUS_DAEMON_RECORDER", rec, 1);
+		if (keep) /* the case's files too (the trace dumped from the recorder) */
+			execl("/proc/self/exe", "argus", "bench", "zoo", "--no-baselines", "--keep",
+			      name, (char *)NULL);
+		else
+			execl("/proc/self/exe", "argus", "bench", "zoo", "--no-baselines", name,
+			      (char *)NULL);
+		_exit(127);
+	}
+	return p;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]"
-	           " [--keep]\n"
+	           " [--hang CASE] [--keep]\n"
 	           "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
 	           "  records/s each (default 1000000) into their hook rings, perf bench sched "
 	           "messaging -g 40 in a loop unless --no-kernel,\n"
 	           "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
-	           "  recorded and lost per stage and the daemon's peak RSS; --keep leaves the\n"
+	           "  recorded and lost per stage and the daemon's peak RSS; --hang CASE runs that\n"
+	           "  bug zoo case (bench/zoo/) against the daemon from the storm's middle (the\n"
+	           "  storm lasts until it is done) and prints its row; --keep leaves the\n"
 	           "  scratch directory (daemon.log, the recording) in /tmp\n");
 }
 
@@ -205,6 +237,7 @@ int argus_bench_storm(int argc, char **argv)
 	unsigned nprod = 2;
 	double rate = 1e6;
 	bool kernel = true, keep = false;
+	const char *hang = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -216,6 +249,9 @@ int argus_bench_storm(int argc, char **argv)
 		           nprod <= MAX_PRODUCERS) {
 			i++;
 		} else if (!strcmp(a, "--rate") && v && (rate = atof(v)) > 0) {
+			i++;
+		} else if (!strcmp(a, "--hang") && v && *v && !strchr(v, '/')) {
+			hang = v;
 			i++;
 		} else if (!strcmp(a, "--keep")) {
 			keep = true;
@@ -236,13 +272,14 @@ int argus_bench_storm(int argc, char **argv)
 		cli_error("bench storm", "cannot create a scratch directory: %s", strerror(errno));
 		return ARGUS_EXIT_IO;
 	}
-	char run[128], rec[128], hooks[128], sock[160], reports[128], log[128];
+	char run[128], rec[128], hooks[128], sock[160], reports[128], log[128], hang_out[128];
 	snprintf(run, sizeof(run), "%s/run", base);
 	snprintf(rec, sizeof(rec), "%s/rec", base);
 	snprintf(hooks, sizeof(hooks), "%s/hooks", base);
 	snprintf(sock, sizeof(sock), "%s/hooks.sock", hooks);
 	snprintf(reports, sizeof(reports), "%s/reports", base);
 	snprintf(log, sizeof(log), "%s/daemon.log", base);
+	snprintf(hang_out, sizeof(hang_out), "%s/hang.out", base);
 	pid_t d = fork();
 	if (d == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -250,10 +287,16 @@ int argus_bench_storm(int argc, char **argv)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		char *args[] = {"argus",      "start", "--run-dir",   run,
-		                "--recorder", rec,     "--hooks-dir", hooks,
-		                "--reports",  reports, "--no-notify", kernel ? NULL : "--no-kernel",
-		                NULL};
+		/* notifications only for a zoo hang: they go to its desktop */
+		char *args[12] = {"argus",      "start", "--run-dir",   run,
+		                  "--recorder", rec,     "--hooks-dir", hooks,
+		                  "--reports",  reports};
+		int na = 10;
+		if (!hang)
+			args[na++] = "--no-notify";
+		if (!kernel)
+			args[na++] = "--no-kernel";
+		args[na] = NULL;
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -298,8 +341,17 @@ int argus_bench_storm(int argc, char **argv)
 	char *st0 = status_json(run);
 	uint64_t total0 = num_after(st0, "\"total\":");
 	free(st0);
-	while (now_ns() - t0 < (uint64_t)(seconds * 1e9)) {
+	pid_t hang_pid = -1;
+	double hang_at = -1;
+	int hang_st = 0;
+	while (now_ns() - t0 < (uint64_t)(seconds * 1e9) || hang_pid > 0) {
 		usleep(200000);
+		if (hang && hang_at < 0 && now_ns() - t0 >= (uint64_t)(seconds / 2 * 1e9)) {
+			hang_at = (now_ns() - t0) / 1e9;
+			hang_pid = start_hang(hang, run, rec, hang_out, keep);
+		}
+		if (hang_pid > 0 && waitpid(hang_pid, &hang_st, WNOHANG) == hang_pid)
+			hang_pid = -1;
 		uint64_t hwm, rss;
 		rss_of(d, &hwm, &rss);
 		if (hwm > peak_kb)
@@ -390,6 +442,17 @@ int argus_bench_storm(int argc, char **argv)
 	       peak_kb / 1024.0, nprod);
 	printf("  bench process peak RSS %.1f MiB; daemon exit %d%s%s\n", hwm / 1024.0,
 	       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, keep ? "; kept " : "", keep ? base : "");
+	if (hang) {
+		printf("  zoo hang %s started %.1f s into the storm (argus bench zoo --no-baselines, "
+		       "exit %d), against this daemon:\n",
+		       hang, hang_at, WIFEXITED(hang_st) ? WEXITSTATUS(hang_st) : -1);
+		FILE *h = fopen(hang_out, "re");
+		char line[1024];
+		while (h && fgets(line, sizeof(line), h))
+			printf("    %s", line);
+		if (h)
+			fclose(h);
+	}
 	if (!keep) {
 		char cmd[160];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);

@@ -68,6 +68,10 @@ static int list(const char *dbpath, const char *app, enum argus_issue_sort sort,
 		else
 			argus_issues_print_list(v, n, stdout);
 		free(v);
+		uint64_t ei, eo;
+		if (!json && !app && !argus_issues_evicted(db, &ei, &eo, err, sizeof(err)) && ei)
+			printf("(%llu older issues, %llu occurrences, dropped by the store's size cap)\n",
+			       (unsigned long long)ei, (unsigned long long)eo);
 	}
 	argus_issues_close(db);
 	return e ? fail(e, err) : ARGUS_EXIT_OK;

@@ -22,6 +22,8 @@
  * cannot be opened is said in one line, and the daemon runs without it. */
 struct store {
 	const char *path; /* NULL = ARGUS_ISSUES_DB, "" = none */
+	uint64_t max_bytes; /* its size cap; 0 = ARGUS_ISSUES_MAX_BYTES */
+	bool max_set;
 	struct argus_issues *db;
 	struct argus_issue_sink *sink;
 };
@@ -42,6 +44,8 @@ static int attach_store(void *arg, struct argus_session *s, char *err, size_t ec
 	    .key = key, .kind = "daemon", .source = "live", .host = host, .started = real};
 	int64_t sid = 0;
 	int r = argus_issues_open(&st->db, st->path, false, e, sizeof(e));
+	if (!r && st->max_set)
+		argus_issues_set_max_bytes(st->db, st->max_bytes);
 	if (!r && (r = argus_issues_add_session(st->db, &ss, &sid, e, sizeof(e))) > 0)
 		r = 0;
 	struct argus_issue_sink_opts o = {.db = st->db,
@@ -80,16 +84,23 @@ static void usage(FILE *f)
 	    "  --no-samples, --no-irqs  leave those records out\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
+	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
+	    "                      asleep, SCHED_FIFO awake; the diagnosis at nice -10)\n"
 	    "  --no-diagnose       no stall detection and diagnosis\n"
 	    "  --reports DIR       diagnosis reports (default " ARGUS_REPORTS_DIR ";\n"
 	    "                      \"\" = none)\n"
+	    "  --user-reports DIR  the copies an app's owner (not root) may open, other users'\n"
+	    "                      frames redacted: DIR/UID/ (default " ARGUS_USER_REPORTS_DIR ",\n"
+	    "                      or REPORTS-users with --reports; \"\" = none)\n"
 	    "  --notify-bus ADDR   send notifications to this D-Bus address (default: the\n"
 	    "                      session bus of the stalled app's user)\n"
 	    "  --no-notify         no desktop notifications\n"
 	    "  --stall DURATION    stall threshold (default 2s)\n"
 	    "  user rules: " DBG_SYSTEM_RULES " (docs/debug.md; malformed: exit 11)\n"
 	    "  --issues-db PATH    the issue store every lag and stall goes to (default\n"
-	    "                      " ARGUS_ISSUES_DB "; \"\" = none; docs/issues.md)\n");
+	    "                      " ARGUS_ISSUES_DB "; \"\" = none; docs/issues.md)\n"
+	    "  --issues-max SIZE   its size cap (default 256M; 0 = none): past it the issues\n"
+	    "                      last seen longest ago are dropped, and counted\n");
 }
 
 int cmd_start(int argc, char **argv)
@@ -132,6 +143,8 @@ int cmd_start(int argc, char **argv)
 			ko.no_irqs = true;
 		} else if (!strcmp(a, "--syscalls")) {
 			ko.syscalls = true;
+		} else if (!strcmp(a, "--no-rt")) {
+			o.no_rt = true;
 		} else if (!v) {
 			cli_error("start", "unknown or incomplete option '%s' (see --help)", a);
 			return ARGUS_EXIT_USAGE;
@@ -141,8 +154,16 @@ int cmd_start(int argc, char **argv)
 			o.rec_dir = v, i++;
 		} else if (!strcmp(a, "--reports")) {
 			so.reports_dir = v, i++;
+		} else if (!strcmp(a, "--user-reports")) {
+			so.user_reports_dir = v, i++;
 		} else if (!strcmp(a, "--issues-db")) {
 			store.path = v, i++;
+		} else if (!strcmp(a, "--issues-max")) {
+			if (!cli_parse_size(v, &store.max_bytes)) {
+				cli_error("start", "--issues-max: bad size '%s'", v);
+				return ARGUS_EXIT_USAGE;
+			}
+			store.max_set = true, i++;
 		} else if (!strcmp(a, "--notify-bus")) {
 			so.notify_bus = v, i++;
 		} else if (!strcmp(a, "--stall")) {

@@ -29,7 +29,8 @@
 #define ARGUS_ISSUES_OCCURRENCES  100  /* occurrence details kept per issue */
 #define ARGUS_ISSUES_CONTEXTS     4096 /* calling contexts kept per issue */
 #define ARGUS_ISSUES_DIAGNOSES    10   /* stall diagnoses kept per issue */
-#define ARGUS_ISSUES_SCHEMA       1    /* PRAGMA user_version */
+#define ARGUS_ISSUES_SCHEMA       2    /* PRAGMA user_version */
+#define ARGUS_ISSUES_MAX_BYTES    (256ull << 20) /* the size cap's default */
 #define ARGUS_ISSUES_SIMILAR_MAX  0.6  /* links: CCT distance at most this */
 #define ARGUS_ISSUES_HANDLER_NS   100000000ull /* hooked dispatches: perceptible */
 
@@ -52,6 +53,13 @@ struct argus_issues;
 int argus_issues_open(struct argus_issues **db, const char *path, bool readonly, char *err,
                       size_t ecap);
 void argus_issues_close(struct argus_issues *db);
+/* The size cap (default ARGUS_ISSUES_MAX_BYTES; 0 = none): past it, each
+ * write drops whole issues, the one last seen longest ago first, down to
+ * nine tenths of the cap; they are counted (argus_issues_evicted). */
+void argus_issues_set_max_bytes(struct argus_issues *db, uint64_t max);
+/* What the cap dropped so far: issues and their occurrences. */
+int argus_issues_evicted(struct argus_issues *db, uint64_t *issues, uint64_t *occurrences,
+                         char *err, size_t ecap);
 const char *argus_issues_path(const struct argus_issues *db);
 
 /* One transaction around many writes (an import); nested calls count. */

@@ -12,6 +12,11 @@
 #include "cmdline.h"
 #include "store_priv.h"
 
+/* Schema 2's table: what the size cap dropped (cap.c). */
+#define EVICTED_DDL                                                                                \
+	"CREATE TABLE evicted(id INTEGER PRIMARY KEY CHECK(id = 1), issues INTEGER NOT NULL,"      \
+	" occurrences INTEGER NOT NULL)"
+
 /* The schema, version ARGUS_ISSUES_SCHEMA (docs/issues.md). */
 static const char *const schema[] = {
     "CREATE TABLE sessions(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
@@ -46,6 +51,12 @@ static const char *const schema[] = {
     "CREATE TABLE diagnoses(id INTEGER PRIMARY KEY, issue INTEGER NOT NULL,"
     " session INTEGER NOT NULL, at INTEGER NOT NULL, summary TEXT NOT NULL, report TEXT)",
     "CREATE INDEX diagnoses_issue ON diagnoses(issue, id)",
+    /* schema 2 */
+    EVICTED_DDL,
+};
+/* The statements that take schema 1 to 2 (an older argus's file). */
+static const char *const schema_2[] = {
+    EVICTED_DDL,
 };
 
 int argus_issues_exit(int err)
@@ -208,8 +219,21 @@ static int check_schema(struct argus_issues *db, bool readonly, char *err, size_
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return store_fail(db, rc, "reading the schema", err, ecap);
-	if (version == ARGUS_ISSUES_SCHEMA)
-		return 0;
+	db->version = version;
+	if (version == ARGUS_ISSUES_SCHEMA || (version == 1 && readonly))
+		return 0; /* schema 1 reads as 2 with nothing evicted */
+	if (version == 1) {
+		int e = exec_raw(db, "BEGIN IMMEDIATE", err, ecap);
+		for (size_t i = 0; !e && i < sizeof(schema_2) / sizeof(schema_2[0]); i++)
+			e = exec_raw(db, schema_2[i], err, ecap);
+		if (!e)
+			e = exec_raw(db, "PRAGMA user_version = 2", err, ecap);
+		if (!e && !(e = exec_raw(db, "COMMIT", err, ecap)))
+			db->version = 2;
+		else
+			sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+		return e;
+	}
 	if (version != 0 || tables != 0) {
 		snprintf(err, ecap, "%s: not an issue store (another SQLite database)", db->path);
 		return ARGUS_ISSUES_ECORRUPT;
@@ -225,8 +249,10 @@ static int check_schema(struct argus_issues *db, bool readonly, char *err, size_
 	snprintf(v, sizeof(v), "PRAGMA user_version = %d", ARGUS_ISSUES_SCHEMA);
 	if (!e)
 		e = exec_raw(db, v, err, ecap);
-	if (!e)
-		return exec_raw(db, "COMMIT", err, ecap);
+	if (!e && !(e = exec_raw(db, "COMMIT", err, ecap))) {
+		db->version = ARGUS_ISSUES_SCHEMA;
+		return 0;
+	}
 	sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 	return e;
 }
@@ -277,6 +303,7 @@ int argus_issues_open(struct argus_issues **out, const char *path, bool readonly
 	if ((e = exec_raw(db, "PRAGMA synchronous=NORMAL", err, ecap)) ||
 	    (e = check_schema(db, readonly, err, ecap)))
 		goto fail;
+	db->max_bytes = readonly ? 0 : ARGUS_ISSUES_MAX_BYTES;
 	*out = db;
 	return 0;
 fail:
@@ -491,7 +518,8 @@ int argus_issues_add(struct argus_issues *db, int64_t session,
 	if (e)
 		return e;
 	if ((e = add_issue_row(db, o, sig, issue, err, ecap)) ||
-	    (e = add_rows(db, session, o, *issue, err, ecap))) {
+	    (e = add_rows(db, session, o, *issue, err, ecap)) ||
+	    (e = store_enforce_cap(db, *issue, err, ecap))) {
 		rollback(db);
 		return e;
 	}

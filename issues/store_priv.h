@@ -14,6 +14,8 @@ struct argus_issues {
 	sqlite3 *db;
 	char path[4096];
 	int txn; /* nesting of argus_issues_begin */
+	int version;        /* the file's schema (1 has no evicted table) */
+	uint64_t max_bytes; /* the size cap, 0 = none (cap.c) */
 	struct stmt_slot {
 		const char *sql; /* the caller's static string: the key */
 		sqlite3_stmt *st;
@@ -32,6 +34,10 @@ sqlite3_stmt *store_stmt(struct argus_issues *db, const char *sql, char *err, si
 /* Run a statement that returns no rows: 0 or an error. */
 int store_exec(struct argus_issues *db, const char *sql, char *err, size_t ecap, const char *fmt,
                ...);
+
+/* Under the size cap again after a write: the oldest issues other than
+ * keep dropped and counted (cap.c). Inside the write's transaction. */
+int store_enforce_cap(struct argus_issues *db, int64_t keep, char *err, size_t ecap);
 
 /* histogram bins of 2 % */
 int store_bin(uint64_t ns);

@@ -114,6 +114,7 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	struct argus_report_sink_opts ro = {.reports_dir = o->reports_dir,
+	                                    .user_reports_dir = o->user_reports_dir,
 	                                    .notify_bus = o->notify_bus,
 	                                    .no_notify = o->no_notify,
 	                                    .group_set = o->group_set,

@@ -73,6 +73,7 @@ int argus_session_run_file(struct argus_session *s, const char *path, struct arg
 		rc = ARGUS_TRACE_ENOMEM;
 		goto out;
 	}
+	argus_tsym_set_parent(sym, session_parent, s);
 	ch.first = argus_tsym_symbolizer(sym);
 	ch.files = argus_tsym_files_symbolizer(sym);
 	if (same_boot(r) && argus_elfsym_new(&elf, &ch.first) == 0) {

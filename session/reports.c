@@ -28,6 +28,9 @@ struct pending {
 	bool used;
 	struct argus_diagnosis d;
 	char base[900];
+	char ubase[900]; /* the owner's copy ("" none) */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* One notifier per session bus (notify_async). */
@@ -38,11 +41,14 @@ struct notifier {
 	char bus[512];
 };
 
+struct viewer;
 struct argus_report_sink {
 	struct argus_report_sink_opts o;
 	struct argus_session *s;
 	uint64_t t0; /* report times are relative to the sink's start */
 	bool reports_ok;
+	char user_dir[900]; /* "" = no owner's copies */
+	const struct viewer *viewer; /* while an owner's copy is written */
 	struct pending pend[PENDING_MAX];
 	unsigned next_pend; /* the slot a new one takes when all are used */
 	struct notifier nf[NOTIFIERS];
@@ -140,6 +146,14 @@ static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
 	return got == 3;
 }
 
+/* Who owns pid: the test's callback, else /proc. */
+static bool owner_of(const struct argus_report_sink *sd, uint32_t pid, uid_t *uid, gid_t *gid)
+{
+	if (sd->o.owner)
+		return sd->o.owner(sd->o.owner_arg, pid, uid, gid);
+	return proc_owner(pid, uid, gid);
+}
+
 /*
  * The notifications go out from one notifier per user session: a child of
  * the daemon (`argus start --notifier`, a fresh single-threaded process for
@@ -235,7 +249,7 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 	char bus[512] = "";
 	uid_t uid = 0;
 	gid_t gid = 0;
-	bool owner = proc_owner(d->stall.pid, &uid, &gid);
+	bool owner = owner_of(sd, d->stall.pid, &uid, &gid);
 	if (sd->o.notify_bus && *sd->o.notify_bus) {
 		snprintf(bus, sizeof(bus), "%s", sd->o.notify_bus);
 	} else {
@@ -349,6 +363,143 @@ static bool write_all(struct argus_report_sink *sd, const struct argus_diagnosis
 	return ok;
 }
 
+/*
+ * The owner's copy (docs/daemon.md "Report copies for the app's owner"):
+ * the text, JSON and HTML reports of a diagnosis redacted for the stalled
+ * app's owner U (not root), in USER_DIR/U/, a directory of U's (0700) in
+ * root's USER_DIR (0711: no listing). The daemon never follows a name in
+ * U's directory: each file is created under a fresh name (O_EXCL,
+ * O_NOFOLLOW) relative to the directory opened without following links,
+ * given to U (0600) and renamed over the old one.
+ */
+struct viewer {
+	const struct argus_report_sink *sd;
+	uid_t uid;
+	const struct argus_symbolizer *sym; /* the session's, for the HTML page */
+};
+
+static bool viewer_owns(void *arg, uint32_t pid)
+{
+	const struct viewer *v = arg;
+	uid_t uid;
+	gid_t gid;
+	return owner_of(v->sd, pid, &uid, &gid) && uid == v->uid;
+}
+
+/* The session's symbols, with other users' frames named "[redacted]". */
+static bool viewer_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
+{
+	const struct viewer *v = arg;
+	if (!viewer_owns(arg, pid)) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->func, sizeof(out->func), "[redacted]");
+		return true;
+	}
+	return v->sym->resolve && v->sym->resolve(v->sym->arg, pid, ip, out);
+}
+
+static bool viewer_stack(void *arg, uint32_t id, const uint64_t **ips, uint32_t *depth)
+{
+	const struct viewer *v = arg;
+	return v->sym->stack && v->sym->stack(v->sym->arg, id, ips, depth);
+}
+
+/* USER_DIR/UID, U's own (0700), opened without following links; -1 when
+ * it cannot be. */
+static int user_dir_fd(const struct argus_report_sink *sd, uid_t uid, gid_t gid)
+{
+	/* root's, 0711: an owner reaches its own directory, lists no other */
+	struct stat st;
+	if (mkdirs(sd->user_dir, 0711) || lstat(sd->user_dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != 0 || ((st.st_mode & 07777) != 0711 && chmod(sd->user_dir, 0711)))
+		return -1;
+	int top = open(sd->user_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0)
+		return -1;
+	char name[32];
+	snprintf(name, sizeof(name), "%u", (unsigned)uid);
+	if (mkdirat(top, name, 0700) && errno != EEXIST) {
+		close(top);
+		return -1;
+	}
+	int fd = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(top);
+	if (fd >= 0 && (fstat(fd, &st) || ((st.st_uid != uid || st.st_gid != gid ||
+	                                     (st.st_mode & 07777) != 0700) &&
+	                                    (fchown(fd, uid, gid) || fchmod(fd, 0700))))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool write_user_one(int dfd, const char *name, const char *ext, uid_t uid, gid_t gid,
+                           int (*fn)(struct argus_report_sink *sd,
+                                     const struct argus_diagnosis *d,
+                                     const struct argus_report_ctx *rc, FILE *f),
+                           struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                           const struct argus_report_ctx *rc)
+{
+	char path[1000], tmp[1040];
+	snprintf(path, sizeof(path), "%s.%s", name, ext);
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", path, (int)getpid());
+	unlinkat(dfd, tmp, 0);
+	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	FILE *f = NULL;
+	if (fchown(fd, uid, gid) || !(f = fdopen(fd, "w"))) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return false;
+	}
+	int wr = fn(sd, d, rc, f);
+	if (fclose(f) || wr || renameat(dfd, tmp, dfd, path)) {
+		unlinkat(dfd, tmp, 0);
+		return false;
+	}
+	return true;
+}
+
+/* The page with the viewer's symbols: other users' frames redacted. */
+static int w_html_user(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                       const struct argus_report_ctx *rc, FILE *f)
+{
+	struct argus_report_records rec = argus_session_records(sd->s);
+	struct argus_symbolizer sym = {viewer_resolve, viewer_stack, (void *)sd->viewer};
+	argus_report_html(d, 1, rc, &rec, &sym, f);
+	return 0;
+}
+
+/* The owner's copy of the reports whose root copy is base: ubase gets its
+ * path without the extension ("" none); d is redacted in place. */
+static void write_user_copy(struct argus_report_sink *sd, struct argus_diagnosis *d,
+                            const struct argus_report_ctx *rc, const char *base, uid_t uid,
+                            gid_t gid, char *ubase, size_t cap)
+{
+	ubase[0] = 0;
+	if (!sd->user_dir[0] || !base[0] || uid == 0 || geteuid() != 0)
+		return;
+	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
+	struct viewer v = {sd, uid, &sym};
+	argus_diagnosis_redact(d, viewer_owns, &v);
+	int dfd = user_dir_fd(sd, uid, gid);
+	const char *name = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+	sd->viewer = &v; /* w_html_user's symbols */
+	bool ok = dfd >= 0 && write_user_one(dfd, name, "txt", uid, gid, w_text, sd, d, rc) &&
+	          write_user_one(dfd, name, "json", uid, gid, w_json, sd, d, rc) &&
+	          write_user_one(dfd, name, "html", uid, gid, w_html_user, sd, d, rc);
+	sd->viewer = NULL;
+	if (dfd >= 0)
+		close(dfd);
+	if (!ok) {
+		fprintf(stderr, "argus %s: cannot write the copy of %s for uid %u in %s: %s\n",
+		        sd->o.name, name, (unsigned)uid, sd->user_dir, strerror(errno));
+		return;
+	}
+	snprintf(ubase, cap, "%s/%u/%s", sd->user_dir, (unsigned)uid, name);
+}
+
 /* Write the text, JSON and HTML reports; base gets their path without the
  * extension ("" on failure). */
 static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
@@ -373,7 +524,8 @@ static void write_reports(struct argus_report_sink *sd, const struct argus_diagn
 /* The Perfetto trace, after the notification; a stall still going on is
  * kept to be written again when it ends. */
 static void write_trace(struct argus_report_sink *sd, const struct argus_diagnosis *d,
-                        const struct argus_report_ctx *rc, const char *base)
+                        const struct argus_report_ctx *rc, const char *base, const char *ubase,
+                        uid_t uid, gid_t gid)
 {
 	if (!base[0])
 		return;
@@ -391,6 +543,9 @@ static void write_trace(struct argus_report_sink *sd, const struct argus_diagnos
 	p->used = true;
 	p->d = *d;
 	snprintf(p->base, sizeof(p->base), "%s", base);
+	snprintf(p->ubase, sizeof(p->ubase), "%s", ubase);
+	p->uid = uid;
+	p->gid = gid;
 }
 
 static void publish_stall(struct argus_report_sink *sd, const struct argus_stall *s, bool end)
@@ -432,13 +587,26 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm,
 	                              NULL};
 	publish_stall(sd, &d->stall, false);
-	char base[1000], html[1024] = "", report[1024] = "", body[512];
+	char base[1000], ubase[1000] = "", html[1024] = "", report[1024] = "", body[512];
 	write_reports(sd, d, &rc, base, sizeof(base));
 	if (base[0]) {
 		snprintf(html, sizeof(html), "%s.html", base);
 		snprintf(report, sizeof(report), "%s.json", base);
 	}
-	argus_report_oneline(d, body, sizeof(body));
+	/* the app's owner (not root) gets a copy with other users' frames
+	 * redacted: the notification names it and says what it says */
+	uid_t uid = 0;
+	gid_t gid = 0;
+	struct argus_diagnosis *ud = NULL;
+	if (base[0] && sd->user_dir[0] && owner_of(sd, d->stall.pid, &uid, &gid) && uid != 0 &&
+	    (ud = malloc(sizeof(*ud)))) {
+		*ud = *d;
+		write_user_copy(sd, ud, &rc, base, uid, gid, ubase, sizeof(ubase));
+		if (ubase[0])
+			snprintf(html, sizeof(html), "%s.html", ubase);
+	}
+	argus_report_oneline(ubase[0] ? ud : d, body, sizeof(body));
+	free(ud);
 	/* "Open report" opens the page */
 	if (!sd->o.no_notify)
 		notify_async(sd, d, body, html);
@@ -467,7 +635,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 		free(js);
 	}
 	uint64_t t_out = mono_ns();
-	write_trace(sd, d, &rc, base);
+	write_trace(sd, d, &rc, base, ubase, uid, gid);
 	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
 	 * threshold the diagnosis was out */
 	fprintf(stderr,
@@ -490,6 +658,11 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 		                              argus_session_thread_comm, NULL};
 		p->d.stall.end = s->end;
 		write_all(sd, &p->d, &rc, p->base, true);
+		if (p->ubase[0]) {
+			char ubase[1000];
+			write_user_copy(sd, &p->d, &rc, p->base, p->uid, p->gid, ubase,
+			                sizeof(ubase));
+		}
 		p->used = false;
 	}
 	fprintf(stderr, "argus %s: stall %" PRIu64 " of %s %u ended after %.2f s\n", sd->o.name,
@@ -528,6 +701,13 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 			return -1;
 		}
 		sd->reports_ok = true;
+		/* the owners' copies: made (and their directory) at the first */
+		if (sd->o.user_reports_dir)
+			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s", sd->o.user_reports_dir);
+		else if (!strcmp(sd->o.reports_dir, ARGUS_REPORTS_DIR))
+			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s", ARGUS_USER_REPORTS_DIR);
+		else
+			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s-users", sd->o.reports_dir);
 	}
 	struct argus_session_sink k = {
 	    .diagnosis = on_diagnosis, .stall_end = on_stall_end, .arg = sd};

@@ -204,6 +204,13 @@ static void keep_wait(struct argus_session *s, const struct argus_event *e)
 		}
 }
 
+uint32_t session_parent(void *arg, uint32_t pid)
+{
+	const struct argus_session *s = arg;
+	const uint64_t *pp = argus_hmap_get(&s->forks, pid);
+	return pp ? (uint32_t)*pp : 0;
+}
+
 int session_feed(struct argus_session *s, const struct argus_event *e)
 {
 	const struct ev_handler *h =
@@ -213,6 +220,9 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 		s->st.t0 = e->ts;
 	if (h->work && (use & ARGUS_SESSION_GRAPH))
 		h->work(s, e);
+	if (e->type == ARGUS_EV_PROC_FORK && e->fork.child_pid != e->pid &&
+	    !argus_hmap_set_u64(&s->forks, e->fork.child_pid, e->pid))
+		return -1;
 	if ((use & ARGUS_SESSION_GRAPH) && argus_graph_ingest(s->g, e, 1))
 		return -1;
 	if (use & ARGUS_SESSION_SAMPLES)
@@ -310,6 +320,7 @@ void argus_session_free(struct argus_session *s)
 	argus_samples_free(s->smp);
 	argus_samples_free(s->waits);
 	session_landmarks_free(s);
+	argus_hmap_free(&s->forks);
 	ptables_free(&s->pt);
 	sess_history_free(&s->hist);
 	free(s);

@@ -204,6 +204,7 @@ int argus_session_diagnose_file(const char *path, const struct argus_session_opt
  * with a stall, docs/daemon.md "Diagnosis"). publish (may be NULL) gets
  * the "stall" / "diagnosis" lines; it is called in the session's thread. */
 #define ARGUS_REPORTS_DIR "/var/lib/argus/reports"
+#define ARGUS_USER_REPORTS_DIR "/var/lib/argus/user-reports"
 struct argus_report_sink_opts {
 	const char *reports_dir; /* NULL = ARGUS_REPORTS_DIR, "" = no report files */
 	const char *notify_bus;  /* D-Bus address; NULL = the stalled app's session bus */
@@ -213,6 +214,14 @@ struct argus_report_sink_opts {
 	bool group_set;
 	gid_t group;
 	const char *name; /* for messages: "argus NAME: ..." */
+	/* the copies the stalled app's owner may open when that is not root
+	 * (docs/daemon.md "Report copies for the app's owner"): DIR/UID/, other
+	 * users' processes redacted. NULL = ARGUS_USER_REPORTS_DIR with the
+	 * default reports_dir, else reports_dir + "-users"; "" = none */
+	const char *user_reports_dir;
+	/* who owns pid (tests); NULL = /proc/PID/status. false: unknown */
+	bool (*owner)(void *arg, uint32_t pid, uid_t *uid, gid_t *gid);
+	void *owner_arg;
 	void (*publish)(void *arg, const char *kind, uint32_t pid, const char *json);
 	void *publish_arg;
 };
@@ -249,6 +258,7 @@ void argus_worker_free(struct argus_worker *w);
  * whose stream lines the daemon's thread publishes on its ticks. */
 struct argus_daemon_diag_opts {
 	const char *reports_dir; /* NULL = ARGUS_REPORTS_DIR, "" = none */
+	const char *user_reports_dir; /* argus_report_sink_opts.user_reports_dir */
 	const char *notify_bus;
 	bool no_notify;
 	uint64_t stall_ns; /* stall threshold; 0 = the trigger's default (2 s) */

@@ -69,10 +69,16 @@ struct argus_session {
 	/* with landmark sinks: the shadow stack of each thread's dispatches */
 	bool landmark_sinks, lm_init;
 	struct argus_hmap lm;
+	/* child pid -> the pid it was forked from (PROC_FORK records): its
+	 * layout until it execs (argus_tsym_set_parent) */
+	struct argus_hmap forks;
 	bool ended;
 	struct argus_session_stats st;
 	struct argus_diagnosis d; /* scratch: large */
 };
+
+/* The pid pid was forked from, 0 unknown (arg: the session). */
+uint32_t session_parent(void *arg, uint32_t pid);
 
 /* Fan one record out; 0, or -1 out of memory. */
 int session_feed(struct argus_session *s, const struct argus_event *e);

@@ -190,6 +190,7 @@ int ptables_prepare(struct argus_session *s)
 	if (argus_tsym_new_tables(&dx->tsym, dx->maps, dx->nmaps, dx->syms, dx->nsyms, tab_string,
 	                          tab_stack, s))
 		return -1;
+	argus_tsym_set_parent(dx->tsym, session_parent, s);
 	dx->tsym_dirty = false;
 	return 0;
 }

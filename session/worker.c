@@ -11,6 +11,8 @@
  * the daemon's.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +207,11 @@ static void run_msg(struct argus_worker *w, struct msg *m, struct argus_worker_s
 static void *worker(void *arg)
 {
 	struct argus_worker *w = arg;
+	/* above the apps (a storm must not starve the stall detection), below
+	 * the daemon's ring reader; nothing it forks (the notifier) keeps it */
+	struct sched_param sp = {.sched_priority = 0};
+	if (!sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp))
+		setpriority(PRIO_PROCESS, 0, -10);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && !w->stop)

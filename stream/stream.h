@@ -72,6 +72,8 @@ struct argus_daemon_opts {
 	long group;              /* gid that may also use the sockets and files; -1 = root only */
 	unsigned max_hook_rings; /* shared-memory rings from hooks; 0 = 64 */
 	const char *hooks_dir;   /* hook ring socket; NULL = /run/argus-hooks, "" = off */
+	bool no_rt; /* the loop at normal priority (default: nice -20 asleep, SCHED_FIFO 1
+	             * awake; docs/daemon.md "Priority") */
 };
 
 #define ARGUS_RUN_DIR "/run/argus"

@@ -159,6 +159,9 @@ struct argus_daemon {
 	uv_timer_t tick, second;
 	uint64_t tick_ms;    /* the tick's period now: TICK_MS, longer while nothing comes */
 	uint64_t read_total; /* records read from the rings */
+	uv_prepare_t asleep; /* the loop's priority (daemon.c, loop_priority) */
+	uv_check_t awake;
+	bool rt;             /* the loop runs SCHED_FIFO right now */
 	uv_signal_t sigint, sigterm;
 	uv_pipe_t ctl, strm, hooks;
 	bool ctl_bound, strm_bound, hooks_bound, stopping, running;

@@ -23,7 +23,11 @@
 # --syscalls runs argus start and argus record with per-call capture.
 # --match process only asks that argus's top-1 names the root-cause process
 # (and the stall class). --score live: the live daemon's answer decides the
-# exit status, not the replay's (realapps). Exit status: 0 argus's top-1 right on every case, 1
+# exit status, not the replay's (realapps). With ARGUS_DAEMON_RUN=DIR and
+# ARGUS_DAEMON_RECORDER=DIR in the environment, run 1 uses a daemon that is
+# already running (its run and recorder directories: argus bench storm's)
+# instead of starting one and argus record: its stream, and an argus dump of
+# its recorder as the trace. Exit status: 0 argus's top-1 right on every case, 1
 # a miss, 2 usage, 3 a case could not run (its line says why), 77 cannot run
 # here at all (not root, no Xvfb / xdotool / python3).
 set -u
@@ -131,14 +135,21 @@ run_pass() (
 				grep -q "boolean true" && break
 			sleep 0.1
 		done
-		# shellcheck disable=SC2086 # capture: empty or one word
-		env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$PWD/daemon" --no-recorder \
-			--hooks-dir "" --reports "$PWD/reports" $capture \
-			--issues-db "${ARGUS_ISSUES_DB:-$PWD/issues.db}" >daemon.log 2>&1 &
-		daemon=$!
-		pids="$daemon $pids"
-		if wait_file "$PWD/daemon/stream.sock" 200; then
-			"$argus" stream --run-dir "$PWD/daemon" --kinds stall,diagnosis >live.ndjson 2>stream.err &
+		rundir=$PWD/daemon
+		if [ -n "${ARGUS_DAEMON_RUN:-}" ]; then
+			# a daemon already running (argus bench storm's): its stream
+			# and its recorder, not a daemon of our own
+			rundir=$ARGUS_DAEMON_RUN
+		else
+			# shellcheck disable=SC2086 # capture: empty or one word
+			env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$rundir" --no-recorder \
+				--hooks-dir "" --reports "$PWD/reports" $capture \
+				--issues-db "${ARGUS_ISSUES_DB:-$PWD/issues.db}" >daemon.log 2>&1 &
+			daemon=$!
+			pids="$daemon $pids"
+		fi
+		if wait_file "$rundir/stream.sock" 200; then
+			"$argus" stream --run-dir "$rundir" --kinds stall,diagnosis >live.ndjson 2>stream.err &
 			stream=$!
 			pids="$stream $pids"
 			wopt="--no-baselines"
@@ -148,7 +159,10 @@ run_pass() (
 	fi
 	[ $pass = baselines ] && wopt="--no-notify"
 	rec=
-	if [ $pass = argus ]; then
+	if [ $pass = argus ] && [ -n "${ARGUS_DAEMON_RUN:-}" ]; then
+		# the running daemon records already (its recorder is dumped below)
+		rec_start=$(date +%s)
+	elif [ $pass = argus ]; then
 		# shellcheck disable=SC2086 # capture: empty or one word
 		"$argus" record --all $capture -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
 		rec=$!
@@ -177,7 +191,18 @@ run_pass() (
 		rc=$?
 	fi
 	wait $watch
-	if [ -n "$stream" ]; then
+	if [ $pass = argus ] && [ -n "${ARGUS_DAEMON_RUN:-}" ]; then
+		# not our daemon: no stop; its last lines had a second to arrive
+		if [ -n "$stream" ]; then
+			sleep 1
+			kill "$stream"
+			wait "$stream"
+		fi
+		"$argus" dump --run-dir "$ARGUS_DAEMON_RUN" --recorder "$ARGUS_DAEMON_RECORDER" \
+			--last "$(( $(date +%s) - rec_start + 2 ))s" -o trace.argus >rec.log 2>&1 || rc=$?
+		# 5: a chunk unreadable (the one being written), the rest dumped
+		[ $rc = 5 ] && [ -s trace.argus ] && rc=0
+	elif [ -n "$stream" ]; then
 		# the stream client ends on the daemon's EOF, its lines flushed
 		"$argus" stop --run-dir "$PWD/daemon" >/dev/null 2>&1 || kill "$daemon"
 		wait "$daemon"

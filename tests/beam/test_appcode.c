@@ -132,6 +132,47 @@ TEST(trace_tables_name_frames_of_every_object_marked_by_the_rule)
 	ASSERT(!ok_none);
 }
 
+/* pid 8 forked from 7 (and 9 from 8), not exec'd: the tracer read no
+ * layout for them; 10 forked from 7 and exec'd: its own layout. */
+static uint32_t parent_of(void *arg, uint32_t pid)
+{
+	(void)arg;
+	return pid == 8 ? 7 : pid == 9 ? 8 : pid == 10 ? 7 : 0;
+}
+
+TEST(a_forked_process_is_named_through_its_parents_layout)
+{
+	const struct argus_map maps[] = {
+	    {.pid = 7, .path_str = 3, .start = 0x555500000000, .end = 0x555500010000},
+	    {.pid = 10, .path_str = 1, .start = 0x7f0000000000, .end = 0x7f0000100000},
+	};
+	const struct argus_symbol syms[] = {
+	    {.path_str = 1, .name_str = 4, .offset = 0x1000, .size = 0x100},
+	    {.path_str = 3, .name_str = 6, .offset = 0x3000, .size = 0x100},
+	};
+	struct argus_tsym *ts;
+	ASSERT_EQ(argus_tsym_new_tables(&ts, maps, 2, syms, 2, tab_string, tab_stack, NULL), 0);
+	struct argus_symbolizer y = argus_tsym_symbolizer(ts);
+	struct argus_frame f;
+	/* without the fork table: only 7 has a layout */
+	bool before = y.resolve(y.arg, 8, 0x555500003030, &f);
+	argus_tsym_set_parent(ts, parent_of, NULL);
+	struct argus_frame child, grandchild, execd, stranger;
+	bool ok_child = y.resolve(y.arg, 8, 0x555500003030, &child);
+	bool ok_grand = y.resolve(y.arg, 9, 0x555500003030, &grandchild);
+	bool ok_execd = y.resolve(y.arg, 10, 0x555500003030, &execd);
+	bool ok_stranger = y.resolve(y.arg, 11, 0x555500003030, &stranger);
+	argus_tsym_free(ts);
+	ASSERT(!before);
+	ASSERT(ok_child);
+	ASSERT_STR_EQ(child.func, "main");
+	ASSERT(ok_grand);
+	ASSERT_STR_EQ(grandchild.func, "main");
+	ASSERT_MSG(!ok_execd, "an exec'd child has a layout of its own: not its parent's");
+	ASSERT(!ok_stranger);
+}
+
 TEST_MAIN(TEST_ENTRY(system_library_directories_and_their_modules_are_system_runtime),
           TEST_ENTRY(executables_and_libraries_outside_them_are_application_code),
-          TEST_ENTRY(trace_tables_name_frames_of_every_object_marked_by_the_rule))
+          TEST_ENTRY(trace_tables_name_frames_of_every_object_marked_by_the_rule),
+          TEST_ENTRY(a_forked_process_is_named_through_its_parents_layout))

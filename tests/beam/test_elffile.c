@@ -2,8 +2,11 @@
  * test_elffile.c - frames named from the ELF file a trace's memory map
  * names, once the process is gone (argus_tsym_files_symbolizer): a function
  * of this very test program, found through its own mapping's path and file
- * offset; nothing for a file that does not exist or an address no map holds.
+ * offset; nothing for a file that does not exist or an address no map holds,
+ * nor for a file whose build id is not the one the trace recorded.
  */
+#include <elf.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,4 +89,60 @@ TEST(a_function_of_an_exited_process_is_named_from_its_file)
 	ASSERT_EQ(elffile_test_function(1), 4);
 }
 
-TEST_MAIN(TEST_ENTRY(a_function_of_an_exited_process_is_named_from_its_file))
+/* This program's GNU build id, from its loaded notes. */
+static int note_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct argus_build_id *b = arg;
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 0; /* the main program has no name here */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			const char *name = p + sizeof(*n);
+			const char *desc = name + ((n->n_namesz + 3) & ~3u);
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4) && n->n_descsz <= 32) {
+				memcpy(b->id, desc, n->n_descsz);
+				b->len = n->n_descsz;
+				return 1;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 0;
+}
+
+TEST(a_file_rebuilt_since_the_trace_names_nothing)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)&elffile_test_function + 4;
+	struct argus_map m;
+	ASSERT(own_map(ip, &m));
+	struct argus_build_id own = {.path_str = 1};
+	dl_iterate_phdr(note_of, &own);
+	if (!own.len)
+		SKIP("this test program has no GNU build id (linked without --build-id)");
+	struct argus_build_id other = own;
+	other.id[0] ^= 0xff; /* another build of the same file */
+	struct argus_tsym *t;
+	ASSERT_EQ(argus_tsym_new_tables(&t, &m, 1, NULL, 0, string_of, no_stack, NULL), 0);
+	struct argus_symbolizer files = argus_tsym_files_symbolizer(t);
+	struct argus_frame f;
+	ASSERT_EQ(argus_tsym_set_build_ids(t, &own, 1), 0);
+	ASSERT(files.resolve(files.arg, 42, ip, &f));
+	ASSERT_STR_EQ(f.func, "elffile_test_function");
+	argus_tsym_free(t);
+	/* the same path, the trace's build id another: named nothing, not wrong */
+	ASSERT_EQ(argus_tsym_new_tables(&t, &m, 1, NULL, 0, string_of, no_stack, NULL), 0);
+	files = argus_tsym_files_symbolizer(t);
+	ASSERT_EQ(argus_tsym_set_build_ids(t, &other, 1), 0);
+	ASSERT(!files.resolve(files.arg, 42, ip, &f));
+	argus_tsym_free(t);
+}
+
+TEST_MAIN(TEST_ENTRY(a_function_of_an_exited_process_is_named_from_its_file),
+          TEST_ENTRY(a_file_rebuilt_since_the_trace_names_nothing))

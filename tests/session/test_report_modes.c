@@ -1,7 +1,10 @@
 /* Who may read the reports `argus start` writes (docs/daemon.md "Files,
  * sockets and who may use them"): root alone (directory 0700, files 0600),
- * or also the group of `argus start --group` (0750 / 0640, that group). */
+ * or also the group of `argus start --group` (0750 / 0640, that group);
+ * and the copy an app's owner who is not root may open, with every other
+ * user's frames redacted ("Report copies for the app's owner"). */
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,5 +102,218 @@ TEST(reports_are_the_groups_with_a_group)
 	rmdir_all(dir);
 }
 
+/* The owner's copy: the synthetic desktop's stalled apps are user 65534's
+ * (nobody), every other process root's. The collecting sink runs before
+ * the report sink, so an app is nobody's by the time its copy is made. */
+#define NOBODY   65534u
+#define APPS_MAX 64
+#define NAMES_MAX 4096
+struct names {
+	uint32_t apps[APPS_MAX];
+	unsigned napps, stalls, n;
+	struct {
+		uint32_t app, pid; /* the stalled app, the process the name is of */
+		uint64_t id;
+		char what[128];
+	} s[NAMES_MAX];
+	char own[NAMES_MAX][128]; /* frames of the apps' own stacks */
+	unsigned nown;
+};
+static struct names names;
+
+static bool is_app(uint32_t pid)
+{
+	for (unsigned i = 0; i < names.napps; i++)
+		if (names.apps[i] == pid)
+			return true;
+	return false;
+}
+
+static bool fake_owner(void *arg, uint32_t pid, uid_t *uid, gid_t *gid)
+{
+	(void)arg;
+	*uid = *gid = is_app(pid) ? NOBODY : 0;
+	return true;
+}
+
+static void keep(const struct argus_diagnosis *d, uint32_t pid, const char *w)
+{
+	if (strlen(w) >= 2 && names.n < NAMES_MAX) {
+		names.s[names.n].app = d->stall.pid;
+		names.s[names.n].pid = pid;
+		names.s[names.n].id = d->stall.id;
+		snprintf(names.s[names.n++].what, sizeof(names.s[0].what), "%s", w);
+	}
+}
+
+/* The frames of an app's vertex's stacks: the report shows them. */
+static void own_frames(struct argus_session *s, const struct argus_vertex_info *v)
+{
+	struct argus_symbolizer sym = argus_session_symbolizer(s);
+	uint32_t ids[3] = {v->stack_first, v->stack_last, v->wait_stack};
+	for (int i = 0; i < 3; i++) {
+		const uint64_t *ips;
+		uint32_t depth;
+		if (!ids[i] || !sym.stack || !sym.stack(sym.arg, ids[i], &ips, &depth))
+			continue;
+		for (uint32_t j = 0; j < depth && names.nown < NAMES_MAX; j++) {
+			struct argus_frame f;
+			if (!sym.resolve || !sym.resolve(sym.arg, v->pid, ips[j], &f))
+				continue;
+			snprintf(names.own[names.nown++], sizeof(names.own[0]), "%s", f.func);
+			if (names.nown < NAMES_MAX)
+				snprintf(names.own[names.nown++], sizeof(names.own[0]), "%s",
+				         f.srcline);
+		}
+	}
+}
+
+static void collect(void *arg, const struct argus_diagnosis *d)
+{
+	struct argus_session *s = arg;
+	if (!is_app(d->stall.pid) && names.napps < APPS_MAX)
+		names.apps[names.napps++] = d->stall.pid;
+	names.stalls++;
+	if (names.nown < NAMES_MAX) /* the app's own name, which its object may have */
+		snprintf(names.own[names.nown++], sizeof(names.own[0]), "%s", d->stall.comm);
+	own_frames(s, &d->anomaly_v);
+	for (uint32_t i = 0; i < d->path.n && i < ARGUS_PATH_MAX; i++)
+		if (d->path_v[i].pid == d->stall.pid)
+			own_frames(s, &d->path_v[i]);
+	for (uint32_t i = 0; i < d->normal_path.n && i < ARGUS_PATH_MAX; i++)
+		if (d->normal_v[i].pid == d->stall.pid)
+			own_frames(s, &d->normal_v[i]);
+	for (uint32_t i = 0; i < d->ncandidates && i < ARGUS_DIAG_CANDIDATES; i++) {
+		const struct argus_culprit *c = &d->candidates[i];
+		const char *comm = argus_session_comm(s, c->v.pid); /* named, not redacted */
+		if (comm && names.nown < NAMES_MAX)
+			snprintf(names.own[names.nown++], sizeof(names.own[0]), "%s", comm);
+		keep(d, c->v.pid, c->func);
+		keep(d, c->v.pid, c->srcline);
+		keep(d, c->v.pid, c->object);
+	}
+}
+
+/* A name of root's that one of nobody's processes also has. */
+static bool also_nobodys(const char *what)
+{
+	for (unsigned i = 0; i < names.n; i++)
+		if (is_app(names.s[i].pid) && !strcmp(names.s[i].what, what))
+			return true;
+	for (unsigned i = 0; i < names.nown; i++)
+		if (strstr(names.own[i], what))
+			return true;
+	return false;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	static char buf[4 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+TEST(the_apps_owner_gets_a_copy_without_other_users_frames)
+{
+	if (geteuid() != 0)
+		SKIP("needs root to give a copy to another user");
+	char dir[64], reports[128], users[128];
+	tmpdir(dir);
+	snprintf(reports, sizeof(reports), "%s/reports", dir);
+	snprintf(users, sizeof(users), "%s/reports-users", dir); /* the default */
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session *s;
+	ASSERT_EQ(argus_session_new(&s, &o), 0);
+	memset(&names, 0, sizeof(names));
+	struct argus_session_sink ks = {.diagnosis = collect, .arg = s};
+	ASSERT_EQ(argus_session_add_sink(s, &ks), 0);
+	struct argus_report_sink_opts ro = {
+	    .reports_dir = reports, .no_notify = true, .name = "test", .owner = fake_owner};
+	struct argus_report_sink *rs;
+	char err[256];
+	ASSERT_MSG(argus_report_sink_new(&rs, s, &ro, err, sizeof(err)) == 0, "%s", err);
+	struct argus_synth_opts so;
+	argus_synth_opts_default(&so);
+	so.seed = 3;
+	so.events = 1000000;
+	struct argus_sink in = argus_session_sink(s);
+	ASSERT_EQ(argus_synth_run(&so, &in, NULL), 0);
+	argus_session_end(s);
+	unsigned secrets = 0;
+	for (unsigned i = 0; i < names.n; i++)
+		secrets += !is_app(names.s[i].pid) && !also_nobodys(names.s[i].what);
+	ASSERT_MSG(secrets > 0, "the synthetic desktop's %u stalls named no root's frame",
+	           names.stalls);
+	struct stat st;
+	ASSERT_EQ(stat(users, &st), 0);
+	ASSERT_EQ(st.st_mode & 07777, 0711u); /* root's: no listing */
+	ASSERT_EQ(st.st_uid, 0u);
+	char udir[160];
+	snprintf(udir, sizeof(udir), "%s/%u", users, NOBODY);
+	ASSERT_EQ(stat(udir, &st), 0);
+	ASSERT_EQ(st.st_mode & 07777, 0700u);
+	ASSERT_EQ(st.st_uid, NOBODY);
+	unsigned files = 0, redacted = 0, leaks_in_root = 0;
+	DIR *dd = opendir(udir);
+	ASSERT(dd);
+	struct dirent *de;
+	while ((de = readdir(dd))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char p[600], rp[600];
+		snprintf(p, sizeof(p), "%s/%s", udir, de->d_name);
+		snprintf(rp, sizeof(rp), "%s/%s", reports, de->d_name);
+		ASSERT_EQ(stat(p, &st), 0);
+		ASSERT_MSG(st.st_uid == NOBODY && (st.st_mode & 07777) == 0600, "%s: uid %u mode %o",
+		           p, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		files++;
+		/* the file's stall: NAME-PID-ID.EXT */
+		char *dot = strrchr(de->d_name, '.'), *dash = NULL;
+		ASSERT(dot);
+		for (char *q = de->d_name; q < dot; q++)
+			if (*q == '-')
+				dash = q;
+		ASSERT(dash);
+		uint64_t id = strtoull(dash + 1, NULL, 10);
+		char *pd = dash - 1;
+		while (pd > de->d_name && *pd != '-')
+			pd--;
+		uint32_t pid = (uint32_t)strtoul(pd + 1, NULL, 10);
+		ASSERT_MSG(is_app(pid), "%s: a copy for a root's app", p);
+		char *text = slurp(p);
+		ASSERT(text);
+		redacted += strstr(text, "[redacted]") != NULL;
+		for (unsigned i = 0; i < names.n; i++) {
+			if (names.s[i].app != pid || names.s[i].id != id ||
+			    is_app(names.s[i].pid) || also_nobodys(names.s[i].what))
+				continue;
+			ASSERT_MSG(!strstr(text, names.s[i].what), "%s names root's '%s'", p,
+			           names.s[i].what);
+		}
+		char *root = slurp(rp);
+		ASSERT_MSG(root, "%s: no root copy beside it", rp);
+		for (unsigned i = 0; i < names.n; i++)
+			if (names.s[i].app == pid && names.s[i].id == id && !is_app(names.s[i].pid) &&
+			    !also_nobodys(names.s[i].what) && strstr(root, names.s[i].what))
+				leaks_in_root++;
+	}
+	closedir(dd);
+	ASSERT_MSG(files >= 3 && files % 3 == 0, "%u copies (txt, json, html each)", files);
+	ASSERT_MSG(redacted > 0, "no copy says [redacted]");
+	ASSERT_MSG(leaks_in_root > 0, "the root copies name none of it either: the test saw nothing");
+	fprintf(stderr, "%u copies for %u stalls, %u names of root's processes kept out\n", files,
+	        names.stalls, secrets);
+	argus_report_sink_free(rs);
+	argus_session_free(s);
+	rmdir_all(dir);
+}
+
 TEST_MAIN(TEST_ENTRY(reports_are_root_only_without_a_group),
-          TEST_ENTRY(reports_are_the_groups_with_a_group))
+          TEST_ENTRY(reports_are_the_groups_with_a_group),
+          TEST_ENTRY(the_apps_owner_gets_a_copy_without_other_users_frames))
