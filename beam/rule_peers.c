@@ -246,3 +246,16 @@ int dg_spin_peer(struct ctx *c, const struct argus_vertex_info *a, const struct 
 	dg_add_candidate(c, &x, ARGUS_ROOT_MISSING_WAKE, pen, 0);
 	return 1;
 }
+
+/* A thread blocked in the kernel on a request the kernel sent for it to a
+ * user-space server (a FUSE daemon: ARGUS_VF_KREQ) waits for the thread
+ * that serves that connection, as a reader of an IPC object waits for its
+ * peer: the request is a send to the connection, and the server thread
+ * last seen ending a request there is its reader (unread_request). Returns
+ * the culprits found (0: the rule does not apply), -1 out of memory. */
+int dg_kernel_request(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
+{
+	if (!(a->flags & ARGUS_VF_WAITED) || !(a->flags & ARGUS_VF_KREQ))
+		return 0;
+	return unread_request(c, a, args, args->pen + c->p->a * ARGUS_STRONG + c->p->b);
+}

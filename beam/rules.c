@@ -28,6 +28,16 @@ struct dg_rule {
 	}
 
 static const struct dg_rule rules[] = {
+    RULE("kernel-request", LW | YL, dg_kernel_request,
+         "A thread blocked in the kernel on a request the kernel sent for it to a "
+         "user-space server (a FUSE daemon) waits for the thread that serves that "
+         "connection, the last one seen answering there: stopped or blocked, that thread "
+         "is the culprit, explained in turn.",
+         "[ATC21] 4 (the kernel's internal messages traced, not only system calls) and 6.2 "
+         "(the culprit of the culprit), with the server known from the kernel's own "
+         "fuse_request_send / fuse_request_end tracepoints",
+         "realapps r2, r3, r4, r5 (firefox-esr, geany, juffed, IDLE on a stopped bindfs); "
+         "synthetic test kernel_request_names_the_server"),
     RULE("ipc-peer", LW, dg_ipc_peer,
          "A thread blocked reading the answer to a request it sent waits for the thread "
          "that received the request; blocked itself, that thread is the culprit, explained "
