@@ -12,7 +12,7 @@
 
 #include "collect.h"
 
-static char mnt[64], file[96];
+static char mnt[64], file[128];
 
 static void stat_main(void *arg)
 {
@@ -32,7 +32,7 @@ static pid_t mount_bindfs(const char *src)
 		_exit(127);
 	}
 	for (int i = 0; i < 100; i++) {
-		char cmd[128];
+		char cmd[160];
 
 		snprintf(cmd, sizeof(cmd), "mountpoint -q %s", mnt);
 		if (system(cmd) == 0)
@@ -46,7 +46,7 @@ static pid_t mount_bindfs(const char *src)
 
 static void unmount_bindfs(pid_t pid)
 {
-	char cmd[128];
+	char cmd[256];
 
 	kill(pid, SIGCONT);
 	snprintf(cmd, sizeof(cmd), "fusermount3 -u %s 2>/dev/null || umount -l %s", mnt, mnt);
@@ -68,7 +68,7 @@ TEST(fuse_request_names_the_daemon_that_answered)
 	snprintf(mnt, sizeof(mnt), "%s-mnt", src);
 	ASSERT(mkdir(mnt, 0700) == 0);
 	snprintf(file, sizeof(file), "%s/f", mnt);
-	char srcfile[96];
+	char srcfile[128];
 	snprintf(srcfile, sizeof(srcfile), "%s/f", src);
 	FILE *f = fopen(srcfile, "w");
 	ASSERT(f && fputs("x", f) >= 0 && fclose(f) == 0);
