@@ -124,7 +124,7 @@ static const struct dg_rule rules[] = {
          "[ATC21] 6.2 (the culprit of the culprit, followed through a relay thread), with "
          "the peers known from IPC edges instead of a baseline",
          "realapps r12 (gnome-text-editor's GDBus call to the stopped accessibility bus "
-         "launcher, through GDBus's thread and dbus-daemon; the replay of a kept trace); "
+         "launcher, through GDBus's thread and dbus-daemon; live, 2026-11-26); "
          "synthetic tests/beam/test_diagnose_handoff.c"),
     RULE("spin-peer", YL, dg_spin_peer,
          "A yield loop with no flag writer seen waits for the thread that received its "
