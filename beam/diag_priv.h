@@ -109,8 +109,10 @@ typedef int (*dg_rule_fn)(struct ctx *c, const struct argus_vertex_info *a,
                           const struct dg_args *x);
 
 /* the rules (rules.c lists them, with their principle, paper and cases) */
+int dg_kernel_request(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 int dg_ipc_peer(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
+int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 int dg_spin_peer(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 /* Algorithm 2's "behaves differently": a vertex of v's thread blocked long
  * in [from, now] where v (its normal counterpart) was not (rule_compare.c). */

@@ -246,3 +246,37 @@ int dg_spin_peer(struct ctx *c, const struct argus_vertex_info *a, const struct 
 	dg_add_candidate(c, &x, ARGUS_ROOT_MISSING_WAKE, pen, 0);
 	return 1;
 }
+
+/* A thread blocked in the kernel on a request the kernel sent for it to a
+ * user-space server (a FUSE daemon: ARGUS_VF_KREQ) waits for the thread
+ * that serves that connection, as a reader of an IPC object waits for its
+ * peer: the request is a send to the connection, and the server thread
+ * last seen ending a request there is its reader (unread_request). Returns
+ * the culprits found (0: the rule does not apply), -1 out of memory. */
+int dg_kernel_request(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
+{
+	if (!(a->flags & ARGUS_VF_WAITED) || !(a->flags & ARGUS_VF_KREQ))
+		return 0;
+	return unread_request(c, a, args, args->pen + c->p->a * ARGUS_STRONG + c->p->b);
+}
+
+/* A thread that handed its request to another thread of its own process
+ * (a D-Bus or I/O thread: GDBus's sync call, Qt's D-Bus thread) and waits
+ * for it - not in a read of an IPC object: on a wake-up fd or a futex - waits
+ * for what that thread asked in turn: its request, or the one a broker took
+ * from it and passed on, still unread names its reader (unread_request).
+ * Returns the culprits found (0: the rule does not apply), -1 out of
+ * memory. */
+int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
+{
+	uint64_t now = args->now;
+	struct argus_vertex_info x, y;
+	if (!(a->flags & ARGUS_VF_WAITED) || !ipc_asked(c, a, now, &x) || x.pid != a->pid ||
+	    x.tid == a->tid || dg_in_chain(args->chain, args->nchain, x.tid))
+		return 0;
+	int32_t pen = args->pen + c->p->a * ARGUS_STRONG + c->p->b;
+	int n = unread_request(c, &x, args, pen); /* the relay's own request unread */
+	if (n || !ipc_asked(c, &x, now, &y) || dg_in_chain(args->chain, args->nchain, y.tid))
+		return n;
+	return unread_request(c, &y, args, pen + c->p->a * ARGUS_STRONG + c->p->b);
+}

@@ -28,6 +28,16 @@ struct dg_rule {
 	}
 
 static const struct dg_rule rules[] = {
+    RULE("kernel-request", LW | YL, dg_kernel_request,
+         "A thread blocked in the kernel on a request the kernel sent for it to a "
+         "user-space server (a FUSE daemon) waits for the thread that serves that "
+         "connection, the last one seen answering there: stopped or blocked, that thread "
+         "is the culprit, explained in turn.",
+         "[ATC21] 4 (the kernel's internal messages traced, not only system calls) and 6.2 "
+         "(the culprit of the culprit), with the server known from the kernel's own "
+         "fuse_request_send / fuse_request_end tracepoints",
+         "realapps r2, r3, r4, r5 (firefox-esr, geany, juffed, IDLE on a stopped bindfs); "
+         "synthetic tests/beam/test_diagnose_kernel_request.c"),
     RULE("ipc-peer", LW, dg_ipc_peer,
          "A thread blocked reading the answer to a request it sent waits for the thread "
          "that received the request; blocked itself, that thread is the culprit, explained "
@@ -42,7 +52,8 @@ static const struct dg_rule rules[] = {
          "stopped or blocked, that thread is the culprit.",
          "[ATC21] 6.2 (the culprit of the culprit), with the peer known from the socket's "
          "reader instead of a receive that has not happened",
-         "launch stalls behind a stopped service (measured in bench/realapps; none in the zoo)"),
+         "realapps r2, r3, r4, r5 (the FUSE request unread: through kernel-request); none in "
+         "the zoo"),
     RULE("ipc-peer/split-read", LW, NULL,
          "A read cut in two by a spurious wake-up (the peer reading the request wakes the "
          "writer on the same socket) is one wait: the request is looked up before both "
@@ -82,12 +93,16 @@ static const struct dg_rule rules[] = {
     RULE("compare/baseline-by-wait-stack", LW, NULL,
          "Failing that, an earlier wait that blocked at the same call site (wait stack): "
          "what a segment did before it blocked depends on timing, its call site does not.",
-         "[IA] 4.4 (call stacks)", "zoo B12 only"),
+         "[IA] 4.4 (call stacks)",
+         "zoo B12; realapps r3 (geany on a stopped bindfs, right, before kernel-request "
+         "decided it first)"),
     RULE("compare/baseline-by-peers-asked", LW, NULL,
          "Failing that, any earlier wait answered by the processes the stalled vertex "
          "asked: the input read in another batch changes a segment's shape, not whom it "
          "waits for (not for futex waits: a thread of its own process ends those).",
-         "[ATC21] 6.2 (peers of connection events)", "zoo B14b only"),
+         "[ATC21] 6.2 (peers of connection events)",
+         "zoo B14b; realapps r5 (IDLE on a stopped bindfs, right, before kernel-request "
+         "decided it first)"),
     RULE("compare/normal-path-from-the-waker", LW, NULL,
          "The normal path starts at the edge that ended the baseline's wait, not at "
          "whatever else its answer segment received later.",
@@ -112,6 +127,16 @@ static const struct dg_rule rules[] = {
          "A vertex that took the job before the waiter blocked and is still at it counts "
          "as running in the stall.",
          "[ATC21] 6.2", "zoo B12 only"),
+    RULE("handoff", LW, dg_handoff,
+         "A thread that handed its request to another thread of its own process (a D-Bus "
+         "or I/O thread) and waits for it waits for what that thread asked in turn: that "
+         "request, or the one a broker took and passed on, still unread names its reader, "
+         "the culprit (stopped or blocked).",
+         "[ATC21] 6.2 (the culprit of the culprit, followed through a relay thread), with "
+         "the peers known from IPC edges instead of a baseline",
+         "realapps r12 (gnome-text-editor's GDBus call to the stopped accessibility bus "
+         "launcher, through GDBus's thread and dbus-daemon; live, 2026-11-26); "
+         "synthetic tests/beam/test_diagnose_handoff.c"),
     RULE("spin-peer", YL, dg_spin_peer,
          "A yield loop with no flag writer seen waits for the thread that received its "
          "last request: blocked in another call than the one it took the request from, it "

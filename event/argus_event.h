@@ -70,6 +70,10 @@ enum argus_event_type {
 	/* IPC through a kernel object (paper: Mach message send / receive) */
 	ARGUS_EV_IPC_SEND = 40, /* payload.ipc, at syscall exit */
 	ARGUS_EV_IPC_RECV = 41, /* payload.ipc, at syscall exit */
+	/* a request the kernel sends a user-space server for a thread (FUSE) */
+	ARGUS_EV_KREQ_SEND = 42, /* pid/tid = the thread it is for: payload.kreq */
+	ARGUS_EV_KREQ_END = 43,  /* pid/tid = the thread that ended it (the server
+	                            answering; the requester when aborted): payload.kreq */
 
 	/* futex: condition-variable / lock waits seen from the kernel */
 	ARGUS_EV_FUTEX_WAIT = 48, /* at entry: payload.futex */
@@ -157,7 +161,8 @@ enum argus_obj_kind {
 	ARGUS_OBJ_SOCKETPAIR = 9, /* AF_UNIX socketpair: as UNIX */
 	ARGUS_OBJ_DISPLAY = 10,   /* unix socket to an X11 / Wayland server */
 	ARGUS_OBJ_PTY = 11,       /* pseudo-terminal end: obj = tty_struct, peer_obj = other end */
-	ARGUS_OBJ_KIND_MAX = 12,
+	ARGUS_OBJ_FUSE = 12,      /* a FUSE connection: obj = struct fuse_conn * */
+	ARGUS_OBJ_KIND_MAX = 13,
 };
 
 /* Timer sources. */
@@ -326,6 +331,19 @@ struct argus_ev_irq {
 	argus_u64 _pad[3];
 };
 
+/* payload: KREQ_SEND, KREQ_END: one request of a kernel file system to its
+ * user-space server (FUSE), from the kernel's own tracepoints */
+struct argus_ev_kreq {
+	argus_u64 obj;       /* the connection (struct fuse_conn *): the server's queue */
+	argus_u64 unique;    /* the request's id on that connection */
+	argus_s64 ret;       /* SEND: the request's bytes; END: 0 or -errno */
+	argus_u32 dev;       /* the connection's device number (/sys/fs/fuse/connections/N) */
+	argus_u32 requester; /* tid of the thread the request is for (the kernel's in.h.pid) */
+	argus_u32 opcode;    /* FUSE_* opcode (SEND), 0 (END) */
+	argus_u8 obj_kind;   /* enum argus_obj_kind: ARGUS_OBJ_FUSE */
+	argus_u8 _pad[3];
+};
+
 /* payload: STACK, CPU_SAMPLE */
 struct argus_ev_stack {
 	argus_u32 ustack; /* stack-table id of the user stack, 0 = none */
@@ -432,6 +450,7 @@ struct argus_event {
 		struct argus_ev_timer timer;
 		struct argus_ev_irq irq;
 		struct argus_ev_stack stack;
+		struct argus_ev_kreq kreq;
 		struct argus_ev_ui ui;
 		struct argus_ev_loop loop;
 		struct argus_ev_async async;

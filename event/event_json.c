@@ -128,6 +128,16 @@ static const struct field f_irq[] = {
     {"name", P(argus_ev_irq, name_str), F_STR},
     {0},
 };
+static const struct field f_kreq[] = {
+    {"obj", P(argus_ev_kreq, obj), F_HEX},
+    {"unique", P(argus_ev_kreq, unique), F_U64},
+    {"ret", P(argus_ev_kreq, ret), F_S64},
+    {"dev", P(argus_ev_kreq, dev), F_U32},
+    {"requester", P(argus_ev_kreq, requester), F_U32},
+    {"opcode", P(argus_ev_kreq, opcode), F_U32},
+    {"obj_kind", P(argus_ev_kreq, obj_kind), F_OBJK},
+    {0},
+};
 static const struct field f_stack[] = {
     {"stack_kind", P(argus_ev_stack, kind), F_STACKK},
     {"ustack", P(argus_ev_stack, ustack), F_U32},
@@ -204,6 +214,8 @@ static const struct field *const field_table[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_SYS_EXIT] = f_sys_exit,
     [ARGUS_EV_IPC_SEND] = f_sys_exit,
     [ARGUS_EV_IPC_RECV] = f_sys_exit,
+    [ARGUS_EV_KREQ_SEND] = f_kreq,
+    [ARGUS_EV_KREQ_END] = f_kreq,
     [ARGUS_EV_FUTEX_WAIT] = f_futex,
     [ARGUS_EV_FUTEX_WAKE] = f_futex,
     [ARGUS_EV_TIMER_ARM] = f_timer,

@@ -22,6 +22,8 @@ static const char *const type_names[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_SYS_EXIT] = "sys_exit",
     [ARGUS_EV_IPC_SEND] = "ipc_send",
     [ARGUS_EV_IPC_RECV] = "ipc_recv",
+    [ARGUS_EV_KREQ_SEND] = "kreq_send",
+    [ARGUS_EV_KREQ_END] = "kreq_end",
     [ARGUS_EV_FUTEX_WAIT] = "futex_wait",
     [ARGUS_EV_FUTEX_WAKE] = "futex_wake",
     [ARGUS_EV_TIMER_ARM] = "timer_arm",
@@ -82,6 +84,7 @@ static const char *const obj_kind_names[ARGUS_OBJ_KIND_MAX] = {
     [ARGUS_OBJ_FUTEX] = "futex",     [ARGUS_OBJ_HRTIMER] = "hrtimer",
     [ARGUS_OBJ_FILE] = "file",       [ARGUS_OBJ_SOCKETPAIR] = "socketpair",
     [ARGUS_OBJ_DISPLAY] = "display", [ARGUS_OBJ_PTY] = "pty",
+    [ARGUS_OBJ_FUSE] = "fuse",
 };
 
 const char *argus_obj_kind_name(unsigned kind)

@@ -82,6 +82,8 @@ enum argus_vertex_flag {
 	ARGUS_VF_WAITED = 1 << 4,   /* it ended at a blocking wait */
 	ARGUS_VF_DISPATCH = 1 << 5, /* it is one dispatch / async run */
 	ARGUS_VF_STOPPED = 1 << 6,  /* it ended stopped: SIGSTOP, or a tracer's stop */
+	ARGUS_VF_KREQ = 1 << 7,     /* the kernel sent a request to a user-space server
+	                               for it (FUSE): its wait may be that answer's */
 };
 
 /* Wait kinds (how a segment's ending wait blocked). */

@@ -198,12 +198,12 @@ static bool ipc_late_send(struct argus_graph *g, struct gthread *t, uint64_t key
 	return true;
 }
 
-/* The peer-set rule (batch loops, piggyback) and the send -> receive match. */
-static void ipc(struct ictx *x, struct gthread *t, bool send)
+/* The peer-set rule (batch loops, piggyback) and the send -> receive match
+ * of p (an IPC record's payload, or a kernel request's as one). */
+static void ipc(struct ictx *x, struct gthread *t, bool send, const struct argus_ev_sys_exit *p)
 {
 	struct argus_graph *g = x->g;
 	uint64_t ts = x->ts;
-	const struct argus_ev_sys_exit *p = &x->ev->ipc;
 	/* the connection, the same from both ends: a peer of the segment */
 	uint64_t conn = p->peer_obj ? p->obj ^ p->peer_obj : p->obj;
 	argus_vid src = 0;
@@ -302,7 +302,7 @@ static void ipc_call(struct ictx *x, bool send)
 	if (!t)
 		return;
 	gr_cur_segment(x->g, t, x->ts);
-	ipc(x, t, send);
+	ipc(x, t, send, &x->ev->ipc);
 	argus_vid cur;
 	struct gvertex *v = gr_segment_of(x, t, &cur);
 	if (v)
@@ -317,6 +317,36 @@ void gr_on_ipc_send(struct ictx *x)
 void gr_on_ipc_recv(struct ictx *x)
 {
 	ipc_call(x, false);
+}
+
+/* A kernel request to a user-space server (FUSE): the thread it is for
+ * sends to the connection (no call ends: it waits in the call that needed
+ * it), the server thread that ends it receives there, so the connection's
+ * reader is the server and a request it has not ended is an unread send
+ * (docs/graph.md "Kernel requests"). */
+static void kreq(struct ictx *x, bool send)
+{
+	struct gthread *t = gr_thread_of(x);
+	const struct argus_ev_kreq *k = &x->ev->kreq;
+	if (!t || !k->obj)
+		return;
+	struct argus_ev_sys_exit p = {.obj = k->obj, .ret = 1, .fd = -1, .nr = 0xffff,
+	                              .obj_kind = k->obj_kind};
+	gr_cur_segment(x->g, t, x->ts);
+	ipc(x, t, send, &p); /* may cut a new segment: flag the one it went to */
+	struct gvertex *v = send ? gw_vertex(x->g, t->cur) : NULL;
+	if (v)
+		atomic_fetch_or_explicit(&v->flags, ARGUS_VF_KREQ, memory_order_relaxed);
+}
+
+void gr_on_kreq_send(struct ictx *x)
+{
+	kreq(x, true);
+}
+
+void gr_on_kreq_end(struct ictx *x)
+{
+	kreq(x, false);
 }
 
 /* ---- synchronisation hooks: the intent of the wake-ups that follow ---- */

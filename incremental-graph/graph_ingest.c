@@ -472,6 +472,10 @@ static const struct event_rule event_rules[ARGUS_EV_TYPE_MAX] = {
                            ER_COMPLETES_WAIT,
                            "000 s2 piggyback, 001 P3: a send and a receive in one call; "
                            "Table 1 strong 1"},
+    [ARGUS_EV_KREQ_SEND] = {gr_on_kreq_send, SA_CUT_NEW_PEER, ARGUS_EDGE_IPC, KEY_NONE, 0,
+                            "000 s4: the kernel's internal messages, not only system calls; Table 1 strong 1"},
+    [ARGUS_EV_KREQ_END] = {gr_on_kreq_end, SA_CUT_NEW_PEER, ARGUS_EDGE_IPC, KEY_NONE, 0,
+                           "000 s4: the kernel's internal messages, not only system calls; Table 1 strong 1"},
     /* futexes: the waker's hooks decide the kind of the wake-ups it made */
     [ARGUS_EV_FUTEX_WAIT] = {gr_on_futex_wait, SA_NONE, EDGE_NONE, KEY_NONE, 0, NULL},
     [ARGUS_EV_FUTEX_WAKE] = {gr_on_futex_wake, SA_NONE, ARGUS_EDGE_FUTEX, KEY_NONE, ER_KEEPS_WAKEES,

@@ -303,6 +303,8 @@ void gr_on_futex_wait(struct ictx *x);
 void gr_on_futex_wake(struct ictx *x);
 void gr_on_ipc_send(struct ictx *x);
 void gr_on_ipc_recv(struct ictx *x);
+void gr_on_kreq_send(struct ictx *x);
+void gr_on_kreq_end(struct ictx *x);
 void gr_on_cond_signal(struct ictx *x);
 void gr_on_cond_broadcast(struct ictx *x);
 void gr_on_sem_post(struct ictx *x);

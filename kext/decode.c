@@ -49,6 +49,9 @@ void u32_table_free(struct u32_table *t)
 }
 
 /* ---- stacks ------------------------------------------------------------- */
+/* Kernel text on x86-64 and arm64 (48-bit user space) lies above this. */
+#define KERNEL_HALF 0xffff800000000000ull
+
 /*
  * The kernel side interns stacks with BPF_F_REUSE_STACKID: a bucket that a
  * different stack hashes to is overwritten, so the map never fills up in an
@@ -360,6 +363,26 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 	return rc;
 }
 
+/* A wait's kernel stack (kstack: the map's id + 1), interned like a user
+ * stack. A bucket a user stack took since holds user addresses: the first
+ * frame must be in the kernel's half, else it counts as replaced. */
+static uint32_t intern_kstack(struct argus_kext *k, const struct argus_event *e,
+                              const struct argus_sink *sink)
+{
+	uint64_t ips[TRACER_STACK_DEPTH];
+	uint32_t kid = e->stack.kstack - 1, depth = 0;
+
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips) ||
+	    ips[0] < KERNEL_HALF) {
+		k->stacks_replaced++;
+		return 0;
+	}
+	while (depth < TRACER_STACK_DEPTH && ips[depth])
+		depth++;
+	return sink->intern_stack ? sink->intern_stack(sink->arg, ips, depth) : 0;
+}
+
 static int intern_stacks(struct argus_kext *k, struct argus_event *e, const struct argus_sink *sink)
 {
 	if ((e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE) && e->stack.ustack) {
@@ -368,6 +391,8 @@ static int intern_stacks(struct argus_kext *k, struct argus_event *e, const stru
 		e->stack.ustack = intern_kernel_stack(k, e, sink, &depth);
 		e->stack.depth = e->stack.ustack ? depth : 0;
 	}
+	if (e->type == ARGUS_EV_STACK && e->stack.kstack)
+		e->stack.kstack = intern_kstack(k, e, sink);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "kext_priv.h"
@@ -155,6 +156,26 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	return 0;
 }
 
+/* Whether the kernel has tracepoint `name` (its btf_trace_ typedef) in
+ * vmlinux or in module `module`'s BTF: FUSE may be a module, or absent. */
+static bool kernel_has_tracepoint(const char *name, const char *module)
+{
+	char type[96];
+	struct btf *vm = btf__load_vmlinux_btf(), *m;
+	bool found;
+
+	if (!vm)
+		return false;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	found = btf__find_by_name_kind(vm, type, BTF_KIND_TYPEDEF) >= 0;
+	if (!found && (m = btf__load_module_btf(module, vm)) != NULL) {
+		found = btf__find_by_name_kind(m, type, BTF_KIND_TYPEDEF) >= 0;
+		btf__free(m);
+	}
+	btf__free(vm);
+	return found;
+}
+
 static int load_error(int e, char *err, size_t errlen)
 {
 	if (e == EPERM || e == EACCES)
@@ -220,6 +241,12 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	bpf_program__set_autoload(k->skel->progs.sched_exit_tp,
 	                          !o->syscalls &&
 	                              libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0);
+	/* kernel waits on FUSE (kwait.bpf.c): only where the kernel has them */
+	if (!kernel_has_tracepoint("fuse_request_send", "fuse") ||
+	    !kernel_has_tracepoint("fuse_request_end", "fuse")) {
+		bpf_program__set_autoload(k->skel->progs.fuse_request_send, false);
+		bpf_program__set_autoload(k->skel->progs.fuse_request_end, false);
+	}
 	if (tracer_bpf__load(k->skel)) {
 		rc = load_error(errno, err, errlen);
 		goto out;

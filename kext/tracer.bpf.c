@@ -1217,6 +1217,9 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		return;
 	id = user_stack_id(ctx, em.ev->cpu);
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
+	/* where in the kernel it waits (request_wait_answer, io_schedule...) */
+	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
+	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
 	em.ev->stack.ip = ip;
 	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_WAIT;
@@ -2019,3 +2022,6 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	submit(&em);
 	return 0;
 }
+
+/* ---- waits inside the kernel that a user-space server answers ---------- */
+#include "kwait.bpf.c"

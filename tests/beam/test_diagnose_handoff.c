@@ -1,0 +1,138 @@
+/*
+ * test_diagnose_handoff.c - a UI thread hands a request to its process's
+ * D-Bus thread (an eventfd write, as GDBus's sync call does) and waits in a
+ * poll of its own wake-up eventfd; the D-Bus thread sends the message to the
+ * bus daemon, which forwards it to a service that is stopped (it read its
+ * connection before). No rule that reads the UI thread's own wait names the
+ * service; rule handoff follows the relay and the broker to the unread
+ * forward: the stopped service is the culprit (bench/realapps r12).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../graph/graph_events.h"
+#include "beam.h"
+#include "test.h"
+
+enum { APP = 100, RELAY = 101, BUS = 300, SVC = 400, SHELL = 500, T_POLL = 7 };
+enum {
+	EFD_RELAY = 0xe1, /* the relay's wake-up eventfd */
+	EFD_UI = 0xe2,    /* the UI thread's */
+	APP_SOCK = 0xa1,  /* the app's bus connection, its end */
+	BUS_APP = 0xa2,   /* the bus's end of it */
+	BUS_SVC = 0xb1,   /* the bus's end of the service's connection */
+	SVC_SOCK = 0xb2,  /* the service's end */
+};
+
+struct trace {
+	struct argus_event ev[256];
+	size_t n;
+};
+
+static void add(struct trace *t, struct argus_event e)
+{
+	ASSERT(t->n < sizeof(t->ev) / sizeof(t->ev[0]));
+	t->ev[t->n++] = e;
+}
+
+/* the service once read what the bus sent it (its registration), then was stopped */
+static void service(struct trace *t, uint64_t ts, bool stopped)
+{
+	add(t, ev_wakeup(ts, BUS, BUS, SVC, SVC, 0));
+	add(t, ev_ipc(ts + 1000, true, BUS, BUS, BUS_SVC, SVC_SOCK, ARGUS_OBJ_UNIX, 40));
+	add(t, ev_ipc(ts + 2000, false, SVC, SVC, SVC_SOCK, BUS_SVC, ARGUS_OBJ_UNIX, 40));
+	add(t, ev_sys_enter(ts + 3000, SVC, SVC, T_POLL));
+	add(t, ev_switch(ts + 4000, SVC, SVC, 1, 0, 0));
+	add(t, ev_sys_enter(ts + 5000, BUS, BUS, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + 6000, BUS, BUS, 1, 0, 0));
+	if (stopped) {
+		add(t, ev_wakeup(ts + 100 * MS, SHELL, SHELL, SVC, SVC, 0));
+		add(t, ev_switch(ts + 100 * MS + 1000, SVC, SVC, 4 /* __TASK_STOPPED */, 0, 0));
+	}
+}
+
+/* the call: UI -> relay (eventfd) -> bus (socket) -> service (socket, unread) */
+static void call(struct trace *t, uint64_t ts, uint32_t relay_pid)
+{
+	add(t, ev_wakeup(ts, APP, APP, relay_pid, RELAY, 0));
+	add(t, ev_ipc(ts + 1000, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8));
+	add(t, ev_sys_enter(ts + 2000, APP, APP, T_POLL));
+	add(t, ev_switch(ts + 3000, APP, APP, 1, relay_pid, RELAY));
+	add(t, ev_ipc(ts + 4000, false, relay_pid, RELAY, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8));
+	add(t, ev_wakeup(ts + 5000, relay_pid, RELAY, BUS, BUS, 0));
+	add(t, ev_ipc(ts + 6000, true, relay_pid, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_sys_enter(ts + 7000, relay_pid, RELAY, T_POLL));
+	add(t, ev_switch(ts + 8000, relay_pid, RELAY, 1, BUS, BUS));
+	add(t, ev_ipc(ts + 9000, false, BUS, BUS, BUS_APP, APP_SOCK, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_ipc(ts + 10000, true, BUS, BUS, BUS_SVC, SVC_SOCK, ARGUS_OBJ_UNIX, 160));
+	add(t, ev_sys_enter(ts + 11000, BUS, BUS, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + 12000, BUS, BUS, 1, 0, 0));
+}
+
+static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis *d)
+{
+	struct argus_graph *g;
+	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
+	struct argus_event comms[] = {ev_comm(1, APP, APP, "text-editor"),
+	                              ev_comm(2, BUS, BUS, "dbus-daemon"),
+	                              ev_comm(3, SVC, SVC, "a11y-launcher")};
+	ASSERT_EQ(argus_graph_ingest(g, comms, 3), 0);
+	struct argus_stall st = {.id = 1,
+	                         .pid = APP,
+	                         .tid = APP,
+	                         .since = since,
+	                         .detected = since + 2 * SEC,
+	                         .cls = ARGUS_STALL_LONG_WAIT,
+	                         .blocked = true,
+	                         .wait_nr = T_POLL};
+	ASSERT_EQ(argus_graph_ingest(g, t->ev, t->n), 0);
+	struct argus_graph_view v;
+	argus_graph_view_begin(g, &v);
+	struct argus_beam_params p;
+	argus_beam_params_default(&p);
+	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
+	argus_graph_view_end(&v);
+	argus_graph_free(g);
+	printf("%s\n", d->summary);
+	return d->ncandidates ? d->root.v.pid : 0;
+}
+
+static bool used(const struct argus_diagnosis *d, const char *rule)
+{
+	for (uint32_t i = 0; i < d->nrules_used; i++)
+		if (!strcmp(d->rules_used[i], rule))
+			return true;
+	return false;
+}
+
+TEST(handoff_through_relay_and_broker_names_the_stopped_service)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, true);
+	call(t, SEC, APP);
+	ASSERT_EQ(diagnose(t, SEC, d), SVC);
+	ASSERT(d->root.v.flags & ARGUS_VF_STOPPED);
+	ASSERT(used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
+/* The first hop is another process (a request, not a hand-off): ipc-peer's
+ * business, not this rule's. */
+TEST(handoff_needs_a_thread_of_the_same_process)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, true);
+	call(t, SEC, 600);
+	diagnose(t, SEC, d);
+	ASSERT(!used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
+TEST_MAIN(TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service),
+          TEST_ENTRY(handoff_needs_a_thread_of_the_same_process))
