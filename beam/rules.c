@@ -107,6 +107,15 @@ static const struct dg_rule rules[] = {
          "is the culprit; back in that call, it ran and did not answer.",
          "[ATC21] 6.4 (yield loops), [IA] 3.2 P3 (shared flags) without watchpoints",
          "none in the zoo (B13 is decided by compare: it has a baseline)"),
+    RULE("futex-sibling", LW, dg_sibling,
+         "A futex wait that no request and no earlier run explains waits for a thread of "
+         "its own process: one blocked all along reading another process's answer (the "
+         "D-Bus thread a main thread waits for at start-up) is explained as ipc-peer "
+         "explains a read.",
+         "[ATC21] 6.2 (the culprit of the culprit), with the waker's thread found by its "
+         "own wait instead of a baseline",
+         "launch stalls behind a stopped bus (bench/realapps r10 lximage-qt; pluma, "
+         "pcmanfm-qt); none in the zoo"),
     RULE("costly-function", LR, NULL,
          "A busy stall's root is its own segment, named by the innermost application "
          "function on most of the stall's samples (costly_share of them, default 0.98).",
