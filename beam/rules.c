@@ -114,8 +114,8 @@ static const struct dg_rule rules[] = {
          "explains a read.",
          "[ATC21] 6.2 (the culprit of the culprit), with the waker's thread found by its "
          "own wait instead of a baseline",
-         "launch stalls behind a stopped bus (bench/realapps r10 lximage-qt; pluma, "
-         "pcmanfm-qt); none in the zoo"),
+         "launch stalls behind a stopped bus (bench/realapps r10 lximage-qt, replayed); "
+         "none in the zoo"),
     RULE("costly-function", LR, NULL,
          "A busy stall's root is its own segment, named by the innermost application "
          "function on most of the stall's samples (costly_share of them, default 0.98).",
@@ -124,8 +124,8 @@ static const struct dg_rule rules[] = {
          "A wait that no rule explains (no request answered, nothing to compare with) is "
          "reported as it is: the stalled thread blocked, with its wait's stack.",
          "[ATC21] 6.2 (no baseline: the anomaly vertex itself)",
-         "zoo B4 (the UI thread itself, blocked on the pty it reads); launch stalls with "
-         "no request answered (pluma, pcmanfm-qt started with the session bus stopped)"),
+         "zoo B4 (the UI thread itself, blocked on the pty it reads); launch stalls whose "
+         "peer has no known reader"),
     RULE("critical-path", LW | YL | LR, NULL,
          "The baseline tool, not argus's answer: the costliest segment (on CPU or waiting) "
          "on the causal path back from the stall.",
