@@ -114,6 +114,7 @@ int dg_ipc_peer(struct ctx *c, const struct argus_vertex_info *a, const struct d
 int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 int dg_spin_peer(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
+int dg_sibling(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x);
 /* Algorithm 2's "behaves differently": a vertex of v's thread blocked long
  * in [from, now] where v (its normal counterpart) was not (rule_compare.c). */
 bool dg_find_blocked(const struct ctx *c, const struct argus_vertex_info *v, uint64_t from,

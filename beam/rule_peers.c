@@ -280,3 +280,60 @@ int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 		return n;
 	return unread_request(c, &y, args, pen + c->p->a * ARGUS_STRONG + c->p->b);
 }
+
+/* The wait of thread tid that covers most of [from, now], at least
+ * long_wait_ns of it: a read of an IPC object (a poll on one socket to a
+ * peer reads as one). */
+static bool sibling_reads(const struct ctx *c, uint32_t tid, uint64_t from, uint64_t now,
+                          struct argus_vertex_info *out)
+{
+	size_t lo, hi;
+	uint64_t best = 0;
+	dg_thread_range(c, tid, &lo, &hi);
+	for (size_t i = lo; i < hi && c->tv[i].start <= now; i++) {
+		struct argus_vertex_info v;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v) || v.end > now)
+			continue;
+		uint64_t w = dg_wait_len(c, &v, now);
+		uint64_t b0 = v.end > from ? v.end : from, b1 = v.end + w < now ? v.end + w : now;
+		if (!w || b1 <= b0 || b1 - b0 < c->p->long_wait_ns || b1 - b0 <= best)
+			continue;
+		best = b1 - b0;
+		*out = v;
+	}
+	return best && out->wait_kind == ARGUS_WAIT_READ;
+}
+
+/* A futex wait that no request and no earlier run explains waits for a
+ * thread of its own process (a futex is woken from inside the process):
+ * one blocked all along reading another process's answer - the D-Bus
+ * thread an app's main thread waits for at start-up (Qt's
+ * QDBusConnection, GLib's g_bus_get_sync) - is explained in turn, as
+ * ipc-peer explains a read. Returns the culprits found (0: no such
+ * thread), -1 out of memory. */
+int dg_sibling(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
+{
+	if (a->wait_kind != ARGUS_WAIT_FUTEX || !(a->flags & ARGUS_VF_WAITED) ||
+	    args->nchain >= 32 || args->depth + 1 >= c->p->max_recurse)
+		return 0;
+	int32_t pen = args->pen + c->p->a * ARGUS_WEAK + c->p->b;
+	uint32_t last = 0;
+	for (size_t i = 0; i < c->ntv; i++) {
+		uint32_t tid = c->tv[i].tid;
+		if (c->tv[i].pid != a->pid || tid == last || tid == a->tid ||
+		    dg_in_chain(args->chain, args->nchain, tid))
+			continue;
+		last = tid;
+		struct argus_vertex_info s;
+		if (!sibling_reads(c, tid, args->from, args->now, &s))
+			continue;
+		args->chain[args->nchain] = tid;
+		bool loop = false;
+		struct dg_args y = {args->from, args->now, args->chain, args->nchain + 1,
+		                    pen,        args->depth + 1, false, &loop};
+		int n = dg_ipc_peer(c, &s, &y);
+		if (n)
+			return n;
+	}
+	return 0;
+}

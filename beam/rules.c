@@ -20,11 +20,16 @@
 struct dg_rule {
 	struct argus_diag_rule info;
 	dg_rule_fn apply;
+	bool launch_first; /* asked first for a launch stall's own wait */
 };
 
 #define RULE(name, classes, apply, principle, paper, cases)                                        \
 	{                                                                                          \
-		{name, classes, principle, paper, cases}, apply                                    \
+		{name, classes, principle, paper, cases}, apply, false                             \
+	}
+#define RULE_LAUNCH_FIRST(name, classes, apply, principle, paper, cases)                           \
+	{                                                                                          \
+		{name, classes, principle, paper, cases}, apply, true                              \
 	}
 
 static const struct dg_rule rules[] = {
@@ -143,6 +148,17 @@ static const struct dg_rule rules[] = {
          "is the culprit; back in that call, it ran and did not answer.",
          "[ATC21] 6.4 (yield loops), [IA] 3.2 P3 (shared flags) without watchpoints",
          "none in the zoo (B13 is decided by compare: it has a baseline)"),
+    RULE_LAUNCH_FIRST("futex-sibling", LW, dg_sibling,
+         "A futex wait that no request and no earlier run explains waits for a thread of "
+         "its own process: one blocked all along reading another process's answer (the "
+         "D-Bus thread a main thread waits for at start-up) is explained as ipc-peer "
+         "explains a read. For a launch stall's own wait it is asked before compare: an "
+         "earlier wake-up by another thread (Qt's bearer thread) says less than a thread "
+         "blocked on a stopped service.",
+         "[ATC21] 6.2 (the culprit of the culprit), with the waker's thread found by its "
+         "own wait instead of a baseline",
+         "launch stalls behind a stopped bus (bench/realapps r10 lximage-qt, replayed); "
+         "none in the zoo"),
     RULE("costly-function", LR, NULL,
          "A busy stall's root is its own segment, named by the innermost application "
          "function on most of the stall's samples (costly_share of them, default 0.98).",
@@ -151,8 +167,8 @@ static const struct dg_rule rules[] = {
          "A wait that no rule explains (no request answered, nothing to compare with) is "
          "reported as it is: the stalled thread blocked, with its wait's stack.",
          "[ATC21] 6.2 (no baseline: the anomaly vertex itself)",
-         "zoo B4 (the UI thread itself, blocked on the pty it reads); launch stalls with "
-         "no request answered (pluma, pcmanfm-qt started with the session bus stopped)"),
+         "zoo B4 (the UI thread itself, blocked on the pty it reads); launch stalls whose "
+         "peer has no known reader"),
     RULE("critical-path", LW | YL | LR, NULL,
          "The baseline tool, not argus's answer: the costliest segment (on CPU or waiting) "
          "on the causal path back from the stall.",
@@ -170,8 +186,13 @@ int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
 	const char *outer = c->rule;
 	/* a user's baseline or normal path: the comparison answers the top */
 	bool user = x->depth == 0 && (c->h->baseline || c->h->normal_path);
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+	bool launch = c->stall && c->stall->cause == ARGUS_CAUSE_LAUNCH && x->depth == 0;
+	for (size_t k = 0; k < 2 * (sizeof(rules) / sizeof(rules[0])); k++) {
+		/* a launch stall's own wait: the launch_first rules, then the rest */
+		size_t nr = sizeof(rules) / sizeof(rules[0]), i = k % nr;
 		const struct dg_rule *r = &rules[i];
+		if ((k < nr) != (launch && r->launch_first))
+			continue;
 		if (!r->apply || !(r->info.classes & (1u << cls)))
 			continue;
 		if (user && r->apply != dg_compare)

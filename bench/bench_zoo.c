@@ -22,7 +22,7 @@ int argus_bench_zoo(int argc, char **argv)
 	    .cases_dir = ARGUS_ZOO_SRC_DIR,
 	    .bin_dir = ARGUS_ZOO_BIN_DIR,
 	    .runner = ARGUS_ZOO_SRC_DIR "/run-case.sh",
-	    .score_live = false,
+	    .score_live = true,
 	};
 	return bench_cases_main(&zoo, argc, argv);
 }

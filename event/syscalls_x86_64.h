@@ -30,7 +30,7 @@
 	X(sched_yield,     24,  WAIT,   NONE,   OTHER, 1)     \
 	X(pause,           34,  WAIT,   NONE,   OTHER, 0)     \
 	X(nanosleep,       35,  WAIT,   TS0,    SLEEP, 1)     \
-	X(connect,         42,  FDWAIT, NONE,   OTHER, 1)     \
+	X(connect,         42,  FDWAIT, LISTENER, OTHER, 1)     \
 	X(accept,          43,  FDWAIT, NONE,   OTHER, 1)     \
 	X(sendto,          44,  SEND,   COUNT2, OTHER, 1)     \
 	X(recvfrom,        45,  RECV,   COUNT2, READ,  1)     \

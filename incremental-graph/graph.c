@@ -466,7 +466,8 @@ int argus_graph_ingest(struct argus_graph *g, const struct argus_event *ev, size
 	uint32_t oldest = atomic_load_explicit(&g->oldest_gen, memory_order_relaxed);
 	if (oldest != evicted) {
 		struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,     &g->cond,
-		                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader};
+		                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader,
+		                       &g->listener};
 		for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 			gmap_sweep(g, maps[i], oldest);
 	}

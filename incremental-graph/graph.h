@@ -123,7 +123,9 @@ struct argus_vertex_info {
 	uint32_t stack_first, stack_last; /* user stack ids, 0 = none */
 	uint32_t wait_stack; /* user stack id where its ending wait blocked, 0 = none */
 	uint32_t
-	    send_reader; /* the thread last seen reading where its last send went, 0 = unknown */
+	    send_reader; /* the thread last seen reading where its last send went (a unix
+	                  * connection not read yet: its listener's, see docs/graph.md),
+	                  * 0 = unknown */
 };
 
 struct argus_edge_info {

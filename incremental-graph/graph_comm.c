@@ -52,6 +52,43 @@ static void wait_on_object(struct ictx *x, struct gthread *t)
 	r->n = 0;
 }
 
+/* A unix socket connected to a path (the kext gives the pid that listens
+ * there): until a thread reads the connection's other end (end), what is
+ * sent there is for the listener - the thread seen serving an earlier
+ * connection to it, else its main thread. */
+static void on_connect(struct argus_graph *g, argus_vid cur, uint64_t end, uint64_t pid)
+{
+	struct gref *l = gmap_get(&g->listener, pid);
+	uint64_t reader = l && l->n ? l->ts[0] : pid;
+	struct gref *rd = gmap_put(g, &g->obj_reader, end);
+	if (rd) {
+		rd->src[0] = cur;
+		rd->ts[0] = reader;
+		rd->n = 1;
+	}
+	struct gref *e = gmap_put(g, &g->listener, end);
+	if (e) {
+		e->src[0] = cur;
+		e->ts[0] = pid;
+		e->n = 1;
+	}
+}
+
+/* t reads end, a new reader there: if end is a connection made to a
+ * listener, t serves that listener's connections. */
+static void on_new_reader(struct argus_graph *g, argus_vid src, uint64_t end, uint32_t tid)
+{
+	struct gref *e = gmap_get(&g->listener, end);
+	if (!e || !e->n)
+		return;
+	struct gref *l = gmap_put(g, &g->listener, e->ts[0]);
+	if (l) {
+		l->src[0] = src;
+		l->ts[0] = tid;
+		l->n = 1;
+	}
+}
+
 void gr_on_sys_enter(struct ictx *x)
 {
 	struct gthread *t = gr_thread_of(x);
@@ -61,6 +98,10 @@ void gr_on_sys_enter(struct ictx *x)
 		return;
 	sys_begin(x, t, v, x->ev->sys_enter.nr);
 	uint8_t k = x->ev->sys_enter.obj_kind;
+	const struct argus_event *ev = x->ev;
+	if (ev->sys_enter.nr == ARGUS_NR_connect && k == ARGUS_OBJ_UNIX && ev->sys_enter.arg0 > 0 &&
+	    ev->sys_enter.peer_obj)
+		on_connect(x->g, cur, ev->sys_enter.peer_obj, (uint64_t)ev->sys_enter.arg0);
 	t->sys_peer = argus_syscall_wait(x->ev->sys_enter.nr) == ARGUS_SYSW_POLL &&
 	              x->ev->sys_enter.obj &&
 	              (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
@@ -269,6 +310,8 @@ static void ipc(struct ictx *x, struct gthread *t, bool send, const struct argus
 		return;
 	}
 	struct gref *rd = src ? gmap_put(g, &g->obj_reader, p->obj) : NULL;
+	if (rd && (!rd->n || rd->ts[0] != t->tid))
+		on_new_reader(g, src, p->obj, t->tid);
 	if (rd) { /* swept with the receiving segment */
 		rd->src[0] = src;
 		rd->ts[0] = t->tid;

@@ -190,6 +190,11 @@ struct argus_graph {
 	struct gmap ipc_wait; /* receives no send explained yet: key -> receiver */
 	/* IPC object -> the segment (src[0]) and thread (ts[0]) last receiving on it */
 	struct gmap obj_reader;
+	/* unix connections not accepted yet: the client's peer end -> the
+	 * listener's pid (ts[0]); and a listener's pid -> the thread seen
+	 * reading a connection made to it (ts[0]: a daemon that forked after
+	 * listen() serves from its child) */
+	struct gmap listener;
 	struct gcpu *cpus;
 	size_t ncpus;
 	struct argus_hmap stacks; /* id -> gstack */

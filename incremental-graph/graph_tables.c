@@ -196,7 +196,8 @@ bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const ui
 void gtables_free(struct argus_graph *g)
 {
 	struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,     &g->cond,
-	                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader};
+	                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader,
+	                       &g->listener};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gmap_free(maps[i]);
 	size_t pos = 0;

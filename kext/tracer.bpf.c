@@ -866,6 +866,17 @@ static __always_inline void poll_one_fd(struct task_struct *t, __u64 uptr, int *
 	*kind = k;
 }
 
+/* The pid of the process listening where unix socket sk connected: the
+ * credentials connect() copied from the listener (SO_PEERCRED; the process
+ * that called listen()), 0 when unconnected. */
+static __always_inline __s64 listener_pid(__u64 sk)
+{
+	struct sock *s = KCAST(struct sock, (void *)sk);
+	struct pid *p = s->sk_peer_pid;
+
+	return p ? (__s64)p->numbers[0].nr : 0;
+}
+
 /* The traced call t (the current task) is in, from its saved registers.
  * False for calls argus does not record: reads and writes of files, ttys
  * and non-local sockets; clones (sched_process_fork reads their flags). */
@@ -905,6 +916,11 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		/* new_value (arg 2): struct itimerspec { interval, value } */
 		c->arg1 = user_timespec_ns(regs_arg(regs, 2));
 		c->arg0 = user_timespec_ns(regs_arg(regs, 2) + 16);
+	} else if (sys_arg[nr] == SA_LISTENER) {
+		/* a connected unix socket's credentials are its listener's
+		 * (SO_PEERCRED): the process a request sent here waits for,
+		 * also before it accepts the connection (no reader yet) */
+		c->arg0 = kind == ARGUS_OBJ_UNIX && obj ? listener_pid(obj) : 0;
 	} else {
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
 		/* per-call capture sees the read itself: the object only

@@ -64,6 +64,7 @@ enum tracer_sys_arg {
 	SA_FORK = 13,  /* fork: SIGCHLD */
 	SA_VFORK = 14, /* vfork: CLONE_VM | CLONE_VFORK | SIGCHLD */
 	SA_PTS2 = 15,  /* arg 2 points to a timespec; args 0, 1 a pollfd array (ppoll) */
+	SA_LISTENER = 16, /* connect: on a unix socket, the pid that listens there (SO_PEERCRED) */
 };
 
 /*

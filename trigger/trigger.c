@@ -185,12 +185,14 @@ static bool polls_a_peer(const struct uthr *u)
  * window manager or a user sends it anything: a poll on several fds or on
  * its own wake-up fd, or its loop's futex (threaded Tcl). A poll on one
  * socket to a peer counts. Replies it read do not end the launch: every
- * toolkit reads some before its first window. */
+ * toolkit reads some before its first window. A stopped thread (SIGSTOP, a
+ * debugger) waits for no one: a service stopped at start-up is a root
+ * cause, not an app launching. */
 static bool launching(const struct argus_trigger *t, const struct uthr *u)
 {
 	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
 	const struct proc *p = ix ? &t->procs[*ix] : NULL;
-	if (!p || !p->exec_seen || windowed(t, u))
+	if (!p || !p->exec_seen || u->stopped || windowed(t, u))
 		return false;
 	if (poll_family(u->wait_nr))
 		return polls_a_peer(u);
@@ -487,6 +489,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			if (ev->sched_switch.prev_state != 0) {
 				u->blocked = true;
 				u->blocked_since = ev->ts;
+				/* __TASK_STOPPED, __TASK_TRACED */
+				u->stopped = (ev->sched_switch.prev_state & 0xc) != 0;
 				u->wait_nr = u->last_nr;
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;

@@ -71,6 +71,7 @@ struct uthr {
 	struct argus_stall stall;
 	/* scheduling state */
 	bool on_cpu, blocked;
+	bool stopped; /* blocked stopped (SIGSTOP, a tracer): waiting for no one */
 	uint64_t on_since, blocked_since;
 	uint16_t last_nr, wait_nr;
 	uint64_t last_futex, wait_futex; /* the futex word of the last / blocking futex wait */

@@ -862,6 +862,22 @@ TEST(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall)
 	teardown();
 }
 
+/* a service started inside the stream that talks to the display (an
+ * accessibility launcher sets a property on the root window) and is then
+ * stopped (SIGSTOP): a root cause, not an app launching */
+TEST(a_stopped_process_is_no_launch_stall)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
+	struct argus_event e = ev(T0 + 2 * MS + 100, ARGUS_EV_SCHED_SWITCH, APP, APP);
+	e.sched_switch.prev_state = 4; /* __TASK_STOPPED */
+	feed(e);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 /* libdbus's blocking call polls the bus socket alone: a launch stall;
  * a poll on its own wake-up eventfd alone is its loop (Qt's dispatcher) */
 static void launch_poll_on(uint8_t kind, uint64_t obj)
@@ -986,6 +1002,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
           TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
           TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
+          TEST_ENTRY(a_stopped_process_is_no_launch_stall),
           TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
           TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
