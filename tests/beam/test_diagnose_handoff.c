@@ -12,6 +12,7 @@
 
 #include "../graph/graph_events.h"
 #include "beam.h"
+#include "diag_fixture.h"
 #include "test.h"
 
 enum { APP = 100, RELAY = 101, BUS = 300, SVC = 400, SHELL = 500, T_POLL = 7 };
@@ -86,23 +87,8 @@ static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis
 	                         .blocked = true,
 	                         .wait_nr = T_POLL};
 	ASSERT_EQ(argus_graph_ingest(g, t->ev, t->n), 0);
-	struct argus_graph_view v;
-	argus_graph_view_begin(g, &v);
-	struct argus_beam_params p;
-	argus_beam_params_default(&p);
-	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
-	argus_graph_view_end(&v);
-	argus_graph_free(g);
-	printf("%s\n", d->summary);
+	diag_run(g, &st, d);
 	return d->ncandidates ? d->root.v.pid : 0;
-}
-
-static bool used(const struct argus_diagnosis *d, const char *rule)
-{
-	for (uint32_t i = 0; i < d->nrules_used; i++)
-		if (!strcmp(d->rules_used[i], rule))
-			return true;
-	return false;
 }
 
 TEST(handoff_through_relay_and_broker_names_the_stopped_service)
@@ -114,7 +100,7 @@ TEST(handoff_through_relay_and_broker_names_the_stopped_service)
 	call(t, SEC, APP);
 	ASSERT_EQ(diagnose(t, SEC, d), SVC);
 	ASSERT(d->root.v.flags & ARGUS_VF_STOPPED);
-	ASSERT(used(d, "handoff"));
+	ASSERT(diag_rule_used(d, "handoff"));
 	free(t);
 	free(d);
 }
@@ -129,7 +115,7 @@ TEST(handoff_needs_a_thread_of_the_same_process)
 	service(t, SEC / 2, true);
 	call(t, SEC, 600);
 	diagnose(t, SEC, d);
-	ASSERT(!used(d, "handoff"));
+	ASSERT(!diag_rule_used(d, "handoff"));
 	free(t);
 	free(d);
 }

@@ -12,6 +12,7 @@
 
 #include "../graph/graph_events.h"
 #include "beam.h"
+#include "diag_fixture.h"
 #include "test.h"
 
 enum { APP = 100, DAEMON = 200, SHELL = 300 };
@@ -92,23 +93,8 @@ static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis
 	while (n < t->n && t->ev[n].ts <= st.detected)
 		n++;
 	ASSERT_EQ(argus_graph_ingest(g, t->ev, n), 0);
-	struct argus_graph_view v;
-	argus_graph_view_begin(g, &v);
-	struct argus_beam_params p;
-	argus_beam_params_default(&p);
-	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
-	argus_graph_view_end(&v);
-	argus_graph_free(g);
-	printf("%s\n", d->summary);
+	diag_run(g, &st, d);
 	return d->ncandidates ? d->root.v.pid : 0;
-}
-
-static bool used(const struct argus_diagnosis *d, const char *rule)
-{
-	for (uint32_t i = 0; i < d->nrules_used; i++)
-		if (!strcmp(d->rules_used[i], rule))
-			return true;
-	return false;
 }
 
 /* Normal stats, then the daemon is stopped, then a stat that hangs. */
@@ -132,7 +118,7 @@ TEST(kernel_request_names_the_stopped_server)
 	stopped_daemon(t, hang);
 	ASSERT_EQ(diagnose(t, hang, d), DAEMON);
 	ASSERT(d->root.v.flags & ARGUS_VF_STOPPED);
-	ASSERT(used(d, "kernel-request"));
+	ASSERT(diag_rule_used(d, "kernel-request"));
 	ASSERT(strstr(d->summary, "stopped"));
 	free(t);
 	free(d);
@@ -156,7 +142,7 @@ TEST(kernel_request_names_the_blocked_server)
 	ASSERT_EQ(diagnose(t, hang, d), DAEMON);
 	ASSERT_EQ(d->root.reason, ARGUS_ROOT_BLOCKED);
 	ASSERT_EQ(d->root.v.wait_kind, ARGUS_WAIT_SLEEP);
-	ASSERT(used(d, "kernel-request"));
+	ASSERT(diag_rule_used(d, "kernel-request"));
 	free(t);
 	free(d);
 }
@@ -172,7 +158,7 @@ TEST(without_request_records_the_rule_does_not_apply)
 	uint64_t hang = 2 * SEC;
 	stopped_daemon(t, hang);
 	diagnose(t, hang, d);
-	ASSERT(!used(d, "kernel-request"));
+	ASSERT(!diag_rule_used(d, "kernel-request"));
 	free(t);
 	free(d);
 }

@@ -13,6 +13,7 @@
 
 #include "../graph/graph_events.h"
 #include "beam.h"
+#include "diag_fixture.h"
 #include "test.h"
 
 enum { APP = 100, APP_DBUS = 101, APP_BEARER = 102, PARENT = 300, DAEMON = 301, TOOL = 400 };
@@ -129,14 +130,7 @@ static uint32_t diagnose(struct trace *t, struct argus_diagnosis *d)
 	                         .cause = ARGUS_CAUSE_LAUNCH,
 	                         .blocked = true,
 	                         .wait_nr = T_FUTEX};
-	struct argus_graph_view v;
-	argus_graph_view_begin(g, &v);
-	struct argus_beam_params p;
-	argus_beam_params_default(&p);
-	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
-	argus_graph_view_end(&v);
-	argus_graph_free(g);
-	printf("%s\n", d->summary);
+	diag_run(g, &st, d);
 	return d->ncandidates ? d->root.v.tid : 0;
 }
 

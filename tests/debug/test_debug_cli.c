@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "event.h"
 #include "test.h"
 
@@ -23,26 +24,10 @@ struct stall_line {
 
 static int run(const char *args, char **out)
 {
-	char cmd[1024], outp[160], errp[160];
-	snprintf(outp, sizeof(outp), "%s/out", dir);
-	snprintf(errp, sizeof(errp), "%s/err", dir);
-	int n = snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", bin, args, outp, errp);
+	char cmd[1024];
+	int n = snprintf(cmd, sizeof(cmd), "%s %s", bin, args);
 	ASSERT_MSG(n >= 0 && (size_t)n < sizeof(cmd), "command too long: %s", args);
-	int st = system(cmd);
-	if (out) {
-		*out = calloc(1, 1 << 20);
-		ASSERT(*out);
-		size_t n = 0;
-		const char *files[] = {outp, errp};
-		for (int i = 0; i < 2; i++) { /* stdout, then stderr */
-			FILE *f = fopen(files[i], "r");
-			if (f) {
-				n += fread(*out + n, 1, (1 << 20) - 1 - n, f);
-				fclose(f);
-			}
-		}
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return cli_run(cmd, dir, out, 1 << 20);
 }
 
 static void cleanup(void)

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "test.h"
 
 static char dir[64], trace[128], home[128], sysrules[128];
@@ -24,33 +25,17 @@ static const char *bin;
  * HOME of the test's own; *out = stdout then stderr. */
 static int run(const char *args, const char *cmds, char **out)
 {
-	char cmd[2048], outp[160], errp[160], inp[160];
-	snprintf(outp, sizeof(outp), "%s/out", dir);
-	snprintf(errp, sizeof(errp), "%s/err", dir);
+	char cmd[2048], inp[160];
 	snprintf(inp, sizeof(inp), "%s/in", dir);
 	FILE *f = fopen(inp, "w");
 	ASSERT(f);
 	fputs(cmds ? cmds : "", f);
 	fclose(f);
-	int n = snprintf(cmd, sizeof(cmd),
-	                 "HOME=%s XDG_CONFIG_HOME= ARGUS_SYSTEM_RULES=%s %s %s <%s >%s 2>%s", home,
-	                 sysrules, bin, args, inp, outp, errp);
+	int n =
+	    snprintf(cmd, sizeof(cmd), "HOME=%s XDG_CONFIG_HOME= ARGUS_SYSTEM_RULES=%s %s %s <%s",
+	             home, sysrules, bin, args, inp);
 	ASSERT_MSG(n >= 0 && (size_t)n < sizeof(cmd), "command too long: %s", args);
-	int st = system(cmd);
-	if (out) {
-		*out = calloc(1, 1 << 22);
-		ASSERT(*out);
-		size_t k = 0;
-		const char *files[] = {outp, errp};
-		for (int i = 0; i < 2; i++) {
-			FILE *r = fopen(files[i], "r");
-			if (r) {
-				k += fread(*out + k, 1, (1 << 22) - 1 - k, r);
-				fclose(r);
-			}
-		}
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return cli_run(cmd, dir, out, 1 << 22);
 }
 
 static void cleanup(void)
