@@ -288,7 +288,7 @@ int argus_bench_storm(int argc, char **argv)
 			dup2(fd, 2);
 		}
 		/* notifications only for a zoo hang: they go to its desktop */
-		char *args[12] = {"argus",      "start", "--run-dir",   run,
+		char *args[16] = {"argus",      "start", "--run-dir",   run,
 		                  "--recorder", rec,     "--hooks-dir", hooks,
 		                  "--reports",  reports};
 		int na = 10;

@@ -8,6 +8,7 @@
  * and leaves nothing attached.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -163,9 +164,26 @@ TEST(sigint_ends_a_recording_with_a_complete_file)
 	tmp_path(trace, sizeof(trace), "int.argus");
 	tmp_path(out, sizeof(out), "out");
 	tmp_path(err, sizeof(err), "err");
-	char *argv[] = {(char *)bin, "record", "-o", trace, "--all", NULL};
-	pid_t argus = start(argv, out, err, -1);
-	usleep(600000);
+	/* SIGINT once it traces (--ready-fd: attaching takes longer than a
+	 * fixed wait under the sanitizers), after records have come */
+	int rp[2];
+	ASSERT_EQ(pipe(rp), 0);
+	char *argv[] = {(char *)bin, "record", "-o", trace, "--all", "--ready-fd", "3", NULL};
+	pid_t argus = fork();
+	ASSERT(argus >= 0);
+	if (argus == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(rp[1], 3) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(rp[1]);
+	struct pollfd pfd = {.fd = rp[0], .events = POLLIN};
+	ASSERT_MSG(poll(&pfd, 1, 30000) == 1, "argus record never said it was ready");
+	close(rp[0]);
+	usleep(300000);
 	kill(argus, SIGINT);
 	ASSERT_EQ(finish(argus), 0);
 
