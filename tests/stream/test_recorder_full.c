@@ -108,8 +108,9 @@ TEST(a_full_disk_keeps_the_newest_and_the_rest_goes_on)
 	ASSERT_EQ(got_client, NREC / 1000);
 	/* the bound shrank to what fits */
 	uint64_t room = json_u64(st, "\"room_bytes\":"), bytes = json_u64(st, "\"bytes\":");
+	uint64_t lost = json_u64(st, "\"lost\":");
 	fprintf(stderr, "recorder: room %.1f MiB, %.1f MiB on disk, lost %llu records\n",
-	        room / 1048576.0, bytes / 1048576.0, (unsigned long long)json_u64(st, "\"lost\":"));
+	        room / 1048576.0, bytes / 1048576.0, (unsigned long long)lost);
 	ASSERT(room < (8ull << 20));
 	ASSERT(bytes <= (8ull << 20));
 	/* one clear message */
@@ -149,7 +150,12 @@ TEST(a_full_disk_keeps_the_newest_and_the_rest_goes_on)
 	ASSERT_U64_EQ(hi, last); /* the newest */
 	ASSERT(lo > t0);         /* not the oldest */
 	ASSERT(n > 50000 && n < NREC);
-	ASSERT_U64_EQ(n, (last - lo) / STEP + 1); /* and all of them since */
+	/* and all of them since, but for what a failed write lost: counted
+	 * (a write that meets the full disk loses its batch; where a second
+	 * one falls inside the kept span depends on the batches' sizes) */
+	uint64_t want = (last - lo) / STEP + 1;
+	ASSERT_MSG(n <= want && want - n <= lost, "%llu of %llu kept since the oldest, %llu lost",
+	           (unsigned long long)n, (unsigned long long)want, (unsigned long long)lost);
 	unlink(out);
 	fx_cleanup(&f);
 }
