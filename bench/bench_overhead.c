@@ -16,7 +16,11 @@
  * busy CPU time (/proc/stat) over S seconds without argus, under argus
  * start and under argus record. --floor adds a mode: an empty program on
  * the syscall exit tracepoint (syscall_floor.bpf.c), the part of the cost
- * that any syscall tracer pays on this kernel.
+ * that any syscall tracer pays on this kernel. --metrics: CMD prints its
+ * own figures on stdout, lines "metric NAME VALUE", and each one's median
+ * per row is printed as well (an app's CPU time is not the command's);
+ * --desktop runs bench/desktop/desktop.sh that way: a GTK3 app used by a
+ * scripted user while a build runs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -60,6 +64,7 @@ struct overhead_opts {
 	const char *argus_opt; /* one extra option for the argus rows, e.g. --no-recv-enter */
 	bool floor;            /* also run MODE_FLOOR */
 	bool syscalls;         /* also run MODE_START_SYS, MODE_RECORD_SYS */
+	bool metrics;          /* CMD prints "metric NAME VALUE" lines */
 	char **cmd;
 	char tmpdir[64];
 };
@@ -92,6 +97,25 @@ static double median(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* argv in a child, its stdout to out (NULL: /dev/null). */
+static pid_t spawn_to(char *const argv[], bool quiet, const char *out)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : null;
+
+		if (fd >= 0)
+			dup2(fd, 1);
+		if (null >= 0 && quiet)
+			dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
 }
 
 static pid_t spawn(char *const argv[], int keep_fd, bool quiet)
@@ -348,18 +372,64 @@ static int stop_tracer(pid_t pid)
 	return wait_exit(pid);
 }
 
+#define MAX_METRICS 8
+
 struct run_cost {
 	double wall, cmd_cpu, tracer_cpu;
+	double metric[MAX_METRICS];
 };
 
+/* The names of CMD's metrics, in the order the first run printed them. */
+struct metric_names {
+	unsigned n;
+	char name[MAX_METRICS][32];
+};
+
+/* Reads CMD's "metric NAME VALUE" lines from its stdout file into cost;
+ * false when a metric is missing or new after the first run (the runs
+ * would not compare). */
+static bool read_metrics(const char *path, struct metric_names *names, struct run_cost *cost)
+{
+	bool seen[MAX_METRICS] = {false};
+	char line[256], name[32];
+	double v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	bool first = names->n == 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "metric %31s %lf", name, &v) != 2)
+			continue;
+		unsigned i = 0;
+		while (i < names->n && strcmp(names->name[i], name))
+			i++;
+		if (i == names->n) {
+			if (!first || names->n == MAX_METRICS)
+				continue;
+			snprintf(names->name[names->n++], sizeof(names->name[0]), "%s", name);
+		}
+		cost->metric[i] = v;
+		seen[i] = true;
+	}
+	fclose(f);
+	for (unsigned i = 0; i < names->n; i++)
+		if (!seen[i])
+			return false;
+	return names->n > 0;
+}
+
 /* One timed run of CMD under mode m; wall < 0 on failure. */
-static struct run_cost run_once(const struct overhead_opts *o, enum mode m)
+static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
+                                struct metric_names *names)
 {
 	struct run_cost cost = {.wall = -1};
 	pid_t tracer = 0;
 	struct rusage ru;
 	double t0, t1, c0 = 0;
+	char out[96];
 
+	snprintf(out, sizeof(out), "%s/cmd.out", o->tmpdir);
 	if (m != MODE_NONE) {
 		tracer = start_tracer(o, m);
 		if (tracer < 0)
@@ -367,13 +437,17 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m)
 		c0 = sched_cpu_seconds(tracer);
 	}
 	t0 = now_s();
-	int rc = wait_exit_ru(spawn(o->cmd, -1, false), &ru);
+	int rc = wait_exit_ru(spawn_to(o->cmd, false, o->metrics ? out : NULL), &ru);
 	t1 = now_s();
 	cost.cmd_cpu = ru_seconds(&ru);
 	if (tracer > 0)
 		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
 	if (tracer > 0 && stop_tracer(tracer) != 0 && m != MODE_PERF && m != MODE_PERF_SYS)
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
+	if (rc == 0 && o->metrics && !read_metrics(out, names, &cost)) {
+		fprintf(stderr, "bench overhead: the command printed no (or other) metric lines\n");
+		rc = 1;
+	}
 	if (rc == 0)
 		cost.wall = t1 - t0;
 	return cost;
@@ -452,7 +526,8 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--floor] [--syscalls]\n"
-	           "                            [--argus PATH] [--argus-opt OPTION] [-- CMD ARGS]\n"
+	           "                            [--argus PATH] [--argus-opt OPTION] [--metrics]\n"
+	           "                            [--desktop | -- CMD ARGS]\n"
 	           "Runs CMD untraced, under the argus daemon (argus start), under argus record\n"
 	           "--all (both with OPTION added), under perf record of sched_switch +\n"
 	           "sched_waking and under perf record of those and raw_syscalls enter / exit,\n"
@@ -461,13 +536,23 @@ static void usage(FILE *f)
 	           "capture (--syscalls). --idle S: busy CPU of the machine over S seconds\n"
 	           "without argus, under argus start and under argus record, and argus's own\n"
 	           "CPU. --floor: also under an empty program on the syscall exit tracepoint,\n"
-	           "what any syscall tracer pays on this kernel. Needs root and perf.\n");
+	           "what any syscall tracer pays on this kernel. --metrics: CMD prints lines\n"
+	           "\"metric NAME VALUE\" on stdout; their medians are printed per row too.\n"
+	           "--desktop: CMD is a GTK3 app (gedit) used by a scripted user while a C\n"
+	           "build runs (bench/desktop/desktop.sh), with its metrics: the app's CPU\n"
+	           "time, the build's wall and CPU time. Needs root and perf.\n");
 }
 
 int argus_bench_overhead(int argc, char **argv)
 {
 	struct overhead_opts o = {.rounds = 5};
 	double *times[MODE_COUNT], *cmd_cpu[MODE_COUNT], *tracer_cpu[MODE_COUNT];
+	double *metric[MODE_COUNT][MAX_METRICS];
+	struct metric_names names = {0};
+	static char desktop_script[4200];
+	char *desktop_cmd[] = {"sh", desktop_script, NULL};
+
+	snprintf(desktop_script, sizeof(desktop_script), "%s/desktop.sh", ARGUS_DESKTOP_SRC_DIR);
 
 	o.argus = getenv("ARGUS_BIN");
 	for (int i = 1; i < argc; i++) {
@@ -479,6 +564,11 @@ int argus_bench_overhead(int argc, char **argv)
 			o.floor = true;
 		} else if (!strcmp(argv[i], "--syscalls")) {
 			o.syscalls = true;
+		} else if (!strcmp(argv[i], "--metrics")) {
+			o.metrics = true;
+		} else if (!strcmp(argv[i], "--desktop")) {
+			o.metrics = true;
+			o.cmd = desktop_cmd;
 		} else if (!strcmp(argv[i], "--argus") && i + 1 < argc) {
 			o.argus = argv[++i];
 		} else if (!strcmp(argv[i], "--argus-opt") && i + 1 < argc) {
@@ -516,13 +606,17 @@ int argus_bench_overhead(int argc, char **argv)
 			times[m] = calloc(o.rounds, sizeof(double));
 			cmd_cpu[m] = calloc(o.rounds, sizeof(double));
 			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
+			for (int k = 0; k < MAX_METRICS; k++)
+				metric[m][k] = calloc(o.rounds, sizeof(double));
 		}
 		for (unsigned r = 0; r < o.rounds && !rc; r++) {
 			for (int m = 0; m < MODE_COUNT; m++) {
 				if (!mode_on(&o, (enum mode)m))
 					continue;
-				struct run_cost c = run_once(&o, (enum mode)m);
+				struct run_cost c = run_once(&o, (enum mode)m, &names);
 
+				for (int k = 0; k < MAX_METRICS; k++)
+					metric[m][k][r] = c.metric[k];
 				times[m][r] = c.wall;
 				cmd_cpu[m][r] = c.cmd_cpu;
 				tracer_cpu[m][r] = c.tracer_cpu;
@@ -567,11 +661,26 @@ int argus_bench_overhead(int argc, char **argv)
 				       mode_names[m], cc, tc, (cc + tc) / cbase,
 				       ((cc + tc) / cbase - 1) * 100);
 			}
+			for (unsigned k = 0; k < names.n; k++) {
+				double mb = median(metric[MODE_NONE][k], o.rounds);
+
+				printf("median %s (the command's own figure):\n", names.name[k]);
+				for (int m = 0; m < MODE_COUNT; m++) {
+					if (!mode_on(&o, (enum mode)m))
+						continue;
+					double mv = median(metric[m][k], o.rounds);
+
+					printf("  %-20s %9.3f     x%.3f (%+.1f %%)\n", mode_names[m], mv,
+					       mb > 0 ? mv / mb : 0, mb > 0 ? (mv / mb - 1) * 100 : 0);
+				}
+			}
 		}
 		for (int m = 0; m < MODE_COUNT; m++) {
 			free(times[m]);
 			free(cmd_cpu[m]);
 			free(tracer_cpu[m]);
+			for (int k = 0; k < MAX_METRICS; k++)
+				free(metric[m][k]);
 		}
 	}
 	if (!rc && o.idle_s)
