@@ -620,6 +620,12 @@ int argus_bench_overhead(int argc, char **argv)
 				times[m][r] = c.wall;
 				cmd_cpu[m][r] = c.cmd_cpu;
 				tracer_cpu[m][r] = c.tracer_cpu;
+				/* each run as it ends: a long bench stopped early keeps them */
+				fprintf(stderr, "round %u %-20s wall %.3f s, CPU %.3f + %.3f s", r + 1,
+				        mode_names[m], c.wall, c.cmd_cpu, c.tracer_cpu);
+				for (unsigned k = 0; k < names.n; k++)
+					fprintf(stderr, ", %s %.3f", names.name[k], c.metric[k]);
+				fputc('\n', stderr);
 				if (times[m][r] < 0) {
 					fprintf(stderr, "bench overhead: round %u %s failed\n",
 					        r + 1, mode_names[m]);

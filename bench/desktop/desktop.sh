@@ -6,8 +6,8 @@
 #
 #   bench/desktop/desktop.sh [--rounds N] [--files N]
 #
-# The same input every run (N rounds of the same actions, default 4) and
-# the same build (N generated C files, default 48, at -O2, two at a time),
+# The same input every run (N rounds of the same actions, default 3) and
+# the same build (N generated C files, default 32, at -O2, two at a time),
 # so that what a tracer costs shows in two figures, printed on stdout as
 #   metric app_cpu SECONDS    the app's CPU time (all its threads) from its
 #                             window's first appearance to the script's end
@@ -17,7 +17,7 @@
 # the app missing (scripts/install-deps.sh), 5 the desktop or the app did
 # not come up, 6 the build failed.
 set -u
-rounds=4 files=48
+rounds=3 files=32
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift 2 ;;
