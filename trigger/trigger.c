@@ -194,6 +194,11 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	const struct proc *p = ix ? &t->procs[*ix] : NULL;
 	if (!p || !p->exec_seen || u->stopped || windowed(t, u))
 		return false;
+	/* a sleep waits for no one: a scripted X client's delay (xdotool
+	 * sleep, key --delay) before any window, not a launch blocked on a
+	 * service */
+	if (argus_syscall_wait(u->wait_nr) == ARGUS_SYSW_SLEEP)
+		return false;
 	if (poll_family(u->wait_nr))
 		return polls_a_peer(u);
 	if (u->wait_nr == ARGUS_NR_futex &&
@@ -345,7 +350,7 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		bool display = kind == ARGUS_OBJ_DISPLAY ||
 		               ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
 		                trg_x_server(p->comm));
-		if (!display || !ev->ipc.peer_obj)
+		if (!display || !ev->ipc.peer_obj || idmap_get(&t->dialed_ix, ev->ipc.obj))
 			return;
 		struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, true);
 		if (!c)
@@ -411,6 +416,20 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	if ((!u->hooks && u->busy_since) || (read_already && !u->busy_since))
 		maybe_end(t, u);
+}
+
+/* A display server's connect to another's listener (the kext names the
+ * listener's pid): the server is that connection's client (Xorg's to the
+ * system bus, to logind), so what it sends there is no display traffic and
+ * the peer - a bus daemon - is no GUI app. */
+static void on_connect(struct argus_trigger *t, const struct argus_event *ev)
+{
+	if (ev->sys_enter.nr != ARGUS_NR_connect || ev->sys_enter.arg0 <= 0 ||
+	    (uint64_t)ev->sys_enter.arg0 == ev->pid || !ev->sys_enter.obj)
+		return;
+	struct proc *p = trg_proc_get(t, ev->pid, false);
+	if (p && p->server && !idmap_put(&t->dialed_ix, ev->sys_enter.obj, 1))
+		t->oom = true;
 }
 
 /* A UI thread (or its process) exited: whatever it had pending is gone
@@ -525,6 +544,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	default:
 		break;
 	}
+	if (ev->type == ARGUS_EV_SYS_ENTER)
+		on_connect(t, ev);
 	if (!(u = trg_uthr_get(t, ev->tid)))
 		return;
 	switch (ev->type) {
@@ -621,6 +642,7 @@ void argus_trigger_free(struct argus_trigger *t)
 	idmap_free(&t->conn_ix);
 	idmap_free(&t->tname_ix);
 	idmap_free(&t->waker_ix);
+	idmap_free(&t->dialed_ix);
 	free(t->procs);
 	free(t->tnames);
 	free(t->uts);

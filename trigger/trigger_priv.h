@@ -92,6 +92,7 @@ struct argus_trigger {
 	struct argus_trigger_cb cb;
 	struct argus_trigger_stats st;
 	struct idmap pid_ix, tid_ix, conn_ix, tname_ix, waker_ix;
+	struct idmap dialed_ix; /* sockets a display server connected itself */
 	struct proc *procs;
 	uint32_t nprocs, cprocs;
 	struct tname *tnames;
