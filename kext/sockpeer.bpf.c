@@ -3,7 +3,7 @@
  * sockpeer.bpf.c - who listens where a unix socket connected, without
  * syscall tracepoints. Part of the one tracer object: tracer.bpf.c includes
  * this file before sock_call (it uses reserve_n, listener_pid). docs/kext.md
- * "Connections to a listener".
+ * "Capture without syscall tracepoints".
  *
  * A unix connect to a listener rarely blocks, so the default capture, which
  * learns calls from blocking switches, does not see it. What the graph needs
