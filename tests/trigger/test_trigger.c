@@ -979,6 +979,57 @@ TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
 	teardown();
 }
 
+/* GTK's synchronous GDBus call at start-up: the main thread wakes its
+ * gdbus thread through that thread's eventfd (the default capture: the
+ * send after the wake-up, same ts, noret) and polls the call's own eventfd
+ * alone: waiting for the worker's answer, a launch stall (bench/realapps
+ * r12); the same poll with no hand-off before it is the loop's idle wait */
+enum { GDBUS = 22 };
+static const uint64_t GDBUS_EFD = 0xffff000000009000ull, CALL_EFD = 0xffff00000000a000ull;
+
+static void launch_after_handoff(bool handoff)
+{
+	app_connects(T0 + MS);
+	if (handoff) {
+		struct argus_event w = ev(T0 + MS + 500, ARGUS_EV_SCHED_WAKEUP, APP, APP);
+		w.wakeup.wakee_pid = APP;
+		w.wakeup.wakee_tid = GDBUS;
+		feed(w);
+		struct argus_event e = ev(T0 + MS + 500, ARGUS_EV_IPC_SEND, APP, APP);
+		e.flags = ARGUS_F_NORET;
+		e.ipc.obj = GDBUS_EFD;
+		e.ipc.obj_kind = ARGUS_OBJ_EVENTFD;
+		e.ipc.ret = 8;
+		feed(e);
+	}
+	struct argus_event e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = 25 * (int64_t)SEC; /* the call's timeout */
+	e.sys_enter.fd = 9;
+	e.sys_enter.obj = CALL_EFD;
+	e.sys_enter.obj_kind = ARGUS_OBJ_EVENTFD;
+	feed(e);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+}
+
+TEST(launch_waiting_for_its_dbus_thread_after_a_handoff_fires)
+{
+	setup(true);
+	launch_after_handoff(true);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
+TEST(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall)
+{
+	setup(true);
+	launch_after_handoff(false);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST(launch_idle_in_poll_is_not_a_launch_stall)
 {
 	setup(true);
@@ -1074,6 +1125,8 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
           TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(launch_waiting_for_its_dbus_thread_after_a_handoff_fires),
+          TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
           TEST_ENTRY(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall),
           TEST_ENTRY(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
