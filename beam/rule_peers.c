@@ -14,8 +14,20 @@
  * blocked in a read: a itself, or the segments before it that ended in the
  * same read call (a spurious wake-up - e.g. the peer reading the request
  * wakes the writer on the same socket - cuts the wait in two). */
+static bool asked_by(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                     struct argus_vertex_info *out, bool wakes);
+
 static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
                       struct argus_vertex_info *out)
+{
+	return asked_by(c, a, now, out, false);
+}
+
+/* wakes: a wake-up of another thread counts as the request too (a write to
+ * a thread's wake-up eventfd whose read the default capture does not see:
+ * it does not block after the poll that woke it) */
+static bool asked_by(const struct ctx *c, const struct argus_vertex_info *a, uint64_t now,
+                     struct argus_vertex_info *out, bool wakes)
 {
 	ssize_t ai = dg_index_of(c, a);
 	if (ai < 0)
@@ -39,9 +51,11 @@ static bool ipc_asked(const struct ctx *c, const struct argus_vertex_info *a, ui
 			struct argus_edge_info in[16];
 			size_t ne = argus_graph_in_edges(c->view, c->tt[k].vid, in, 16);
 			for (size_t e = 0; e < ne && e < 16; e++) {
-				if (in[e].src != s.id || in[e].strength != ARGUS_STRONG ||
-				    (in[e].kind != ARGUS_EDGE_IPC &&
-				     in[e].kind != ARGUS_EDGE_DBUS) ||
+				bool wake = wakes && in[e].kind == ARGUS_EDGE_WAKEUP;
+				if (in[e].src != s.id ||
+				    (!wake && (in[e].strength != ARGUS_STRONG ||
+				               (in[e].kind != ARGUS_EDGE_IPC &&
+				                in[e].kind != ARGUS_EDGE_DBUS))) ||
 				    (found && in[e].ts < best) ||
 				    !argus_graph_vertex(c->view, c->tt[k].vid, out))
 					continue;
@@ -270,9 +284,21 @@ int dg_kernel_request(struct ctx *c, const struct argus_vertex_info *a, const st
 int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *args)
 {
 	uint64_t now = args->now;
-	struct argus_vertex_info x, y;
-	if (!(a->flags & ARGUS_VF_WAITED) || !ipc_asked(c, a, now, &x) || x.pid != a->pid ||
-	    x.tid == a->tid || dg_in_chain(args->chain, args->nchain, x.tid))
+	struct argus_vertex_info x, y, r;
+	if (!(a->flags & ARGUS_VF_WAITED))
+		return 0;
+	/* the hand-off may end the segment before the wait's when the thread
+	 * ran on without waiting between (cut there by a timer it armed: the
+	 * poll's timeout) */
+	bool asked = ipc_asked(c, a, now, &x) || asked_by(c, a, now, &x, true);
+	ssize_t ai = dg_index_of(c, a);
+	size_t lo, hi;
+	dg_thread_range(c, a->tid, &lo, &hi);
+	if (!asked && ai > (ssize_t)lo && argus_graph_vertex(c->view, c->tv[ai - 1].vid, &r) &&
+	    !(r.flags & ARGUS_VF_WAITED) && r.end == a->start)
+		asked = asked_by(c, &r, now, &x, true);
+	if (!asked || x.pid != a->pid || x.tid == a->tid ||
+	    dg_in_chain(args->chain, args->nchain, x.tid))
 		return 0;
 	int32_t pen = args->pen + c->p->a * ARGUS_STRONG + c->p->b;
 	int n = unread_request(c, &x, args, pen); /* the relay's own request unread */

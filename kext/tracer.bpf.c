@@ -1638,6 +1638,8 @@ int BPF_PROG(workqueue_queue_work, int req_cpu, struct pool_workqueue *pwq,
  * sockets leave after a few loads. */
 #define MSG_PEEK_ 2
 
+#include "sockpeer.bpf.c"
+
 static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 type)
 {
 	struct task_struct *t = cur();
@@ -1648,6 +1650,7 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 	__u8 kind;
 	struct emit em;
 	long nr = 0;
+	__s64 lpid;
 	int fd = -1;
 
 	if (per_call || !sk || (flags & MSG_PEEK_) || (t->flags & PF_KTHREAD_))
@@ -1680,8 +1683,15 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 			st->call.cls = SC_NONE;
 		}
 	}
-	if (!reserve_at(&em, type, t, now, true))
+	/* a client's first send carries its connect (sockpeer.bpf.c) */
+	lpid = type == ARGUS_EV_IPC_SEND ? first_send_listener(sk) : 0;
+	if (lpid) {
+		if (!reserve_n(&em, type, t, now, true, 3))
+			return 0;
+		fill_first_connect(em.entry, (__u64)sk, peer, fd, lpid);
+	} else if (!reserve_at(&em, type, t, now, true)) {
 		return 0;
+	}
 	em.ev->sys_exit.obj = (__u64)sk;
 	em.ev->sys_exit.peer_obj = peer;
 	em.ev->sys_exit.ret = ret;

@@ -179,12 +179,24 @@ static bool polls_a_peer(const struct uthr *u)
 	       (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
 }
 
+/* A poll on its own wake-up object alone (an eventfd, a pipe) right after
+ * it woke another thread of its process through that thread's: a call
+ * handed to a worker, waiting for its answer (GTK's synchronous GDBus
+ * call: the main thread wakes its gdbus thread, which talks to the bus,
+ * and polls the call's private context), not its loop's idle wait. */
+static bool awaits_a_worker(const struct uthr *u)
+{
+	uint8_t k = u->wait_pkind;
+	return u->wait_handed && u->wait_pobj && (k == ARGUS_OBJ_EVENTFD || k == ARGUS_OBJ_PIPE);
+}
+
 /* Launch: a process started in the stream, connected to the display, no
  * window yet (no map from the hooks, no event from the server), its UI
  * thread blocked: not in its loop's wait, which looks the same before a
  * window manager or a user sends it anything: a poll on several fds or on
  * its own wake-up fd, or its loop's futex (threaded Tcl). A poll on one
- * socket to a peer counts. Replies it read do not end the launch: every
+ * socket to a peer counts, and one on its own wake-up fd right after it
+ * handed a call to a worker (awaits_a_worker). A sleep does not. Replies it read do not end the launch: every
  * toolkit reads some before its first window. A stopped thread (SIGSTOP, a
  * debugger) waits for no one: a service stopped at start-up is a root
  * cause, not an app launching. */
@@ -194,8 +206,13 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	const struct proc *p = ix ? &t->procs[*ix] : NULL;
 	if (!p || !p->exec_seen || u->stopped || windowed(t, u))
 		return false;
+	/* a sleep waits for no one: a scripted X client's delay (xdotool
+	 * sleep, key --delay) before any window, not a launch blocked on a
+	 * service */
+	if (argus_syscall_wait(u->wait_nr) == ARGUS_SYSW_SLEEP)
+		return false;
 	if (poll_family(u->wait_nr))
-		return polls_a_peer(u);
+		return polls_a_peer(u) || awaits_a_worker(u);
 	if (u->wait_nr == ARGUS_NR_futex &&
 	    (same_cond(u->wait_futex, u->loop_futex) || same_cond(u->wait_futex, u->cand_futex)))
 		return false;
@@ -320,10 +337,13 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 	    t->wake_pid == ev->pid)
 		ix = learn_reader(t, ev->ipc.obj, t->wake_pid, t->wake_tid);
 	struct uthr *u = trg_uthr_get(t, ev->tid);
-	if (!ix || !u || u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
+	if (!ix || !u)
 		return;
 	const struct waker *w = &t->wakers[*ix];
 	if (w->pid != ev->pid || w->tid == ev->tid)
+		return;
+	u->handed = true;
+	if (u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
 		return;
 	uint64_t since = u->busy_since, conn = u->conn;
 	struct uthr *v = trg_uthr_make(t, w->pid, w->tid); /* may move u */
@@ -341,11 +361,14 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	struct proc *p = trg_proc_get(t, ev->pid, false);
 	uint8_t kind = ev->ipc.obj_kind;
 	bool server = p && p->server;
+	struct uthr *h = trg_uthr_get(t, ev->tid);
+	if (h)
+		h->handed = false; /* on_wake_obj says whether this send hands off */
 	if (server && ev->type == ARGUS_EV_IPC_SEND) {
 		bool display = kind == ARGUS_OBJ_DISPLAY ||
 		               ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
 		                trg_x_server(p->comm));
-		if (!display || !ev->ipc.peer_obj)
+		if (!display || !ev->ipc.peer_obj || idmap_get(&t->dialed_ix, ev->ipc.obj))
 			return;
 		struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, true);
 		if (!c)
@@ -411,6 +434,20 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	if ((!u->hooks && u->busy_since) || (read_already && !u->busy_since))
 		maybe_end(t, u);
+}
+
+/* A display server's connect to another's listener (the kext names the
+ * listener's pid): the server is that connection's client (Xorg's to the
+ * system bus, to logind), so what it sends there is no display traffic and
+ * the peer - a bus daemon - is no GUI app. */
+static void on_connect(struct argus_trigger *t, const struct argus_event *ev)
+{
+	if (ev->sys_enter.nr != ARGUS_NR_connect || ev->sys_enter.arg0 <= 0 ||
+	    (uint64_t)ev->sys_enter.arg0 == ev->pid || !ev->sys_enter.obj)
+		return;
+	struct proc *p = trg_proc_get(t, ev->pid, false);
+	if (p && p->server && !idmap_put(&t->dialed_ix, ev->sys_enter.obj, 1))
+		t->oom = true;
 }
 
 /* A UI thread (or its process) exited: whatever it had pending is gone
@@ -495,6 +532,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;
 				u->wait_pkind = u->last_pkind;
+				u->wait_handed = u->handed;
 				if (u->wait_at)
 					wait_settled(t, u, true);
 			}
@@ -525,6 +563,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	default:
 		break;
 	}
+	if (ev->type == ARGUS_EV_SYS_ENTER)
+		on_connect(t, ev);
 	if (!(u = trg_uthr_get(t, ev->tid)))
 		return;
 	switch (ev->type) {
@@ -560,6 +600,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	case ARGUS_EV_SYS_EXIT:
 		u->last_nr = NO_NR;
+		if (poll_family(ev->sys_exit.nr))
+			u->handed = false; /* the answer came, or the wait ended */
 		/* a zero-timeout poll that found work is a loop checking its
 		 * sources between busy moments (Qt's, GLib's), not a spin */
 		if (u->zero_poll && poll_family(ev->sys_exit.nr) && ev->sys_exit.ret == 0)
@@ -621,6 +663,7 @@ void argus_trigger_free(struct argus_trigger *t)
 	idmap_free(&t->conn_ix);
 	idmap_free(&t->tname_ix);
 	idmap_free(&t->waker_ix);
+	idmap_free(&t->dialed_ix);
 	free(t->procs);
 	free(t->tnames);
 	free(t->uts);

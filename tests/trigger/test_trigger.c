@@ -649,6 +649,74 @@ TEST(a_windowless_x_client_is_never_the_stalled_app)
 	teardown();
 }
 
+/* the same tool started inside the stream (launch stalls apply): it
+ * connects, reads the replies to its requests, then sleeps 3 s between
+ * actions before any window (xdotool sleep, key --delay): no launch stall
+ * of a process that waits for no one */
+TEST(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall)
+{
+	setup(false);
+	struct argus_event e = ev(T0, ARGUS_EV_PROC_EXEC, TOOL, TOOL);
+	strcpy(e.exec.comm, "xdotool");
+	feed(e);
+	tool_request(T0 + MS);
+	tool_ipc(T0 + MS + 30000, ARGUS_EV_IPC_RECV, TOOL, TOOL_CLI, TOOL_SRV);
+	e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 230; /* clock_nanosleep */
+	e.sys_enter.fd = -1;
+	feed(e);
+	e = ev(T0 + 2 * MS + 100, ARGUS_EV_SCHED_SWITCH, TOOL, TOOL);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+/* The X server's own connection to the system bus (Xorg asks logind for
+ * devices): it connected there (the kext names dbus-daemon as the
+ * listener), so what it sends is no input and the bus daemon, stopped or
+ * slow to read, is never the stalled app. An app's connection still is. */
+enum { BUS = 40 };
+static const uint64_t X_BUS_CLI = 0xffff000000006000ull, BUS_END = 0xffff000000006800ull;
+
+TEST(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app)
+{
+	setup(false);
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, BUS, BUS);
+	strcpy(e.comm.comm, "dbus-daemon");
+	e.comm.is_process = 1;
+	feed(e);
+	e = ev(T0 + MS, ARGUS_EV_SYS_ENTER, XPID, XPID);
+	e.sys_enter.nr = 42; /* connect */
+	e.sys_enter.obj = X_BUS_CLI;
+	e.sys_enter.peer_obj = BUS_END;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = BUS;
+	e.sys_enter.fd = 9;
+	feed(e);
+	e = ev(T0 + MS, ARGUS_EV_SYS_EXIT, XPID, XPID);
+	e.sys_exit.nr = 42;
+	feed(e);
+	/* the server's messages to the bus, the bus reading one, then the bus
+	 * stopped with the next one unread */
+	tool_ipc(T0 + 2 * MS, ARGUS_EV_IPC_SEND, XPID, X_BUS_CLI, BUS_END);
+	tool_ipc(T0 + 3 * MS, ARGUS_EV_IPC_RECV, BUS, BUS_END, X_BUS_CLI);
+	server_reads(T0 + 4 * MS); /* an app's request meanwhile */
+	tool_ipc(T0 + 5 * MS, ARGUS_EV_IPC_SEND, XPID, X_BUS_CLI, BUS_END);
+	tick_until(T0 + 6 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an app the server sends events to still stalls */
+	x_send(T0 + 5 * SEC);
+	app_read(T0 + 5 * SEC + 100, APP);
+	tool_request(T0 + 5 * SEC + 200);
+	x_send(T0 + 5 * SEC + MS);
+	tick_until(T0 + 5 * SEC + 2 * MS, T0 + 8 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
+	teardown();
+}
+
 TEST(a_dispatching_reader_hands_its_input_to_no_worker)
 {
 	setup(false);
@@ -911,6 +979,57 @@ TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
 	teardown();
 }
 
+/* GTK's synchronous GDBus call at start-up: the main thread wakes its
+ * gdbus thread through that thread's eventfd (the default capture: the
+ * send after the wake-up, same ts, noret) and polls the call's own eventfd
+ * alone: waiting for the worker's answer, a launch stall (bench/realapps
+ * r12); the same poll with no hand-off before it is the loop's idle wait */
+enum { GDBUS = 22 };
+static const uint64_t GDBUS_EFD = 0xffff000000009000ull, CALL_EFD = 0xffff00000000a000ull;
+
+static void launch_after_handoff(bool handoff)
+{
+	app_connects(T0 + MS);
+	if (handoff) {
+		struct argus_event w = ev(T0 + MS + 500, ARGUS_EV_SCHED_WAKEUP, APP, APP);
+		w.wakeup.wakee_pid = APP;
+		w.wakeup.wakee_tid = GDBUS;
+		feed(w);
+		struct argus_event e = ev(T0 + MS + 500, ARGUS_EV_IPC_SEND, APP, APP);
+		e.flags = ARGUS_F_NORET;
+		e.ipc.obj = GDBUS_EFD;
+		e.ipc.obj_kind = ARGUS_OBJ_EVENTFD;
+		e.ipc.ret = 8;
+		feed(e);
+	}
+	struct argus_event e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = 25 * (int64_t)SEC; /* the call's timeout */
+	e.sys_enter.fd = 9;
+	e.sys_enter.obj = CALL_EFD;
+	e.sys_enter.obj_kind = ARGUS_OBJ_EVENTFD;
+	feed(e);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+}
+
+TEST(launch_waiting_for_its_dbus_thread_after_a_handoff_fires)
+{
+	setup(true);
+	launch_after_handoff(true);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
+TEST(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall)
+{
+	setup(true);
+	launch_after_handoff(false);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST(launch_idle_in_poll_is_not_a_launch_stall)
 {
 	setup(true);
@@ -1006,6 +1125,10 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
           TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(launch_waiting_for_its_dbus_thread_after_a_handoff_fires),
+          TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
+          TEST_ENTRY(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall),
+          TEST_ENTRY(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
           TEST_ENTRY(qt_relay_idle_and_typing_never_fires),
