@@ -697,6 +697,133 @@ TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
 	teardown();
 }
 
+/* Busy without a wait. A key press: the server read a device (not the
+ * app's request) and writes the event to the app's connection. */
+static void key_event(uint64_t ts)
+{
+	struct argus_event r = ev(ts, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK;
+	r.ipc.peer_obj = 0xffff00000000d000ull; /* another client, a device */
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 32;
+	feed(r);
+	x_send(ts + 1000);
+}
+
+/* the app asks the server something and waits for the reply: a poll on
+ * the display connection alone, woken by the reply after wait_ns */
+static void round_trip(uint64_t ts, uint64_t wait_ns)
+{
+	app_connects(ts); /* the request */
+	server_reads(ts + 1000);
+	sys_enter(ts + 2000, APP, 7, -1);
+	block(ts + 3000, APP);
+	x_send(ts + 3000 + wait_ns); /* the reply */
+	wake(ts + 4000 + wait_ns, APP);
+	app_read(ts + 5000 + wait_ns, APP);
+}
+
+/* A handler working on CPU for 3 s (a big file laid out) that talks to the
+ * server all along (round trips, events pumped and read): every read and
+ * every reply's poll look like its loop to the episode rules, but it never
+ * waits. AbiWord, geany, gedit on their big files (bench/realapps r6, r8,
+ * r11). */
+TEST(busy_handler_that_pumps_events_fires_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	key_event(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 5000, APP);
+	app_read(T0 + 100 * MS + 10000, APP);
+	for (uint64_t ts = T0 + 110 * MS; ts < T0 + 3100 * MS; ts += 10 * MS) {
+		if ((ts - T0) % (500 * MS) == 0) {
+			key_event(ts); /* the user presses a key now and then */
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000); /* 0.3 ms of each 10 ms waited */
+	}
+	sys_enter(T0 + 3100 * MS, APP, 7, -1); /* back in its loop: it waits */
+	block(T0 + 3100 * MS + 1000, APP);
+	tick_until(T0 + 3101 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].tid, APP);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_RUNNING);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 100 * MS + 1000);
+	ASSERT(rec.stalls[0].detected >= T0 + 2100 * MS);
+	ASSERT(rec.stalls[0].detected <= T0 + 2150 * MS);
+	ASSERT(rec.stalls[0].oncpu_ns > rec.stalls[0].blocked_ns * 3);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT(rec.ends[0].end >= T0 + 3 * SEC);
+	ASSERT(rec.ends[0].end <= T0 + 3101 * MS);
+	teardown();
+}
+
+/* idle, drawing a frame each 16 ms (an animation: a blinking cursor, a
+ * spinner), typed at: it waits most of the time, never 100 ms in one go */
+TEST(an_animating_idle_app_never_fires_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	for (uint64_t ts = T0 + 100 * MS; ts < T0 + 10 * SEC; ts += 16 * MS) {
+		if ((ts - T0) % (96 * MS) == 4 * MS)
+			key_event(ts);
+		wake(ts + 10000, APP);
+		app_read(ts + 20000, APP);
+		app_connects(ts + 500000); /* the frame drawn */
+		sys_enter(ts + 1500000, APP, 7, 14);
+		block(ts + 1510000, APP);
+	}
+	tick_until(T0 + 10 * SEC, T0 + 12 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+/* One hang, one stall: a hung handler that reads nothing fires on its
+ * pending input; a short wait inside the work (the toolkit's round trip)
+ * ends that stall for the episode rules, and the work goes on for 3 s more
+ * with events read: the busy rule waits for the thread to wait before it
+ * can fire again. */
+TEST(busy_rule_does_not_fire_again_before_the_thread_waits)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	key_event(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 5000, APP);
+	app_read(T0 + 100 * MS + 10000, APP);
+	key_event(T0 + 200 * MS); /* unread for 2 s: the first stall */
+	tick_until(T0 + 201 * MS, T0 + 2500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	app_read(T0 + 2500 * MS, APP);
+	app_read_nothing(T0 + 2500 * MS + 2000, 1000);
+	sys_enter(T0 + 2501 * MS, APP, 7, -1); /* a poll that waits 2 ms */
+	block(T0 + 2501 * MS + 1000, APP);
+	wake(T0 + 2503 * MS, APP);
+	ASSERT_EQ(rec.nends, 1);
+	for (uint64_t ts = T0 + 2510 * MS; ts < T0 + 6 * SEC; ts += 10 * MS) {
+		if ((ts - T0) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000);
+	}
+	sys_enter(T0 + 6 * SEC, APP, 7, -1);
+	block(T0 + 6 * SEC + 1000, APP);
+	tick_until(T0 + 6001 * MS, T0 + 7 * SEC);
+	/* a new hang after it waited is a new stall */
+	key_event(T0 + 7 * SEC);
+	wake(T0 + 7 * SEC + 5000, APP);
+	app_read(T0 + 7 * SEC + 10000, APP);
+	for (uint64_t ts = T0 + 7010 * MS; ts < T0 + 9500 * MS; ts += 10 * MS)
+		round_trip(ts + 3000, 300000);
+	ASSERT_EQ(rec.nstalls, 2);
+	ASSERT_U64_EQ(rec.stalls[1].since, T0 + 7 * SEC + 1000);
+	teardown();
+}
+
 static const uint64_t TCL_COND = 0x7f0000001000ull, APP_LOCK = 0x7f0000002000ull;
 
 static void futex_wait(uint64_t ts, uint32_t tid, uint64_t uaddr)
@@ -1015,4 +1142,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
           TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
           TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker),
-          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall))
+          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall),
+          TEST_ENTRY(busy_handler_that_pumps_events_fires_busy_without_a_wait),
+          TEST_ENTRY(an_animating_idle_app_never_fires_busy_without_a_wait),
+          TEST_ENTRY(busy_rule_does_not_fire_again_before_the_thread_waits))
