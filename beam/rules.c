@@ -9,6 +9,8 @@
  * Papers: [ATC21] Argus, USENIX ATC 2021 (shared/papers/000); [IA] Argus,
  * interactive variant (001).
  */
+#include <string.h>
+
 #include "diag_priv.h"
 
 #define LW (1u << ARGUS_STALL_LONG_WAIT)
@@ -25,11 +27,11 @@ struct dg_rule {
 
 #define RULE(name, classes, apply, principle, paper, cases)                                        \
 	{                                                                                          \
-		{name, classes, principle, paper, cases}, apply, false                             \
+		{name, classes, principle, paper, cases, apply != NULL}, apply, false              \
 	}
 #define RULE_LAUNCH_FIRST(name, classes, apply, principle, paper, cases)                           \
 	{                                                                                          \
-		{name, classes, principle, paper, cases}, apply, true                              \
+		{name, classes, principle, paper, cases, apply != NULL}, apply, true               \
 	}
 
 static const struct dg_rule rules[] = {
@@ -180,6 +182,20 @@ const struct argus_diag_rule *argus_diag_rule_at(size_t i)
 	return i < sizeof(rules) / sizeof(rules[0]) ? &rules[i].info : NULL;
 }
 
+/* Whether name is in the comma-separated list (a user turned it off). */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = list; s && *s;) {
+		const char *e = strchr(s, ',');
+		size_t k = e ? (size_t)(e - s) : strlen(s);
+		if (k == n && !strncmp(s, name, n))
+			return true;
+		s = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
 int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
                const struct dg_args *x)
 {
@@ -196,6 +212,8 @@ int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
 		if (!r->apply || !(r->info.classes & (1u << cls)))
 			continue;
 		if (user && r->apply != dg_compare)
+			continue;
+		if (listed(c->p->rules_off, r->info.name))
 			continue;
 		c->rule = r->info.name; /* the candidates it adds name it */
 		dg_step(c, "depth %u: rule %s asked to explain " ARGUS_VID_FMT " (%u/%u)", x->depth,
