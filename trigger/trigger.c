@@ -226,9 +226,10 @@ static void check_episode(struct argus_trigger *t, struct uthr *u);
  * time, never lag_ns in one go - for stall_ns is stalled, whatever it read
  * or polled meanwhile (events pumped inside the work, the toolkit's round
  * trips to the server end no hang). Threads with hooks say where their
- * dispatches end; a reader that never draws relays. Judged in windows: the
- * one an event opened, then (a stall fired, or on probation after another
- * stall's end) consecutive windows of BUSY_JUDGE_NS. */
+ * dispatches end; a reader that never draws relays; a thread never idle in
+ * its loop yet is starting up. Judged in windows: the one an event opened,
+ * then (a stall fired, or on probation after another stall's end)
+ * consecutive windows of stall_ns / 4. */
 static void busy_open(struct uthr *u, uint64_t at, bool probation)
 {
 	u->busy_from = at;
@@ -237,9 +238,12 @@ static void busy_open(struct uthr *u, uint64_t at, bool probation)
 	u->busy_probation = probation;
 }
 
-/* a wait of u ended at ts: the part inside the window counts */
-static void busy_unblock(struct uthr *u, uint64_t ts)
+/* a wait of u ended at ts: the part inside the window counts; one of
+ * lag_ns shows it idle in its loop (it has started up) */
+static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 {
+	if (ts >= u->wait_since + t->o.lag_ns)
+		u->idle_once = true;
 	uint64_t ws = u->wait_since > u->busy_from ? u->wait_since : u->busy_from;
 	if (u->busy_from && ts > ws)
 		u->busy_blocked += ts - ws;
@@ -252,8 +256,15 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 		return;
 	uint64_t el = t->now - from, ws = u->wait_since > from ? u->wait_since : from;
 	uint64_t cur = u->blocked ? t->now - ws : 0, bl = u->busy_blocked + cur;
-	if (cur >= t->o.lag_ns || (el >= BUSY_JUDGE_NS && bl * 4 > el)) {
-		/* it waited: back in its loop */
+	if (cur >= t->o.lag_ns)
+		u->idle_once = true;
+	/* back in its loop: a wait of lag_ns in one go; before a stall, a
+	 * quarter of the time waited; once stalled (or on probation after a
+	 * stall), half of a window of stall_ns / 4: work that goes on in
+	 * chunks (a layout validated in idle steps) stays one stall */
+	bool rolling = u->busy_probation || (u->fired && u->sat);
+	uint64_t win = rolling ? t->o.stall_ns / 4 : BUSY_JUDGE_NS;
+	if (cur >= t->o.lag_ns || (el >= win && bl * (rolling ? 2 : 4) > el)) {
 		if (u->fired && u->sat) {
 			uint64_t at = cur >= t->o.lag_ns ? ws : from;
 			u->sat = false;
@@ -266,12 +277,14 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 		u->busy_probation = false;
 		return;
 	}
-	bool rolling = u->busy_probation || (u->fired && u->sat);
-	if (rolling && el >= BUSY_JUDGE_NS) {
+	if (rolling && el >= win) {
 		busy_open(u, t->now, u->busy_probation);
 		return;
 	}
-	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !windowed(t, u))
+	/* a thread never yet idle in its loop is still starting up: the
+	 * launch rule's */
+	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !u->idle_once ||
+	    !windowed(t, u))
 		return;
 	u->sat = true;
 	fire(t, u, from, ARGUS_CAUSE_INPUT);
@@ -594,7 +607,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			if (u->blocked && episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
 			if (u->blocked)
-				busy_unblock(u, ev->ts);
+				busy_unblock(t, u, ev->ts);
 			u->blocked = false;
 			u->on_cpu = true;
 			u->on_since = ev->ts;
@@ -610,7 +623,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if ((u = trg_uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
 			if (episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
-			busy_unblock(u, ev->ts);
+			busy_unblock(t, u, ev->ts);
 			u->blocked = false;
 			if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
 				episode_end(t, u);

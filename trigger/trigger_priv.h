@@ -93,6 +93,7 @@ struct uthr {
 	uint64_t busy_from, busy_blocked, wait_since;
 	uint32_t busy_yields;
 	bool busy_probation, sat;
+	bool idle_once; /* waited lag_ns in one go once: it has started up */
 	/* episode counters */
 	uint64_t ep_start, oncpu_acc, blocked_acc;
 	uint32_t yields, zero_polls;

@@ -732,31 +732,94 @@ TEST(busy_handler_that_pumps_events_fires_busy_without_a_wait)
 {
 	setup(false);
 	app_connects(T0 + MS);
-	first_input(T0 + 10 * MS);
-	key_event(T0 + 100 * MS);
-	wake(T0 + 100 * MS + 5000, APP);
-	app_read(T0 + 100 * MS + 10000, APP);
-	for (uint64_t ts = T0 + 110 * MS; ts < T0 + 3100 * MS; ts += 10 * MS) {
-		if ((ts - T0) % (500 * MS) == 0) {
+	first_input(T0 + 10 * MS); /* then idle in its loop */
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	for (uint64_t ts = B + 10 * MS; ts < B + 3000 * MS; ts += 10 * MS) {
+		if ((ts - B) % (500 * MS) == 0) {
 			key_event(ts); /* the user presses a key now and then */
 			app_read(ts + 2000, APP);
 		}
 		round_trip(ts + 3000, 300000); /* 0.3 ms of each 10 ms waited */
 	}
-	sys_enter(T0 + 3100 * MS, APP, 7, -1); /* back in its loop: it waits */
-	block(T0 + 3100 * MS + 1000, APP);
-	tick_until(T0 + 3101 * MS, T0 + 5 * SEC);
+	sys_enter(B + 3000 * MS, APP, 7, -1); /* back in its loop: it waits */
+	block(B + 3000 * MS + 1000, APP);
+	tick_until(B + 3001 * MS, B + 5 * SEC);
 	ASSERT_EQ(rec.nstalls, 1);
 	ASSERT_EQ(rec.stalls[0].tid, APP);
 	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_RUNNING);
 	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
-	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 100 * MS + 1000);
-	ASSERT(rec.stalls[0].detected >= T0 + 2100 * MS);
-	ASSERT(rec.stalls[0].detected <= T0 + 2150 * MS);
+	ASSERT_U64_EQ(rec.stalls[0].since, B + 1000);
+	ASSERT(rec.stalls[0].detected >= B + 2000 * MS);
+	ASSERT(rec.stalls[0].detected <= B + 2050 * MS);
 	ASSERT(rec.stalls[0].oncpu_ns > rec.stalls[0].blocked_ns * 3);
 	ASSERT_EQ(rec.nends, 1);
-	ASSERT(rec.ends[0].end >= T0 + 3 * SEC);
-	ASSERT(rec.ends[0].end <= T0 + 3101 * MS);
+	ASSERT(rec.ends[0].end >= B + 2900 * MS);
+	ASSERT(rec.ends[0].end <= B + 3001 * MS);
+	teardown();
+}
+
+/* Work in chunks (a layout validated in idle steps, waiting a frame's 16 ms
+ * between some of them): a third of the time waited in a stretch of it
+ * does not end the stall; the hang is one stall until the thread waits. */
+TEST(busy_work_in_chunks_is_one_stall)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	uint64_t ts = B + 10 * MS;
+	for (int k = 0; k < 3; k++) {
+		for (uint64_t end = ts + 2500 * MS; ts < end; ts += 10 * MS)
+			round_trip(ts + 3000, 300000);
+		for (uint64_t end = ts + 600 * MS; ts < end; ts += 48 * MS) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+			round_trip(ts + 3000, 16 * MS); /* a third waited */
+		}
+	}
+	sys_enter(ts, APP, 7, -1);
+	block(ts + 1000, APP);
+	tick_until(ts + MS, ts + 2 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT(rec.ends[0].end >= ts - MS);
+	teardown();
+}
+
+/* An app starting up: busy from its first events (its window mapped,
+ * exposed) on, never idle in its loop yet: not this rule's (a launch). Once
+ * it has been idle, the same work after an event is a stall. */
+TEST(an_app_busy_starting_up_is_not_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	key_event(T0 + 10 * MS); /* its window's first events */
+	wake(T0 + 10 * MS + 5000, APP);
+	app_read(T0 + 10 * MS + 10000, APP);
+	for (uint64_t ts = T0 + 20 * MS; ts < T0 + 3000 * MS; ts += 10 * MS) {
+		if ((ts - T0) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000);
+	}
+	sys_enter(T0 + 3000 * MS, APP, 7, -1); /* ready: idle in its loop */
+	block(T0 + 3000 * MS + 1000, APP);
+	tick_until(T0 + 3001 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	key_event(T0 + 4 * SEC);
+	wake(T0 + 4 * SEC + 5000, APP);
+	app_read(T0 + 4 * SEC + 10000, APP);
+	for (uint64_t ts = T0 + 4010 * MS; ts < T0 + 6500 * MS; ts += 10 * MS)
+		round_trip(ts + 3000, 300000);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 4 * SEC + 1000);
 	teardown();
 }
 
@@ -1144,5 +1207,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker),
           TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall),
           TEST_ENTRY(busy_handler_that_pumps_events_fires_busy_without_a_wait),
+          TEST_ENTRY(busy_work_in_chunks_is_one_stall),
+          TEST_ENTRY(an_app_busy_starting_up_is_not_busy_without_a_wait),
           TEST_ENTRY(an_animating_idle_app_never_fires_busy_without_a_wait),
           TEST_ENTRY(busy_rule_does_not_fire_again_before_the_thread_waits))
