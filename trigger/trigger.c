@@ -162,8 +162,9 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 		s->cls = ARGUS_STALL_LONG_RUNNING;
 	if (u->sat) {
 		/* busy without a wait: on CPU (or runnable) since busy_from */
+		uint64_t os = u->on_since > since ? u->on_since : since;
 		s->blocked_ns = u->busy_blocked;
-		s->oncpu_ns = t->now - since - s->blocked_ns;
+		s->oncpu_ns = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
 		s->yields = u->busy_yields;
 		s->zero_polls = 0;
 		s->cls = u->busy_yields >= t->o.yield_min ? ARGUS_STALL_YIELD_LOOP
@@ -234,6 +235,7 @@ static void busy_open(struct uthr *u, uint64_t at, bool probation)
 {
 	u->busy_from = at;
 	u->busy_blocked = 0;
+	u->busy_oncpu = 0;
 	u->busy_yields = 0;
 	u->busy_probation = probation;
 }
@@ -282,9 +284,13 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 		return;
 	}
 	/* a thread never yet idle in its loop is still starting up: the
-	 * launch rule's */
+	 * launch rule's; one that ran less than half the time waited for a
+	 * CPU most of the rest: the machine's load, not its own work, kept it
+	 * from its loop */
+	uint64_t os = u->on_since > from ? u->on_since : from;
+	uint64_t oncpu = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
 	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !u->idle_once ||
-	    !windowed(t, u))
+	    oncpu * 2 < el || !windowed(t, u))
 		return;
 	u->sat = true;
 	fire(t, u, from, ARGUS_CAUSE_INPUT);
@@ -588,6 +594,11 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if ((u = trg_uthr_get(t, ev->tid))) {
 			if (u->on_cpu && episode_start(u))
 				u->oncpu_acc += ev->ts - u->on_since;
+			if (u->on_cpu && u->busy_from) {
+				uint64_t os = u->on_since > u->busy_from ? u->on_since : u->busy_from;
+				if (ev->ts > os)
+					u->busy_oncpu += ev->ts - os;
+			}
 			u->on_cpu = false;
 			if (ev->sched_switch.prev_state != 0) {
 				u->blocked = true;

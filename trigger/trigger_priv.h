@@ -91,6 +91,7 @@ struct uthr {
 	 * the rule (the thread must wait before it can fire again). sat: the
 	 * fired stall is this rule's. */
 	uint64_t busy_from, busy_blocked, wait_since;
+	uint64_t busy_oncpu; /* on CPU in the window (switches out so far) */
 	uint32_t busy_yields;
 	bool busy_probation, sat;
 	bool idle_once; /* waited lag_ns in one go once: it has started up */

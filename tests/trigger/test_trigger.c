@@ -792,6 +792,36 @@ TEST(busy_work_in_chunks_is_one_stall)
 	teardown();
 }
 
+/* A machine overloaded: the thread wants the CPU all along but runs 30 %
+ * of the time, preempted (runnable) the rest: the load, not its own work,
+ * keeps it from its loop: no stall of this rule's. */
+TEST(a_thread_kept_from_the_cpu_is_not_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	for (uint64_t ts = B + 10 * MS; ts < B + 3000 * MS; ts += 10 * MS) {
+		if ((ts - B) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000);
+		struct argus_event e = ev(ts + 3 * MS, ARGUS_EV_SCHED_SWITCH, APP, APP);
+		e.sched_switch.prev_state = 0; /* preempted: runnable */
+		feed(e);
+		wake(ts + 10 * MS - 1000, APP);
+	}
+	sys_enter(B + 3000 * MS, APP, 7, -1);
+	block(B + 3000 * MS + 1000, APP);
+	tick_until(B + 3001 * MS, B + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 /* An app starting up: busy from its first events (its window mapped,
  * exposed) on, never idle in its loop yet: not this rule's (a launch). Once
  * it has been idle, the same work after an event is a stall. */
@@ -1208,6 +1238,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall),
           TEST_ENTRY(busy_handler_that_pumps_events_fires_busy_without_a_wait),
           TEST_ENTRY(busy_work_in_chunks_is_one_stall),
+          TEST_ENTRY(a_thread_kept_from_the_cpu_is_not_busy_without_a_wait),
           TEST_ENTRY(an_app_busy_starting_up_is_not_busy_without_a_wait),
           TEST_ENTRY(an_animating_idle_app_never_fires_busy_without_a_wait),
           TEST_ENTRY(busy_rule_does_not_fire_again_before_the_thread_waits))
