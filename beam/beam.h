@@ -38,6 +38,10 @@ struct argus_beam_params {
 	/* costly function (argus_costly_function) */
 	double costly_share;         /* held by this share of the samples at least (0.98) */
 	uint32_t costly_min_samples; /* fewer samples: held by every one (10) */
+	/* rules not asked (ablation: argus diagnose --rule-off): names of
+	 * rules with a function (argus diagnose --rules), comma-separated;
+	 * "" = every rule */
+	char rules_off[256];
 };
 void argus_beam_params_default(struct argus_beam_params *p);
 
@@ -172,6 +176,7 @@ struct argus_diag_rule {
 	const char *name;
 	unsigned classes;
 	const char *principle, *paper, *cases;
+	bool asked; /* a rule asked in turn (not a branch inside one) */
 };
 /* The i-th rule of the table, NULL past its end. */
 const struct argus_diag_rule *argus_diag_rule_at(size_t i);

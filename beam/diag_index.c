@@ -288,11 +288,41 @@ bool dg_similar(const struct ctx *c, const struct argus_vertex_info *x,
 	return edit_distance(x->sig, nx, y->sig, ny) <= c->p->sim_dist * mx;
 }
 
-/* Two waits known to have blocked at different call sites: a syscall that
- * every wait uses (futex) tells calls apart only by where it was made. */
-bool dg_other_call(const struct argus_vertex_info *x, const struct argus_vertex_info *y)
+/* The frames of stack id that resolve to a function (up to cap). A word
+ * that is no function's - a stray value a frame-pointer walk read as a
+ * return address in a library built without frame pointers - says nothing
+ * about where the call was made. */
+static uint32_t code_frames(const struct ctx *c, uint32_t pid, uint32_t id, uint64_t *out,
+                            uint32_t cap)
 {
-	return x->wait_stack && y->wait_stack && x->wait_stack != y->wait_stack;
+	const uint64_t *ips;
+	uint32_t depth, n = 0;
+	if (!c->sym->stack(c->sym->arg, id, &ips, &depth))
+		return UINT32_MAX;
+	for (uint32_t i = 0; i < depth && n < cap; i++) {
+		struct argus_frame f;
+		if (c->sym->resolve(c->sym->arg, pid, ips[i], &f))
+			out[n++] = ips[i];
+	}
+	return n;
+}
+
+/* Two waits known to have blocked at different call sites: a syscall that
+ * every wait uses (futex) tells calls apart only by where it was made, by
+ * the frames of its wait stack that are code. */
+bool dg_other_call(const struct ctx *c, const struct argus_vertex_info *x,
+                   const struct argus_vertex_info *y)
+{
+	if (!x->wait_stack || !y->wait_stack || x->wait_stack == y->wait_stack)
+		return false;
+	if (!c->sym || !c->sym->stack || !c->sym->resolve)
+		return true;
+	uint64_t fx[32], fy[32];
+	uint32_t nx = code_frames(c, x->pid, x->wait_stack, fx, 32);
+	uint32_t ny = code_frames(c, y->pid, y->wait_stack, fy, 32);
+	if (nx == UINT32_MAX || ny == UINT32_MAX || nx != ny)
+		return true;
+	return memcmp(fx, fy, nx * sizeof(fx[0])) != 0;
 }
 
 /* How long the vertex's ending wait lasted (so far, when still blocked). */

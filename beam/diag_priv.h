@@ -80,7 +80,8 @@ uint64_t dg_receivers_from(const struct ctx *c, size_t i);
 argus_vid dg_successor(const struct ctx *c, const struct argus_vertex_info *v);
 bool dg_similar(const struct ctx *c, const struct argus_vertex_info *x,
                 const struct argus_vertex_info *y);
-bool dg_other_call(const struct argus_vertex_info *x, const struct argus_vertex_info *y);
+bool dg_other_call(const struct ctx *c, const struct argus_vertex_info *x,
+                   const struct argus_vertex_info *y);
 uint64_t dg_wait_len(const struct ctx *c, const struct argus_vertex_info *v, uint64_t now);
 void dg_take_frame(struct argus_culprit *cu, const struct argus_frame *f);
 void dg_name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_wait);

@@ -212,6 +212,13 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 		        ARGUS_VID_ARGS(c.cand[i].vid), c.cand[i].v.pid, c.cand[i].v.tid,
 		        argus_root_reason_name(c.cand[i].reason), c.cand[i].penalty,
 		        c.cand[i].depth);
+	/* A busy stall whose thread was on CPU (or runnable) at least three
+	 * quarters of its time did the stall's work all along: the short
+	 * waits that split it into segments (the toolkit's round trips to the
+	 * server, events pumped inside the work) do not restart it, and its
+	 * samples count from the stall's start. */
+	uint64_t span = now > stall->since ? now - stall->since : 0;
+	bool unwaited = stall->cls == ARGUS_STALL_LONG_RUNNING && stall->blocked_ns * 4 <= span;
 	for (uint32_t i = 0; i < c.ncand && i < ARGUS_DIAG_CANDIDATES; i++) {
 		struct argus_culprit *cu = &c.cand[i];
 		bool waited = cu->reason == ARGUS_ROOT_BLOCKED || cu->reason == ARGUS_ROOT_DEADLOCK;
@@ -220,7 +227,10 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 			uint64_t to =
 			    cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
 			struct argus_frame f;
-			dg_costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, &f, &ns);
+			uint64_t from = cu->v.start;
+			if (unwaited && cu->v.tid == stall->tid && from > stall->since)
+				from = stall->since;
+			dg_costly_function(&c, cu->v.pid, cu->v.tid, from, to, &f, &ns);
 			if (f.func[0])
 				dg_take_frame(cu, &f);
 		}
@@ -240,7 +250,7 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 		uint64_t to = now;
 		/* the stall's time is what the costly function explains: not
 		 * the handler's work before the input it left unread */
-		uint64_t from = a.start > stall->since ? a.start : stall->since;
+		uint64_t from = a.start > stall->since && !unwaited ? a.start : stall->since;
 		struct argus_frame f;
 		d->costly_samples = dg_costly_function(&c, a.pid, a.tid, from, to, &f, &d->samples);
 		snprintf(d->costly_func, sizeof(d->costly_func), "%s", f.func);

@@ -87,9 +87,9 @@ static bool scan_baseline(const struct ctx *c, const struct argus_vertex_info *a
 		struct argus_vertex_info v;
 		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
 			continue;
-		if (how == MATCH_SIGNATURE && (!dg_similar(c, a, &v) || dg_other_call(a, &v)))
+		if (how == MATCH_SIGNATURE && (!dg_similar(c, a, &v) || dg_other_call(c, a, &v)))
 			continue;
-		if (how == MATCH_STACK && v.wait_stack != a->wait_stack)
+		if (how == MATCH_STACK && (!v.wait_stack || dg_other_call(c, a, &v)))
 			continue;
 		if (spinning) {
 			if (v.end - v.start < c->p->long_wait_ns)
@@ -187,7 +187,7 @@ bool dg_find_blocked(const struct ctx *c, const struct argus_vertex_info *v, uin
 		/* (two known, different wait stacks are two calls: every
 		 * futex wait is one syscall) */
 		if (rest != 0xffff && x.wait_nr == rest &&
-		    !((v->flags & ARGUS_VF_WAITED) && dg_other_call(&x, v))) {
+		    !((v->flags & ARGUS_VF_WAITED) && dg_other_call(c, &x, v))) {
 			dg_note(c, "compare/rest-call");
 			continue;
 		}

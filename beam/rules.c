@@ -9,6 +9,8 @@
  * Papers: [ATC21] Argus, USENIX ATC 2021 (shared/papers/000); [IA] Argus,
  * interactive variant (001).
  */
+#include <string.h>
+
 #include "diag_priv.h"
 
 #define LW (1u << ARGUS_STALL_LONG_WAIT)
@@ -25,11 +27,11 @@ struct dg_rule {
 
 #define RULE(name, classes, apply, principle, paper, cases)                                        \
 	{                                                                                          \
-		{name, classes, principle, paper, cases}, apply, false                             \
+		{name, classes, principle, paper, cases, apply != NULL}, apply, false              \
 	}
 #define RULE_LAUNCH_FIRST(name, classes, apply, principle, paper, cases)                           \
 	{                                                                                          \
-		{name, classes, principle, paper, cases}, apply, true                              \
+		{name, classes, principle, paper, cases, apply != NULL}, apply, true               \
 	}
 
 static const struct dg_rule rules[] = {
@@ -92,9 +94,12 @@ static const struct dg_rule rules[] = {
     RULE("compare/baseline-by-signature", LW | YL, NULL,
          "A baseline is an earlier vertex of the thread with a similar event signature "
          "(edit distance over event types) that is not known to block at another call "
-         "site.",
+         "site (wait stacks differ in a frame that is code: a stray stack word a "
+         "frame-pointer walk read as a return address says nothing).",
          "[IA] 4.5 (finding similar nodes)",
-         "zoo B1, B4, B10, B11, B13; synthetic: every compare case"),
+         "zoo B1, B4, B10, B11, B13, B14b (its miss in about one live run in four: the "
+         "stray second frame of __poll's stack); synthetic: every compare case, "
+         "tests/beam/test_diagnose_stray_frames.c"),
     RULE("compare/baseline-by-wait-stack", LW, NULL,
          "Failing that, an earlier wait that blocked at the same call site (wait stack): "
          "what a segment did before it blocked depends on timing, its call site does not.",
@@ -140,8 +145,9 @@ static const struct dg_rule rules[] = {
          "[ATC21] 6.2 (the culprit of the culprit, followed through a relay thread), with "
          "the peers known from IPC edges instead of a baseline",
          "realapps r12 (gnome-text-editor's GDBus call to the stopped accessibility bus "
-         "launcher, through GDBus's thread and dbus-daemon; live, 2026-11-26); "
-         "synthetic tests/beam/test_diagnose_handoff.c"),
+         "launcher, through GDBus's thread and dbus-daemon; live, 2026-11-26), r10 "
+         "(lximage-qt's D-Bus thread on the stopped session bus: with futex-sibling off, "
+         "replayed); synthetic tests/beam/test_diagnose_handoff.c"),
     RULE("spin-peer", YL, dg_spin_peer,
          "A yield loop with no flag writer seen waits for the thread that received its "
          "last request: blocked in another call than the one it took the request from, it "
@@ -157,8 +163,9 @@ static const struct dg_rule rules[] = {
          "blocked on a stopped service.",
          "[ATC21] 6.2 (the culprit of the culprit), with the waker's thread found by its "
          "own wait instead of a baseline",
-         "launch stalls behind a stopped bus (bench/realapps r10 lximage-qt, replayed); "
-         "none in the zoo"),
+         "realapps r10 (lximage-qt, replayed; handoff decides it too); synthetic "
+         "tests/beam/test_diagnose_launch.c (a main thread's futex wait on its D-Bus "
+         "thread with no hand-off write seen: this rule alone); none in the zoo"),
     RULE("costly-function", LR, NULL,
          "A busy stall's root is its own segment, named by the innermost application "
          "function on most of the stall's samples (costly_share of them, default 0.98).",
@@ -180,6 +187,20 @@ const struct argus_diag_rule *argus_diag_rule_at(size_t i)
 	return i < sizeof(rules) / sizeof(rules[0]) ? &rules[i].info : NULL;
 }
 
+/* Whether name is in the comma-separated list (a user turned it off). */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = list; s && *s;) {
+		const char *e = strchr(s, ',');
+		size_t k = e ? (size_t)(e - s) : strlen(s);
+		if (k == n && !strncmp(s, name, n))
+			return true;
+		s = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
 int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
                const struct dg_args *x)
 {
@@ -196,6 +217,8 @@ int dg_explain(struct ctx *c, const struct argus_vertex_info *a, unsigned cls,
 		if (!r->apply || !(r->info.classes & (1u << cls)))
 			continue;
 		if (user && r->apply != dg_compare)
+			continue;
+		if (listed(c->p->rules_off, r->info.name))
 			continue;
 		c->rule = r->info.name; /* the candidates it adds name it */
 		dg_step(c, "depth %u: rule %s asked to explain " ARGUS_VID_FMT " (%u/%u)", x->depth,

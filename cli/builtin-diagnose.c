@@ -14,7 +14,8 @@
 
 static const char diagnose_usage[] =
     "usage: argus diagnose [--algo beam|critical-path] [--no-weak-edges] [--json]\n"
-    "                      [--perfetto OUT] [--chrome-json OUT] [--html OUT]\n"
+    "                      [--rule-off NAME[,NAME]] [--perfetto OUT] [--chrome-json OUT]\n"
+    "                      [--html OUT]\n"
     "                      [--threshold DUR] [--notify] [--truth] FILE\n"
     "       argus diagnose --rules\n"
     "\n"
@@ -30,7 +31,9 @@ static const char diagnose_usage[] =
     "page per stall: timeline, normal vs stalled run, stacks. --notify sends each\n"
     "diagnosis as a desktop notification on the session bus. --truth compares the\n"
     "root causes with a synthetic trace's ground truth (one line per truth record).\n"
-    "--rules prints the diagnosis rules (name, stall classes, principle, paper, cases).\n"
+    "--rules prints the diagnosis rules (name, stall classes, principle, paper, cases);\n"
+    "--rule-off leaves the named rules (those with a function: ipc-peer, compare,\n"
+    "handoff, ...) out of the diagnosis, to see which cases need them (ablation).\n"
     "\n"
     "User rules (docs/debug.md \"Rules\") are read from /etc/argus/rules and\n"
     "~/.config/argus/rules.\n"
@@ -78,6 +81,35 @@ static int truth_check(const char *path, const struct argus_session_result *res)
 	return misses ? ARGUS_EXIT_FAIL : ARGUS_EXIT_OK;
 }
 
+/* --rule-off LIST: rules of the table that are asked in turn, appended to
+ * p->rules_off; false (the error said) for a name that is no such rule. */
+static bool cli_rules_off(struct argus_beam_params *p, const char *list)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *n = strtok_r(buf, ",", &save); n;
+	     n = strtok_r(NULL, ",", &save)) {
+		const struct argus_diag_rule *r;
+		size_t i = 0;
+		while ((r = argus_diag_rule_at(i)) && strcmp(r->name, n))
+			i++;
+		if (!r || !r->asked) {
+			cli_error("diagnose",
+			          "--rule-off '%s': no rule of that name is asked in turn (argus "
+			          "diagnose --rules: ipc-peer, compare, handoff, ...)",
+			          n);
+			return false;
+		}
+		size_t len = strlen(p->rules_off);
+		if (len + strlen(n) + 2 > sizeof(p->rules_off)) {
+			cli_error("diagnose", "--rule-off: too many rules");
+			return false;
+		}
+		snprintf(p->rules_off + len, sizeof(p->rules_off) - len, "%s%s", len ? "," : "", n);
+	}
+	return true;
+}
+
 /* The rule table (beam/rules.c), as docs/diagnosis.md "Rules" shows it. */
 static void print_rules(void)
 {
@@ -105,6 +137,7 @@ int cmd_diagnose(int argc, char **argv)
 	    {"chrome-json", required_argument, NULL, 'C'},
 	    {"notify", no_argument, NULL, 'n'},     {"truth", no_argument, NULL, 'T'},
 	    {"rules", no_argument, NULL, 'R'},      {"help", no_argument, NULL, 'h'},
+	    {"rule-off", required_argument, NULL, 'O'},
 	    {0}};
 	struct argus_session_opts o;
 	argus_session_opts_default(&o);
@@ -160,6 +193,10 @@ int cmd_diagnose(int argc, char **argv)
 		case 'R':
 			print_rules();
 			return ARGUS_EXIT_OK;
+		case 'O':
+			if (!cli_rules_off(&o.beam, optarg))
+				return ARGUS_EXIT_USAGE;
+			break;
 		default:
 			cli_error(
 			    "diagnose",

@@ -62,6 +62,8 @@ static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now
 {
 	uint64_t start = episode_start(u);
 	u->wait_at = 0;
+	if (u->fired && u->sat)
+		return; /* busy without a wait: it ends when the thread waits */
 	if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
 		start = u->stall.since;
 	if (!start && !u->fired)
@@ -71,6 +73,12 @@ static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now
 		t->st.stalls_ended++;
 		if (t->cb.stall_end)
 			t->cb.stall_end(t->cb.arg, &u->stall);
+		/* the thread must wait before the busy rule can fire again:
+		 * the same hang may go on after an early end */
+		u->busy_from = t->now;
+		u->busy_blocked = 0;
+		u->busy_yields = 0;
+		u->busy_probation = true;
 	}
 	if (start && now - start >= t->o.lag_ns) {
 		struct argus_lag l = {.pid = u->pid, .tid = u->tid, .start = start, .end = now};
@@ -152,6 +160,16 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 		s->cls = ARGUS_STALL_LONG_WAIT;
 	else
 		s->cls = ARGUS_STALL_LONG_RUNNING;
+	if (u->sat) {
+		/* busy without a wait: on CPU (or runnable) since busy_from */
+		uint64_t os = u->on_since > since ? u->on_since : since;
+		s->blocked_ns = u->busy_blocked;
+		s->oncpu_ns = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
+		s->yields = u->busy_yields;
+		s->zero_polls = 0;
+		s->cls = u->busy_yields >= t->o.yield_min ? ARGUS_STALL_YIELD_LOOP
+		                                          : ARGUS_STALL_LONG_RUNNING;
+	}
 	u->fired = true;
 	t->st.stalls++;
 	if (t->cb.stall)
@@ -219,10 +237,94 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	return true;
 }
 
+static void check_episode(struct argus_trigger *t, struct uthr *u);
+
+/* Busy without a wait (docs/diagnosis.md): a UI thread that an event came
+ * to and that has not waited since - blocked at most a quarter of the
+ * time, never lag_ns in one go - for stall_ns is stalled, whatever it read
+ * or polled meanwhile (events pumped inside the work, the toolkit's round
+ * trips to the server end no hang). Threads with hooks say where their
+ * dispatches end; a reader that never draws relays; a thread never idle in
+ * its loop yet is starting up. Judged in windows: the one an event opened,
+ * then (a stall fired, or on probation after another stall's end)
+ * consecutive windows of stall_ns / 4. */
+static void busy_open(struct uthr *u, uint64_t at, bool probation)
+{
+	u->busy_from = at;
+	u->busy_blocked = 0;
+	u->busy_oncpu = 0;
+	u->busy_yields = 0;
+	u->busy_probation = probation;
+}
+
+/* a wait of u ended at ts: the part inside the window counts; one of
+ * lag_ns shows it idle in its loop (it has started up) */
+static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
+{
+	if (ts >= u->wait_since + t->o.lag_ns)
+		u->idle_once = true;
+	uint64_t ws = u->wait_since > u->busy_from ? u->wait_since : u->busy_from;
+	if (u->busy_from && ts > ws)
+		u->busy_blocked += ts - ws;
+}
+
+static void busy_check(struct argus_trigger *t, struct uthr *u)
+{
+	uint64_t from = u->busy_from;
+	if (!from || t->now < from)
+		return;
+	uint64_t el = t->now - from, ws = u->wait_since > from ? u->wait_since : from;
+	uint64_t cur = u->blocked ? t->now - ws : 0, bl = u->busy_blocked + cur;
+	if (cur >= t->o.lag_ns)
+		u->idle_once = true;
+	/* back in its loop: a wait of lag_ns in one go; before a stall, a
+	 * quarter of the time waited; once stalled (or on probation after a
+	 * stall), half of a window of stall_ns / 4: work that goes on in
+	 * chunks (a layout validated in idle steps) stays one stall */
+	bool rolling = u->busy_probation || (u->fired && u->sat);
+	uint64_t win = rolling ? t->o.stall_ns / 4 : BUSY_JUDGE_NS;
+	if (cur >= t->o.lag_ns || (el >= win && bl * (rolling ? 2 : 4) > el)) {
+		if (u->fired && u->sat) {
+			uint64_t at = cur >= t->o.lag_ns ? ws : from;
+			u->sat = false;
+			u->pending_since = 0;
+			u->busy_since = u->stall.since;
+			episode_end_at(t, u, at);
+			u->resumed = at;
+		}
+		u->busy_from = 0;
+		u->busy_probation = false;
+		return;
+	}
+	if (rolling && el >= win) {
+		busy_open(u, t->now, u->busy_probation);
+		return;
+	}
+	/* a thread never yet idle in its loop is still starting up: the
+	 * launch rule's; one that ran less than half the time waited for a
+	 * CPU most of the rest: the machine's load, not its own work, kept it
+	 * from its loop */
+	uint64_t os = u->on_since > from ? u->on_since : from;
+	uint64_t oncpu = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
+	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !u->idle_once ||
+	    oncpu * 2 < el || !windowed(t, u))
+		return;
+	u->sat = true;
+	fire(t, u, from, ARGUS_CAUSE_INPUT);
+	busy_open(u, t->now, false);
+}
+
 static void check(struct argus_trigger *t, struct uthr *u)
 {
-	if (u->fired || u->dead)
+	if (u->dead)
 		return;
+	if (!u->fired)
+		check_episode(t, u);
+	busy_check(t, u);
+}
+
+static void check_episode(struct argus_trigger *t, struct uthr *u)
+{
 	uint64_t start = episode_start(u);
 	if (start && t->now >= start + t->o.stall_ns && windowed(t, u)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
@@ -377,12 +479,17 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		c->last_send = ev->ts;
 		/* written while serving another client (or a device): an event,
 		 * not a reply; only a client with a window gets those */
-		if (p->last_request != c->obj)
+		bool event = p->last_request != c->obj;
+		if (event)
 			c->events = true;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
-		if (c->reader && !t->uts[c->reader - 1].dead)
-			set_pending(t, &t->uts[c->reader - 1], c->pending_since);
+		if (c->reader && !t->uts[c->reader - 1].dead) {
+			struct uthr *r = &t->uts[c->reader - 1];
+			set_pending(t, r, c->pending_since);
+			if (event && !r->busy_from)
+				busy_open(r, ev->ts, false);
+		}
 		return;
 	}
 	if (server) {
@@ -454,6 +561,8 @@ static void on_connect(struct argus_trigger *t, const struct argus_event *ev)
  * with it; a stall it was in ends here. */
 static void on_exit_of(struct argus_trigger *t, struct uthr *u)
 {
+	u->sat = false;
+	u->busy_from = 0;
 	if (u->fired)
 		episode_end(t, u);
 	u->pending_since = u->busy_since = 0;
@@ -522,10 +631,16 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if ((u = trg_uthr_get(t, ev->tid))) {
 			if (u->on_cpu && episode_start(u))
 				u->oncpu_acc += ev->ts - u->on_since;
+			if (u->on_cpu && u->busy_from) {
+				uint64_t os = u->on_since > u->busy_from ? u->on_since : u->busy_from;
+				if (ev->ts > os)
+					u->busy_oncpu += ev->ts - os;
+			}
 			u->on_cpu = false;
 			if (ev->sched_switch.prev_state != 0) {
 				u->blocked = true;
 				u->blocked_since = ev->ts;
+				u->wait_since = ev->ts;
 				/* __TASK_STOPPED, __TASK_TRACED */
 				u->stopped = (ev->sched_switch.prev_state & 0xc) != 0;
 				u->wait_nr = u->last_nr;
@@ -540,6 +655,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if ((u = trg_uthr_get(t, ev->sched_switch.next_tid))) {
 			if (u->blocked && episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
+			if (u->blocked)
+				busy_unblock(t, u, ev->ts);
 			u->blocked = false;
 			u->on_cpu = true;
 			u->on_since = ev->ts;
@@ -555,6 +672,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if ((u = trg_uthr_get(t, ev->wakeup.wakee_tid)) && u->blocked) {
 			if (episode_start(u))
 				u->blocked_acc += ev->ts - u->blocked_since;
+			busy_unblock(t, u, ev->ts);
 			u->blocked = false;
 			if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
 				episode_end(t, u);
@@ -574,8 +692,10 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->last_pobj = poll_family(nr) ? ev->sys_enter.obj : 0;
 		u->last_pkind = poll_family(nr) ? ev->sys_enter.obj_kind : 0;
 		u->zero_poll = false;
-		if (nr == ARGUS_NR_sched_yield)
+		if (nr == ARGUS_NR_sched_yield) {
 			u->yields++;
+			u->busy_yields++;
+		}
 		else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
 			u->zero_poll = true; /* a spin if it finds nothing */
 		else if (poll_family(nr) && !u->hooks && u->busy_since) {

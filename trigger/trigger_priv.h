@@ -20,6 +20,9 @@
 /* input read this soon after it ended a wait: it woke the loop (a busy
  * machine delays the notifier's signal and the wake-up by tens of ms) */
 #define LOOP_WAKE_NS 250000000ULL
+/* a busy window is judged once this old: blocked more than a quarter of it,
+ * the thread waited (docs/diagnosis.md "Busy without a wait") */
+#define BUSY_JUDGE_NS 100000000ULL
 
 struct proc {
 	uint32_t pid;
@@ -85,6 +88,16 @@ struct uthr {
 	 * waits on a condition its notifier thread signals): the futex it sat
 	 * in before reading input, twice in a row. 0 = its loop polls. */
 	uint64_t loop_futex, cand_futex;
+	/* Busy without a wait: an event came to it at busy_from, and since
+	 * then it was blocked busy_blocked ns (ended waits); 0 = no window.
+	 * busy_probation: the window after a stall's end, which only re-arms
+	 * the rule (the thread must wait before it can fire again). sat: the
+	 * fired stall is this rule's. */
+	uint64_t busy_from, busy_blocked, wait_since;
+	uint64_t busy_oncpu; /* on CPU in the window (switches out so far) */
+	uint32_t busy_yields;
+	bool busy_probation, sat;
+	bool idle_once; /* waited lag_ns in one go once: it has started up */
 	/* episode counters */
 	uint64_t ep_start, oncpu_acc, blocked_acc;
 	uint32_t yields, zero_polls;

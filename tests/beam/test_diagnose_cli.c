@@ -208,6 +208,32 @@ TEST(baselines_are_selectable)
 	free(o2);
 }
 
+/* --rule-off (ablation): a rule turned off decides nothing; a branch or an
+ * unknown name is a usage error */
+TEST(rules_can_be_turned_off_by_name)
+{
+	setup();
+	char args[256], *on, *off;
+	snprintf(args, sizeof(args), "diagnose --json %s", trace);
+	int r1 = run(args, &on);
+	snprintf(args, sizeof(args), "diagnose --json --rule-off compare,handoff %s", trace);
+	int r2 = run(args, &off);
+	snprintf(args, sizeof(args), "diagnose --rule-off compare/rest-call %s", trace);
+	int r3 = run(args, NULL);
+	snprintf(args, sizeof(args), "diagnose --rule-off nope %s", trace);
+	int r4 = run(args, NULL);
+	teardown();
+	ASSERT_EQ(r1, 0);
+	ASSERT_EQ(r2, 0);
+	ASSERT_EQ(r3, 2);
+	ASSERT_EQ(r4, 2);
+	ASSERT_CONTAINS(on, "\"compare\"");
+	ASSERT(!strstr(off, "\"compare\""));
+	ASSERT(!strstr(off, "compare/"));
+	free(on);
+	free(off);
+}
+
 TEST(bad_usage_and_files_get_distinct_exit_codes)
 {
 	setup();
@@ -234,4 +260,5 @@ TEST_MAIN(TEST_ENTRY(text_report_names_root_causes), TEST_ENTRY(truth_check_pass
           TEST_ENTRY(json_report_validates_against_the_schema),
           TEST_ENTRY(chrome_json_has_flow_arrows),
           TEST_ENTRY(html_report_has_a_picture_per_stall), TEST_ENTRY(baselines_are_selectable),
+          TEST_ENTRY(rules_can_be_turned_off_by_name),
           TEST_ENTRY(bad_usage_and_files_get_distinct_exit_codes))

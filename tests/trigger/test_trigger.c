@@ -765,6 +765,226 @@ TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
 	teardown();
 }
 
+/* Busy without a wait. A key press: the server read a device (not the
+ * app's request) and writes the event to the app's connection. */
+static void key_event(uint64_t ts)
+{
+	struct argus_event r = ev(ts, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK;
+	r.ipc.peer_obj = 0xffff00000000d000ull; /* another client, a device */
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 32;
+	feed(r);
+	x_send(ts + 1000);
+}
+
+/* the app asks the server something and waits for the reply: a poll on
+ * the display connection alone, woken by the reply after wait_ns */
+static void round_trip(uint64_t ts, uint64_t wait_ns)
+{
+	app_connects(ts); /* the request */
+	server_reads(ts + 1000);
+	sys_enter(ts + 2000, APP, 7, -1);
+	block(ts + 3000, APP);
+	x_send(ts + 3000 + wait_ns); /* the reply */
+	wake(ts + 4000 + wait_ns, APP);
+	app_read(ts + 5000 + wait_ns, APP);
+}
+
+/* A handler working on CPU for 3 s (a big file laid out) that talks to the
+ * server all along (round trips, events pumped and read): every read and
+ * every reply's poll look like its loop to the episode rules, but it never
+ * waits. AbiWord, geany, gedit on their big files (bench/realapps r6, r8,
+ * r11). */
+TEST(busy_handler_that_pumps_events_fires_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS); /* then idle in its loop */
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	for (uint64_t ts = B + 10 * MS; ts < B + 3000 * MS; ts += 10 * MS) {
+		if ((ts - B) % (500 * MS) == 0) {
+			key_event(ts); /* the user presses a key now and then */
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000); /* 0.3 ms of each 10 ms waited */
+	}
+	sys_enter(B + 3000 * MS, APP, 7, -1); /* back in its loop: it waits */
+	block(B + 3000 * MS + 1000, APP);
+	tick_until(B + 3001 * MS, B + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].tid, APP);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_RUNNING);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
+	ASSERT_U64_EQ(rec.stalls[0].since, B + 1000);
+	ASSERT(rec.stalls[0].detected >= B + 2000 * MS);
+	ASSERT(rec.stalls[0].detected <= B + 2050 * MS);
+	ASSERT(rec.stalls[0].oncpu_ns > rec.stalls[0].blocked_ns * 3);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT(rec.ends[0].end >= B + 2900 * MS);
+	ASSERT(rec.ends[0].end <= B + 3001 * MS);
+	teardown();
+}
+
+/* Work in chunks (a layout validated in idle steps, waiting a frame's 16 ms
+ * between some of them): a third of the time waited in a stretch of it
+ * does not end the stall; the hang is one stall until the thread waits. */
+TEST(busy_work_in_chunks_is_one_stall)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	uint64_t ts = B + 10 * MS;
+	for (int k = 0; k < 3; k++) {
+		for (uint64_t end = ts + 2500 * MS; ts < end; ts += 10 * MS)
+			round_trip(ts + 3000, 300000);
+		for (uint64_t end = ts + 600 * MS; ts < end; ts += 48 * MS) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+			round_trip(ts + 3000, 16 * MS); /* a third waited */
+		}
+	}
+	sys_enter(ts, APP, 7, -1);
+	block(ts + 1000, APP);
+	tick_until(ts + MS, ts + 2 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT(rec.ends[0].end >= ts - MS);
+	teardown();
+}
+
+/* A machine overloaded: the thread wants the CPU all along but runs 30 %
+ * of the time, preempted (runnable) the rest: the load, not its own work,
+ * keeps it from its loop: no stall of this rule's. */
+TEST(a_thread_kept_from_the_cpu_is_not_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	for (uint64_t ts = B + 10 * MS; ts < B + 3000 * MS; ts += 10 * MS) {
+		if ((ts - B) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000);
+		struct argus_event e = ev(ts + 3 * MS, ARGUS_EV_SCHED_SWITCH, APP, APP);
+		e.sched_switch.prev_state = 0; /* preempted: runnable */
+		feed(e);
+		wake(ts + 10 * MS - 1000, APP);
+	}
+	sys_enter(B + 3000 * MS, APP, 7, -1);
+	block(B + 3000 * MS + 1000, APP);
+	tick_until(B + 3001 * MS, B + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+/* An app starting up: busy from its first events (its window mapped,
+ * exposed) on, never idle in its loop yet: not this rule's (a launch). Once
+ * it has been idle, the same work after an event is a stall. */
+TEST(an_app_busy_starting_up_is_not_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	key_event(T0 + 10 * MS); /* its window's first events */
+	wake(T0 + 10 * MS + 5000, APP);
+	app_read(T0 + 10 * MS + 10000, APP);
+	for (uint64_t ts = T0 + 20 * MS; ts < T0 + 3000 * MS; ts += 10 * MS) {
+		if ((ts - T0) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000);
+	}
+	sys_enter(T0 + 3000 * MS, APP, 7, -1); /* ready: idle in its loop */
+	block(T0 + 3000 * MS + 1000, APP);
+	tick_until(T0 + 3001 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	key_event(T0 + 4 * SEC);
+	wake(T0 + 4 * SEC + 5000, APP);
+	app_read(T0 + 4 * SEC + 10000, APP);
+	for (uint64_t ts = T0 + 4010 * MS; ts < T0 + 6500 * MS; ts += 10 * MS)
+		round_trip(ts + 3000, 300000);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 4 * SEC + 1000);
+	teardown();
+}
+
+/* idle, drawing a frame each 16 ms (an animation: a blinking cursor, a
+ * spinner), typed at: it waits most of the time, never 100 ms in one go */
+TEST(an_animating_idle_app_never_fires_busy_without_a_wait)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	for (uint64_t ts = T0 + 100 * MS; ts < T0 + 10 * SEC; ts += 16 * MS) {
+		if ((ts - T0) % (96 * MS) == 4 * MS)
+			key_event(ts);
+		wake(ts + 10000, APP);
+		app_read(ts + 20000, APP);
+		app_connects(ts + 500000); /* the frame drawn */
+		sys_enter(ts + 1500000, APP, 7, 14);
+		block(ts + 1510000, APP);
+	}
+	tick_until(T0 + 10 * SEC, T0 + 12 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+/* One hang, one stall: a hung handler that reads nothing fires on its
+ * pending input; a short wait inside the work (the toolkit's round trip)
+ * ends that stall for the episode rules, and the work goes on for 3 s more
+ * with events read: the busy rule waits for the thread to wait before it
+ * can fire again. */
+TEST(busy_rule_does_not_fire_again_before_the_thread_waits)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	key_event(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 5000, APP);
+	app_read(T0 + 100 * MS + 10000, APP);
+	key_event(T0 + 200 * MS); /* unread for 2 s: the first stall */
+	tick_until(T0 + 201 * MS, T0 + 2500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	app_read(T0 + 2500 * MS, APP);
+	app_read_nothing(T0 + 2500 * MS + 2000, 1000);
+	sys_enter(T0 + 2501 * MS, APP, 7, -1); /* a poll that waits 2 ms */
+	block(T0 + 2501 * MS + 1000, APP);
+	wake(T0 + 2503 * MS, APP);
+	ASSERT_EQ(rec.nends, 1);
+	for (uint64_t ts = T0 + 2510 * MS; ts < T0 + 6 * SEC; ts += 10 * MS) {
+		if ((ts - T0) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, 300000);
+	}
+	sys_enter(T0 + 6 * SEC, APP, 7, -1);
+	block(T0 + 6 * SEC + 1000, APP);
+	tick_until(T0 + 6001 * MS, T0 + 7 * SEC);
+	/* a new hang after it waited is a new stall */
+	key_event(T0 + 7 * SEC);
+	wake(T0 + 7 * SEC + 5000, APP);
+	app_read(T0 + 7 * SEC + 10000, APP);
+	for (uint64_t ts = T0 + 7010 * MS; ts < T0 + 9500 * MS; ts += 10 * MS)
+		round_trip(ts + 3000, 300000);
+	ASSERT_EQ(rec.nstalls, 2);
+	ASSERT_U64_EQ(rec.stalls[1].since, T0 + 7 * SEC + 1000);
+	teardown();
+}
+
 static const uint64_t TCL_COND = 0x7f0000001000ull, APP_LOCK = 0x7f0000002000ull;
 
 static void futex_wait(uint64_t ts, uint32_t tid, uint64_t uaddr)
@@ -1138,4 +1358,10 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(one_hang_with_a_brief_return_is_one_stall),
           TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
           TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker),
-          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall))
+          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall),
+          TEST_ENTRY(busy_handler_that_pumps_events_fires_busy_without_a_wait),
+          TEST_ENTRY(busy_work_in_chunks_is_one_stall),
+          TEST_ENTRY(a_thread_kept_from_the_cpu_is_not_busy_without_a_wait),
+          TEST_ENTRY(an_app_busy_starting_up_is_not_busy_without_a_wait),
+          TEST_ENTRY(an_animating_idle_app_never_fires_busy_without_a_wait),
+          TEST_ENTRY(busy_rule_does_not_fire_again_before_the_thread_waits))

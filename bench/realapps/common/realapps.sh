@@ -32,6 +32,18 @@ ra_a11y_up() {
 		org.a11y.Bus.GetAddress >a11y.addr
 }
 
+# ra_a11y_stop: the accessibility bus launcher stopped, and the bus address
+# it published taken off the X root window: at-spi-bus-launcher writes it
+# there (AT_SPI_BUS) once its bus runs, and libatspi reads it there before
+# it asks the launcher (org.a11y.Bus.GetAddress on the session bus), so
+# this is the state of a launcher stopped before it published it: apps ask
+# it. Its pid in stopped.pid.
+ra_a11y_stop() {
+	ra_stop "$(ra_bus_pid org.a11y.Bus)"
+	xprop -root -remove AT_SPI_BUS 2>/dev/null
+	return 0
+}
+
 # ra_fuse_mount SRC MNT: bindfs (single-threaded, in the foreground, in
 # the background of this shell) mirrors SRC at MNT; its pid in fuse.pid
 ra_fuse_mount() {
