@@ -21,6 +21,7 @@
 struct sample {
 	uint64_t ts;
 	uint32_t stack;
+	bool chain; /* a whole call chain (ARGUS_UNWIND_DWARF) */
 };
 
 struct sring {
