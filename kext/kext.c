@@ -104,6 +104,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 		            "full stacks of %u bytes: must be 256 to %d", o->ustack_bytes,
 		            TRACER_USTACK_BYTES_MAX);
 	skel->rodata->ustack_bytes = o->ustack_bytes ? o->ustack_bytes : TRACER_USTACK_BYTES;
+	skel->rodata->ustack_all = o->full_stacks_all;
 	if (o->comm) {
 		size_t n = strlen(o->comm);
 

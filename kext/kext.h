@@ -52,6 +52,8 @@ struct argus_kext_opts {
 	const char *btf_path; /* kernel BTF; NULL = /sys/kernel/btf/vmlinux */
 	uint32_t ustack_bytes; /* full stacks: user stack bytes copied per sample
 	                        * (256 .. 16384); 0 = 8192 */
+	bool full_stacks_all;  /* full stacks for every traced process (else only
+	                        * those given to argus_kext_full_stacks) */
 };
 
 /* Load the tracer (not yet attached). On failure returns a status, *k is

@@ -15,6 +15,8 @@
 
 /* Stack bytes copied per sample (<= TRACER_USTACK_BYTES_MAX). */
 const volatile __u32 ustack_bytes = TRACER_USTACK_BYTES;
+/* Every traced process, not only those in full_pids (argus record --full-stacks). */
+const volatile bool ustack_all = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -60,7 +62,7 @@ static __always_inline __u32 full_stack(struct task_struct *t, struct pt_regs *u
 	__u64 sp, top;
 	__u32 n;
 
-	if (!uregs || !bpf_map_lookup_elem(&full_pids, &tgid))
+	if (!uregs || (!ustack_all && !bpf_map_lookup_elem(&full_pids, &tgid)))
 		return 0;
 	slot = __sync_fetch_and_add(&ustack_next, 1) % TRACER_USTACK_SLOTS;
 	u = bpf_map_lookup_elem(&ustacks, &slot);
