@@ -92,7 +92,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 	struct proc *p = thread_arg;
-	Dwarf_Word regs[64];
+	Dwarf_Word regs[64] = {0};
 	unsigned n = p->cur.nregs < 64 ? p->cur.nregs : 64;
 
 	for (unsigned i = 0; i < n; i++)
