@@ -171,7 +171,8 @@ static const struct dg_rule rules[] = {
          "[ATC21] 6.3 (the longest common sequence of the vertex's stacks) and 6.4 "
          "(LongRunning), on DWARF-unwound stacks as perf --call-graph dwarf takes them, "
          "with a majority for the common sequence",
-         "realapps r6, r8, r9, r11 (gedit, abiword, gnumeric, geany); "
+         "realapps r11 (geany: pango_layout_get_iter, live), r9 (gnumeric: the phase "
+         "under way at detection; gnm_cell_render_value over 20 s); "
          "tests/beam/test_costly.c whole_chains_*"),
     RULE("the-wait-itself", LW | YL, NULL,
          "A wait that no rule explains (no request answered, nothing to compare with) is "
