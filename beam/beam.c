@@ -28,6 +28,7 @@ void argus_beam_params_default(struct argus_beam_params *p)
 	p->long_wait_ns = 500000000ULL;
 	p->costly_share = 0.98;
 	p->costly_min_samples = 10;
+	p->chain_share = 0.5;
 }
 
 static bool view_vertex(void *arg, argus_vid id, struct argus_vertex_info *out)

@@ -42,6 +42,7 @@ struct argus_beam_params {
 	 * rules with a function (argus diagnose --rules), comma-separated;
 	 * "" = every rule */
 	char rules_off[256];
+	double chain_share; /* whole call chains: held by more than this share (0.5) */
 };
 void argus_beam_params_default(struct argus_beam_params *p);
 
@@ -138,6 +139,10 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
  * returns how many were written (<= cap). */
 size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t from,
                            uint64_t to, uint32_t *stacks, uint64_t *ts, size_t cap);
+/* The same, only the samples whose stacks are whole call chains (unwound
+ * from a full stack: stack.unwind ARGUS_UNWIND_DWARF). */
+size_t argus_samples_range_full(const struct argus_samples *s, uint32_t tid, uint64_t from,
+                                uint64_t to, uint32_t *stacks, size_t cap);
 
 /* The costly function of a busy segment (the Argus paper's longest common
  * sequence of the sampled stacks, section 6.3, made robust to stray
@@ -150,6 +155,15 @@ size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t
 uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
                                const uint32_t *stacks, uint32_t n, double share,
                                uint32_t min_samples, struct argus_frame *out);
+
+/* The same on whole call chains (samples with full stacks, unwound with
+ * the binaries' CFI): the innermost function with a symbol, in any object,
+ * held by more than share of the stacks (all of them below min_samples):
+ * the rule the realapps truth is written by (docs/diagnosis.md "Full
+ * stacks"). */
+uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
+                            const uint32_t *stacks, uint32_t n, double share, uint32_t min_samples,
+                            struct argus_frame *out);
 
 #define ARGUS_DIAG_CANDIDATES 5
 

@@ -164,3 +164,69 @@ uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
 	free(ok);
 	return support;
 }
+
+/*
+ * Whole call chains (full stacks, docs/diagnosis.md "Full stacks"): the
+ * rule the realapps truth is written by, from perf's DWARF call graphs -
+ * the innermost function with a symbol under which more than `share` of
+ * the samples lie (all of them below min_samples), in any object. Frames
+ * past the first are return addresses: looked up one byte back, inside
+ * the call (a call that ends a function would name the next one).
+ */
+uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
+                            const uint32_t *stacks, uint32_t n, double share, uint32_t min_samples,
+                            struct argus_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!sym || !sym->stack || !sym->resolve || !n)
+		return 0;
+	struct fsets *t = malloc(sizeof(*t));
+	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
+	if (!t || !votes) {
+		free(t);
+		free(votes);
+		return 0;
+	}
+	t->nf = t->ns = 0;
+	for (uint32_t k = 0; k < n && t->ns < MAX_STACKS; k++) {
+		const uint64_t *ips;
+		uint32_t depth, s = t->ns;
+		if (!sym->stack(sym->arg, stacks[k], &ips, &depth))
+			continue;
+		t->nfn[s] = 0;
+		for (uint32_t i = 0; i < depth && t->nfn[s] < MAX_DEPTH; i++) {
+			struct argus_frame f;
+			if (!ips[i] || !sym->resolve(sym->arg, pid, i ? ips[i] - 1 : ips[i], &f))
+				continue;
+			int fi = find(t, &f);
+			if (fi < 0 || holds(t, s, (uint32_t)fi))
+				continue;
+			t->fn[s][t->nfn[s]++] = (uint16_t)fi;
+			t->held[fi][s / 64] |= 1ull << (s % 64);
+			t->count[fi]++;
+		}
+		t->ns++; /* a sample with no symbol at all still counts */
+	}
+	/* more than share of them: 51 of 100 at 0.5 */
+	uint32_t need = (uint32_t)(share * t->ns) + 1;
+	if (need > t->ns || t->ns < min_samples)
+		need = t->ns;
+	for (uint32_t s = 0; s < t->ns; s++)
+		for (uint32_t i = 0; i < t->nfn[s]; i++)
+			if (t->count[t->fn[s][i]] >= need) {
+				votes[t->fn[s][i]]++;
+				break;
+			}
+	int best = -1;
+	for (uint32_t f = 0; f < t->nf; f++)
+		if (votes[f] && (best < 0 || votes[f] > votes[best]))
+			best = (int)f;
+	uint32_t support = 0;
+	if (best >= 0) {
+		*out = t->frame[best];
+		support = t->count[best];
+	}
+	free(t);
+	free(votes);
+	return support;
+}

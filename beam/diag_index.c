@@ -59,7 +59,8 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
 			s->n++;
 		}
 		struct sring *r = &s->r[*ix];
-		r->s[r->head] = (struct sample){ev[i].ts, ev[i].stack.ustack};
+		r->s[r->head] = (struct sample){ev[i].ts, ev[i].stack.ustack,
+		                                ev[i].stack.unwind == ARGUS_UNWIND_DWARF};
 		r->head = (r->head + 1) % SAMPLES_PER_THREAD;
 		if (r->n < SAMPLES_PER_THREAD)
 			r->n++;
@@ -83,6 +84,23 @@ size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t
 				ts[n] = x->ts;
 			stacks[n++] = x->stack;
 		}
+	}
+	return n;
+}
+
+size_t argus_samples_range_full(const struct argus_samples *s, uint32_t tid, uint64_t from,
+                                uint64_t to, uint32_t *stacks, size_t cap)
+{
+	size_t n = 0;
+	uint32_t *ix = s ? idmap_get(&s->ix, tid) : NULL;
+	if (!ix)
+		return 0;
+	const struct sring *r = &s->r[*ix];
+	for (uint32_t k = 0; k < r->n && n < cap; k++) {
+		const struct sample *x =
+		    &r->s[(r->head + SAMPLES_PER_THREAD - r->n + k) % SAMPLES_PER_THREAD];
+		if (x->ts >= from && x->ts <= to && x->stack && x->chain)
+			stacks[n++] = x->stack;
 	}
 	return n;
 }
@@ -380,8 +398,11 @@ void dg_name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_w
 /* LongRunning: the costly function of the stacks sampled on the thread in
  * [from, to] (argus_costly_function). Returns the samples holding it. */
 uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, struct argus_frame *out, uint32_t *nsamples)
+                            uint64_t to, struct argus_frame *out, uint32_t *nsamples,
+                            bool *whole)
 {
+	if (whole)
+		*whole = false;
 	uint32_t stacks[SAMPLES_PER_THREAD], n = 0;
 	*nsamples = 0;
 	memset(out, 0, sizeof(*out));
@@ -390,6 +411,21 @@ uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, NULL,
 	                                  SAMPLES_PER_THREAD);
 	*nsamples = n;
+	/* most samples whole call chains: the truth's rule on them (costly-chain) */
+	uint32_t chains[SAMPLES_PER_THREAD];
+	uint32_t nc = (uint32_t)argus_samples_range_full(c->samples, tid, from, to, chains,
+	                                                 SAMPLES_PER_THREAD);
+	if (nc && nc * 2 > n) {
+		uint32_t held = argus_costly_chain(c->sym, pid, chains, nc, c->p->chain_share,
+		                                   c->p->costly_min_samples, out);
+		if (out->func[0]) {
+			dg_note(c, "costly-function/whole-chains");
+			*nsamples = nc;
+			if (whole)
+				*whole = true;
+			return held;
+		}
+	}
 	return argus_costly_function(c->sym, pid, stacks, n, c->p->costly_share,
 	                             c->p->costly_min_samples, out);
 }

@@ -21,6 +21,7 @@
 struct sample {
 	uint64_t ts;
 	uint32_t stack;
+	bool chain; /* a whole call chain (ARGUS_UNWIND_DWARF) */
 };
 
 struct sring {
@@ -85,8 +86,11 @@ bool dg_other_call(const struct ctx *c, const struct argus_vertex_info *x,
 uint64_t dg_wait_len(const struct ctx *c, const struct argus_vertex_info *v, uint64_t now);
 void dg_take_frame(struct argus_culprit *cu, const struct argus_frame *f);
 void dg_name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_wait);
+/* *whole (may be NULL): named from whole call chains (costly-function/
+ * whole-chains), in whatever object: dg_name_vertex must not replace it. */
 uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, struct argus_frame *out, uint32_t *nsamples);
+                            uint64_t to, struct argus_frame *out, uint32_t *nsamples,
+                            bool *whole);
 void dg_add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t reason,
                       int32_t penalty, uint32_t depth);
 bool dg_in_chain(const uint32_t *chain, uint32_t n, uint32_t tid);

@@ -230,9 +230,14 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 			uint64_t from = cu->v.start;
 			if (unwaited && cu->v.tid == stall->tid && from > stall->since)
 				from = stall->since;
-			dg_costly_function(&c, cu->v.pid, cu->v.tid, from, to, &f, &ns);
+			bool whole = false;
+			dg_costly_function(&c, cu->v.pid, cu->v.tid, from, to, &f, &ns, &whole);
 			if (f.func[0])
 				dg_take_frame(cu, &f);
+			if (whole && f.func[0]) { /* the chains' answer stands, in any object */
+				d->candidates[d->ncandidates++] = *cu;
+				continue;
+			}
 		}
 		dg_name_vertex(&c, cu, waited);
 		d->candidates[d->ncandidates++] = *cu;
@@ -252,7 +257,8 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 		 * the handler's work before the input it left unread */
 		uint64_t from = a.start > stall->since && !unwaited ? a.start : stall->since;
 		struct argus_frame f;
-		d->costly_samples = dg_costly_function(&c, a.pid, a.tid, from, to, &f, &d->samples);
+		d->costly_samples =
+		    dg_costly_function(&c, a.pid, a.tid, from, to, &f, &d->samples, NULL);
 		snprintf(d->costly_func, sizeof(d->costly_func), "%s", f.func);
 	}
 	if (d->ncandidates) {

@@ -170,6 +170,17 @@ static const struct dg_rule rules[] = {
          "A busy stall's root is its own segment, named by the innermost application "
          "function on most of the stall's samples (costly_share of them, default 0.98).",
          "[ATC21] 6.4 (LongRunning)", "zoo B2, B3, B5, B7, B8, B9; synthetic long_running"),
+    RULE("costly-function/whole-chains", LR, NULL,
+         "When most of a busy stall's samples carry whole call chains (full stacks unwound "
+         "with the binaries' CFI), the stall is named by the innermost function with a "
+         "symbol, in any object, under which more than half of those samples lie "
+         "(chain_share): the rule perf's DWARF call graphs give the realapps truth.",
+         "[ATC21] 6.3 (the longest common sequence of the vertex's stacks) and 6.4 "
+         "(LongRunning), on DWARF-unwound stacks as perf --call-graph dwarf takes them, "
+         "with a majority for the common sequence",
+         "realapps r11 (geany: pango_layout_get_iter, live), r9 (gnumeric: the phase "
+         "under way at detection; gnm_cell_render_value over 20 s); "
+         "tests/beam/test_costly.c whole_chains_*"),
     RULE("the-wait-itself", LW | YL, NULL,
          "A wait that no rule explains (no request answered, nothing to compare with) is "
          "reported as it is: the stalled thread blocked, with its wait's stack.",

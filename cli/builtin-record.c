@@ -22,7 +22,8 @@ static void record_usage(FILE *f)
 	fprintf(f,
 	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
-	        "                    [--no-recv-enter] [--syscalls] [--no-rt] [--ready-fd FD]\n"
+	        "                    [--no-recv-enter] [--syscalls] [--full-stacks] [--no-rt]\n"
+	        "                    [--ready-fd FD]\n"
 	        "                    [--hooks] [-- CMD ARGS...]\n\n"
 	        "Trace the machine (default), some processes and their children, or CMD and its\n"
 	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"
@@ -30,6 +31,8 @@ static void record_usage(FILE *f)
 	        "does, and merges its hook records with the kernel's into the same trace.\n"
 	        "--syscalls adds per-call capture on the syscall exit tracepoint (every\n"
 	        "syscall of every task pays for it); the default uses none.\n"
+	        "--full-stacks: every sample also copies the registers and 8 KiB of user\n"
+	        "stack, unwound with the binaries' CFI (libraries without frame pointers).\n"
 	        "Needs root or CAP_BPF + CAP_PERFMON. What is captured: docs/kext.md.\n");
 }
 

@@ -62,6 +62,14 @@ static int attach_store(void *arg, struct argus_session *s, char *err, size_t ec
 	return 0;
 }
 
+/* Session's thread: an app the trigger learned of gets full stacks. */
+static void full_stacks_for_app(void *arg, uint32_t pid)
+{
+	struct argus_kext *k = *(struct argus_kext **)arg;
+	if (k && argus_kext_full_stacks(k, pid, true))
+		fprintf(stderr, "argus start: no full stacks for pid %u (too many processes)\n", pid);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(
@@ -82,6 +90,8 @@ static void usage(FILE *f)
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
+	    "  --no-full-stacks    apps' samples without full stacks (registers and 8 KiB\n"
+	    "                      of stack unwound with the binaries' CFI; docs/kext.md)\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
 	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
@@ -107,7 +117,7 @@ int cmd_start(int argc, char **argv)
 {
 	struct argus_daemon_opts o = {.group = -1};
 	struct argus_kext_opts ko = {0};
-	bool no_kernel = false, no_diagnose = false;
+	bool no_kernel = false, no_diagnose = false, no_full_stacks = false;
 	struct argus_daemon_diag_opts so = {0};
 	struct store store = {0};
 	if (argc == 3 && !strcmp(argv[1], "--notifier")) {
@@ -137,6 +147,8 @@ int cmd_start(int argc, char **argv)
 			so.no_notify = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			no_kernel = true;
+		} else if (!strcmp(a, "--no-full-stacks")) {
+			no_full_stacks = true;
 		} else if (!strcmp(a, "--no-samples")) {
 			ko.no_samples = true;
 		} else if (!strcmp(a, "--no-irqs")) {
@@ -244,6 +256,11 @@ int cmd_start(int argc, char **argv)
 	struct argus_kext *k = NULL;
 	struct argus_daemon_diag *sd = NULL;
 	int rc = ARGUS_EXIT_OK;
+	/* apps get full stacks (k is set before any record reaches the session) */
+	if (!no_kernel && !no_full_stacks) {
+		so.app = full_stacks_for_app;
+		so.app_arg = &k;
+	}
 	if (!store.path || store.path[0]) {
 		so.attach = attach_store;
 		so.attach_arg = &store;

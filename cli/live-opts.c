@@ -64,6 +64,8 @@ int cli_live_parse(struct argus_live_opts *o, int argc, char **argv, int *i, pid
 			return ARGUS_EXIT_USAGE;
 		}
 		o->kext.ring_bytes = (uint32_t)v;
+	} else if (!strcmp(a, "--full-stacks")) {
+		o->kext.full_stacks_all = true;
 	} else if (!strcmp(a, "--no-samples")) {
 		o->kext.no_samples = true;
 	} else if (!strcmp(a, "--no-irqs")) {

@@ -354,7 +354,16 @@ struct argus_ev_stack {
 	                     pointers (waits; samples inside a shared library) */
 	argus_u32 kind;   /* enum argus_stack_kind */
 	argus_u32 depth;  /* frames captured in the user stack */
-	argus_u64 _pad;
+	argus_u32 copy;   /* kernel ring only: slot + 1 of the user stack copy
+	                     (kext_full_stacks); the decoder clears it */
+	argus_u32 unwind; /* how ustack was walked: enum argus_unwind */
+};
+
+/* How a STACK / CPU_SAMPLE user stack was walked (argus_ev_stack.unwind). */
+enum argus_unwind {
+	ARGUS_UNWIND_FP = 0,    /* frame pointers in the kernel (sp_ret added) */
+	ARGUS_UNWIND_DWARF = 1, /* CFI (.eh_frame / .debug_frame) from a copy of
+	                           the registers and the top of the stack */
 };
 
 /* payload: UI_INPUT */

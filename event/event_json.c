@@ -145,6 +145,7 @@ static const struct field f_stack[] = {
     {"ip", P(argus_ev_stack, ip), F_HEX},
     {"sp_ret", P(argus_ev_stack, sp_ret), F_HEX},
     {"depth", P(argus_ev_stack, depth), F_U32},
+    {"unwind", P(argus_ev_stack, unwind), F_U32},
     {0},
 };
 static const struct field f_ui[] = {

@@ -21,6 +21,7 @@
 #include "kext_priv.h"
 #include "tracer.h"
 #include "tracer.skel.h"
+#include "unwind.h"
 
 /* ---- u32 -> u32 table (key 0 never stored; val 0 = absent) -------------- */
 int u32_table_put(struct u32_table *t, uint32_t key, uint32_t val)
@@ -383,8 +384,61 @@ static uint32_t intern_kstack(struct argus_kext *k, const struct argus_event *e,
 	return sink->intern_stack ? sink->intern_stack(sink->arg, ips, depth) : 0;
 }
 
+/*
+ * A sample with a full stack (argus_kext_full_stacks): its slot's copy,
+ * when the slot still holds it (same time and thread), unwound with the
+ * binaries' CFI. The interned chain replaces the frame-pointer stack when
+ * it goes further; 0 (the frame-pointer stack stays) otherwise. Either way
+ * the record no longer names a slot.
+ */
+static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
+                                  const struct argus_sink *sink, uint32_t fp_depth)
+{
+	uint32_t slot = e->stack.copy - 1;
+	uint64_t pcs[TRACER_STACK_DEPTH];
+	unsigned n;
+
+	e->stack.copy = 0;
+	if (!k->ucopy && !(k->ucopy = malloc(sizeof(*k->ucopy))))
+		return 0;
+	if (!k->unwinder && !(k->unwinder = argus_unwinder_new()))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.ustacks), &slot, k->ucopy) ||
+	    k->ucopy->ts != e->ts || k->ucopy->tid != e->tid || k->ucopy->nregs > TRACER_UREGS_MAX ||
+	    k->ucopy->size > TRACER_USTACK_BYTES_MAX) {
+		k->ustacks_lost++;
+		return 0;
+	}
+	n = argus_unwind(k->unwinder, e->pid, e->tid, (const uint64_t *)k->ucopy->regs, k->ucopy->nregs,
+	                 k->ucopy->data, k->ucopy->size, pcs, TRACER_STACK_DEPTH);
+	if (n == 0) {
+		k->ustacks_lost++;
+		return 0;
+	}
+	k->ustacks++;
+	if (n <= fp_depth)
+		return 0;
+	e->stack.depth = n;
+	e->stack.unwind = ARGUS_UNWIND_DWARF;
+	return sink->intern_stack ? sink->intern_stack(sink->arg, pcs, n) : 0;
+}
+
 static int intern_stacks(struct argus_kext *k, struct argus_event *e, const struct argus_sink *sink)
 {
+	if (e->type == ARGUS_EV_PROC_EXEC || e->type == ARGUS_EV_PROC_EXIT)
+		argus_unwinder_forget(k->unwinder, e->pid);
+	if (e->type == ARGUS_EV_CPU_SAMPLE && e->stack.copy) {
+		uint32_t depth = 0, id;
+
+		if (e->stack.ustack) {
+			e->stack.ustack = intern_kernel_stack(k, e, sink, &depth);
+			e->stack.depth = e->stack.ustack ? depth : 0;
+		}
+		id = intern_full_stack(k, e, sink, e->stack.ustack ? depth : 0);
+		if (id)
+			e->stack.ustack = id;
+		return 0;
+	}
 	if ((e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE) && e->stack.ustack) {
 		uint32_t depth = 0;
 

@@ -22,6 +22,7 @@
 #include "kext_priv.h"
 #include "tracer.h"
 #include "tracer.skel.h"
+#include "unwind.h"
 
 #define DEFAULT_RING_BYTES (4u << 20)
 #define DEFAULT_SAMPLE_HZ  49
@@ -98,6 +99,12 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	skel->rodata->wait_stacks = !o->no_wait_stacks;
 	skel->rodata->recv_enter = !o->no_recv_enter;
 	skel->rodata->per_call = o->syscalls;
+	if (o->ustack_bytes && (o->ustack_bytes < 256 || o->ustack_bytes > TRACER_USTACK_BYTES_MAX))
+		return fail(err, errlen, ARGUS_KEXT_EINVAL,
+		            "full stacks of %u bytes: must be 256 to %d", o->ustack_bytes,
+		            TRACER_USTACK_BYTES_MAX);
+	skel->rodata->ustack_bytes = o->ustack_bytes ? o->ustack_bytes : TRACER_USTACK_BYTES;
+	skel->rodata->ustack_all = o->full_stacks_all;
 	if (o->comm) {
 		size_t n = strlen(o->comm);
 
@@ -363,6 +370,8 @@ void argus_kext_close(struct argus_kext *k)
 	u32_table_free(&k->names_idx);
 	free(k->names);
 	u32_table_free(&k->build_ids);
+	argus_unwinder_free(k->unwinder);
+	free(k->ucopy);
 	free(k);
 }
 
@@ -374,6 +383,23 @@ int argus_kext_add_pid(struct argus_kext *k, pid_t pid)
 	if (pid <= 0)
 		return ARGUS_KEXT_EINVAL;
 	if (bpf_map_update_elem(bpf_map__fd(k->skel->maps.pids), &key, &one, BPF_ANY))
+		return errno == ENOMEM || errno == E2BIG ? ARGUS_KEXT_ENOMEM : ARGUS_KEXT_EIO;
+	return ARGUS_KEXT_OK;
+}
+
+int argus_kext_full_stacks(struct argus_kext *k, uint32_t tgid, bool on)
+{
+	int fd = bpf_map__fd(k->skel->maps.full_pids);
+	uint8_t one = 1;
+
+	if (tgid == 0)
+		return ARGUS_KEXT_EINVAL;
+	if (!on) {
+		if (bpf_map_delete_elem(fd, &tgid) && errno != ENOENT)
+			return ARGUS_KEXT_EIO;
+		return ARGUS_KEXT_OK;
+	}
+	if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY))
 		return errno == ENOMEM || errno == E2BIG ? ARGUS_KEXT_ENOMEM : ARGUS_KEXT_EIO;
 	return ARGUS_KEXT_OK;
 }
@@ -452,4 +478,6 @@ void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *s
 	st->stack_drops = argus_kext_stack_drops(k);
 	st->procs_seen = k->procs_seen;
 	st->maps_read_failed = k->maps_failed;
+	st->ustacks = k->ustacks;
+	st->ustacks_lost = k->ustacks_lost + k->skel->bss->ustack_failed;
 }

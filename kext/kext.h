@@ -50,6 +50,10 @@ struct argus_kext_opts {
 	                       * (every task's syscalls pay for it); false: blocked
 	                       * calls, wakers' calls and watched sockets only */
 	const char *btf_path; /* kernel BTF; NULL = /sys/kernel/btf/vmlinux */
+	uint32_t ustack_bytes; /* full stacks: user stack bytes copied per sample
+	                        * (256 .. 16384); 0 = 8192 */
+	bool full_stacks_all;  /* full stacks for every traced process (else only
+	                        * those given to argus_kext_full_stacks) */
 };
 
 /* Load the tracer (not yet attached). On failure returns a status, *k is
@@ -65,6 +69,19 @@ void argus_kext_close(struct argus_kext *k);
 
 /* Add a process to a pid filter (e.g. a command started by argus). */
 int argus_kext_add_pid(struct argus_kext *k, pid_t pid);
+
+/*
+ * Full user stacks for process tgid (on) or back to frame pointers only
+ * (off): each cpu-clock sample of its threads also copies the user
+ * registers and the top ustack_bytes of the user stack, and
+ * argus_kext_prefetch / _decode unwind the copy with the binaries' CFI
+ * (.eh_frame, .debug_frame: libdwfl), so a sample inside code built without
+ * frame pointers (a distribution's -O2 libraries) still gets its callers.
+ * The record's stack.unwind says ARGUS_UNWIND_DWARF then (docs/events.md).
+ * Costs a 8 KiB copy per sample of that process, no ring bytes
+ * (docs/kext.md "Full stacks"). Returns 0 or an enum argus_kext_status.
+ */
+int argus_kext_full_stacks(struct argus_kext *k, uint32_t tgid, bool on);
 
 /* Rings: one BPF_MAP_TYPE_RINGBUF per possible CPU. */
 unsigned argus_kext_ncpus(const struct argus_kext *k);
@@ -118,6 +135,8 @@ struct argus_kext_stats {
 	uint64_t stack_drops;
 	uint64_t procs_seen;       /* processes whose maps were read */
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
+	uint64_t ustacks;          /* full stacks unwound (argus_kext_full_stacks) */
+	uint64_t ustacks_lost;     /* copies unreadable or overwritten before decode */
 };
 void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *st);
 

@@ -11,6 +11,8 @@
 #include "kext.h"
 
 struct tracer_bpf;
+struct tracer_ustack;
+struct argus_unwinder;
 struct bpf_link;
 
 /* u32 -> u32 on the one hash table; key 0 is never stored, value 0 = absent.
@@ -46,6 +48,9 @@ struct argus_kext {
 	struct u32_table build_ids; /* path string id -> 1 once written */
 	uint64_t procs_seen, maps_failed;
 	uint64_t stacks_replaced; /* stack-map entries overwritten before decode */
+	struct argus_unwinder *unwinder; /* full stacks (unwind.c), NULL until one */
+	struct tracer_ustack *ucopy;     /* a slot read back (decode.c) */
+	uint64_t ustacks, ustacks_lost;
 };
 
 #endif /* ARGUS_KEXT_PRIV_H */

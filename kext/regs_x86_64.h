@@ -52,4 +52,30 @@ static __always_inline __u64 regs_sp(const struct pt_regs *regs)
 	return regs->sp;
 }
 
+/* The user registers in DWARF numbering (the x86-64 psABI: rax, rdx, rcx,
+ * rbx, rsi, rdi, rbp, rsp, r8-r15, then the return address column rip), for
+ * an unwinder that starts from them (full stacks). Returns how many. */
+#define REGS_DWARF_N 17
+static __always_inline __u32 regs_dwarf(const struct pt_regs *regs, __u64 *out)
+{
+	out[0] = regs->ax;
+	out[1] = regs->dx;
+	out[2] = regs->cx;
+	out[3] = regs->bx;
+	out[4] = regs->si;
+	out[5] = regs->di;
+	out[6] = regs->bp;
+	out[7] = regs->sp;
+	out[8] = regs->r8;
+	out[9] = regs->r9;
+	out[10] = regs->r10;
+	out[11] = regs->r11;
+	out[12] = regs->r12;
+	out[13] = regs->r13;
+	out[14] = regs->r14;
+	out[15] = regs->r15;
+	out[16] = regs->ip;
+	return REGS_DWARF_N;
+}
+
 #endif /* ARGUS_KEXT_REGS_X86_64_H */

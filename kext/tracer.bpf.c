@@ -1973,6 +1973,9 @@ int BPF_PROG(call_function_single_entry, int vector)
 	return 0;
 }
 
+/* ---- full user stacks for chosen processes (kext_full_stacks) ------------ */
+#include "ustack.bpf.c"
+
 /* ---- ~49 Hz cpu-clock samples of traced threads ---------------------------- */
 
 /* Without per-call capture: whether the sampled thread is inside a poll
@@ -2045,6 +2048,7 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	em.ev->stack.ip = ip;
 	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_SAMPLE;
+	em.ev->stack.copy = full_stack(t, uregs, em.ev->ts);
 	submit(&em);
 	return 0;
 }

@@ -100,4 +100,29 @@ struct tracer_held {
 #define TRACER_EXECS_MAX    4096  /* exec paths not yet decoded */
 #define TRACER_TCP_MAX      8192  /* loopback TCP ends (peers; ends not paired yet) */
 
+/*
+ * Full user stacks (kext_full_stacks, kext/ustack.bpf.c): a cpu-clock
+ * sample of a process asked for keeps a copy of the thread's user registers
+ * and of the top of its user stack in one of TRACER_USTACK_SLOTS slots
+ * (map `ustacks`, used round robin); the sample record names the slot
+ * (stack.copy = slot + 1) and the decoder unwinds the copy with the
+ * binaries' CFI (kext/unwind.c) soon after, while the slot still holds it
+ * (ts and tid say whether it does).
+ */
+#define TRACER_USTACK_SLOTS     256   /* copies in flight between kernel and decoder */
+#define TRACER_USTACK_BYTES_MAX 16384 /* most stack bytes a copy keeps */
+#define TRACER_USTACK_BYTES     8192  /* default (const volatile ustack_bytes) */
+#define TRACER_FULL_PIDS_MAX    1024  /* processes with full stacks */
+#define TRACER_UREGS_MAX        34    /* DWARF registers a copy keeps (x86-64: 17) */
+
+struct tracer_ustack {
+	__u64 ts;  /* the sample's time; 0 while being written */
+	__u32 tid; /* the sampled thread */
+	__u32 size;  /* stack bytes copied from regs[sp] up */
+	__u32 nregs; /* DWARF registers 0 .. nregs - 1 */
+	__u32 _pad;
+	__u64 regs[TRACER_UREGS_MAX];
+	__u8 data[TRACER_USTACK_BYTES_MAX];
+};
+
 #endif /* ARGUS_KEXT_TRACER_H */

@@ -108,6 +108,8 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		so.trigger.stall_ns = so.trigger.launch_ns = o->stall_ns;
 	so.graph.user_batch_comms = o->user_batch_comms;
 	so.graph.ignore_wake_comms = o->ignore_wake_comms;
+	so.app = o->app;
+	so.app_arg = o->app_arg;
 	if (argus_session_new(&dd->s, &so)) {
 		snprintf(err, ecap, "out of memory (diagnoser)");
 		argus_daemon_diag_free(dd);

@@ -254,11 +254,35 @@ void session_fault(struct argus_session *s, const struct argus_trace_error *e)
 			s->sinks[k].fault(s->sinks[k].arg, e);
 }
 
+/* Processes the trigger learned are apps since the last tick, to o.app
+ * (once each; past 64 apps the oldest are announced again, harmlessly). */
+static void announce_apps(struct argus_session *s)
+{
+	struct argus_trigger_stats ts;
+	argus_trigger_get_stats(s->trig, &ts);
+	if (ts.ui_threads == s->apps_ui_seen)
+		return;
+	s->apps_ui_seen = ts.ui_threads;
+	struct argus_ui_thread u[64];
+	size_t n = argus_trigger_ui_threads(s->trig, u, 64);
+	for (size_t i = 0; i < n && i < 64; i++) {
+		bool known = false;
+		for (uint32_t k = 0; k < s->napps && k < 64 && !known; k++)
+			known = s->apps[k] == u[i].pid;
+		if (known)
+			continue;
+		s->apps[s->napps++ % 64] = u[i].pid;
+		s->o.app(s->o.app_arg, u[i].pid);
+	}
+}
+
 void argus_session_tick(struct argus_session *s, uint64_t now)
 {
 	if (!(s->o.consumers & ARGUS_SESSION_TRIGGER))
 		return;
 	argus_trigger_advance(s->trig, now);
+	if (s->o.app)
+		announce_apps(s);
 	if (s->nfired)
 		diagnose_fired(s);
 	if (s->nlags)

@@ -55,6 +55,13 @@ struct argus_session_opts {
 	 * history_ns behind the newest record (0 = no time limit) */
 	uint64_t history_bytes;
 	uint64_t history_ns;
+	/* called once per process the trigger learns is an app (a display
+	 * client with a UI thread), in the session's thread, within a tick of
+	 * learning it: argus start turns full stacks on for it
+	 * (argus_kext_full_stacks), so a busy stall's samples carry whole call
+	 * chains from its first occurrence on. NULL = none. */
+	void (*app)(void *arg, uint32_t pid);
+	void *app_arg;
 };
 void argus_session_opts_default(struct argus_session_opts *o);
 
@@ -273,6 +280,9 @@ struct argus_daemon_diag_opts {
 	 * none; they must outlive the attachment */
 	const char *const *user_batch_comms;
 	const char *const *ignore_wake_comms;
+	/* argus_session_opts.app, .app_arg */
+	void (*app)(void *arg, uint32_t pid);
+	void *app_arg;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,

@@ -66,6 +66,7 @@ struct argus_session {
 	 * without samples) */
 	struct argus_samples *waits;
 	uint32_t ui_tids[64], nui, ui_seen;
+	uint32_t apps[64], napps, apps_ui_seen; /* processes announced to o.app */
 	/* with landmark sinks: the shadow stack of each thread's dispatches */
 	bool landmark_sinks, lm_init;
 	struct argus_hmap lm;

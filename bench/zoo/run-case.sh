@@ -164,7 +164,7 @@ run_pass() (
 		rec_start=$(date +%s)
 	elif [ $pass = argus ]; then
 		# shellcheck disable=SC2086 # capture: empty or one word
-		"$argus" record --all $capture -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
+		"$argus" record --all --full-stacks $capture -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
 		rec=$!
 		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
 	fi

@@ -225,7 +225,82 @@ TEST(unknown_stacks_name_nothing)
 	ASSERT_EQ(r.held, 0);
 }
 
+/* ---- whole call chains (argus_costly_chain: full stacks) ---- */
+static struct run chain(struct fake *f, const uint32_t *ids, uint32_t n)
+{
+	struct argus_beam_params p;
+	argus_beam_params_default(&p);
+	struct argus_symbolizer sym = {fake_resolve, fake_stack, f};
+	struct run r;
+	struct argus_frame fr;
+	r.held = argus_costly_chain(&sym, 42, ids, n, p.chain_share, p.costly_min_samples, &fr);
+	snprintf(r.func, sizeof(r.func), "%s", fr.func);
+	return r;
+}
+
+TEST(whole_chains_name_the_innermost_function_under_a_majority)
+{
+	struct fake f = {0};
+	uint32_t ids[60];
+	/* 35 samples in measure_glyphs (under reflow), 25 in a library that
+	 * reflow calls itself (no symbol there) */
+	for (uint32_t i = 0; i < 35; i++)
+		ids[i] = hot(&f, i);
+	for (uint32_t i = 35; i < 60; i++) {
+		uint64_t s[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20), AT(REFLOW, 0x90),
+		                LIB + 0x100 + i};
+		ids[i] = add(&f, 5, s);
+	}
+	struct run r = chain(&f, ids, 60);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 35);
+	/* the 0.98 rule on the same stacks names the caller */
+	ASSERT_STR_EQ(costly(&f, ids, 60).func, "reflow");
+}
+
+TEST(whole_chains_without_a_majority_below_name_the_caller)
+{
+	struct fake f = {0};
+	uint32_t ids[60];
+	/* 28 of 60 in measure_glyphs: not more than half */
+	for (uint32_t i = 0; i < 28; i++)
+		ids[i] = hot(&f, i);
+	for (uint32_t i = 28; i < 60; i++) {
+		uint64_t s[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20), AT(REFLOW, 0x90),
+		                LIB + 0x100 + i};
+		ids[i] = add(&f, 5, s);
+	}
+	struct run r = chain(&f, ids, 60);
+	ASSERT_STR_EQ(r.func, "reflow");
+	ASSERT_EQ(r.held, 60);
+}
+
+TEST(whole_chains_look_return_addresses_up_inside_the_call)
+{
+	struct fake f = {0};
+	uint32_t ids[20];
+	/* reflow's call is its last instruction: the return address is the
+	 * first byte of the next function (measure_glyphs) */
+	for (uint32_t i = 0; i < 20; i++) {
+		uint64_t s[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(MEASURE, 0), AT(ON_SIGNAL, 0x10 + i)};
+		ids[i] = add(&f, 4, s);
+	}
+	struct argus_symbolizer sym = {fake_resolve, fake_stack, &f};
+	struct argus_frame fr;
+	ASSERT_EQ(argus_costly_chain(&sym, 42, ids, 20, 0.99, 0, &fr), 20);
+	ASSERT_STR_EQ(fr.func, "on_signal");
+	/* innermost frame without a symbol: the caller is reflow, not
+	 * measure_glyphs */
+	uint64_t only[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(MEASURE, 0), LIB + 4};
+	uint32_t one = add(&f, 4, only);
+	ASSERT_EQ(argus_costly_chain(&sym, 42, &one, 1, 0.5, 0, &fr), 1);
+	ASSERT_STR_EQ(fr.func, "reflow");
+}
+
 TEST_MAIN(TEST_ENTRY(a_stray_sample_does_not_move_the_answer_to_a_caller),
+          TEST_ENTRY(whole_chains_name_the_innermost_function_under_a_majority),
+          TEST_ENTRY(whole_chains_without_a_majority_below_name_the_caller),
+          TEST_ENTRY(whole_chains_look_return_addresses_up_inside_the_call),
           TEST_ENTRY(a_stray_sample_with_another_outermost_frame),
           TEST_ENTRY(a_callee_holding_most_but_not_all_samples_is_not_the_answer),
           TEST_ENTRY(the_callers_own_bookkeeping_does_not_count_against_the_callee),
