@@ -21,7 +21,7 @@
 static const char debug_usage[] =
     "usage: argus debug [--at TIME] [--pid P] [--recorder DIR] [--last DUR]\n"
     "                   [--threshold DUR] [--algo A] [--json] [FILE]\n"
-    "       argus debug -i [--commands CMDFILE] [--pid P] [--recorder DIR]\n"
+    "       argus debug -i [--commands CMDFILE] [--system] [--pid P] [--recorder DIR]\n"
     "                   [--last DUR] [--threshold DUR] [--algo A] [FILE]\n"
     "\n"
     "Diagnose stalls offline with the same code as the daemon: replay FILE, or with\n"
@@ -39,7 +39,9 @@ static const char debug_usage[] =
     "baseline V B, path V and pick N, why V, rule add|del|list, export, help.\n"
     "Line editing and history on a terminal; otherwise (or with --commands) the\n"
     "commands are read one a line from standard input (or CMDFILE) and echoed.\n"
-    "User rules: ~/.config/argus/rules and /etc/argus/rules (docs/debug.md).\n"
+    "User rules: ~/.config/argus/rules and /etc/argus/rules (docs/debug.md);\n"
+    "rule add / del change the first, with --system the second (the one the\n"
+    "daemon, argus start, reads again when it changes).\n"
     "\n"
     "exit status: 0 ok, 1 no stall matched, 2 usage, 3 recorder not readable by\n"
     "this user, 5 the input had faults (what was intact was used), 6 cannot open\n"
@@ -54,6 +56,7 @@ struct debug_args {
 	uint32_t pid; /* 0 = every process */
 	bool json;
 	bool interactive;
+	bool system; /* -i: rule add / del change the system's rules file */
 };
 
 /* Distance from t to a stall's span [since, end]; an unended stall reaches
@@ -142,6 +145,7 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {"interactive", no_argument, NULL, 'i'},
 	                                     {"commands", required_argument, NULL, 'c'},
+	                                     {"system", no_argument, NULL, 'S'},
 	                                     {"algo", required_argument, NULL, 'a'},
 	                                     {0}};
 	uint64_t v;
@@ -188,6 +192,9 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 		case 'c':
 			a->commands = optarg;
 			break;
+		case 'S':
+			a->system = true;
+			break;
 		case 'a':
 			if (!strcmp(optarg, "beam"))
 				o->algo = ARGUS_ALGO_BEAM;
@@ -215,8 +222,8 @@ static int parse_args(int argc, char **argv, struct debug_args *a, struct argus_
 		cli_error("debug", "give a FILE or --recorder DIR, not both");
 		return ARGUS_EXIT_USAGE;
 	}
-	if (a->commands && !a->interactive) {
-		cli_error("debug", "--commands goes with -i");
+	if ((a->commands || a->system) && !a->interactive) {
+		cli_error("debug", "%s goes with -i", a->commands ? "--commands" : "--system");
 		return ARGUS_EXIT_USAGE;
 	}
 	if (a->interactive && (a->json || a->at_arg)) {
@@ -262,10 +269,16 @@ static int interactive(const struct debug_args *a, const struct argus_session_op
 		return ARGUS_EXIT_IO;
 	}
 	char rules[4096];
+	const char *sys = getenv("ARGUS_SYSTEM_RULES"); /* tests: not /etc */
+	if (a->system)
+		snprintf(rules, sizeof(rules), "%s", sys && *sys ? sys : DBG_SYSTEM_RULES);
 	struct dbg_opts o = {.file = path,
 	                     .label = a->file ? a->file : a->rec_dir,
 	                     .pid = a->pid,
-	                     .rules_path = dbg_rules_user_path(rules, sizeof(rules)) ? rules : NULL,
+	                     .rules_path = a->system || dbg_rules_user_path(rules, sizeof(rules))
+	                                       ? rules
+	                                       : NULL,
+	                     .system = a->system,
 	                     .so = *so};
 	struct dbg *g = calloc(1, sizeof(*g));
 	if (!g) {

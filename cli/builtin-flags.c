@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -30,11 +31,14 @@
 #include "cli.h"
 
 static const char flags_usage[] =
-    "usage: argus flags discover --pid P [--tid T] [--steps N] [--for S] [-o FILE]\n"
+    "usage: argus flags discover --pid P [--tid T] [--steps N] [--for S]\n"
+    "                            [--after-yield W] [-o FILE]\n"
     "\n"
     "Single-step thread T (default: P's main thread), spinning in a loop that\n"
     "waits for a flag (a yield loop), for up to N instructions (default 200000)\n"
-    "or --for S seconds (default 10);"
+    "or --for S seconds (default 10): W instructions (default 256) after each\n"
+    "return from sched_yield, the thread running freely between (the loop's work\n"
+    "is not stepped); --after-yield 0 steps every instruction;"
     " decode them with capstone and name the flag: the memory a loop branch's\n"
     "condition was read from, read every turn, unchanged, not a local. Prints\n"
     "the candidates, best first, and the data-flag file line for `argus run\n"
@@ -67,6 +71,7 @@ struct trace {
 	uint64_t pending[8]; /* reads since the last branch (indexes + 1) */
 	size_t npending;
 	uint64_t steps;
+	uint64_t turns; /* returns from sched_yield stepped after (yield windows) */
 };
 
 static bool peek(pid_t pid, uint64_t addr, void *buf, size_t n)
@@ -230,11 +235,74 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* Step tid up to max instructions or timeout_s seconds. Returns 0, or an
- * exit code. */
-static int step(pid_t pid, pid_t tid, uint64_t max, unsigned timeout_s, struct trace *t)
+/* One instruction of tid observed and stepped. 0 stepped, 1 the thread is
+ * gone or the wait was cut (the bound's alarm), -1 out of memory. */
+static int step_one(csh cs, pid_t pid, pid_t tid, struct trace *t)
 {
-	if (ptrace(PTRACE_SEIZE, tid, 0, 0) || ptrace(PTRACE_INTERRUPT, tid, 0, 0)) {
+	struct user_regs_struct regs;
+	int st;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
+		return 1;
+	uint64_t bip, fall;
+	if (observe(cs, pid, tid, t, &regs, &bip, &fall))
+		return -1;
+	if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) || waitpid(tid, &st, __WALL) < 0 ||
+	    !WIFSTOPPED(st))
+		return 1;
+	t->steps++;
+	if (bip) {
+		struct user_regs_struct after;
+		struct branch_site *b = branch_site(t, bip);
+		if (b && !ptrace(PTRACE_GETREGS, tid, 0, &after)) {
+			if (after.rip == fall)
+				b->not_taken++;
+			else
+				b->taken++;
+		}
+	}
+	/* a signal that stopped it (not our trap) goes on to it */
+	if (WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP) {
+		ptrace(PTRACE_SINGLESTEP, tid, 0, WSTOPSIG(st));
+		if (waitpid(tid, &st, __WALL) < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The thread runs freely to its next return from sched_yield (a syscall-exit
+ * stop of that call). 0 there, 1 gone or cut. A signal stop is passed on. */
+static int run_to_yield_return(pid_t tid)
+{
+	int sig = 0, st;
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, tid, 0, sig) || waitpid(tid, &st, __WALL) < 0 ||
+		    !WIFSTOPPED(st))
+			return 1;
+		sig = 0;
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			if (WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
+				sig = WSTOPSIG(st);
+			continue;
+		}
+		struct __ptrace_syscall_info si;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(si), &si) <= 0)
+			return 1;
+		struct user_regs_struct regs;
+		if (si.op == PTRACE_SYSCALL_INFO_EXIT && !ptrace(PTRACE_GETREGS, tid, 0, &regs) &&
+		    regs.orig_rax == SYS_sched_yield)
+			return 0;
+	}
+}
+
+/* Step tid up to max instructions or timeout_s seconds: every instruction
+ * (window 0), or window instructions after each return from sched_yield, the
+ * thread running freely between (a yield loop's work per turn is not
+ * stepped: its flag test follows the yield). Returns 0, or an exit code. */
+static int step(pid_t pid, pid_t tid, uint64_t max, uint64_t window, unsigned timeout_s,
+                struct trace *t)
+{
+	if (ptrace(PTRACE_SEIZE, tid, 0, window ? PTRACE_O_TRACESYSGOOD : 0) ||
+	    ptrace(PTRACE_INTERRUPT, tid, 0, 0)) {
 		cli_error("flags", "cannot trace thread %d: %s", tid, strerror(errno));
 		return errno == EPERM || errno == EACCES ? ARGUS_EXIT_PRIV : ARGUS_EXIT_FAIL;
 	}
@@ -250,40 +318,24 @@ static int step(pid_t pid, pid_t tid, uint64_t max, unsigned timeout_s, struct t
 		return ARGUS_EXIT_INTERNAL;
 	}
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	int rc = ARGUS_EXIT_OK;
+	int rc = ARGUS_EXIT_OK, r = 0;
 	/* a thread blocked in a call does not step: give up after a while */
 	struct sigaction sa = {.sa_handler = on_alarm}, old_sa;
 	sigaction(SIGALRM, &sa, &old_sa); /* no SA_RESTART: waitpid returns EINTR */
 	alarm(timeout_s);
-	for (t->steps = 0; t->steps < max; t->steps++) {
-		struct user_regs_struct regs;
-		if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
-			break;
-		uint64_t bip, fall;
-		if (observe(cs, pid, tid, t, &regs, &bip, &fall)) {
-			rc = ARGUS_EXIT_INTERNAL;
-			break;
-		}
-		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) || waitpid(tid, &st, __WALL) < 0 ||
-		    !WIFSTOPPED(st))
-			break;
-		if (bip) {
-			struct user_regs_struct after;
-			struct branch_site *b = branch_site(t, bip);
-			if (b && !ptrace(PTRACE_GETREGS, tid, 0, &after)) {
-				if (after.rip == fall)
-					b->not_taken++;
-				else
-					b->taken++;
-			}
-		}
-		/* a signal that stopped it (not our trap) goes on to it */
-		if (WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP) {
-			ptrace(PTRACE_SINGLESTEP, tid, 0, WSTOPSIG(st));
-			if (waitpid(tid, &st, __WALL) < 0)
+	t->steps = 0;
+	while (!r && t->steps < max) {
+		if (window) {
+			if (run_to_yield_return(tid))
 				break;
+			t->turns++;
+			t->npending = 0; /* a new basic block */
 		}
+		for (uint64_t k = 0; !r && t->steps < max && (!window || k < window); k++)
+			r = step_one(cs, pid, tid, t);
 	}
+	if (r < 0)
+		rc = ARGUS_EXIT_INTERNAL;
 	alarm(0);
 	sigaction(SIGALRM, &old_sa, NULL);
 	cs_close(&cs);
@@ -316,9 +368,10 @@ static int discover(int argc, char **argv)
 	                                     {"steps", required_argument, NULL, 's'},
 	                                     {"output", required_argument, NULL, 'o'},
 	                                     {"for", required_argument, NULL, 'f'},
+	                                     {"after-yield", required_argument, NULL, 'y'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
-	uint64_t pid = 0, tid = 0, steps = 200000, v;
+	uint64_t pid = 0, tid = 0, steps = 200000, window = 256, v;
 	const char *out = NULL;
 	unsigned for_s = 10;
 	optind = 1;
@@ -344,6 +397,14 @@ static int discover(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'y':
+			if (!cli_parse_u64(optarg, 0, 1000000, &v)) {
+				cli_error("flags", "bad --after-yield '%s' (instructions, 0..1000000)",
+				          optarg);
+				return ARGUS_EXIT_USAGE;
+			}
+			window = v;
+			break;
 		case 'f':
 			if (!cli_parse_u64(optarg, 1, 3600, &v)) {
 				cli_error("flags", "bad --for '%s' (seconds, 1..3600)", optarg);
@@ -368,7 +429,7 @@ static int discover(int argc, char **argv)
 		cli_error("flags", "out of memory");
 		return ARGUS_EXIT_INTERNAL;
 	}
-	int rc = step((pid_t)pid, (pid_t)tid, steps, for_s, t);
+	int rc = step((pid_t)pid, (pid_t)tid, steps, window, for_s, t);
 	if (rc) {
 		free(t->r);
 		free(t);
@@ -393,9 +454,12 @@ static int discover(int argc, char **argv)
 	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), cmp_cand);
-	printf("thread %" PRIu64 " of %" PRIu64 ": %" PRIu64 " instructions stepped, %zu memory "
-	       "reads, %zu conditional branches\n",
-	       tid, pid, t->steps, t->nr, t->nb);
+	printf("thread %" PRIu64 " of %" PRIu64 ": %" PRIu64 " instructions stepped", tid, pid,
+	       t->steps);
+	if (window)
+		printf(" (%" PRIu64 " after each of %" PRIu64 " returns from sched_yield)", window,
+		       t->turns);
+	printf(", %zu memory reads, %zu conditional branches\n", t->nr, t->nb);
 	for (size_t i = 0; i < nc; i++)
 		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64 "): read %u times at ip "
 		       "0x%" PRIx64 ", branch at 0x%" PRIx64 " %s every time\n",

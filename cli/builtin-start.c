@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,52 @@ static void full_stacks_for_app(void *arg, uint32_t pid)
 	struct argus_kext *k = *(struct argus_kext **)arg;
 	if (k && argus_kext_full_stacks(k, pid, true))
 		fprintf(stderr, "argus start: no full stacks for pid %u (too many processes)\n", pid);
+}
+
+/* The system's rules file (docs/debug.md "Rules"), looked at again about
+ * once a second from the diagnosis thread: when it changed (its inode, size
+ * or time), it is read again and the graph takes its rules; a malformed file
+ * is said in one line and the rules before it are kept. Two sets: the graph
+ * points into the one in use while the other is read. */
+struct rules_watch {
+	const char *path;
+	struct dbg_rules set[2];
+	struct argus_graph_opts g[2];
+	int cur;
+	struct stat st; /* as last read; st_ino 0 = no file */
+};
+
+static void rules_stat(const char *path, struct stat *st)
+{
+	if (stat(path, st))
+		memset(st, 0, sizeof(*st));
+}
+
+static bool rules_changed(void *arg, const char *const **batch, const char *const **ignore)
+{
+	struct rules_watch *w = arg;
+	struct stat now;
+	rules_stat(w->path, &now);
+	if (now.st_ino == w->st.st_ino && now.st_dev == w->st.st_dev &&
+	    now.st_size == w->st.st_size && now.st_mtim.tv_sec == w->st.st_mtim.tv_sec &&
+	    now.st_mtim.tv_nsec == w->st.st_mtim.tv_nsec)
+		return false;
+	w->st = now;
+	int next = !w->cur;
+	char err[4200];
+	memset(&w->set[next], 0, sizeof(w->set[next]));
+	memset(&w->g[next], 0, sizeof(w->g[next]));
+	if (dbg_rules_load(&w->set[next], w->path, err, sizeof(err))) {
+		cli_error("start", "%s (the rules before it are kept)", err);
+		return false;
+	}
+	dbg_rules_apply(&w->set[next], &w->g[next]);
+	w->cur = next;
+	*batch = w->g[next].user_batch_comms;
+	*ignore = w->g[next].ignore_wake_comms;
+	fprintf(stderr, "argus start: rules %s read again: %zu rule%s\n", w->path, w->set[next].n,
+	        w->set[next].n == 1 ? "" : "s");
+	return true;
 }
 
 static void usage(FILE *f)
@@ -230,18 +277,23 @@ int cmd_start(int argc, char **argv)
 		}
 	}
 	/* the system's user rules (docs/debug.md "Rules"): a malformed file
-	 * stops the start, before anything is loaded */
-	struct dbg_rules rules = {0};
-	struct argus_graph_opts rg = {0};
+	 * stops the start, before anything is loaded; a change later is read
+	 * again while the daemon runs */
+	struct rules_watch rw = {0}; /* the diagnosis thread's while it runs */
+	const char *sys = getenv("ARGUS_SYSTEM_RULES");
+	rw.path = sys && *sys ? sys : DBG_SYSTEM_RULES;
 	char rerr[4200];
-	int rrc = dbg_rules_load_all(&rules, false, rerr, sizeof(rerr));
+	rules_stat(rw.path, &rw.st);
+	int rrc = dbg_rules_load(&rw.set[0], rw.path, rerr, sizeof(rerr));
 	if (rrc) {
 		cli_error("start", "%s", rerr);
 		return rrc;
 	}
-	dbg_rules_apply(&rules, &rg);
-	so.user_batch_comms = rg.user_batch_comms;
-	so.ignore_wake_comms = rg.ignore_wake_comms;
+	dbg_rules_apply(&rw.set[0], &rw.g[0]);
+	so.user_batch_comms = rw.g[0].user_batch_comms;
+	so.ignore_wake_comms = rw.g[0].ignore_wake_comms;
+	so.rules_changed = rules_changed;
+	so.rules_arg = &rw;
 	if (geteuid() != 0) {
 		cli_error("start", "the daemon runs as root (it loads eBPF programs and owns %s)",
 		          o.run_dir ? o.run_dir : ARGUS_RUN_DIR);

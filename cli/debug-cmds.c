@@ -280,13 +280,16 @@ static int cmd_rule(struct dbg *g, int argc, char **argv)
 			fprintf(g->out, "%zu %s\n", i + 1, line);
 		}
 		fprintf(g->out, "%zu rule%s%s%s\n", g->rules.n, g->rules.n == 1 ? "" : "s",
-		        g->o.rules_path ? "; the user's in " : "",
+		        !g->o.rules_path ? ""
+		        : g->o.system    ? "; rule add / del change the system's, "
+		                         : "; the user's in ",
 		        g->o.rules_path ? g->o.rules_path : "");
 		return 0;
 	}
 	if (need_rules_file(g))
 		return -1;
-	/* the user's file alone is written: read it, change it, write it */
+	/* one file alone is written (the user's, or with --system the
+	 * system's): read it, change it, write it */
 	struct dbg_rules mine = {0};
 	if (dbg_rules_load(&mine, g->o.rules_path, err, sizeof(err))) {
 		dbg_err(g, "%s", err);
@@ -329,8 +332,8 @@ static int cmd_rule(struct dbg *g, int argc, char **argv)
 			mine.r[j++] = mine.r[i];
 		}
 		if (!found) {
-			dbg_err(g, "rule %" PRIu64 " is the system's (%s): not deleted here", k,
-			        DBG_SYSTEM_RULES);
+			dbg_err(g, "rule %" PRIu64 " is not in %s: not deleted here", k,
+			        g->o.rules_path);
 			return -1;
 		}
 		mine.n = j;

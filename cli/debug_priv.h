@@ -65,7 +65,8 @@ struct dbg_opts {
 	const char *file;       /* the trace */
 	const char *label;      /* how messages name it */
 	uint32_t pid;           /* 0 = every process */
-	const char *rules_path; /* the user's rules file, NULL = none saved */
+	const char *rules_path; /* the rules file rule add / del change, NULL = none */
+	bool system;            /* it is the system's (argus debug -i --system) */
 	struct argus_session_opts so;
 };
 

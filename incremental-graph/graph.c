@@ -157,6 +157,22 @@ void gr_set_comm(struct argus_graph *g, struct gthread *t, const char *comm)
 			t->wake_ignored = true;
 }
 
+void argus_graph_set_user_rules(struct argus_graph *g, const char *const *user_batch_comms,
+                                const char *const *ignore_wake_comms)
+{
+	g->opts.user_batch_comms = user_batch_comms;
+	g->opts.ignore_wake_comms = ignore_wake_comms;
+	size_t pos = 0;
+	struct gref *r;
+	while ((r = argus_hmap_next(&g->threads.h, &pos, NULL))) {
+		char comm[ARGUS_COMM_LEN];
+		if (!r->thread || !r->thread->comm[0])
+			continue;
+		memcpy(comm, r->thread->comm, sizeof(comm));
+		gr_set_comm(g, r->thread, comm);
+	}
+}
+
 /* ---- edges ---- */
 
 void gr_add_edge(struct argus_graph *g, argus_vid dst, argus_vid src, uint8_t kind, int8_t strength,

@@ -185,6 +185,13 @@ struct argus_graph;
 
 int argus_graph_new(struct argus_graph **g, const struct argus_graph_opts *opts);
 void argus_graph_free(struct argus_graph *g);
+/* Change a user's rules (argus_graph_opts.user_batch_comms and
+ * ignore_wake_comms; the lists must outlive the graph or the next change):
+ * every thread known is looked at again, and the events ingested from then
+ * on follow them (the edges already made stay). Writer only: call it from
+ * the thread that ingests (argus start's daemon reloads its rules file so). */
+void argus_graph_set_user_rules(struct argus_graph *g, const char *const *user_batch_comms,
+                                const char *const *ignore_wake_comms);
 
 /* ---- the writer (one thread) ---- */
 

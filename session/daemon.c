@@ -33,6 +33,10 @@ struct argus_daemon_diag {
 	pthread_mutex_t out_mu;
 	struct out_line *out_head, *out_tail;
 	uint64_t out_lost; /* lines not queued (out of memory) */
+	/* the user's rules, asked after on the worker's ticks */
+	bool (*rules_changed)(void *arg, const char *const **batch, const char *const **ignore);
+	void *rules_arg;
+	uint64_t rules_asked; /* stream time of the last question */
 };
 
 /* From the worker: a line for the stream clients. */
@@ -73,10 +77,19 @@ static void publish_queued(struct argus_daemon_diag *dd)
 	}
 }
 
-/* Worker: time passes for the trigger. */
+/* Worker: time passes for the trigger; about once a second, a user's
+ * rules that changed reach the graph (between two records, on the thread
+ * that ingests them). */
 static void worker_tick(void *arg, uint64_t stream_ns)
 {
-	argus_session_tick(arg, stream_ns);
+	struct argus_daemon_diag *dd = arg;
+	const char *const *batch, *const *ignore;
+	if (dd->rules_changed && stream_ns - dd->rules_asked >= 1000000000ull) {
+		dd->rules_asked = stream_ns;
+		if (dd->rules_changed(dd->rules_arg, &batch, &ignore))
+			argus_graph_set_user_rules(argus_session_graph(dd->s), batch, ignore);
+	}
+	argus_session_tick(dd->s, stream_ns);
 }
 
 /* Daemon's thread, every 5 ms. */
@@ -96,6 +109,8 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	dd->d = d;
+	dd->rules_changed = o->rules_changed;
+	dd->rules_arg = o->rules_arg;
 	pthread_mutex_init(&dd->out_mu, NULL);
 	struct argus_session_opts so;
 	argus_session_opts_default(&so);
@@ -133,7 +148,7 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	struct argus_sink inner = argus_session_sink(dd->s);
-	if (argus_worker_new(&dd->w, &inner, worker_tick, dd->s, 0)) {
+	if (argus_worker_new(&dd->w, &inner, worker_tick, dd, 0)) {
 		snprintf(err, ecap, "cannot start the diagnosis thread");
 		argus_daemon_diag_free(dd);
 		return -1;

@@ -283,6 +283,12 @@ struct argus_daemon_diag_opts {
 	/* argus_session_opts.app, .app_arg */
 	void (*app)(void *arg, uint32_t pid);
 	void *app_arg;
+	/* asked on the diagnosis thread about once a second (NULL = never):
+	 * true with new lists in *batch and *ignore when the user's rules have
+	 * changed (argus start: its rules file); the graph takes them at once
+	 * (argus_graph_set_user_rules) and they must live until the next change */
+	bool (*rules_changed)(void *arg, const char *const **batch, const char *const **ignore);
+	void *rules_arg;
 };
 struct argus_daemon_diag;
 int argus_daemon_diag_attach(struct argus_daemon_diag **dd, struct argus_daemon *d,

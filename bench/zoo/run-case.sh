@@ -117,7 +117,7 @@ run_pass() (
 	# a private session bus and home: cases may talk D-Bus or write files
 	export HOME=$PWD XDG_RUNTIME_DIR=$PWD/run
 	mkdir -m 0700 run
-	bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || exit 3
+	bus=$("${ZOO_BUS_DAEMON:-dbus-daemon}" --session --fork --print-address=1 --print-pid=1) || exit 3
 	export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
 	buspid=$(echo "$bus" | sed -n 2p)
 	pids="$buspid $pids"
