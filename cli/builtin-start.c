@@ -82,6 +82,8 @@ static void usage(FILE *f)
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
+	    "  --no-shed           a filling kernel ring loses anyone's records (default:\n"
+	    "                      past a quarter, those outside the app set; docs/kext.md)\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
 	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
@@ -137,6 +139,8 @@ int cmd_start(int argc, char **argv)
 			so.no_notify = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			no_kernel = true;
+		} else if (!strcmp(a, "--no-shed")) {
+			ko.no_shed = true;
 		} else if (!strcmp(a, "--no-samples")) {
 			ko.no_samples = true;
 		} else if (!strcmp(a, "--no-irqs")) {

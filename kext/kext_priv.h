@@ -48,4 +48,7 @@ struct argus_kext {
 	uint64_t stacks_replaced; /* stack-map entries overwritten before decode */
 };
 
+/* appset.c: the display servers already running join the app set */
+void appset_seed(struct argus_kext *k);
+
 #endif /* ARGUS_KEXT_PRIV_H */
