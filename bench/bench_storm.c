@@ -421,6 +421,12 @@ int argus_bench_storm(int argc, char **argv)
 	uint64_t kdelivered = total - hook_merged - drop_recs;
 	printf("  %-34s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  (offered = recorded + lost)\n",
 	       "kernel rings (other records)", kdelivered + kdrops, kdelivered, kdrops);
+	const char *src = strstr(st, "\"source\":{");
+	if (src)
+		printf("  %-34s %14s %14s %14" PRIu64 "  (kernel ring losses outside the app set of "
+		       "%" PRIu64 " processes; the rest of the lost: app set and rings full)\n",
+		       "  of which shed", "", "", num_after(src, "\"ring_shed\":"),
+		       num_after(src, "\"appset\":"));
 	printf("  %-34s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %s\n", "recorder", total,
 	       rec_events, rec_lost, rec_events + rec_lost == total ? "yes" : "NO");
 	for (int i = 0; i < 2; i++) {

@@ -139,6 +139,8 @@ static void usage(FILE *f)
 	    "  --no-samples, --no-irqs  leave those records out\n"
 	    "  --no-full-stacks    apps' samples without full stacks (registers and 8 KiB\n"
 	    "                      of stack unwound with the binaries' CFI; docs/kext.md)\n"
+	    "  --no-shed           a filling kernel ring loses anyone's records (default:\n"
+	    "                      past a quarter, those outside the app set; docs/kext.md)\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
 	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
@@ -196,6 +198,8 @@ int cmd_start(int argc, char **argv)
 			no_kernel = true;
 		} else if (!strcmp(a, "--no-full-stacks")) {
 			no_full_stacks = true;
+		} else if (!strcmp(a, "--no-shed")) {
+			ko.no_shed = true;
 		} else if (!strcmp(a, "--no-samples")) {
 			ko.no_samples = true;
 		} else if (!strcmp(a, "--no-irqs")) {

@@ -213,6 +213,12 @@ int argus_trace_flush(struct argus_trace_writer *w);
 /* Flush, write index and trailer, close. Frees w even on error. */
 int argus_trace_writer_close(struct argus_trace_writer *w, struct argus_trace_error *err);
 uint64_t argus_trace_writer_events(const struct argus_trace_writer *w);
+/* After a write or flush failed (the writer is then done for): the records
+ * it took that are not in the file (the block whose write failed, in the
+ * order written; *ev valid until close), for the caller to write elsewhere.
+ * 0 when nothing failed. */
+size_t argus_trace_writer_unwritten(const struct argus_trace_writer *w,
+                                    const struct argus_event **ev);
 uint64_t argus_trace_writer_bytes(const struct argus_trace_writer *w);
 /* A sink that writes into w (valid while w is open). */
 struct argus_sink argus_trace_writer_sink(struct argus_trace_writer *w);

@@ -221,10 +221,23 @@ static int seal_chunk(struct argus_trace_writer *w)
 	                      .min_ts = lo,
 	                      .max_ts = hi};
 	rc = emit_compressed(w, &bh, w->chunk, (size_t)w->nchunk * sizeof(struct argus_event));
-	w->nchunk = 0;
 	/* a sealed chunk goes to the kernel at once: a writer killed later
 	 * loses only the chunk it was filling */
-	return rc ? rc : flush_out(w);
+	if (!rc)
+		rc = flush_out(w);
+	if (rc) { /* not in the file: kept as they were (argus_trace_writer_unwritten) */
+		tf_tsdelta_decode(w->chunk, w->nchunk, &lo, &hi);
+		return rc;
+	}
+	w->nchunk = 0;
+	return 0;
+}
+
+size_t argus_trace_writer_unwritten(const struct argus_trace_writer *w,
+                                    const struct argus_event **ev)
+{
+	*ev = w ? w->chunk : NULL;
+	return w && w->failed ? w->nchunk : 0;
 }
 
 static int table_add(struct argus_trace_writer *w, int kind, const void *p, size_t n)

@@ -105,6 +105,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 		            TRACER_USTACK_BYTES_MAX);
 	skel->rodata->ustack_bytes = o->ustack_bytes ? o->ustack_bytes : TRACER_USTACK_BYTES;
 	skel->rodata->ustack_all = o->full_stacks_all;
+	skel->rodata->shed_bytes = o->no_shed ? 0 : o->shed_bytes ? o->shed_bytes : ring / 4;
 	if (o->comm) {
 		size_t n = strlen(o->comm);
 
@@ -265,6 +266,7 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 			goto out;
 		}
 	}
+	appset_seed(k);
 	for (size_t i = 0; i < o->npids; i++) {
 		rc = argus_kext_add_pid(k, o->pids[i]);
 		if (rc) {
@@ -476,6 +478,7 @@ void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *s
 	for (unsigned c = 0; c < k->ncpus; c++)
 		st->ring_drops += argus_kext_ring_drops((void *)k, c);
 	st->stack_drops = argus_kext_stack_drops(k);
+	st->ring_shed = argus_kext_ring_shed(k);
 	st->procs_seen = k->procs_seen;
 	st->maps_read_failed = k->maps_failed;
 	st->ustacks = k->ustacks;

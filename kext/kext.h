@@ -46,6 +46,9 @@ struct argus_kext_opts {
 	bool no_timers;       /* leave out hrtimer arm / fire / cancel */
 	bool no_wait_stacks;  /* leave out STACK records at blocking waits */
 	bool no_recv_enter;   /* no SYS_ENTER for receives (IPC_RECV has dur_ns) */
+	uint32_t shed_bytes;  /* past this fill of a ring, records of processes outside
+	                       * the app set are shed (counted); 0 = ring_bytes / 4 */
+	bool no_shed;         /* never shed: a full ring loses anyone's records */
 	bool syscalls;        /* per-call capture on the syscall exit tracepoint
 	                       * (every task's syscalls pay for it); false: blocked
 	                       * calls, wakers' calls and watched sockets only */
@@ -129,9 +132,19 @@ int argus_kext_prefetch(struct argus_kext *k, struct argus_event *ev, size_t n,
  * layout (its /proc maps are not read). */
 void argus_kext_note_forks(struct argus_kext *k, const struct argus_event *ev, size_t n);
 
+/* The app set (docs/kext.md "Shedding"): processes whose records keep the
+ * last part of a ring filling up. Display servers join by name, their
+ * peers by wake-ups; add a process (a hooked one) as a seed: */
+int argus_kext_appset_add(struct argus_kext *k, pid_t pid);
+/* Records shed so far, all CPUs: a part of the ring drops. */
+uint64_t argus_kext_ring_shed(const struct argus_kext *k);
+/* Processes in the app set now (walks the map: for status, not per record). */
+uint64_t argus_kext_appset_size(const struct argus_kext *k);
+
 /* Counters for status output. */
 struct argus_kext_stats {
 	uint64_t ring_drops; /* all CPUs */
+	uint64_t ring_shed;  /* the part of ring_drops shed outside the app set */
 	uint64_t stack_drops;
 	uint64_t procs_seen;       /* processes whose maps were read */
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */

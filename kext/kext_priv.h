@@ -53,4 +53,7 @@ struct argus_kext {
 	uint64_t ustacks, ustacks_lost;
 };
 
+/* appset.c: the display servers already running join the app set */
+void appset_seed(struct argus_kext *k);
+
 #endif /* ARGUS_KEXT_PRIV_H */

@@ -350,6 +350,9 @@ static __always_inline void count_lost(__u32 cpu, __u64 n)
 		__sync_fetch_and_add(&ring_lost[cpu], n);
 }
 
+/* the app set and shedding under overload (appset_*) */
+#include "appset.bpf.h"
+
 /* Write the held records into ring as one entry (1..TRACER_HELD_MAX). */
 static __always_inline void write_held(struct tracer_held *h, void *ring, __u32 cpu)
 {
@@ -391,6 +394,8 @@ static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_s
 		return false;
 	if (per_call)
 		flush_held(em->ring, cpu);
+	if (appset_shed(em->ring, t, cpu, nrec))
+		return false;
 	ev = bpf_ringbuf_reserve(em->ring, nrec * sizeof(struct argus_event), 0);
 	if (!ev) {
 		count_lost(cpu, nrec);
@@ -1550,6 +1555,7 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 
 	if (is_self(p) || is_self(t))
 		return 0;
+	appset_wake(t, p);
 	twaker = traced(t);
 	if (!twaker && !traced(p))
 		return 0;
@@ -1765,6 +1771,8 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct 
 	bool thread = ctgid != cpid;
 	struct emit em;
 
+	if (!thread)
+		appset_fork(ptgid, ctgid);
 	if (filter_pids && follow_children && !thread && bpf_map_lookup_elem(&pids, &ptgid)) {
 		__u8 one = 1;
 
@@ -1789,6 +1797,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 	struct emit em;
 	__u32 zero = 0, tgid;
 
+	appset_named(p);
 	if (!traced(p))
 		return 0;
 	path = bpf_map_lookup_elem(&path_scratch, &zero);

@@ -98,6 +98,12 @@ struct tracer_held {
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
 #define TRACER_PATH_MAX     256   /* exec paths kept for the decoder */
 #define TRACER_EXECS_MAX    4096  /* exec paths not yet decoded */
+#define TRACER_APPSET_MAX   8192  /* processes of the app set (appset.bpf.h) */
+/* Seeds of the app set by name: display servers and compositors (the
+ * trigger's lists, trigger/tables.c). */
+#define TRACER_DISPLAY_NAMES                                                                       \
+	"Xorg", "X", "Xvfb", "Xwayland", "Xephyr", "Xnest", "Xvnc", "weston", "sway",              \
+	    "kwin_wayland", "mutter", "gnome-shell", "Hyprland", "labwc", "wayfire", "cage"
 #define TRACER_TCP_MAX      8192  /* loopback TCP ends (peers; ends not paired yet) */
 
 /*

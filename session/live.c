@@ -449,6 +449,21 @@ static size_t kext_drops(void *arg, struct argus_event *out, size_t max, uint64_
 	return argus_kext_drop_records(arg, out, max, now_ns);
 }
 
+static void kext_hooked(void *arg, uint32_t pid)
+{
+	argus_kext_appset_add(arg, (pid_t)pid);
+}
+
+static int kext_status(void *arg, char *buf, size_t cap)
+{
+	struct argus_kext_stats st;
+	argus_kext_get_stats(arg, &st);
+	return snprintf(buf, cap,
+	                "\"ring_drops\":%" PRIu64 ",\"ring_shed\":%" PRIu64 ",\"appset\":%" PRIu64
+	                ",\"stack_drops\":%" PRIu64,
+	                st.ring_drops, st.ring_shed, argus_kext_appset_size(arg), st.stack_drops);
+}
+
 int argus_live_daemon_source(struct argus_daemon *d, const struct argus_kext_opts *ko,
                              struct argus_kext **kp, char *err, size_t ecap)
 {
@@ -471,7 +486,11 @@ int argus_live_daemon_source(struct argus_daemon *d, const struct argus_kext_opt
 		}
 	}
 	struct argus_daemon_source src = {
-	    .decode = kext_decode, .drop_records = kext_drops, .arg = k};
+	    .decode = kext_decode,
+	    .drop_records = kext_drops,
+	    .hooked = kext_hooked,
+	    .status = kext_status,
+	    .arg = k};
 	argus_daemon_set_source(d, &src);
 	return 0;
 }

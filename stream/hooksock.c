@@ -183,6 +183,8 @@ static void on_hook_conn(uv_stream_t *server, int status)
 		return;
 	}
 	c->pid = cr.pid;
+	if (d->src.hooked)
+		d->src.hooked(d->src.arg, (uint32_t)cr.pid);
 	c->next = d->hook_conns;
 	d->hook_conns = c;
 	uv_read_start((uv_stream_t *)&c->pipe, hook_alloc, hook_read);

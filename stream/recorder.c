@@ -381,7 +381,52 @@ static int open_chunk_room(struct recorder *r, uint64_t first_ts)
 	return open_chunk(r, first_ts);
 }
 
-int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
+static int rec_write(struct recorder *r, const struct argus_event *ev, size_t n, bool retry);
+
+/* The open chunk's write failed (a full disk) after it took `taken` of the
+ * records of this call (rest more follow, never taken). Not in the file:
+ * the block whose write failed (the records of earlier calls in it were
+ * counted in events, this call's were not) and the rest. Unless this is
+ * already the retry, they go once more into a new chunk after room is
+ * made (write_failed); what fails again is lost, counted. */
+static void failed_write(struct recorder *r, size_t taken, const struct argus_event *rest,
+                         size_t nrest, bool retry)
+{
+	const struct argus_event *u;
+	size_t nu = argus_trace_writer_unwritten(r->w, &u);
+	size_t mine = nu < taken ? nu : taken, earlier = nu - mine;
+	/* this call's records in blocks sealed before the failure are kept */
+	r->st.events += taken - mine;
+	r->cur_events += taken - mine;
+	r->st.events -= earlier;
+	r->cur_events -= earlier;
+	r->st.errors++;
+	size_t nbuf = nu + nrest;
+	struct argus_event *buf = retry ? NULL : malloc(nbuf * sizeof(*buf));
+	if (buf) {
+		memcpy(buf, u, nu * sizeof(*buf));
+		memcpy(buf + nu, rest, nrest * sizeof(*buf));
+	}
+	write_failed(r);
+	if (!buf) {
+		r->st.lost += nbuf;
+		return;
+	}
+	r->st.rewritten += nbuf;
+	rec_write(r, buf, nbuf, true);
+	free(buf);
+}
+
+/* Seal what the open chunk holds; a failed write goes to failed_write. */
+static int flush_chunk(struct recorder *r, bool retry)
+{
+	if (!r->w || !argus_trace_flush(r->w))
+		return 0;
+	failed_write(r, 0, NULL, 0, retry);
+	return -EIO;
+}
+
+static int rec_write(struct recorder *r, const struct argus_event *ev, size_t n, bool retry)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -396,12 +441,13 @@ int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 		while (j < n && (ev[j].ts < end || ev[j].ts < r->cur_first))
 			j++;
 		if (j > i) {
+			uint64_t before = argus_trace_writer_events(r->w);
 			if (argus_trace_write(r->w, ev + i, j - i)) {
 				/* the chunk is done for (a full disk): keep it as far
-				 * as it was written, make room, go on in a new one */
-				r->st.errors++;
-				r->st.lost += j - i;
-				write_failed(r);
+				 * as it was written, make room, write the records
+				 * that did not reach it into a new one */
+				size_t taken = (size_t)(argus_trace_writer_events(r->w) - before);
+				failed_write(r, taken, ev + i + taken, j - i - taken, retry);
 				i = j;
 				continue;
 			}
@@ -412,12 +458,19 @@ int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
 			r->cur_events += j - i;
 		}
 		if (j < n || argus_trace_writer_bytes(r->w) > chunk_bytes(r)) {
-			close_chunk(r);
+			/* its last block sealed here, where a failure is retried */
+			if (!flush_chunk(r, retry))
+				close_chunk(r);
 			prune(r);
 		}
 		i = j;
 	}
 	return 0;
+}
+
+int rec_events(struct recorder *r, const struct argus_event *ev, size_t n)
+{
+	return rec_write(r, ev, n, false);
 }
 
 void rec_string(struct recorder *r, uint32_t id)
@@ -473,11 +526,7 @@ int rec_flush(struct recorder *r)
 {
 	if (!r->w)
 		return 0;
-	int rc = argus_trace_flush(r->w);
-	if (rc) {
-		r->st.errors++;
-		write_failed(r);
-	}
+	int rc = flush_chunk(r, false);
 	measure_room(r);
 	prune(r);
 	return rc ? -EIO : 0;
@@ -497,6 +546,7 @@ void rec_close(struct recorder *r)
 {
 	if (!r)
 		return;
+	flush_chunk(r, false); /* a failed last block goes to a new chunk */
 	close_chunk(r);
 	prune(r);
 	free(r->chunks);

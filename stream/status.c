@@ -123,9 +123,15 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          "],\"recorder\":{\"dir\":\"%s\",\"chunks\":%" PRIu64 ",\"bytes\":%" PRIu64
 		          ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"span_ns\":%" PRIu64
 		          ",\"errors\":%" PRIu64 ",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
-		          ",\"room_bytes\":%" PRIu64 "},",
+		          ",\"rewritten\":%" PRIu64 ",\"room_bytes\":%" PRIu64 "},",
 		          d->rec ? d->rec_dir : "", rs.chunks, rs.bytes, rs.first_ts, rs.last_ts,
-		          rs.last_ts - rs.first_ts, rs.errors, rs.events, rs.lost, rs.room);
+		          rs.last_ts - rs.first_ts, rs.errors, rs.events, rs.lost, rs.rewritten, rs.room);
+		if (d->src.status) {
+			char src[512];
+			int n = d->src.status(d->src.arg, src, sizeof(src));
+			if (n > 0 && (size_t)n < sizeof(src))
+				sb_printf(&b, "\"source\":{%s},", src);
+		}
 		sb_printf(&b,
 		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
 		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64 "},",

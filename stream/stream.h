@@ -58,6 +58,11 @@ struct argus_daemon_source {
 	int (*decode)(void *arg, struct argus_event *ev, size_t n, const struct argus_sink *sink);
 	/* DROP records for losses not reported yet (ts = now_ns). */
 	size_t (*drop_records)(void *arg, struct argus_event *out, size_t max, uint64_t now_ns);
+	/* Optional: a process connected a hook ring (its SO_PEERCRED pid). */
+	void (*hooked)(void *arg, uint32_t pid);
+	/* Optional: the source's own counters for status json, as the members
+	 * of one object ("a":1,"b":2), at most cap bytes; returns the length. */
+	int (*status)(void *arg, char *buf, size_t cap);
 	void *arg;
 };
 

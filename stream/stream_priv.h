@@ -64,6 +64,7 @@ struct rec_stats {
 	uint64_t first_ts, last_ts; /* span on disk (0 when empty) */
 	uint64_t events, errors, deleted;
 	uint64_t lost; /* records not written (a write failed: a full disk) */
+	uint64_t rewritten; /* records of a failed write written again in a new chunk */
 	uint64_t
 	    room; /* bytes the recording may take now (below --keep-bytes when the disk is full) */
 };

@@ -4,11 +4,16 @@
  * and the copy an app's owner who is not root may open, with every other
  * user's frames redacted ("Report copies for the app's owner"). */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -129,10 +134,19 @@ static bool is_app(uint32_t pid)
 	return false;
 }
 
+/* With a second user: every other app is that user's. */
+static uid_t second_uid;
+static gid_t second_gid;
+
 static bool fake_owner(void *arg, uint32_t pid, uid_t *uid, gid_t *gid)
 {
 	(void)arg;
 	*uid = *gid = is_app(pid) ? NOBODY : 0;
+	for (unsigned i = 0; second_uid && i < names.napps; i++)
+		if (names.apps[i] == pid && i % 2) {
+			*uid = second_uid;
+			*gid = second_gid;
+		}
 	return true;
 }
 
@@ -314,6 +328,108 @@ TEST(the_apps_owner_gets_a_copy_without_other_users_frames)
 	rmdir_all(dir);
 }
 
+/* The second user's side, in a child that became that user: 0 when it
+ * read its own copies (how many in *n) and none names a frame, line or
+ * object of root's processes, and it could open no one else's. */
+static int as_second_user(const char *reports, const char *users)
+{
+	if (setgroups(0, NULL) || setgid(second_gid) || setuid(second_uid))
+		return 10;
+	char udir[160], odir[160];
+	snprintf(udir, sizeof(udir), "%s/%u", users, (unsigned)second_uid);
+	snprintf(odir, sizeof(odir), "%s/%u", users, NOBODY);
+	if (opendir(odir) || errno != EACCES)
+		return 11; /* nobody's copies */
+	DIR *rd = opendir(reports);
+	if (rd || errno != EACCES)
+		return 12; /* root's reports */
+	DIR *dd = opendir(udir);
+	if (!dd)
+		return 13;
+	struct dirent *de;
+	unsigned files = 0;
+	while ((de = readdir(dd))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char p[600];
+		snprintf(p, sizeof(p), "%s/%s", udir, de->d_name);
+		char *text = slurp(p);
+		if (!text)
+			return 14;
+		files++;
+		for (unsigned i = 0; i < names.n; i++)
+			if (!is_app(names.s[i].pid) && !also_nobodys(names.s[i].what) &&
+			    strstr(text, names.s[i].what)) {
+				fprintf(stderr, "%s names root's '%s'\n", p, names.s[i].what);
+				return 15;
+			}
+		/* root's copy of the same report, beside: not for this user */
+		char rp[600];
+		snprintf(rp, sizeof(rp), "%s/%s", reports, de->d_name);
+		if (open(rp, O_RDONLY) >= 0 || errno != EACCES)
+			return 16;
+	}
+	closedir(dd);
+	fprintf(stderr, "the second user (uid %u) read its %u copies\n", (unsigned)second_uid,
+	        files);
+	return files ? 0 : 17;
+}
+
+TEST(a_second_user_opens_its_own_copies_and_no_one_elses)
+{
+	if (geteuid() != 0)
+		SKIP("needs root to give copies to two users");
+	struct passwd *pw = getpwnam("argus-test2");
+	if (!pw && system("useradd --system --no-create-home --shell /usr/sbin/nologin "
+	                  "argus-test2 >/dev/null 2>&1") == 0)
+		pw = getpwnam("argus-test2");
+	if (!pw)
+		SKIP("no second user: user argus-test2 could not be created (useradd)");
+	second_uid = pw->pw_uid;
+	second_gid = pw->pw_gid;
+	char dir[64], reports[128], users[128];
+	tmpdir(dir);
+	ASSERT_EQ(chmod(dir, 0755), 0); /* the users' directory below is reachable */
+	snprintf(reports, sizeof(reports), "%s/reports", dir);
+	snprintf(users, sizeof(users), "%s/reports-users", dir);
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session *s;
+	ASSERT_EQ(argus_session_new(&s, &o), 0);
+	memset(&names, 0, sizeof(names));
+	struct argus_session_sink ks = {.diagnosis = collect, .arg = s};
+	ASSERT_EQ(argus_session_add_sink(s, &ks), 0);
+	struct argus_report_sink_opts ro = {
+	    .reports_dir = reports, .no_notify = true, .name = "test", .owner = fake_owner};
+	struct argus_report_sink *rs;
+	char err[256];
+	ASSERT_MSG(argus_report_sink_new(&rs, s, &ro, err, sizeof(err)) == 0, "%s", err);
+	struct argus_synth_opts so;
+	argus_synth_opts_default(&so);
+	so.seed = 3;
+	so.events = 1000000;
+	struct argus_sink in = argus_session_sink(s);
+	ASSERT_EQ(argus_synth_run(&so, &in, NULL), 0);
+	argus_session_end(s);
+	ASSERT_MSG(names.napps >= 2, "%u stalled apps: one for each user needed", names.napps);
+	fflush(NULL);
+	pid_t c = fork();
+	if (c == 0)
+		_exit(as_second_user(reports, users));
+	int st;
+	ASSERT(waitpid(c, &st, 0) == c && WIFEXITED(st));
+	ASSERT_MSG(WEXITSTATUS(st) == 0,
+	           "as the second user: %d (11 read nobody's copies, 12 root's reports, 13 no "
+	           "copies of its own, 14 one unreadable, 15 one names root's frames, 16 root's copy "
+	           "readable, 17 none)",
+	           WEXITSTATUS(st));
+	second_uid = 0;
+	argus_report_sink_free(rs);
+	argus_session_free(s);
+	rmdir_all(dir);
+}
+
 TEST_MAIN(TEST_ENTRY(reports_are_root_only_without_a_group),
           TEST_ENTRY(reports_are_the_groups_with_a_group),
-          TEST_ENTRY(the_apps_owner_gets_a_copy_without_other_users_frames))
+          TEST_ENTRY(the_apps_owner_gets_a_copy_without_other_users_frames),
+          TEST_ENTRY(a_second_user_opens_its_own_copies_and_no_one_elses))

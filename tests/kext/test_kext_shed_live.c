@@ -1,0 +1,117 @@
+/*
+ * test_kext_shed_live.c - shedding under overload (label "live";
+ * kext/appset.bpf.h, docs/kext.md "Shedding"): with nobody reading, a
+ * process outside the app set floods a one-page ring, then a member of the
+ * app set runs on the same CPU. Past the shedding fill the flood's records
+ * are shed (counted, and reported as ring drops), so the member's records
+ * still find room; without shedding the flood takes the whole ring.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+
+#include "collect.h"
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(2);
+}
+
+static void pingpong(void *arg)
+{
+	(void)arg;
+	int p[2];
+	char b = 0;
+
+	pin_cpu0();
+	if (pipe(p))
+		_exit(1);
+	for (int i = 0; i < 3000; i++)
+		if (write(p[1], &b, 1) != 1 || read(p[0], &b, 1) != 1)
+			_exit(1);
+}
+
+struct outcome {
+	size_t flood, member; /* records of each in the ring */
+	uint64_t drops, shed, reported;
+};
+
+static void run(bool shed, struct outcome *o)
+{
+	struct argus_kext_opts opts = {.pid_filter = true,
+	                               .no_samples = true,
+	                               .ring_bytes = 4096,
+	                               .syscalls = true,
+	                               .shed_bytes = 1024,
+	                               .no_shed = !shed};
+	struct collector c;
+	int status;
+
+	memset(o, 0, sizeof(*o));
+	collector_start(&c, &opts);
+	struct gated_child flood = spawn_gated(pingpong, NULL);
+	trace_and_go(&c, &flood);
+	ASSERT(waitpid(flood.pid, &status, 0) == flood.pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0);
+	struct gated_child member = spawn_gated(pingpong, NULL);
+	ASSERT(argus_kext_appset_add(c.k, member.pid) == 0);
+	trace_and_go(&c, &member);
+	ASSERT(waitpid(member.pid, &status, 0) == member.pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0);
+	collector_finish(&c);
+	for (size_t i = 0; i < c.n; i++) {
+		if (c.ev[i].pid == (uint32_t)flood.pid)
+			o->flood++;
+		else if (c.ev[i].pid == (uint32_t)member.pid)
+			o->member++;
+	}
+	for (unsigned cpu = 0; cpu < argus_kext_ncpus(c.k); cpu++)
+		o->drops += argus_kext_ring_drops(c.k, cpu);
+	o->shed = argus_kext_ring_shed(c.k);
+	for (size_t i = 0; i < c.ndrops; i++)
+		if (c.drops[i].drop.source == ARGUS_DROP_KERNEL_RING)
+			o->reported += c.drops[i].drop.count;
+	struct argus_kext_stats st;
+	argus_kext_get_stats(c.k, &st);
+	ASSERT_U64_EQ(st.ring_shed, o->shed);
+	fprintf(stderr,
+	        "shed %s: flood %zu records kept, member %zu; ring drops %" PRIu64
+	        " (shed %" PRIu64 "), reported %" PRIu64 "\n",
+	        shed ? "on" : "off", o->flood, o->member, o->drops, o->shed, o->reported);
+	collector_free(&c);
+}
+
+TEST(a_member_of_the_app_set_keeps_room_in_a_flooded_ring)
+{
+	struct outcome o;
+
+	require_live();
+	run(true, &o);
+	ASSERT_MSG(o.shed > 0, "the flood was never shed (%" PRIu64 " drops)", o.drops);
+	ASSERT(o.shed <= o.drops);
+	ASSERT_U64_EQ(o.reported, o.drops); /* shed records are reported as lost */
+	/* a 4 KiB ring shedding past 1 KiB: the member has the other 3 KiB */
+	ASSERT_MSG(o.member >= 20, "the member kept %zu records after the flood", o.member);
+	ASSERT_MSG(o.flood < o.member, "flood %zu records, member %zu", o.flood, o.member);
+}
+
+TEST(without_shedding_the_flood_takes_the_whole_ring)
+{
+	struct outcome o;
+
+	require_live();
+	run(false, &o);
+	ASSERT_U64_EQ(o.shed, 0);
+	ASSERT(o.drops > 0);
+	ASSERT_U64_EQ(o.reported, o.drops);
+	ASSERT_MSG(o.member <= 2, "the member kept %zu records in a full ring", o.member);
+}
+
+TEST_MAIN(TEST_ENTRY(a_member_of_the_app_set_keeps_room_in_a_flooded_ring),
+          TEST_ENTRY(without_shedding_the_flood_takes_the_whole_ring))
