@@ -240,7 +240,10 @@ static int prune(const char *dbpath, const char *ids, const char *symbol, char *
 		return fail(e, err);
 	struct argus_issues_import_result ra, rb;
 	struct argus_latency_dist da, db2;
-	const char *name = !strcmp(issue.landmark, "handler") ? issue.name : NULL;
+	/* a hooked landmark (a handler, a signal, paint, a Qt event): by its name */
+	bool hooked = strcmp(issue.landmark, "ui-episode") && strcmp(issue.landmark, "dispatch") &&
+	              strcmp(issue.landmark, "stall");
+	const char *name = hooked ? issue.name : NULL;
 	if ((e = argus_issues_import(db, before, "prune", &ra, err, sizeof(err))) < 0 ||
 	    (e = argus_issues_import(db, after, "prune", &rb, err, sizeof(err))) < 0 ||
 	    (e = argus_issues_landmark_latency(db, ra.session, issue.app, issue.landmark, name, &da,

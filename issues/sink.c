@@ -248,8 +248,8 @@ static void write_occ(struct argus_issue_sink *is, struct argus_issue_occurrence
 	}
 	if (!strcmp(o->kind, "stall"))
 		is->st.stalls++;
-	else if (!strcmp(o->landmark, "handler"))
-		is->st.handlers++;
+	else if (strcmp(o->landmark, "ui-episode") && strcmp(o->landmark, "dispatch"))
+		is->st.handlers++; /* a hooked landmark */
 	else
 		is->st.lags++;
 }
@@ -404,21 +404,32 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 {
 	struct argus_issue_sink *is = arg;
 	uint64_t min = is->o.handler_ns ? is->o.handler_ns : ARGUS_ISSUES_HANDLER_NS;
-	if (l->incl_ns < min)
+	/* perceptible, and mostly its own time: a landmark whose lag is in a
+	 * nested one (GTK's "event" signal around "key-press-event", the GDK
+	 * source around both) leaves the issue to that one */
+	if (l->incl_ns < min || l->excl_ns * 2 < l->incl_ns)
 		return;
 	struct argus_frame f;
 	char name[160], frames[400], cname[128], cframes[400], exe[64] = "";
 	const struct argus_symbolizer *y = l->sym;
 	bool named = true;
-	if (l->callback && y && y->resolve && y->resolve(y->arg, l->pid, l->callback, &f) &&
-	    f.func[0])
+	/* a toolkit landmark's handler in a library (QWidget::event, GDK's
+	 * paint) says little: named by it, keyed by the cause inside it too */
+	bool hooked = l->landmark && strcmp(l->landmark, "handler");
+	bool cb = l->callback && y && y->resolve && y->resolve(y->arg, l->pid, l->callback, &f) &&
+	          f.func[0];
+	if (cb && (!hooked || !f.system))
 		snprintf(name, sizeof(name), "%s", f.func);
-	else if (l->dispatch && y && y->resolve && y->resolve(y->arg, l->pid, l->dispatch, &f) &&
+	else if (cb && hooked) {
+		named = false;
+		snprintf(name, sizeof(name), "%s", f.func);
+	} else if (l->dispatch && y && y->resolve && y->resolve(y->arg, l->pid, l->dispatch, &f) &&
 	         f.func[0] && !f.system)
 		snprintf(name, sizeof(name), "%s", f.func);
 	else {
 		named = false; /* a source's name or a toolkit's dispatch says little */
-		snprintf(name, sizeof(name), "%s", l->source[0] ? l->source : "(unnamed dispatch)");
+		snprintf(name, sizeof(name), "%s",
+		         l->source[0] ? l->source : hooked ? "(unknown handler)" : "(unnamed dispatch)");
 	}
 	struct contexts *cx = calloc(1, sizeof(*cx));
 	if (!cx)
@@ -433,7 +444,7 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 	struct argus_issue_occurrence o = {
 	    .kind = "lag",
 	    .app = l->comm[0] ? l->comm : "?",
-	    .landmark = "handler",
+	    .landmark = l->landmark ? l->landmark : "handler",
 	    .name = name,
 	    .frames = frames,
 	    .exe = exe,
