@@ -137,10 +137,10 @@ static int import(const char *dbpath, const char *user, int n, char **paths)
 		}
 		fprintf(stderr,
 		        "argus issues: %s: session #%lld: %llu events, %llu lag(s), %llu stall(s),"
-		        " %llu hooked handler(s)\n",
+		        " %llu hooked landmark(s) (%llu lag(s) held by one)\n",
 		        paths[i], (long long)r.session, (unsigned long long)r.events,
 		        (unsigned long long)r.st.lags, (unsigned long long)r.st.stalls,
-		        (unsigned long long)r.st.handlers);
+		        (unsigned long long)r.st.handlers, (unsigned long long)r.st.in_landmarks);
 	}
 	argus_issues_close(db);
 	return rc;

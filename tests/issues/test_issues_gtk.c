@@ -120,12 +120,13 @@ TEST(gtk_handler_lag_is_one_issue_over_two_runs_and_commands_are_linked)
 	ASSERT_MSG(key->incl.median >= 215000000ull && key->incl.median < 300000000ull,
 	           "median %llu ns", (unsigned long long)key->incl.median);
 	ASSERT(key->excl.median * 2 >= key->incl.median);
-	/* no other gtk-event issue of the key: the "event" signal around it
-	 * and the GDK source around both leave it to the handler */
+	/* no other issue of the app: the "event" signal around the handler,
+	 * the GDK source around both and the episode around all leave it to
+	 * the handler (the episode keyed by its few samples split as they
+	 * moved) */
 	for (size_t i = 0; i < n; i++)
 		if (&v[i] != key && &v[i] != click && !strcmp(v[i].app, "lag_gtk_app"))
-			ASSERT_MSG(strcmp(v[i].landmark, "gtk-event") && strcmp(v[i].landmark, "handler"),
-			           "another landmark issue: %s %s", v[i].landmark, v[i].name);
+			ASSERT_MSG(0, "another issue of the app: %s %s", v[i].landmark, v[i].name);
 	int64_t key_id = key->id, click_id = click->id;
 	free(v);
 	char *buf = NULL;
