@@ -39,7 +39,8 @@ static pid_t start_xvfb(char *display, size_t cap, const char *log)
 		if (access(lock, F_OK) == 0 || access(sock, F_OK) == 0)
 			continue;
 		snprintf(num, sizeof(num), ":%d", d);
-		char *argv[] = {"Xvfb", num, "-nolisten", "tcp", "-screen", "0", "640x480x24", NULL};
+		char *argv[] = {"Xvfb",    num, "-nolisten",  "tcp",
+		                "-screen", "0", "640x480x24", NULL};
 		pid_t x = fx_start(argv, log);
 		if (fx_wait_for(sock, NULL, 5)) {
 			snprintf(display, cap, "%s", num);
@@ -84,8 +85,8 @@ TEST(gtk_handler_lag_is_one_issue_over_two_runs_and_commands_are_linked)
 	snprintf(db, sizeof(db), "%s/issues.db", dir);
 	int rc = 0;
 	for (int run = 1; run <= 2 && !rc; run++) {
-		snprintf(cmd, sizeof(cmd), "'%s' record --hooks -o %s/run%d.argus -- '%s' 2>&1", bin,
-		         dir, run, LAG_APP);
+		snprintf(cmd, sizeof(cmd), "'%s' record --hooks -o %s/run%d.argus -- '%s' 2>&1",
+		         bin, dir, run, LAG_APP);
 		rc = sh(cmd, out, sizeof(out));
 		if (!rc && strstr(out, "no `q` arrived"))
 			rc = -2;
@@ -95,8 +96,8 @@ TEST(gtk_handler_lag_is_one_issue_over_two_runs_and_commands_are_linked)
 	if (rc == 3 || rc == 4)
 		SKIP("argus record cannot trace here: %s", out);
 	ASSERT_MSG(rc == 0, "a run failed: %d", rc);
-	snprintf(cmd, sizeof(cmd), "'%s' issues import --db %s %s/run1.argus %s/run2.argus 2>&1", bin,
-	         db, dir, dir);
+	snprintf(cmd, sizeof(cmd), "'%s' issues import --db %s %s/run1.argus %s/run2.argus 2>&1",
+	         bin, db, dir, dir);
 	ASSERT_EQ(sh(cmd, out, sizeof(out)), 0);
 	snprintf(cmd, sizeof(cmd), "'%s' issues --db %s --app lag_gtk_app 2>&1", bin, db);
 	ASSERT_EQ(sh(cmd, out, sizeof(out)), 0);
@@ -155,10 +156,12 @@ TEST(gtk_handler_lag_is_one_issue_over_two_runs_and_commands_are_linked)
 	ASSERT(dist > 0 && dist < 0.6);
 	free(buf);
 	argus_issues_close(s);
-	snprintf(cmd, sizeof(cmd), "'%s' issues show --db %s %lld 2>&1", bin, db, (long long)key_id);
+	snprintf(cmd, sizeof(cmd), "'%s' issues show --db %s %lld 2>&1", bin, db,
+	         (long long)key_id);
 	ASSERT_EQ(sh(cmd, out, sizeof(out)), 0);
 	ASSERT_CONTAINS(out, "lag gtk-event in lag_gtk_app: on_key_press");
-	ASSERT_CONTAINS(out, "heaviest path: on_key_press > open_document > parse_document > tokenize_slowly");
+	ASSERT_CONTAINS(
+	    out, "heaviest path: on_key_press > open_document > parse_document > tokenize_slowly");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ASSERT_EQ(system(cmd), 0);
 }
