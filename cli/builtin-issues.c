@@ -137,10 +137,10 @@ static int import(const char *dbpath, const char *user, int n, char **paths)
 		}
 		fprintf(stderr,
 		        "argus issues: %s: session #%lld: %llu events, %llu lag(s), %llu stall(s),"
-		        " %llu hooked handler(s)\n",
+		        " %llu hooked landmark(s) (%llu lag(s) held by one)\n",
 		        paths[i], (long long)r.session, (unsigned long long)r.events,
 		        (unsigned long long)r.st.lags, (unsigned long long)r.st.stalls,
-		        (unsigned long long)r.st.handlers);
+		        (unsigned long long)r.st.handlers, (unsigned long long)r.st.in_landmarks);
 	}
 	argus_issues_close(db);
 	return rc;
@@ -240,7 +240,10 @@ static int prune(const char *dbpath, const char *ids, const char *symbol, char *
 		return fail(e, err);
 	struct argus_issues_import_result ra, rb;
 	struct argus_latency_dist da, db2;
-	const char *name = !strcmp(issue.landmark, "handler") ? issue.name : NULL;
+	/* a hooked landmark (a handler, a signal, paint, a Qt event): by its name */
+	bool hooked = strcmp(issue.landmark, "ui-episode") && strcmp(issue.landmark, "dispatch") &&
+	              strcmp(issue.landmark, "stall");
+	const char *name = hooked ? issue.name : NULL;
 	if ((e = argus_issues_import(db, before, "prune", &ra, err, sizeof(err))) < 0 ||
 	    (e = argus_issues_import(db, after, "prune", &rb, err, sizeof(err))) < 0 ||
 	    (e = argus_issues_landmark_latency(db, ra.session, issue.app, issue.landmark, name, &da,

@@ -102,6 +102,9 @@ enum argus_event_type {
 	ARGUS_EV_LOOP_ITER_END = 89,   /* payload.loop */
 	ARGUS_EV_DISPATCH_BEGIN = 90,  /* payload.loop */
 	ARGUS_EV_DISPATCH_END = 91,    /* payload.loop */
+	/* from hooks: a toolkit landmark (signal, paint, Qt event / signal) of
+	 * at least the hooks' threshold, sent once, at its end */
+	ARGUS_EV_LANDMARK = 92, /* payload.landmark; header ts = its end */
 
 	/* from hooks: async post -> run (paper: dispatch_async enqueue / invoke) */
 	ARGUS_EV_ASYNC_POST = 96,      /* payload.async */
@@ -182,6 +185,15 @@ enum argus_async_kind {
 	ARGUS_ASYNC_THREADPOOL = 4, /* g_thread_pool_push */
 	ARGUS_ASYNC_TASK = 5,       /* g_task_run_in_thread */
 	ARGUS_ASYNC_QT = 6,         /* QCoreApplication::postEvent */
+};
+
+/* Landmark kinds (LANDMARK records, from the hooks). */
+enum argus_landmark_kind {
+	ARGUS_LM_SIGNAL = 0,    /* a GObject signal emission (g_signal_emit*) */
+	ARGUS_LM_GTK_EVENT = 1, /* a GTK event signal ("key-press-event", ...) */
+	ARGUS_LM_PAINT = 2,     /* GTK "draw" / the frame clock's "paint" */
+	ARGUS_LM_QT_EVENT = 3,  /* a Qt event delivery (QCoreApplication::notify) */
+	ARGUS_LM_QT_SIGNAL = 4, /* a Qt signal and its slot calls (QMetaObject::activate) */
 };
 
 /* Stack record kinds. */
@@ -386,6 +398,17 @@ struct argus_ev_loop {
 	argus_u64 _pad;
 };
 
+/* payload: LANDMARK */
+struct argus_ev_landmark {
+	argus_u64 fn;        /* the handler it ran (the app's signal handler, the
+	                        receiver's event(), the signal function), 0 = unknown */
+	argus_u64 obj;       /* the instance / receiver / sender */
+	argus_u64 begin_ns;  /* CLOCK_MONOTONIC at its begin */
+	argus_u64 nested_ns; /* the landmarks nested in it (direct children, any length) */
+	argus_u32 kind;      /* enum argus_landmark_kind */
+	argus_u32 depth;     /* open landmarks of this thread around it (0: outermost) */
+};
+
 /* payload: ASYNC_POST, ASYNC_RUN_BEGIN, ASYNC_RUN_END (obj pairs them) */
 struct argus_ev_async {
 	argus_u64 obj;      /* GSource * / GTask * / work item */
@@ -463,6 +486,7 @@ struct argus_event {
 		struct argus_ev_ui ui;
 		struct argus_ev_loop loop;
 		struct argus_ev_async async;
+		struct argus_ev_landmark landmark;
 		struct argus_ev_sync sync;
 		struct argus_ev_dbus dbus;
 		struct argus_ev_flag flag;

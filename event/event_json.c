@@ -29,6 +29,7 @@ enum fkind {
 	F_STACKK, /* u32 enum argus_stack_kind */
 	F_DROPS,  /* u32 enum argus_drop_source */
 	F_UIK,    /* u32 enum argus_ui_kind */
+	F_LMK,    /* u32 enum argus_landmark_kind */
 };
 
 struct field {
@@ -162,6 +163,15 @@ static const struct field f_loop[] = {
     {"callback", P(argus_ev_loop, callback), F_HEX}, {"depth", P(argus_ev_loop, depth), F_U32},
     {"name", P(argus_ev_loop, name_str), F_STR},     {0},
 };
+static const struct field f_landmark[] = {
+    {"landmark_kind", P(argus_ev_landmark, kind), F_LMK},
+    {"fn", P(argus_ev_landmark, fn), F_HEX},
+    {"obj", P(argus_ev_landmark, obj), F_HEX},
+    {"begin_ns", P(argus_ev_landmark, begin_ns), F_U64},
+    {"nested_ns", P(argus_ev_landmark, nested_ns), F_U64},
+    {"depth", P(argus_ev_landmark, depth), F_U32},
+    {0},
+};
 static const struct field f_async[] = {
     {"async_kind", P(argus_ev_async, kind), F_ASYNCK}, {"obj", P(argus_ev_async, obj), F_HEX},
     {"callback", P(argus_ev_async, callback), F_HEX},  {"target", P(argus_ev_async, target), F_HEX},
@@ -233,6 +243,7 @@ static const struct field *const field_table[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_LOOP_ITER_END] = f_loop,
     [ARGUS_EV_DISPATCH_BEGIN] = f_loop,
     [ARGUS_EV_DISPATCH_END] = f_loop,
+    [ARGUS_EV_LANDMARK] = f_landmark,
     [ARGUS_EV_ASYNC_POST] = f_async,
     [ARGUS_EV_ASYNC_RUN_BEGIN] = f_async,
     [ARGUS_EV_ASYNC_RUN_END] = f_async,
@@ -260,6 +271,8 @@ static const char *const drop_sources[] = {"kernel_ring", "hook_ring", "merge",
                                            "client",      "decode",    "stack"};
 static const char *const ui_kinds[] = {"display_read", "key",   "button", "motion",
                                        "expose",       "other", "map"};
+static const char *const landmark_kinds[] = {"signal", "gtk_event", "paint", "qt_event",
+                                             "qt_signal"};
 
 /* A bounded appender: counts what it would write past cap, like snprintf. */
 struct out {
@@ -459,7 +472,8 @@ static void put_field(struct out *o, const struct field *f, const unsigned char 
 	case F_ASYNCK:
 	case F_STACKK:
 	case F_DROPS:
-	case F_UIK: {
+	case F_UIK:
+	case F_LMK: {
 		static const struct {
 			const char *const *names;
 			size_t n;
@@ -469,6 +483,7 @@ static void put_field(struct out *o, const struct field *f, const unsigned char 
 		    [F_STACKK - F_TIMERK] = {stack_kinds, ARRAY_SIZE(stack_kinds)},
 		    [F_DROPS - F_TIMERK] = {drop_sources, ARRAY_SIZE(drop_sources)},
 		    [F_UIK - F_TIMERK] = {ui_kinds, ARRAY_SIZE(ui_kinds)},
+		    [F_LMK - F_TIMERK] = {landmark_kinds, ARRAY_SIZE(landmark_kinds)},
 		};
 		memcpy(&u32, p, 4);
 		put_key(o, f->name);

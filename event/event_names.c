@@ -40,6 +40,7 @@ static const char *const type_names[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_LOOP_ITER_END] = "loop_iter_end",
     [ARGUS_EV_DISPATCH_BEGIN] = "dispatch_begin",
     [ARGUS_EV_DISPATCH_END] = "dispatch_end",
+    [ARGUS_EV_LANDMARK] = "landmark",
     [ARGUS_EV_ASYNC_POST] = "async_post",
     [ARGUS_EV_ASYNC_RUN_BEGIN] = "async_run_begin",
     [ARGUS_EV_ASYNC_RUN_END] = "async_run_end",

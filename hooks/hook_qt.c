@@ -13,7 +13,14 @@
  * QWindow to its widget. Only deliveries made by the event loop are
  * dispatches: the outermost notify on a thread (per event-loop level) and
  * any delivery of a posted event. Nested synchronous ones are part of the
- * handler that made them and are not recorded.
+ * handler that made them and are not recorded as dispatches.
+ *
+ * Every delivery, nested or not, is also a toolkit landmark (qt_event),
+ * named by the receiver's event() (the override in its class's vtable),
+ * and every signal emission (QMetaObject::activate, which calls the slots
+ * of its direct connections) one (qt_signal), named by the signal
+ * function that called activate (moc's code, in the sender's class);
+ * hook_landmark.c keeps those that last its threshold.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,6 +42,8 @@
 typedef bool (*notify_fn)(void *app, void *receiver, void *event);
 typedef bool (*deliver_fn)(void *receiver, void *event);
 typedef bool (*process_fn)(void *dispatcher, int flags);
+typedef void (*activate_fn)(void *sender, const void *meta, int index, void **argv);
+typedef void (*activate_off_fn)(void *sender, int offset, int index, void **argv);
 
 struct qt_hooks {
 	unsigned type_offset;                    /* of QEvent::t: 16 in Qt 5 (vptr, d), 8 in Qt 6 */
@@ -43,6 +52,8 @@ struct qt_hooks {
 	notify_fn core_notify, gui_notify, app_notify;
 	void (*post_event)(void *receiver, void *event, int priority);
 	process_fn glib_process, unix_process;
+	activate_fn activate;
+	activate_off_fn activate_off;
 	atomic_bool exposed; /* a window was exposed (ui_input map sent) */
 	atomic_int posted_count;
 	_Atomic(uint64_t) posted[QT_POSTED_SLOTS];
@@ -217,6 +228,11 @@ static bool notify(int which, void *app, void *receiver, void *event)
 	bool posted = posted_take(posted_key(event, type));
 	bool dispatch = posted || notify_depth == 0;
 	void *thread = NULL;
+	/* QObject's vtable: metaObject, qt_metacast, qt_metacall, two
+	 * destructors, then event(QEvent *) (Itanium ABI, Qt 5 and 6) */
+	uintptr_t handler = (uintptr_t)(*(void *const *const *)receiver)[5];
+	struct hooks_lm lm;
+	hooks_lm_begin(&lm);
 	if (dispatch) {
 		thread = Q.object_thread(receiver);
 		emit_loop(ARGUS_EV_DISPATCH_BEGIN, thread, receiver, type);
@@ -234,6 +250,9 @@ static bool notify(int which, void *app, void *receiver, void *event)
 			emit_async(ARGUS_EV_ASYNC_RUN_END, event, receiver, type);
 		emit_loop(ARGUS_EV_DISPATCH_END, thread, receiver, type);
 	}
+	uint64_t end;
+	if (hooks_lm_end(&lm, &end))
+		hooks_lm_emit(&lm, end, ARGUS_LM_QT_EVENT, handler, (uintptr_t)receiver);
 	cur_receiver = prev_receiver;
 	cur_event = prev_event;
 	return r;
@@ -269,6 +288,37 @@ static void hook_post_event(void *receiver, void *event, int priority)
 		emit_async(ARGUS_EV_ASYNC_POST, event, receiver, type);
 	}
 	Q.post_event(receiver, event, priority);
+}
+
+/* A signal: the caller is the signal function moc wrote. */
+static void hook_activate(void *sender, const void *meta, int index, void **argv)
+{
+	if (!hooks_active()) {
+		Q.activate(sender, meta, index, argv);
+		return;
+	}
+	uintptr_t signal = (uintptr_t)__builtin_return_address(0);
+	struct hooks_lm lm;
+	uint64_t end;
+	hooks_lm_begin(&lm);
+	Q.activate(sender, meta, index, argv);
+	if (hooks_lm_end(&lm, &end))
+		hooks_lm_emit(&lm, end, ARGUS_LM_QT_SIGNAL, signal, (uintptr_t)sender);
+}
+
+static void hook_activate_off(void *sender, int offset, int index, void **argv)
+{
+	if (!hooks_active()) {
+		Q.activate_off(sender, offset, index, argv);
+		return;
+	}
+	uintptr_t signal = (uintptr_t)__builtin_return_address(0);
+	struct hooks_lm lm;
+	uint64_t end;
+	hooks_lm_begin(&lm);
+	Q.activate_off(sender, offset, index, argv);
+	if (hooks_lm_end(&lm, &end))
+		hooks_lm_emit(&lm, end, ARGUS_LM_QT_SIGNAL, signal, (uintptr_t)sender);
 }
 
 /* A (nested) event-loop level: deliveries made inside it start at depth 0
@@ -340,6 +390,9 @@ void hooks_qt_init(void)
 		hook("_ZN12QApplication6notifyEP7QObjectP6QEvent", (void *)hook_app_notify,
 		     &Q.app_notify);
 	}
+	hook("_ZN11QMetaObject8activateEP7QObjectPKS_iPPv", (void *)hook_activate, &Q.activate);
+	hook("_ZN11QMetaObject8activateEP7QObjectiiPPv", (void *)hook_activate_off,
+	     &Q.activate_off);
 	hook("_ZN20QEventDispatcherGlib13processEventsE6QFlagsIN10QEventLoop17ProcessEventsFlagEE",
 	     (void *)hook_glib_process, &Q.glib_process);
 	hook("_ZN20QEventDispatcherUNIX13processEventsE6QFlagsIN10QEventLoop17ProcessEventsFlagEE",

@@ -39,6 +39,10 @@
 #define ARGUS_HOOK_ENV_SOCKET     "ARGUS_HOOK_SOCKET"
 #define ARGUS_HOOK_DEFAULT_SOCKET "/run/argus-hooks/hooks.sock"
 #define ARGUS_HOOK_ENV_FLAGS      "ARGUS_HOOK_FLAGS"
+/* toolkit landmarks shorter than this many ns are dropped in the process
+ * (default 3 ms, LagHunter's filter) */
+#define ARGUS_HOOK_ENV_LANDMARK_NS "ARGUS_HOOK_LANDMARK_NS"
+#define ARGUS_HOOK_LANDMARK_NS     3000000ull
 #define ARGUS_HOOK_LIB_NAME       "libargus-hooks.so"
 
 /* Rings a process may be given (one per thread; the first is shared by

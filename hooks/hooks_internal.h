@@ -30,6 +30,7 @@ struct hooks_root {
 	char hook_socket[108];                    /* daemon mode: its hook socket */
 	struct argus_hook_arena *arena;
 	atomic_flag arena_lock;
+	uint64_t landmark_ns; /* toolkit landmarks kept from this long */
 };
 
 extern struct hooks_root argus_hooks_root;
@@ -49,7 +50,21 @@ int hooks_inline(void *target, void *replacement, void **orig);
 /* A cond / sem / mutex record (hook_sync.c), for GLib's own primitives. */
 void hooks_sync_emit(unsigned type, const void *obj, const void *mutex, long ret);
 
+/* Toolkit landmarks (hook_landmark.c): a per-thread shadow stack; one
+ * landmark record at the end of each that lasted landmark_ns. */
+struct hooks_lm {
+	uint64_t begin, nested;
+	unsigned depth;
+};
+void hooks_lm_begin(struct hooks_lm *m);
+/* Pops it; true when it is kept (then send it with hooks_lm_emit). */
+bool hooks_lm_end(struct hooks_lm *m, uint64_t *end);
+void hooks_lm_emit(const struct hooks_lm *m, uint64_t end, unsigned kind, uintptr_t fn,
+                   uintptr_t obj);
+void hooks_landmark_init(const char *threshold_ns);
+
 /* Per-part setup, called from the constructor once rings are attached. */
+void hooks_gsignal_init(void);
 void hooks_glib_init(void);
 void hooks_dbus_init(void);
 void hooks_qt_init(void);

@@ -237,7 +237,9 @@ __attribute__((constructor)) static void hooks_init(void)
 		pthread_key_create(&ring_key, release_ring);
 		pthread_atfork(NULL, NULL, after_fork_child);
 		atomic_store(&r->active, true);
+		hooks_landmark_init(getenv(ARGUS_HOOK_ENV_LANDMARK_NS));
 		hooks_glib_init();
+		hooks_gsignal_init();
 		hooks_dbus_init();
 		hooks_qt_init();
 		if (flags)

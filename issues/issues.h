@@ -127,6 +127,7 @@ struct argus_issue_sink_opts {
 };
 struct argus_issue_sink_stats {
 	uint64_t lags, stalls, handlers; /* occurrences written */
+	uint64_t in_landmarks; /* hooked episodes not written: a landmark written holds them */
 	uint64_t errors;       /* writes that failed (one message for the first) */
 	int last_error;        /* enum argus_issues_err */
 };

@@ -19,6 +19,8 @@
 #include "version_priv.h"
 
 #define PENDING_MAX 16
+#define WRITTEN_MAX 8
+#define HELD_NS     1000000000ull /* a held lag waits for its landmark this long */
 #define CAUSE_FRAMES 3
 
 struct pending {
@@ -37,7 +39,34 @@ struct argus_issue_sink {
 	struct pending pend[PENDING_MAX];
 	struct argus_issue_sink_stats st;
 	struct versions ver;
+	/* the latest hooked landmarks written: the episode around one is it */
+	struct {
+		uint32_t tid;
+		uint64_t begin, end;
+	} written[WRITTEN_MAX];
+	unsigned nwritten;
+	/* hooked threads' lags held until a landmark in them is seen or not */
+	struct held *held[WRITTEN_MAX];
 };
+
+struct contexts;
+struct held {
+	struct argus_issue_occurrence o;
+	struct contexts *cx;
+	char app[ARGUS_COMM_LEN], name[128], frames[400], exe[64];
+};
+
+/* Does a hooked landmark written for tid hold most of [start, end]? */
+static bool in_landmark(const struct argus_issue_sink *is, uint32_t tid, uint64_t start,
+                        uint64_t end)
+{
+	for (unsigned i = 0; i < WRITTEN_MAX; i++)
+		if (is->written[i].tid == tid && is->written[i].begin >= start &&
+		    is->written[i].end <= end &&
+		    (is->written[i].end - is->written[i].begin) * 2 >= end - start)
+			return true;
+	return false;
+}
 
 /* ---- the calling contexts of a set of samples ---- */
 
@@ -248,8 +277,8 @@ static void write_occ(struct argus_issue_sink *is, struct argus_issue_occurrence
 	}
 	if (!strcmp(o->kind, "stall"))
 		is->st.stalls++;
-	else if (!strcmp(o->landmark, "handler"))
-		is->st.handlers++;
+	else if (strcmp(o->landmark, "ui-episode") && strcmp(o->landmark, "dispatch"))
+		is->st.handlers++; /* a hooked landmark */
 	else
 		is->st.lags++;
 }
@@ -356,9 +385,49 @@ static void on_stall_end(void *arg, const struct argus_stall *st)
 		}
 }
 
+static void drop_held(struct argus_issue_sink *is, unsigned i, bool write)
+{
+	struct held *h = is->held[i];
+	if (!h)
+		return;
+	if (write)
+		write_occ(is, &h->o);
+	else
+		is->st.in_landmarks++;
+	free_contexts(h->cx);
+	free(h->cx);
+	free(h);
+	is->held[i] = NULL;
+}
+
+/* A landmark of tid over [begin, end] was written: a lag held that it
+ * mostly fills is that issue; the thread's earlier lags are not. */
+static void settle_held(struct argus_issue_sink *is, uint32_t tid, uint64_t begin, uint64_t end)
+{
+	for (unsigned i = 0; i < WRITTEN_MAX; i++) {
+		struct held *h = is->held[i];
+		if (!h || h->o.tid != tid)
+			continue;
+		uint64_t hs = h->o.start_ns, he = hs + h->o.incl_ns;
+		if (begin >= hs && begin < he && (end - begin) * 2 >= h->o.incl_ns)
+			drop_held(is, i, false);
+		else if (he <= begin)
+			drop_held(is, i, true);
+	}
+}
+
+/* Held lags that ended a while before now (any thread) are written. */
+static void write_old_held(struct argus_issue_sink *is, uint64_t now)
+{
+	for (unsigned i = 0; i < WRITTEN_MAX; i++)
+		if (is->held[i] && is->held[i]->o.start_ns + is->held[i]->o.incl_ns + HELD_NS < now)
+			drop_held(is, i, true);
+}
+
 static void on_lag(void *arg, const struct argus_session_lag *l)
 {
 	struct argus_issue_sink *is = arg;
+	write_old_held(is, l->lag.end);
 	/* the episode of a stall: the stall's occurrence, with its samples */
 	for (int i = 0; i < PENDING_MAX; i++) {
 		struct pending *p = &is->pend[i];
@@ -368,33 +437,56 @@ static void on_lag(void *arg, const struct argus_session_lag *l)
 			return;
 		}
 	}
-	struct contexts *cx = calloc(1, sizeof(*cx));
-	if (!cx)
+	/* a hooked thread's lag that a landmark written holds is that issue:
+	 * its own signature would follow its few samples, not the handler */
+	if (l->hooks && in_landmark(is, l->lag.tid, l->lag.start, l->lag.end)) {
+		is->st.in_landmarks++;
 		return;
-	char name[128], frames[400], exe[64];
+	}
+	struct held *h = calloc(1, sizeof(*h));
+	if (!h || !(h->cx = calloc(1, sizeof(*h->cx)))) {
+		free(h);
+		return;
+	}
 	struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
-	cause_of(is, &so, cx, name, sizeof(name), frames, sizeof(frames), exe, sizeof(exe));
+	cause_of(is, &so, h->cx, h->name, sizeof(h->name), h->frames, sizeof(h->frames), h->exe,
+	         sizeof(h->exe));
+	snprintf(h->app, sizeof(h->app), "%s", l->comm[0] ? l->comm : "?");
 	uint64_t lat = l->lag.end - l->lag.start;
-	struct argus_issue_occurrence o = {
+	h->o = (struct argus_issue_occurrence){
 	    .kind = "lag",
-	    .app = l->comm[0] ? l->comm : "?",
+	    .app = h->app,
 	    .landmark = l->hooks ? "dispatch" : "ui-episode",
-	    .name = name,
-	    .frames = frames,
-	    .exe = exe,
+	    .name = h->name,
+	    .frames = h->frames,
+	    .exe = h->exe,
 	    .version = "",
 	    .start_ns = l->lag.start,
 	    .incl_ns = lat,
 	    .excl_ns = lat, /* an episode holds no other landmark */
 	    .pid = l->lag.pid,
 	    .tid = l->lag.tid,
-	    .contexts = (const char *const *)cx->ctx,
-	    .weights = cx->w,
-	    .ncontexts = cx->n,
+	    .contexts = (const char *const *)h->cx->ctx,
+	    .weights = h->cx->w,
+	    .ncontexts = h->cx->n,
 	};
-	write_occ(is, &o);
-	free_contexts(cx);
-	free(cx);
+	/* a hooked thread's landmark may end after its episode (the trigger
+	 * ends it at the loop's return): held until the next one of the thread */
+	unsigned slot = WRITTEN_MAX;
+	for (unsigned i = 0; i < WRITTEN_MAX; i++)
+		if (is->held[i] && is->held[i]->o.tid == l->lag.tid)
+			drop_held(is, i, true); /* an earlier one of the thread */
+	for (unsigned i = 0; i < WRITTEN_MAX && slot == WRITTEN_MAX; i++)
+		if (!is->held[i])
+			slot = i;
+	if (!l->hooks || slot == WRITTEN_MAX) {
+		write_occ(is, &h->o);
+		free_contexts(h->cx);
+		free(h->cx);
+		free(h);
+		return;
+	}
+	is->held[slot] = h;
 }
 
 /* A hooked dispatch: the landmark is the callback it ran (else the
@@ -404,21 +496,32 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 {
 	struct argus_issue_sink *is = arg;
 	uint64_t min = is->o.handler_ns ? is->o.handler_ns : ARGUS_ISSUES_HANDLER_NS;
-	if (l->incl_ns < min)
+	/* perceptible, and mostly its own time: a landmark whose lag is in a
+	 * nested one (GTK's "event" signal around "key-press-event", the GDK
+	 * source around both) leaves the issue to that one */
+	if (l->incl_ns < min || l->excl_ns * 2 < l->incl_ns)
 		return;
 	struct argus_frame f;
 	char name[160], frames[400], cname[128], cframes[400], exe[64] = "";
 	const struct argus_symbolizer *y = l->sym;
 	bool named = true;
-	if (l->callback && y && y->resolve && y->resolve(y->arg, l->pid, l->callback, &f) &&
-	    f.func[0])
+	/* a toolkit landmark's handler in a library (QWidget::event, GDK's
+	 * paint) says little: named by it, keyed by the cause inside it too */
+	bool hooked = l->landmark && strcmp(l->landmark, "handler");
+	bool cb = l->callback && y && y->resolve && y->resolve(y->arg, l->pid, l->callback, &f) &&
+	          f.func[0];
+	if (cb && (!hooked || !f.system))
 		snprintf(name, sizeof(name), "%s", f.func);
-	else if (l->dispatch && y && y->resolve && y->resolve(y->arg, l->pid, l->dispatch, &f) &&
+	else if (cb && hooked) {
+		named = false;
+		snprintf(name, sizeof(name), "%s", f.func);
+	} else if (l->dispatch && y && y->resolve && y->resolve(y->arg, l->pid, l->dispatch, &f) &&
 	         f.func[0] && !f.system)
 		snprintf(name, sizeof(name), "%s", f.func);
 	else {
 		named = false; /* a source's name or a toolkit's dispatch says little */
-		snprintf(name, sizeof(name), "%s", l->source[0] ? l->source : "(unnamed dispatch)");
+		snprintf(name, sizeof(name), "%s",
+		         l->source[0] ? l->source : hooked ? "(unknown handler)" : "(unnamed dispatch)");
 	}
 	struct contexts *cx = calloc(1, sizeof(*cx));
 	if (!cx)
@@ -433,7 +536,7 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 	struct argus_issue_occurrence o = {
 	    .kind = "lag",
 	    .app = l->comm[0] ? l->comm : "?",
-	    .landmark = "handler",
+	    .landmark = l->landmark ? l->landmark : "handler",
 	    .name = name,
 	    .frames = frames,
 	    .exe = exe,
@@ -448,6 +551,12 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 	    .ncontexts = cx->n,
 	};
 	write_occ(is, &o);
+	unsigned w = is->nwritten++ % WRITTEN_MAX;
+	is->written[w].tid = l->tid;
+	is->written[w].begin = l->begin;
+	is->written[w].end = l->end;
+	settle_held(is, l->tid, l->begin, l->end);
+	write_old_held(is, l->end);
 	free_contexts(cx);
 	free(cx);
 }
@@ -456,6 +565,8 @@ static void on_end(void *arg, const struct argus_session_stats *st)
 {
 	(void)st;
 	struct argus_issue_sink *is = arg;
+	for (unsigned i = 0; i < WRITTEN_MAX; i++)
+		drop_held(is, i, true);
 	for (int i = 0; i < PENDING_MAX; i++)
 		if (is->pend[i].used)
 			write_stall(is, &is->pend[i], NULL);
@@ -502,6 +613,12 @@ void argus_issue_sink_free(struct argus_issue_sink *is)
 		return;
 	for (int i = 0; i < PENDING_MAX; i++)
 		free(is->pend[i].json);
+	for (unsigned i = 0; i < WRITTEN_MAX; i++)
+		if (is->held[i]) {
+			free_contexts(is->held[i]->cx);
+			free(is->held[i]->cx);
+			free(is->held[i]);
+		}
 	versions_free(&is->ver);
 	free(is);
 }

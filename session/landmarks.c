@@ -5,6 +5,12 @@
  * async_run_begin), popped at each end: inclusive latency, exclusive
  * latency (minus the dispatches nested in it), and only those of at least
  * opts.landmark_ns (3 ms) go on to the sinks - the paper's online filter.
+ * The hooks' own landmarks (signal emissions, paint, Qt event deliveries
+ * and signals) come filtered already: one landmark record at the end of
+ * each that lasted the hooks' threshold, with its begin, its nesting depth
+ * and the time of the landmarks nested in it; a record nested in another
+ * waits in the thread's pending spans until its parent's comes, and an
+ * outermost one counts as nested in the dispatch around it.
  * Kept only while a sink takes landmarks (docs/session.md "Landmarks").
  */
 #include <stdio.h>
@@ -26,7 +32,14 @@ struct lm_frame {
 struct lm_stack {
 	uint32_t depth, pid;
 	struct lm_frame f[LM_DEPTH];
+	uint32_t npend; /* hook landmarks kept, waiting for the one around them */
+	struct {
+		uint64_t begin, end;
+		uint32_t depth;
+	} pend[LM_SPANS];
 };
+
+static const char *const lm_names[] = {"signal", "gtk-event", "paint", "qt-event", "qt-signal"};
 
 static struct lm_stack *stack_of(struct argus_session *s, uint32_t tid, bool make)
 {
@@ -53,7 +66,7 @@ static bool in_spans(const struct lm_frame *f, uint64_t ts)
 }
 
 static void hand(struct argus_session *s, const struct argus_event *e, const struct lm_frame *f,
-                 uint32_t depth, uint64_t incl)
+                 uint32_t depth, uint64_t incl, const char *landmark)
 {
 	uint32_t all[512], stacks[512], n = 0;
 	uint64_t ts[512];
@@ -68,7 +81,8 @@ static void hand(struct argus_session *s, const struct argus_event *e, const str
 	if (s->prepare && s->prepare(s))
 		return;
 	const char *src = f->name_str ? session_string(s, f->name_str) : NULL;
-	struct argus_session_landmark l = {.pid = e->pid,
+	struct argus_session_landmark l = {.landmark = landmark,
+	                                   .pid = e->pid,
 	                                   .tid = e->tid,
 	                                   .begin = f->begin,
 	                                   .end = e->ts,
@@ -87,6 +101,52 @@ static void hand(struct argus_session *s, const struct argus_event *e, const str
 	for (unsigned i = 0; i < s->nsinks; i++)
 		if (s->sinks[i].landmark)
 			s->sinks[i].landmark(s->sinks[i].arg, &l);
+}
+
+/* Note a kept span in frame f (its samples are not f's). */
+static void add_span(struct lm_frame *f, uint64_t begin, uint64_t end)
+{
+	if (f->nspans < LM_SPANS) {
+		f->span[f->nspans][0] = begin;
+		f->span[f->nspans][1] = end;
+		f->nspans++;
+	}
+}
+
+/* A landmark record: the hooks kept it (their threshold); its nested
+ * ones came before it and wait in st->pend. */
+static void hook_landmark(struct argus_session *s, struct lm_stack *st, const struct argus_event *e)
+{
+	const struct argus_ev_landmark *k = &e->landmark;
+	if (k->kind >= sizeof(lm_names) / sizeof(lm_names[0]) || k->begin_ns > e->ts)
+		return;
+	uint64_t incl = e->ts - k->begin_ns;
+	struct lm_frame f = {.begin = k->begin_ns, .child_ns = k->nested_ns, .callback = k->fn};
+	uint32_t keep = 0;
+	for (uint32_t i = 0; i < st->npend; i++)
+		if (st->pend[i].depth > k->depth && st->pend[i].begin >= k->begin_ns)
+			add_span(&f, st->pend[i].begin, st->pend[i].end);
+		else
+			st->pend[keep++] = st->pend[i];
+	st->npend = keep;
+	st->pid = e->pid;
+	if (incl < s->o.landmark_ns)
+		return; /* the hooks' threshold is lower than the session's */
+	s->st.landmarks++;
+	hand(s, e, &f, k->depth, incl, lm_names[k->kind]);
+	if (k->depth > 0) {
+		if (st->npend == LM_SPANS) /* full: the oldest goes */
+			memmove(&st->pend[0], &st->pend[1], (LM_SPANS - 1) * sizeof(st->pend[0]));
+		else
+			st->npend++;
+		st->pend[st->npend - 1].begin = k->begin_ns;
+		st->pend[st->npend - 1].end = e->ts;
+		st->pend[st->npend - 1].depth = k->depth;
+	} else if (st->depth && st->depth <= LM_DEPTH && st->f[st->depth - 1].begin <= k->begin_ns) {
+		/* in the dispatch around it: minus its time, not its samples */
+		st->f[st->depth - 1].child_ns += incl;
+		add_span(&st->f[st->depth - 1], k->begin_ns, e->ts);
+	}
 }
 
 void session_landmark(struct argus_session *s, const struct argus_event *e)
@@ -123,18 +183,19 @@ void session_landmark(struct argus_session *s, const struct argus_event *e)
 		if (d > 0) {
 			struct lm_frame *p = &st->f[d - 1];
 			p->child_ns += incl;
-			if (kept && p->nspans < LM_SPANS) {
-				p->span[p->nspans][0] = f.begin;
-				p->span[p->nspans][1] = e->ts;
-				p->nspans++;
-			}
+			if (kept)
+				add_span(p, f.begin, e->ts);
 		}
 		if (kept) {
 			s->st.landmarks++;
-			hand(s, e, &f, d, incl);
+			hand(s, e, &f, d, incl, "handler");
 		}
 		break;
 	}
+	case ARGUS_EV_LANDMARK:
+		if ((st = stack_of(s, e->tid, true)))
+			hook_landmark(s, st, e);
+		break;
 	default:
 		break;
 	}

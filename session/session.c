@@ -62,6 +62,7 @@ static const struct ev_handler handlers[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_LOOP_ITER_END] = {GT, NULL},
     [ARGUS_EV_DISPATCH_BEGIN] = {GT, NULL},
     [ARGUS_EV_DISPATCH_END] = {GT, NULL},
+    [ARGUS_EV_LANDMARK] = {0, NULL}, /* only the landmark sinks (landmarks.c) */
     [ARGUS_EV_ASYNC_POST] = {GT, NULL},
     [ARGUS_EV_ASYNC_RUN_BEGIN] = {GT, NULL},
     [ARGUS_EV_ASYNC_RUN_END] = {GT, NULL},
@@ -233,7 +234,7 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	    (use & ARGUS_SESSION_TRIGGER))
 		keep_wait(s, e);
 	if (s->landmark_sinks && (e->type == ARGUS_EV_DISPATCH_BEGIN ||
-	                          e->type == ARGUS_EV_DISPATCH_END ||
+	                          e->type == ARGUS_EV_DISPATCH_END || e->type == ARGUS_EV_LANDMARK ||
 	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))
 		session_landmark(s, e);
 	if (use & ARGUS_SESSION_HISTORY)

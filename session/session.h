@@ -90,17 +90,21 @@ struct argus_session_lag {
 };
 
 /* A hooked dispatch (a GLib source, a Qt event) of at least landmark_ns,
- * measured by the thread's shadow stack of dispatches. Valid during the
- * call. */
+ * measured by the thread's shadow stack of dispatches, or a toolkit
+ * landmark the hooks kept (a signal emission, paint, a Qt event delivery or
+ * signal: a landmark record). Valid during the call. */
 struct argus_session_landmark {
+	const char *landmark; /* "handler" (a dispatch), "signal", "gtk-event", "paint",
+	                         "qt-event", "qt-signal" */
 	uint32_t pid, tid;
 	char comm[ARGUS_COMM_LEN];
 	uint64_t begin, end;
 	uint64_t incl_ns; /* end - begin */
-	uint64_t excl_ns; /* minus the dispatches nested in it */
+	uint64_t excl_ns; /* minus the dispatches and landmarks nested in it */
 	uint32_t depth;   /* 0: outermost */
 	uint64_t dispatch; /* the source's dispatch function (an address in pid) */
-	uint64_t callback; /* the callback it ran (async_run_begin), 0 = not known */
+	uint64_t callback; /* the callback it ran (async_run_begin; a landmark's
+	                      handler), 0 = not known */
 	const char *source; /* the source's name, "" = none */
 	const uint32_t *stacks; /* samples inside it, not inside a nested landmark */
 	uint32_t nstacks;

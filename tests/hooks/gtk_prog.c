@@ -12,7 +12,7 @@
 static gboolean on_key(GtkWidget *w, GdkEventKey *ev, gpointer data)
 {
 	(void)w, (void)data;
-	printf("key_tid=%d keyval=%u\n", gettid(), ev->keyval);
+	printf("key_tid=%d keyval=%u\non_key=%p\n", gettid(), ev->keyval, (void *)on_key);
 	fflush(stdout);
 	gtk_main_quit();
 	return TRUE;

@@ -4,6 +4,8 @@
  * press a worker thread posts a custom event to the window with
  * QCoreApplication::postEvent; the window prints the threads and the
  * event's address when it handles it, and quits. Gives up after 10 s.
+ * The key press handler and a QTimer's timeout slot each work 20 ms: a
+ * Qt event and a Qt signal long enough to be landmarks.
  */
 #include <QApplication>
 #include <QCoreApplication>
@@ -12,10 +14,19 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <unistd.h>
+
+static void work_20ms()
+{
+	auto t0 = std::chrono::steady_clock::now();
+	volatile unsigned h = 1;
+	while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20))
+		h = h * 31 + 7;
+}
 
 static const QEvent::Type kPostedType = static_cast<QEvent::Type>(QEvent::User + 1);
 
@@ -26,6 +37,7 @@ struct Window : public QWidget {
 	{
 		std::printf("key_tid=%d key=%d\n", gettid(), e->key());
 		std::fflush(stdout);
+		work_20ms();
 		if (worker.joinable())
 			return;
 		worker = std::thread([this] {
@@ -62,6 +74,14 @@ int main(int argc, char **argv)
 	win.resize(200, 100);
 	win.move(0, 0);
 	win.show();
+	QTimer slow;
+	slow.setSingleShot(true);
+	QObject::connect(&slow, &QTimer::timeout, [] {
+		work_20ms();
+		std::printf("slow_timer=1\n");
+		std::fflush(stdout);
+	});
+	slow.start(100);
 	/* No window manager runs under Xvfb: the keyboard follows the pointer,
 	 * which goes over the window (placed at 0,0). */
 	QTimer::singleShot(300, [] {

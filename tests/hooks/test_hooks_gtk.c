@@ -1,7 +1,10 @@
 /*
  * test_hooks_gtk.c - a GTK3 program under Xvfb and `argus run`: the key
  * press it receives is a ui_input record on its UI thread, inside a
- * dispatch of the GDK event source within a main-loop iteration.
+ * dispatch of the GDK event source within a main-loop iteration. With the
+ * hooks' landmark threshold at 0, its key-press-event emission is a
+ * gtk_event landmark named by the handler the program connected, inside
+ * that dispatch.
  */
 #include "hooks_fixture.h"
 #include "test.h"
@@ -45,7 +48,8 @@ TEST(gtk_key_press_is_ui_input_on_the_ui_thread)
 	setenv("NO_AT_BRIDGE", "1", 1); /* no accessibility bus */
 	struct run_result r;
 	const char *cmd[] = {GTK_PROG, NULL};
-	int st = fx_argus_run(NULL, cmd, 20, NULL, &r);
+	static char env[] = "ARGUS_HOOK_LANDMARK_NS=0"; /* every landmark */
+	int st = fx_argus_run(NULL, cmd, 20, env, &r);
 	kill(xvfb, SIGTERM);
 	fx_wait(xvfb, 5);
 	unlink(log);
@@ -65,6 +69,20 @@ TEST(gtk_key_press_is_ui_input_on_the_ui_thread)
 			open = NULL;
 	ASSERT_MSG(open, "ui_input outside any dispatch");
 	ASSERT(fx_count(&r, ARGUS_EV_LOOP_ITER_BEGIN) > 0);
+	/* the handler's signal emission: a gtk_event landmark named by on_key,
+	 * within the dispatch, on the UI thread */
+	uint64_t on_key;
+	ASSERT(fx_key(&r, "on_key", &on_key));
+	const struct argus_event *lm = NULL;
+	for (size_t i = 0; i < r.n && !lm; i++)
+		if (r.ev[i].type == ARGUS_EV_LANDMARK && r.ev[i].landmark.fn == on_key)
+			lm = &r.ev[i];
+	ASSERT_MSG(lm, "no landmark named by the key handler %#llx (%zu landmarks)",
+	           (unsigned long long)on_key, fx_count(&r, ARGUS_EV_LANDMARK));
+	ASSERT_EQ(lm->landmark.kind, ARGUS_LM_GTK_EVENT);
+	ASSERT_EQ(lm->tid, tid);
+	ASSERT(lm->landmark.begin_ns <= lm->ts && lm->landmark.begin_ns >= open->ts);
+	ASSERT(lm->landmark.obj != 0); /* the GtkWindow */
 	free(r.ev);
 }
 

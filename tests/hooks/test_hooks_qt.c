@@ -2,7 +2,9 @@
  * test_hooks_qt.c - a Qt5 Widgets program under Xvfb and `argus run`:
  * event deliveries are dispatches, the key press is a ui_input, and an
  * event a worker thread posts with QCoreApplication::postEvent pairs with
- * its delivery (async_post / async_run_begin, same obj, kind qt).
+ * its delivery (async_post / async_run_begin, same obj, kind qt). The
+ * 20 ms key handler and QTimer slot are landmark records (qt_event,
+ * qt_signal); the many short deliveries and signals are none.
  */
 #include "hooks_fixture.h"
 #include "test.h"
@@ -151,6 +153,37 @@ TEST(qt_post_event_pairs_with_its_delivery)
 	ASSERT(fx_find(r, ARGUS_EV_ASYNC_RUN_END, qt_post_of, obj));
 }
 
-TEST_MAIN(TEST_ENTRY(qt_event_delivery_is_a_hooked_dispatch),
+static bool landmark_of(const struct argus_event *e, uint64_t kind)
+{
+	return e->landmark.kind == kind;
+}
+
+TEST(qt_slow_event_and_signal_are_landmarks)
+{
+	RUN_QT(r);
+	uint64_t tid, x;
+	ASSERT_MSG(fx_key(r, "key_tid", &tid), "no key press handled: %s", r->err);
+	ASSERT_MSG(fx_key(r, "slow_timer", &x), "the slow timer did not run: %s", r->out);
+	const struct argus_event *ev = NULL, *sig = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct argus_event *e = &r->ev[i];
+		if (e->type != ARGUS_EV_LANDMARK || e->tid != tid)
+			continue;
+		uint64_t incl = e->ts - e->landmark.begin_ns;
+		/* the hooks' filter: nothing under 3 ms */
+		ASSERT_MSG(incl >= 3000000ull, "a landmark of %llu ns", (unsigned long long)incl);
+		if (landmark_of(e, ARGUS_LM_QT_EVENT) && incl >= 20000000ull)
+			ev = e;
+		if (landmark_of(e, ARGUS_LM_QT_SIGNAL) && incl >= 20000000ull)
+			sig = e;
+	}
+	ASSERT_MSG(ev, "no qt_event landmark of 20 ms on the UI thread (%zu records)", r->n);
+	ASSERT(ev->landmark.fn != 0 && ev->landmark.obj != 0); /* event(), the receiver */
+	ASSERT_MSG(sig, "no qt_signal landmark of 20 ms (the timer's timeout)");
+	ASSERT(sig->landmark.fn != 0 && sig->landmark.obj != 0); /* QTimer::timeout, the timer */
+	ASSERT(sig->flags & ARGUS_F_HOOK);
+}
+
+TEST_MAIN(TEST_ENTRY(qt_event_delivery_is_a_hooked_dispatch), TEST_ENTRY(qt_slow_event_and_signal_are_landmarks),
           TEST_ENTRY(qt_key_press_is_one_ui_input_on_the_ui_thread),
           TEST_ENTRY(qt_post_event_pairs_with_its_delivery))

@@ -40,6 +40,10 @@ struct lt_episode {
 	bool hooked;
 	uint64_t nested_ns;
 	const char *nested;
+	/* with hooked: the dispatch runs no callback (GDK's event source) and
+	 * the handler is this GTK event signal's, a landmark record; nested
+	 * is then a signal landmark nested in it */
+	const char *signal;
 	/* the handler's frames below the toolkit's dispatch, outermost first
 	 * (main > toolkit_run > toolkit_dispatch are added) */
 	const char *frames[LT_MAX_FRAMES];
@@ -124,6 +128,21 @@ static inline void lt_hook(struct lt_writer *lw, uint64_t ts, uint16_t type, uin
 	lt_put(lw, e);
 }
 
+/* a landmark record of the hooks (at its end) */
+static inline void lt_landmark(struct lt_writer *lw, uint64_t begin, uint64_t end, unsigned kind,
+                               uint64_t fn, unsigned depth, uint64_t nested)
+{
+	struct argus_event e = lt_ev(end, ARGUS_EV_LANDMARK, lw->pid, lw->pid);
+	e.flags = ARGUS_F_HOOK;
+	e.landmark.fn = fn;
+	e.landmark.obj = 0xdef0;
+	e.landmark.begin_ns = begin;
+	e.landmark.nested_ns = nested;
+	e.landmark.kind = kind;
+	e.landmark.depth = depth;
+	lt_put(lw, e);
+}
+
 static inline void lt_tables(struct lt_writer *lw, uint8_t build)
 {
 	uint32_t exe = argus_trace_intern_string(lw->w, LT_EXE, strlen(LT_EXE));
@@ -185,7 +204,8 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 	lt_put(lw, e);
 	if (ep->hooked) {
 		lt_hook(lw, ts + 20000, ARGUS_EV_DISPATCH_BEGIN, lt_entry(lw, "toolkit_dispatch"));
-		lt_hook(lw, ts + 21000, ARGUS_EV_ASYNC_RUN_BEGIN, lt_entry(lw, ep->frames[0]));
+		if (!ep->signal)
+			lt_hook(lw, ts + 21000, ARGUS_EV_ASYNC_RUN_BEGIN, lt_entry(lw, ep->frames[0]));
 	}
 	e = lt_ev(ts + 30000, ARGUS_EV_IPC_RECV, lw->pid, lw->pid);
 	e.ipc.obj = CLI;
@@ -199,8 +219,10 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 	for (uint64_t t = 5 * LT_MS; t < ep->handler_ns; t += 10 * LT_MS) {
 		if (ep->nested && !nested_on && t >= ep->handler_ns - ep->nested_ns) {
 			uint64_t nb = ts + ep->handler_ns - ep->nested_ns - 2 * LT_MS;
-			lt_hook(lw, nb, ARGUS_EV_DISPATCH_BEGIN, lt_entry(lw, "toolkit_dispatch"));
-			lt_hook(lw, nb + 1000, ARGUS_EV_ASYNC_RUN_BEGIN, lt_entry(lw, ep->nested));
+			if (!ep->signal) {
+				lt_hook(lw, nb, ARGUS_EV_DISPATCH_BEGIN, lt_entry(lw, "toolkit_dispatch"));
+				lt_hook(lw, nb + 1000, ARGUS_EV_ASYNC_RUN_BEGIN, lt_entry(lw, ep->nested));
+			}
 			nested_on = true;
 		}
 		uint64_t ips[LT_MAX_FRAMES + 4];
@@ -250,12 +272,21 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 		lt_put(lw, e);
 	}
 	uint64_t end = ts + ep->handler_ns;
+	if (ep->signal) { /* the hooks' landmark records, each at its end */
+		uint64_t nb = ts + ep->handler_ns - ep->nested_ns - 2 * LT_MS;
+		if (nested_on)
+			lt_landmark(lw, nb, end - 2000, ARGUS_LM_SIGNAL, lt_entry(lw, ep->nested), 1, 0);
+		lt_landmark(lw, ts + 25000, end - 1500, ARGUS_LM_GTK_EVENT, lt_entry(lw, ep->signal), 0,
+		            nested_on ? end - 2000 - nb : 0);
+		nested_on = false;
+	}
 	if (nested_on) {
 		lt_hook(lw, end - 3000, ARGUS_EV_ASYNC_RUN_END, lt_entry(lw, ep->nested));
 		lt_hook(lw, end - 2000, ARGUS_EV_DISPATCH_END, lt_entry(lw, "toolkit_dispatch"));
 	}
 	if (ep->hooked) {
-		lt_hook(lw, end - 1000, ARGUS_EV_ASYNC_RUN_END, lt_entry(lw, ep->frames[0]));
+		if (!ep->signal)
+			lt_hook(lw, end - 1000, ARGUS_EV_ASYNC_RUN_END, lt_entry(lw, ep->frames[0]));
 		lt_hook(lw, end - 500, ARGUS_EV_DISPATCH_END, lt_entry(lw, "toolkit_dispatch"));
 	}
 	e = lt_ev(end, ARGUS_EV_SYS_ENTER, lw->pid, lw->pid);
