@@ -351,11 +351,14 @@ static int step(pid_t pid, pid_t tid, uint64_t max, uint64_t window, unsigned ti
 struct candidate {
 	const struct read_site *s;
 	const struct branch_site *b;
+	bool pointer; /* its value is an address mapped in the process: a pointer, not a flag */
 };
 
 static int cmp_cand(const void *x, const void *y)
 {
 	const struct candidate *a = x, *b = y;
+	if (a->pointer != b->pointer)
+		return a->pointer ? 1 : -1;
 	if (a->s->count != b->s->count)
 		return a->s->count > b->s->count ? -1 : 1;
 	return a->s->addr < b->s->addr ? -1 : a->s->addr > b->s->addr;
@@ -450,7 +453,10 @@ static int discover(int argc, char **argv)
 				b = &t->b[k];
 		if (!b || (b->taken && b->not_taken) || b->taken + b->not_taken < 3)
 			continue;
-		c[nc++] = (struct candidate){s, b};
+		uint8_t byte;
+		bool ptr = s->size == 8 && s->first_value >= 0x10000 &&
+		           peek((pid_t)pid, s->first_value, &byte, 1);
+		c[nc++] = (struct candidate){s, b, ptr};
 	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), cmp_cand);
@@ -461,10 +467,11 @@ static int discover(int argc, char **argv)
 		       t->turns);
 	printf(", %zu memory reads, %zu conditional branches\n", t->nr, t->nb);
 	for (size_t i = 0; i < nc; i++)
-		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64 "): read %u times at ip "
+		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64 "%s): read %u times at ip "
 		       "0x%" PRIx64 ", branch at 0x%" PRIx64 " %s every time\n",
-		       i + 1, c[i].s->addr, c[i].s->size, c[i].s->first_value, c[i].s->count,
-		       c[i].s->ip, c[i].b->ip, c[i].b->taken ? "taken" : "not taken");
+		       i + 1, c[i].s->addr, c[i].s->size, c[i].s->first_value,
+		       c[i].pointer ? ", a pointer" : "", c[i].s->count, c[i].s->ip, c[i].b->ip,
+		       c[i].b->taken ? "taken" : "not taken");
 	int status = nc ? ARGUS_EXIT_OK : ARGUS_EXIT_FAIL;
 	if (nc) {
 		unsigned len = c[0].s->size;
