@@ -366,14 +366,11 @@ static int cmp_cand(const void *x, const void *y)
 
 static int discover(int argc, char **argv)
 {
-	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-	                                     {"tid", required_argument, NULL, 't'},
-	                                     {"steps", required_argument, NULL, 's'},
-	                                     {"output", required_argument, NULL, 'o'},
-	                                     {"for", required_argument, NULL, 'f'},
-	                                     {"after-yield", required_argument, NULL, 'y'},
-	                                     {"help", no_argument, NULL, 'h'},
-	                                     {0}};
+	static const struct option opts[] = {
+	    {"pid", required_argument, NULL, 'p'},   {"tid", required_argument, NULL, 't'},
+	    {"steps", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
+	    {"for", required_argument, NULL, 'f'},   {"after-yield", required_argument, NULL, 'y'},
+	    {"help", no_argument, NULL, 'h'},        {0}};
 	uint64_t pid = 0, tid = 0, steps = 200000, window = 256, v;
 	const char *out = NULL;
 	unsigned for_s = 10;
@@ -402,7 +399,8 @@ static int discover(int argc, char **argv)
 			break;
 		case 'y':
 			if (!cli_parse_u64(optarg, 0, 1000000, &v)) {
-				cli_error("flags", "bad --after-yield '%s' (instructions, 0..1000000)",
+				cli_error("flags",
+				          "bad --after-yield '%s' (instructions, 0..1000000)",
 				          optarg);
 				return ARGUS_EXIT_USAGE;
 			}
@@ -467,7 +465,8 @@ static int discover(int argc, char **argv)
 		       t->turns);
 	printf(", %zu memory reads, %zu conditional branches\n", t->nr, t->nb);
 	for (size_t i = 0; i < nc; i++)
-		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64 "%s): read %u times at ip "
+		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64
+		       "%s): read %u times at ip "
 		       "0x%" PRIx64 ", branch at 0x%" PRIx64 " %s every time\n",
 		       i + 1, c[i].s->addr, c[i].s->size, c[i].s->first_value,
 		       c[i].pointer ? ", a pointer" : "", c[i].s->count, c[i].s->ip, c[i].b->ip,

@@ -11,12 +11,14 @@ for t in Xvfb xdotool; do
 	command -v $t >/dev/null || { echo "skipped: $t missing (scripts/install-deps.sh)"; exit 77; }
 done
 pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done' EXIT
+# shellcheck disable=SC2086 # pids: words
+trap 'kill $pids 2>/dev/null' EXIT
 Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>xdisplay >/dev/null 2>&1 &
 pids="$!"
 for _ in $(seq 100); do [ -s xdisplay ] && break; sleep 0.1; done
 [ -s xdisplay ] || { echo "Xvfb did not start"; exit 3; }
-export DISPLAY=":$(cat xdisplay)" NO_AT_BRIDGE=1
+DISPLAY=":$(cat xdisplay)"
+export DISPLAY NO_AT_BRIDGE=1
 "$bins/zoo-b13" --exit-after 30 >prog.log 2>&1 &
 app=$!
 pids="$app $pids"

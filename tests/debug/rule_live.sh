@@ -35,7 +35,7 @@ run_case() {
 k1=$(run_case run1)
 kept=$k1
 printf 'stalls\nrule add ignore wakeup zoo-hb-beat\nrule list\n' >cmds
-HOME="$dir/home" XDG_CONFIG_HOME= "$argus" debug -i --system --commands cmds \
+HOME="$dir/home" XDG_CONFIG_HOME="" "$argus" debug -i --system --commands cmds \
 	"$k1/argus/trace.argus" >session.txt 2>&1
 # the daemon looks at its rules file about once a second
 sleep 2
