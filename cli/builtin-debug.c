@@ -272,14 +272,13 @@ static int interactive(const struct debug_args *a, const struct argus_session_op
 	const char *sys = getenv("ARGUS_SYSTEM_RULES"); /* tests: not /etc */
 	if (a->system)
 		snprintf(rules, sizeof(rules), "%s", sys && *sys ? sys : DBG_SYSTEM_RULES);
-	struct dbg_opts o = {.file = path,
-	                     .label = a->file ? a->file : a->rec_dir,
-	                     .pid = a->pid,
-	                     .rules_path = a->system || dbg_rules_user_path(rules, sizeof(rules))
-	                                       ? rules
-	                                       : NULL,
-	                     .system = a->system,
-	                     .so = *so};
+	struct dbg_opts o = {
+	    .file = path,
+	    .label = a->file ? a->file : a->rec_dir,
+	    .pid = a->pid,
+	    .rules_path = a->system || dbg_rules_user_path(rules, sizeof(rules)) ? rules : NULL,
+	    .system = a->system,
+	    .so = *so};
 	struct dbg *g = calloc(1, sizeof(*g));
 	if (!g) {
 		cli_error("debug", "out of memory");

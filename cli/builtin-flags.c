@@ -351,11 +351,14 @@ static int step(pid_t pid, pid_t tid, uint64_t max, uint64_t window, unsigned ti
 struct candidate {
 	const struct read_site *s;
 	const struct branch_site *b;
+	bool pointer; /* its value is an address mapped in the process: a pointer, not a flag */
 };
 
 static int cmp_cand(const void *x, const void *y)
 {
 	const struct candidate *a = x, *b = y;
+	if (a->pointer != b->pointer)
+		return a->pointer ? 1 : -1;
 	if (a->s->count != b->s->count)
 		return a->s->count > b->s->count ? -1 : 1;
 	return a->s->addr < b->s->addr ? -1 : a->s->addr > b->s->addr;
@@ -363,14 +366,11 @@ static int cmp_cand(const void *x, const void *y)
 
 static int discover(int argc, char **argv)
 {
-	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-	                                     {"tid", required_argument, NULL, 't'},
-	                                     {"steps", required_argument, NULL, 's'},
-	                                     {"output", required_argument, NULL, 'o'},
-	                                     {"for", required_argument, NULL, 'f'},
-	                                     {"after-yield", required_argument, NULL, 'y'},
-	                                     {"help", no_argument, NULL, 'h'},
-	                                     {0}};
+	static const struct option opts[] = {
+	    {"pid", required_argument, NULL, 'p'},   {"tid", required_argument, NULL, 't'},
+	    {"steps", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
+	    {"for", required_argument, NULL, 'f'},   {"after-yield", required_argument, NULL, 'y'},
+	    {"help", no_argument, NULL, 'h'},        {0}};
 	uint64_t pid = 0, tid = 0, steps = 200000, window = 256, v;
 	const char *out = NULL;
 	unsigned for_s = 10;
@@ -399,7 +399,8 @@ static int discover(int argc, char **argv)
 			break;
 		case 'y':
 			if (!cli_parse_u64(optarg, 0, 1000000, &v)) {
-				cli_error("flags", "bad --after-yield '%s' (instructions, 0..1000000)",
+				cli_error("flags",
+				          "bad --after-yield '%s' (instructions, 0..1000000)",
 				          optarg);
 				return ARGUS_EXIT_USAGE;
 			}
@@ -450,7 +451,10 @@ static int discover(int argc, char **argv)
 				b = &t->b[k];
 		if (!b || (b->taken && b->not_taken) || b->taken + b->not_taken < 3)
 			continue;
-		c[nc++] = (struct candidate){s, b};
+		uint8_t byte;
+		bool ptr = s->size == 8 && s->first_value >= 0x10000 &&
+		           peek((pid_t)pid, s->first_value, &byte, 1);
+		c[nc++] = (struct candidate){s, b, ptr};
 	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), cmp_cand);
@@ -461,10 +465,12 @@ static int discover(int argc, char **argv)
 		       t->turns);
 	printf(", %zu memory reads, %zu conditional branches\n", t->nr, t->nb);
 	for (size_t i = 0; i < nc; i++)
-		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64 "): read %u times at ip "
+		printf("%zu flag 0x%" PRIx64 " (%u bytes, value %" PRIu64
+		       "%s): read %u times at ip "
 		       "0x%" PRIx64 ", branch at 0x%" PRIx64 " %s every time\n",
-		       i + 1, c[i].s->addr, c[i].s->size, c[i].s->first_value, c[i].s->count,
-		       c[i].s->ip, c[i].b->ip, c[i].b->taken ? "taken" : "not taken");
+		       i + 1, c[i].s->addr, c[i].s->size, c[i].s->first_value,
+		       c[i].pointer ? ", a pointer" : "", c[i].s->count, c[i].s->ip, c[i].b->ip,
+		       c[i].b->taken ? "taken" : "not taken");
 	int status = nc ? ARGUS_EXIT_OK : ARGUS_EXIT_FAIL;
 	if (nc) {
 		unsigned len = c[0].s->size;

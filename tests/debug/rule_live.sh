@@ -21,7 +21,7 @@ setsid "$argus" start --run-dir "$dir/d" --recorder "$dir/rec" --chunk 2s --hook
 daemon=$!
 echo $daemon >daemon.pid
 kept=
-trap 'kill -- -$daemon 2>/dev/null; [ -n "$kept" ] && rm -rf $kept' EXIT
+trap 'kill -- -$daemon 2>/dev/null; [ -n "$kept" ] && [ -z "${ARGUS_KEEP:-}" ] && rm -rf $kept' EXIT
 for _ in $(seq 100); do [ -S d/stream.sock ] && break; sleep 0.1; done
 [ -S d/stream.sock ] || { echo "argus start did not come up: $(tail -2 daemon.log)"; exit 3; }
 run_case() {
@@ -35,7 +35,7 @@ run_case() {
 k1=$(run_case run1)
 kept=$k1
 printf 'stalls\nrule add ignore wakeup zoo-hb-beat\nrule list\n' >cmds
-HOME="$dir/home" XDG_CONFIG_HOME= "$argus" debug -i --system --commands cmds \
+HOME="$dir/home" XDG_CONFIG_HOME="" "$argus" debug -i --system --commands cmds \
 	"$k1/argus/trace.argus" >session.txt 2>&1
 # the daemon looks at its rules file about once a second
 sleep 2

@@ -34,8 +34,8 @@ static int sh(const char *cmd)
  * exit status, its output in out, the flag's address in addr, the -o
  * file's text in file. SKIPs when the program is missing or ptrace is not
  * allowed. */
-static int discover(bool work, const char *opts, char *addr, size_t acap, char *out,
-                    size_t ocap, char *file, size_t fcap)
+static int discover(bool work, const char *opts, char *addr, size_t acap, char *out, size_t ocap,
+                    char *file, size_t fcap)
 {
 	need_bin();
 	const char *spin = getenv("SPIN_FLAG_BIN");
@@ -61,8 +61,8 @@ static int discover(bool work, const char *opts, char *addr, size_t acap, char *
 	char dir[] = "/tmp/argus-flags-XXXXXX", cmd[512];
 	ASSERT(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
-	         "%s flags discover --pid %d --steps 20000 %s -o %s/flags >%s/out 2>&1", bin, (int)p,
-	         opts, dir, dir);
+	         "%s flags discover --pid %d --steps 20000 %s -o %s/flags >%s/out 2>&1", bin,
+	         (int)p, opts, dir, dir);
 	int rc = sh(cmd);
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);

@@ -47,7 +47,8 @@ TEST(ignore_wakeup_set_while_ingesting)
 	argus_graph_view_begin(g, &v);
 	int from_beat = 0;
 	struct argus_vertex_info x;
-	for (argus_vid id = argus_graph_next_vertex(&v, 0); id; id = argus_graph_next_vertex(&v, id)) {
+	for (argus_vid id = argus_graph_next_vertex(&v, 0); id;
+	     id = argus_graph_next_vertex(&v, id)) {
 		if (!argus_graph_vertex(&v, id, &x) || x.tid != 11 || x.start < 100 * MS)
 			continue;
 		struct argus_edge_info e[8];

@@ -123,7 +123,8 @@ int main(int argc, char **argv)
 	GtkWidget *win = zoo_window(
 	    "zoo-b13", "press f (save) or h (save a copy: never answered, spins 4 s)", on_key, &a);
 	a.label = gtk_bin_get_child(GTK_BIN(win));
-	zoo_ready(win, NULL);
+	/* the flag's address, for tests to check `argus flags discover` after */
+	zoo_ready(win, "flag %p", (void *)&a.done);
 	zoo_run(exit_after);
 	/* the receiver ends when the peer closes its end */
 	zoo_reap(peer);

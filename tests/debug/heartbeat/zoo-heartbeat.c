@@ -60,8 +60,8 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int sock;
-	char req;         /* a request for the I/O thread, 0 = none */
-	bool answered;    /* the I/O thread's answer came */
+	char req;      /* a request for the I/O thread, 0 = none */
+	bool answered; /* the I/O thread's answer came */
 	unsigned long beats;
 	atomic_bool stop;
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -153,8 +153,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	gtk_init(&argc, &argv);
-	GtkWidget *win = zoo_window("zoo-heartbeat",
-	                            "press f (fast save) or h (hangs 4 s in the saver)", on_key, NULL);
+	GtkWidget *win = zoo_window(
+	    "zoo-heartbeat", "press f (fast save) or h (hangs 4 s in the saver)", on_key, NULL);
 	zoo_ready(win, NULL);
 	zoo_run(exit_after);
 	atomic_store(&st.stop, true);
