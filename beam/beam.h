@@ -38,7 +38,7 @@ struct argus_beam_params {
 	/* costly function (argus_costly_function) */
 	double costly_share;         /* held by this share of the samples at least (0.98) */
 	uint32_t costly_min_samples; /* fewer samples: held by every one (10) */
-	double chain_share; /* whole call chains: held by more than this share (0.5) */
+	double chain_share;          /* whole call chains: held by more than this share (0.5) */
 };
 void argus_beam_params_default(struct argus_beam_params *p);
 

@@ -221,7 +221,8 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 			    cu->v.end > now || (cu->v.flags & ARGUS_VF_OPEN) ? now : cu->v.end;
 			struct argus_frame f;
 			bool whole = false;
-			dg_costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, &f, &ns, &whole);
+			dg_costly_function(&c, cu->v.pid, cu->v.tid, cu->v.start, to, &f, &ns,
+			                   &whole);
 			if (f.func[0])
 				dg_take_frame(cu, &f);
 			if (whole && f.func[0]) { /* the chains' answer stands, in any object */

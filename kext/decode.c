@@ -404,13 +404,13 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 	if (!k->unwinder && !(k->unwinder = argus_unwinder_new()))
 		return 0;
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.ustacks), &slot, k->ucopy) ||
-	    k->ucopy->ts != e->ts || k->ucopy->tid != e->tid || k->ucopy->nregs > TRACER_UREGS_MAX ||
-	    k->ucopy->size > TRACER_USTACK_BYTES_MAX) {
+	    k->ucopy->ts != e->ts || k->ucopy->tid != e->tid ||
+	    k->ucopy->nregs > TRACER_UREGS_MAX || k->ucopy->size > TRACER_USTACK_BYTES_MAX) {
 		k->ustacks_lost++;
 		return 0;
 	}
-	n = argus_unwind(k->unwinder, e->pid, e->tid, (const uint64_t *)k->ucopy->regs, k->ucopy->nregs,
-	                 k->ucopy->data, k->ucopy->size, pcs, TRACER_STACK_DEPTH);
+	n = argus_unwind(k->unwinder, e->pid, e->tid, (const uint64_t *)k->ucopy->regs,
+	                 k->ucopy->nregs, k->ucopy->data, k->ucopy->size, pcs, TRACER_STACK_DEPTH);
 	if (n == 0) {
 		k->ustacks_lost++;
 		return 0;

@@ -42,14 +42,14 @@ struct argus_kext_opts {
 	const char *cgroup; /* trace only this cgroup v2 directory, NULL = any */
 	unsigned sample_hz; /* cpu-clock samples per second; 0 = 49 */
 	bool no_samples;
-	bool no_irqs;         /* leave out irq / softirq entry and exit */
-	bool no_timers;       /* leave out hrtimer arm / fire / cancel */
-	bool no_wait_stacks;  /* leave out STACK records at blocking waits */
-	bool no_recv_enter;   /* no SYS_ENTER for receives (IPC_RECV has dur_ns) */
-	bool syscalls;        /* per-call capture on the syscall exit tracepoint
-	                       * (every task's syscalls pay for it); false: blocked
-	                       * calls, wakers' calls and watched sockets only */
-	const char *btf_path; /* kernel BTF; NULL = /sys/kernel/btf/vmlinux */
+	bool no_irqs;          /* leave out irq / softirq entry and exit */
+	bool no_timers;        /* leave out hrtimer arm / fire / cancel */
+	bool no_wait_stacks;   /* leave out STACK records at blocking waits */
+	bool no_recv_enter;    /* no SYS_ENTER for receives (IPC_RECV has dur_ns) */
+	bool syscalls;         /* per-call capture on the syscall exit tracepoint
+	                        * (every task's syscalls pay for it); false: blocked
+	                        * calls, wakers' calls and watched sockets only */
+	const char *btf_path;  /* kernel BTF; NULL = /sys/kernel/btf/vmlinux */
 	uint32_t ustack_bytes; /* full stacks: user stack bytes copied per sample
 	                        * (256 .. 16384); 0 = 8192 */
 	bool full_stacks_all;  /* full stacks for every traced process (else only
