@@ -388,7 +388,7 @@ static uint32_t intern_kstack(struct argus_kext *k, const struct argus_event *e,
  * A sample with a full stack (argus_kext_full_stacks): its slot's copy,
  * when the slot still holds it (same time and thread), unwound with the
  * binaries' CFI. The interned chain replaces the frame-pointer stack when
- * it goes further; 0 (the frame-pointer stack stays) otherwise. Either way
+ * it is more than twice as deep; 0 (the frame-pointer stack stays) otherwise. Either way
  * the record no longer names a slot.
  */
 static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
@@ -416,7 +416,10 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 		return 0;
 	}
 	k->ustacks++;
-	if (n <= fp_depth)
+	/* only where the frame-pointer walk broke (less than half the chain:
+	 * code without frame pointers); a program with frame pointers keeps
+	 * its frame-pointer stack and the rules written for it */
+	if (n <= 2 * fp_depth)
 		return 0;
 	e->stack.depth = n;
 	e->stack.unwind = ARGUS_UNWIND_DWARF;
