@@ -398,8 +398,7 @@ void dg_name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_w
 /* LongRunning: the costly function of the stacks sampled on the thread in
  * [from, to] (argus_costly_function). Returns the samples holding it. */
 uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                            uint64_t to, struct argus_frame *out, uint32_t *nsamples,
-                            bool *whole)
+                            uint64_t to, struct argus_frame *out, uint32_t *nsamples, bool *whole)
 {
 	if (whole)
 		*whole = false;

@@ -68,7 +68,8 @@ static void full_stacks_for_app(void *arg, uint32_t pid)
 {
 	struct argus_kext *k = *(struct argus_kext **)arg;
 	if (k && argus_kext_full_stacks(k, pid, true))
-		fprintf(stderr, "argus start: no full stacks for pid %u (too many processes)\n", pid);
+		fprintf(stderr, "argus start: no full stacks for pid %u (too many processes)\n",
+		        pid);
 }
 
 /* The system's rules file (docs/debug.md "Rules"), looked at again about

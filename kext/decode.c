@@ -388,7 +388,7 @@ static uint32_t intern_kstack(struct argus_kext *k, const struct argus_event *e,
  * A sample with a full stack (argus_kext_full_stacks): its slot's copy,
  * when the slot still holds it (same time and thread), unwound with the
  * binaries' CFI. The interned chain replaces the frame-pointer stack when
- * it goes further; 0 (the frame-pointer stack stays) otherwise. Either way
+ * it is more than twice as deep; 0 (the frame-pointer stack stays) otherwise. Either way
  * the record no longer names a slot.
  */
 static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
@@ -404,19 +404,22 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 	if (!k->unwinder && !(k->unwinder = argus_unwinder_new()))
 		return 0;
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.ustacks), &slot, k->ucopy) ||
-	    k->ucopy->ts != e->ts || k->ucopy->tid != e->tid || k->ucopy->nregs > TRACER_UREGS_MAX ||
-	    k->ucopy->size > TRACER_USTACK_BYTES_MAX) {
+	    k->ucopy->ts != e->ts || k->ucopy->tid != e->tid ||
+	    k->ucopy->nregs > TRACER_UREGS_MAX || k->ucopy->size > TRACER_USTACK_BYTES_MAX) {
 		k->ustacks_lost++;
 		return 0;
 	}
-	n = argus_unwind(k->unwinder, e->pid, e->tid, (const uint64_t *)k->ucopy->regs, k->ucopy->nregs,
-	                 k->ucopy->data, k->ucopy->size, pcs, TRACER_STACK_DEPTH);
+	n = argus_unwind(k->unwinder, e->pid, e->tid, (const uint64_t *)k->ucopy->regs,
+	                 k->ucopy->nregs, k->ucopy->data, k->ucopy->size, pcs, TRACER_STACK_DEPTH);
 	if (n == 0) {
 		k->ustacks_lost++;
 		return 0;
 	}
 	k->ustacks++;
-	if (n <= fp_depth)
+	/* only where the frame-pointer walk broke (less than half the chain:
+	 * code without frame pointers); a program with frame pointers keeps
+	 * its frame-pointer stack and the rules written for it */
+	if (n <= 2 * fp_depth)
 		return 0;
 	e->stack.depth = n;
 	e->stack.unwind = ARGUS_UNWIND_DWARF;

@@ -122,8 +122,8 @@ struct tracer_held {
 #define TRACER_UREGS_MAX        34    /* DWARF registers a copy keeps (x86-64: 17) */
 
 struct tracer_ustack {
-	__u64 ts;  /* the sample's time; 0 while being written */
-	__u32 tid; /* the sampled thread */
+	__u64 ts;    /* the sample's time; 0 while being written */
+	__u32 tid;   /* the sampled thread */
 	__u32 size;  /* stack bytes copied from regs[sp] up */
 	__u32 nregs; /* DWARF registers 0 .. nregs - 1 */
 	__u32 _pad;

@@ -17,7 +17,8 @@
 #include "unwind.h"
 
 #define UNWIND_PROCS_MAX 64 /* processes kept; all are dropped past it */
-#define REPORT_AGAIN_NS 1000000000ull /* a pc outside every module: re-read maps, at most this often */
+#define REPORT_AGAIN_NS                                                                            \
+	1000000000ull /* a pc outside every module: re-read maps, at most this often */
 
 struct copy {
 	uint32_t tid;
@@ -40,8 +41,8 @@ struct argus_unwinder {
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
 static uint64_t now_ns(void)
@@ -105,10 +106,10 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 }
 
 static const Dwfl_Thread_Callbacks thread_cbs = {
-	.next_thread = next_thread,
-	.get_thread = get_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
+    .next_thread = next_thread,
+    .get_thread = get_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
 };
 
 /* ---- processes ---------------------------------------------------------- */
@@ -217,7 +218,8 @@ unsigned argus_unwind(struct argus_unwinder *u, uint32_t pid, uint32_t tid, cons
 	/* a pc in no module: a library loaded since the maps were read */
 	if (!dwfl_addrmodule(p->dwfl, regs[16]) && now_ns() - p->reported_ns > REPORT_AGAIN_NS)
 		report(p);
-	p->cur = (struct copy){.tid = tid, .regs = regs, .nregs = nregs, .stack = stack, .size = size};
+	p->cur =
+	    (struct copy){.tid = tid, .regs = regs, .nregs = nregs, .stack = stack, .size = size};
 	dwfl_getthread_frames(p->dwfl, (pid_t)tid, frame_cb, &w);
 	p->cur = (struct copy){0};
 	return w.n;

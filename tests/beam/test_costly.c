@@ -282,7 +282,8 @@ TEST(whole_chains_look_return_addresses_up_inside_the_call)
 	/* reflow's call is its last instruction: the return address is the
 	 * first byte of the next function (measure_glyphs) */
 	for (uint32_t i = 0; i < 20; i++) {
-		uint64_t s[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(MEASURE, 0), AT(ON_SIGNAL, 0x10 + i)};
+		uint64_t s[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(MEASURE, 0),
+		                AT(ON_SIGNAL, 0x10 + i)};
 		ids[i] = add(&f, 4, s);
 	}
 	struct argus_symbolizer sym = {fake_resolve, fake_stack, &f};

@@ -12,9 +12,9 @@
 #include <string.h>
 
 static const Dwfl_Callbacks nofp_offline_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
 };
 
 static inline Dwfl *nofp_dwfl(void)

@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <time.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nofp.h"
@@ -137,7 +137,8 @@ TEST(a_copy_without_its_process_walks_nothing)
 	ASSERT(u);
 	/* pid 0 and a process that is gone name no modules */
 	ASSERT_EQ(argus_unwind(u, 0, 1, regs, 17, stack, sizeof(stack), pcs, 8), 0u);
-	ASSERT_EQ(argus_unwind(u, 0x3fffff0, 0x3fffff0, regs, 17, stack, sizeof(stack), pcs, 8), 0u);
+	ASSERT_EQ(argus_unwind(u, 0x3fffff0, 0x3fffff0, regs, 17, stack, sizeof(stack), pcs, 8),
+	          0u);
 	argus_unwinder_free(u);
 }
 
