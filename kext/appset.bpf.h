@@ -10,8 +10,9 @@
  * exec, and those user space finds running at start), hooked
  * processes (user space adds them), and whoever wakes or is woken by a
  * member, up to APPSET_HOPS wake-ups away (display clients are one hop from
- * their server, the services they call a few more), children of members at
- * fork. Kernel threads and interrupt context never join.
+ * their server, the services they call a few more). Kernel threads and
+ * interrupt context never join, nor does a member's child at fork (a load
+ * generator a member starts is not of the set unless it talks to it).
  *
  * Once a ring holds shed_bytes or more not yet read, a record about a
  * process outside the set is not written: it is counted in ring_lost (it is
@@ -69,18 +70,6 @@ static __always_inline void appset_wake(struct task_struct *waker, struct task_s
 		appset_put(a, db + 1);
 }
 
-/* A new process: a member's child is a member at the same distance. */
-static __always_inline void appset_fork(__u32 parent, __u32 child)
-{
-	__u8 *h;
-
-	if (!shed_bytes || parent == child)
-		return;
-	h = bpf_map_lookup_elem(&appset, &parent);
-	if (h)
-		appset_put(child, *h);
-}
-
 /* Display servers and compositors: the seeds (TRACER_DISPLAY_NAMES). */
 static const char appset_names[][ARGUS_COMM_LEN] = {TRACER_DISPLAY_NAMES};
 
@@ -106,19 +95,25 @@ static __always_inline void appset_named(struct task_struct *t)
 	}
 }
 
-/* Whether nrec records about t (NULL: no task) should be shed: the ring
- * holds shed_bytes or more and t is outside the set. Counted. */
-static __always_inline bool appset_shed(void *ring, struct task_struct *t, __u32 cpu, int nrec)
+/* Whether nrec records about process tgid (0: none) should be shed: the
+ * ring holds shed_bytes or more and tgid is outside the set. Counted. */
+static __always_inline bool appset_shed_tgid(void *ring, __u32 tgid, __u32 cpu, __u32 nrec)
 {
 	if (!shed_bytes || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) < shed_bytes)
 		return false;
-	if (t && appset_has(t->tgid))
+	if (appset_has(tgid))
 		return false;
 	if (cpu < TRACER_CPUS_MAX) {
 		__sync_fetch_and_add(&ring_lost[cpu], nrec);
 		__sync_fetch_and_add(&ring_shed[cpu], nrec);
 	}
 	return true;
+}
+
+/* The same for records about task t (NULL: no task). */
+static __always_inline bool appset_shed(void *ring, struct task_struct *t, __u32 cpu, __u32 nrec)
+{
+	return appset_shed_tgid(ring, t ? t->tgid : 0, cpu, nrec);
 }
 
 #endif /* ARGUS_APPSET_BPF_H */

@@ -361,6 +361,8 @@ static __always_inline void write_held(struct tracer_held *h, void *ring, __u32 
 	h->n = 0;
 	if (n > TRACER_HELD_MAX)
 		n = TRACER_HELD_MAX;
+	if (n && appset_shed_tgid(ring, h->ev[0].pid, cpu, n))
+		return;
 	if (n && bpf_ringbuf_output(ring, h->ev, n * sizeof(struct argus_event), BPF_RB_NO_WAKEUP))
 		count_lost(cpu, n);
 }
@@ -1771,8 +1773,6 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct 
 	bool thread = ctgid != cpid;
 	struct emit em;
 
-	if (!thread)
-		appset_fork(ptgid, ctgid);
 	if (filter_pids && follow_children && !thread && bpf_map_lookup_elem(&pids, &ptgid)) {
 		__u8 one = 1;
 
