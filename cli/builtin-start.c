@@ -138,7 +138,7 @@ static void usage(FILE *f)
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
-	    "  --no-full-stacks    apps' samples without full stacks (registers and 8 KiB\n"
+	    "  --full-stacks       apps' samples with full stacks (registers and 8 KiB\n"
 	    "                      of stack unwound with the binaries' CFI; docs/kext.md)\n"
 	    "  --no-shed           a filling kernel ring loses anyone's records (default:\n"
 	    "                      past a quarter, those outside the app set; docs/kext.md)\n"
@@ -167,7 +167,7 @@ int cmd_start(int argc, char **argv)
 {
 	struct argus_daemon_opts o = {.group = -1};
 	struct argus_kext_opts ko = {0};
-	bool no_kernel = false, no_diagnose = false, no_full_stacks = false;
+	bool no_kernel = false, no_diagnose = false, no_full_stacks = true;
 	struct argus_daemon_diag_opts so = {0};
 	struct store store = {0};
 	if (argc == 3 && !strcmp(argv[1], "--notifier")) {
@@ -197,7 +197,9 @@ int cmd_start(int argc, char **argv)
 			so.no_notify = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			no_kernel = true;
-		} else if (!strcmp(a, "--no-full-stacks")) {
+		} else if (!strcmp(a, "--full-stacks")) {
+			no_full_stacks = false;
+		} else if (!strcmp(a, "--no-full-stacks")) { /* the default since 2026-11-26 */
 			no_full_stacks = true;
 		} else if (!strcmp(a, "--no-shed")) {
 			ko.no_shed = true;

@@ -41,6 +41,10 @@ format=text
 baselines=1
 live=1
 capture=
+# full stacks (argus start / record --full-stacks) for both the daemon and the
+# recording when ARGUS_FULL_STACKS is set: off by default while their naming
+# rule disagrees with the zoo's truth on B8 / B9 (docs/diagnosis.md)
+fullstacks=${ARGUS_FULL_STACKS:+--full-stacks}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--argus) argus=$2; shift 2 ;;
@@ -143,7 +147,7 @@ run_pass() (
 		else
 			# shellcheck disable=SC2086 # capture: empty or one word
 			env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$rundir" --no-recorder \
-				--hooks-dir "" --reports "$PWD/reports" $capture \
+				--hooks-dir "" --reports "$PWD/reports" $capture $fullstacks \
 				--issues-db "${ARGUS_ISSUES_DB:-$PWD/issues.db}" >daemon.log 2>&1 &
 			daemon=$!
 			pids="$daemon $pids"
@@ -164,7 +168,7 @@ run_pass() (
 		rec_start=$(date +%s)
 	elif [ $pass = argus ]; then
 		# shellcheck disable=SC2086 # capture: empty or one word
-		"$argus" record --all --full-stacks $capture -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
+		"$argus" record --all $fullstacks $capture -o trace.argus --duration "$secs" --ready-fd 3 3>ready >rec.log 2>&1 &
 		rec=$!
 		for _ in $(seq 100); do grep -q ready ready 2>/dev/null && break; sleep 0.1; done
 	fi
