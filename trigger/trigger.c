@@ -68,6 +68,11 @@ static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now
 		return;
 	if (u->fired) {
 		u->stall.end = now;
+		/* input that came during the stall and is still waiting (a
+		 * launch stall ends when the thread runs again, before it reads
+		 * what the server sent meanwhile) counts from here: one hang,
+		 * one stall */
+		u->resumed = now;
 		t->st.stalls_ended++;
 		if (t->cb.stall_end)
 			t->cb.stall_end(t->cb.arg, &u->stall);

@@ -895,6 +895,31 @@ TEST(launch_stall_fires_after_replies_were_read)
 
 /* a window is up (the server sent it an event while serving someone
  * else): a long futex wait is no launch stall */
+/* The server sends the launching app an event while it hangs (its window
+ * appears as the service answers); when the thread runs again the launch
+ * stall ends, and that input, read soon after, is the same hang: no second
+ * stall (bench/realapps r12 live gave two notifications) */
+TEST(input_pending_at_a_launch_stalls_end_is_the_same_hang)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	x_send(T0 + 3 * SEC + MS); /* an event meanwhile */
+	tick_until(T0 + 3 * SEC + 2 * MS, T0 + 5500 * MS);
+	wake(T0 + 5500 * MS, APP); /* runs again: the launch stall ends */
+	ASSERT_EQ(rec.nends, 1);
+	tick_until(T0 + 5501 * MS, T0 + 5800 * MS);
+	app_read(T0 + 5800 * MS, APP); /* reads the event */
+	sys_enter(T0 + 5801 * MS, APP, 7, -1);
+	block(T0 + 5802 * MS, APP);
+	tick_until(T0 + 5803 * MS, T0 + 9 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	teardown();
+}
+
 TEST(launch_is_over_once_the_server_sends_an_event)
 {
 	setup(true);
@@ -1119,6 +1144,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(a_handler_futex_woken_late_is_not_the_loop_wait),
           TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
+          TEST_ENTRY(input_pending_at_a_launch_stalls_end_is_the_same_hang),
           TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
           TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
           TEST_ENTRY(a_stopped_process_is_no_launch_stall),
