@@ -211,6 +211,12 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	const struct proc *p = ix ? &t->procs[*ix] : NULL;
 	if (!p || !p->exec_seen || u->stopped || windowed(t, u))
 		return false;
+	/* launch is the process's: once a thread of it has a window, no
+	 * thread of it is launching (a worker's hand-off to the gdbus thread,
+	 * geany's dconf worker in argus bench quiet) */
+	for (uint32_t i = 0; i < t->nuts; i++)
+		if (t->uts[i].pid == u->pid && &t->uts[i] != u && windowed(t, &t->uts[i]))
+			return false;
 	/* a sleep waits for no one: a scripted X client's delay (xdotool
 	 * sleep, key --delay) before any window, not a launch blocked on a
 	 * service */
