@@ -70,6 +70,11 @@ static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now
 		return;
 	if (u->fired) {
 		u->stall.end = now;
+		/* input that came during the stall and is still waiting (a
+		 * launch stall ends when the thread runs again, before it reads
+		 * what the server sent meanwhile) counts from here: one hang,
+		 * one stall */
+		u->resumed = now;
 		t->st.stalls_ended++;
 		if (t->cb.stall_end)
 			t->cb.stall_end(t->cb.arg, &u->stall);
@@ -224,6 +229,12 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	const struct proc *p = ix ? &t->procs[*ix] : NULL;
 	if (!p || !p->exec_seen || u->stopped || windowed(t, u))
 		return false;
+	/* launch is the process's: once a thread of it has a window, no
+	 * thread of it is launching (a worker's hand-off to the gdbus thread,
+	 * geany's dconf worker in argus bench quiet) */
+	for (uint32_t i = 0; i < t->nuts; i++)
+		if (t->uts[i].pid == u->pid && &t->uts[i] != u && windowed(t, &t->uts[i]))
+			return false;
 	/* a sleep waits for no one: a scripted X client's delay (xdotool
 	 * sleep, key --delay) before any window, not a launch blocked on a
 	 * service */

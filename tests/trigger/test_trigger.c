@@ -1115,6 +1115,31 @@ TEST(launch_stall_fires_after_replies_were_read)
 
 /* a window is up (the server sent it an event while serving someone
  * else): a long futex wait is no launch stall */
+/* The server sends the launching app an event while it hangs (its window
+ * appears as the service answers); when the thread runs again the launch
+ * stall ends, and that input, read soon after, is the same hang: no second
+ * stall (bench/realapps r12 live gave two notifications) */
+TEST(input_pending_at_a_launch_stalls_end_is_the_same_hang)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	x_send(T0 + 3 * SEC + MS); /* an event meanwhile */
+	tick_until(T0 + 3 * SEC + 2 * MS, T0 + 5500 * MS);
+	wake(T0 + 5500 * MS, APP); /* runs again: the launch stall ends */
+	ASSERT_EQ(rec.nends, 1);
+	tick_until(T0 + 5501 * MS, T0 + 5800 * MS);
+	app_read(T0 + 5800 * MS, APP); /* reads the event */
+	sys_enter(T0 + 5801 * MS, APP, 7, -1);
+	block(T0 + 5802 * MS, APP);
+	tick_until(T0 + 5803 * MS, T0 + 9 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	teardown();
+}
+
 TEST(launch_is_over_once_the_server_sends_an_event)
 {
 	setup(true);
@@ -1242,6 +1267,45 @@ TEST(launch_waiting_for_its_dbus_thread_after_a_handoff_fires)
 	teardown();
 }
 
+/* the same hand-off by a worker thread of an app whose main thread has a
+ * window (the server sent it an event): no launch stall of the worker */
+TEST(a_worker_of_an_app_with_a_window_is_never_launching)
+{
+	setup(true);
+	app_connects(T0 + MS / 2);
+	server_reads(T0 + MS / 2 + 100);
+	tool_request(T0 + MS / 2 + 200); /* the server serves another client */
+	x_send(T0 + MS / 2 + 300);       /* then an event to the app: a window */
+	app_read(T0 + MS / 2 + 400, APP);
+	sys_enter(T0 + MS / 2 + 450, APP, 7, -1); /* back in its loop */
+	block(T0 + MS / 2 + 460, APP);
+	/* a worker (GDBUS here stands for dconf's), a UI-thread candidate of
+	 * a connection with no event, hands off and polls its own eventfd */
+	ipc(T0 + MS / 2 + 500, ARGUS_EV_IPC_SEND, OTHER, 0xffff00000000b000ull, ARGUS_OBJ_DISPLAY,
+	    12); /* its own connection, no event on it */
+	struct argus_event w = ev(T0 + MS, ARGUS_EV_SCHED_WAKEUP, APP, OTHER);
+	w.wakeup.wakee_pid = APP;
+	w.wakeup.wakee_tid = GDBUS;
+	feed(w);
+	struct argus_event e = ev(T0 + MS, ARGUS_EV_IPC_SEND, APP, OTHER);
+	e.flags = ARGUS_F_NORET;
+	e.ipc.obj = GDBUS_EFD;
+	e.ipc.obj_kind = ARGUS_OBJ_EVENTFD;
+	e.ipc.ret = 8;
+	feed(e);
+	e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, APP, OTHER);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = -1;
+	e.sys_enter.fd = 9;
+	e.sys_enter.obj = CALL_EFD;
+	e.sys_enter.obj_kind = ARGUS_OBJ_EVENTFD;
+	feed(e);
+	block(T0 + 2 * MS + 100, OTHER);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall)
 {
 	setup(true);
@@ -1339,6 +1403,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(a_handler_futex_woken_late_is_not_the_loop_wait),
           TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
+          TEST_ENTRY(input_pending_at_a_launch_stalls_end_is_the_same_hang),
           TEST_ENTRY(launch_is_over_once_the_server_sends_an_event),
           TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
           TEST_ENTRY(a_stopped_process_is_no_launch_stall),
@@ -1347,6 +1412,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(launch_waiting_for_its_dbus_thread_after_a_handoff_fires),
           TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
+          TEST_ENTRY(a_worker_of_an_app_with_a_window_is_never_launching),
           TEST_ENTRY(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall),
           TEST_ENTRY(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app),
           TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
