@@ -12,6 +12,7 @@ struct shared {
 	struct argus_graph *g;
 	atomic_bool done;
 	uint64_t views, vertices, edges, dangling;
+	uint64_t bugs; /* edges backwards, counts that cannot be */
 };
 
 static void *reader(void *arg)
@@ -34,14 +35,14 @@ static void *reader(void *arg)
 				if (!argus_graph_vertex(&v, e[i].src, &y))
 					s->dangling++; /* evicted before the view: detectable */
 				else if (y.start > x.end || e[i].ts > x.end || e[i].ts < y.start)
-					s->dangling += 1000000; /* an edge backwards: a bug */
+					s->bugs++; /* an edge backwards: a bug */
 			}
 		}
 		argus_graph_view_end(&v);
 		struct argus_graph_stats st;
 		argus_graph_get_stats(s->g, &st); /* what `argus status` reads */
 		if (st.events_held > st.events)
-			s->dangling += 1000000;
+			s->bugs++;
 		s->views++;
 	}
 	return NULL;
@@ -80,7 +81,10 @@ TEST(reader_during_ingest)
 	       (unsigned long long)s.edges, (unsigned long long)st.slices_evicted);
 	ASSERT(s.views > 0);
 	ASSERT(st.slices_evicted > 0);
-	ASSERT(s.dangling < 1000000);
+	/* dangling edges are legal (evicted before the view) and add up over
+	 * the views; only a bug counts here (it shared the dangling counter at
+	 * +1000000 a bug, which many views of a loaded machine reached without one) */
+	ASSERT_EQ(s.bugs, 0);
 	argus_graph_free(s.g);
 }
 
