@@ -80,6 +80,28 @@ static bool peek(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
 }
 
+/* addr lies in one of pid's mappings (/proc/PID/maps), readable or not: a
+ * value that does is a pointer. Reading one byte there is no test: an ASan
+ * build's shadow and guard pages are mapped without read access. */
+static bool mapped(pid_t pid, uint64_t addr)
+{
+	char path[64], line[512];
+	bool in = false;
+	if (addr < 0x10000)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!in && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
+			in = true;
+	}
+	fclose(f);
+	return in;
+}
+
 static uint64_t reg_value(const struct user_regs_struct *r, unsigned reg, uint64_t next_ip)
 {
 	switch (reg) {
@@ -451,9 +473,7 @@ static int discover(int argc, char **argv)
 				b = &t->b[k];
 		if (!b || (b->taken && b->not_taken) || b->taken + b->not_taken < 3)
 			continue;
-		uint8_t byte;
-		bool ptr = s->size == 8 && s->first_value >= 0x10000 &&
-		           peek((pid_t)pid, s->first_value, &byte, 1);
+		bool ptr = s->size == 8 && mapped((pid_t)pid, s->first_value);
 		c[nc++] = (struct candidate){s, b, ptr};
 	}
 	if (nc)

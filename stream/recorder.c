@@ -403,9 +403,11 @@ static void failed_write(struct recorder *r, size_t taken, const struct argus_ev
 	r->st.errors++;
 	size_t nbuf = nu + nrest;
 	struct argus_event *buf = retry ? NULL : malloc(nbuf * sizeof(*buf));
-	if (buf) {
-		memcpy(buf, u, nu * sizeof(*buf));
-		memcpy(buf + nu, rest, nrest * sizeof(*buf));
+	if (buf) { /* either part may be empty (NULL): memcpy takes none */
+		if (nu)
+			memcpy(buf, u, nu * sizeof(*buf));
+		if (nrest)
+			memcpy(buf + nu, rest, nrest * sizeof(*buf));
 	}
 	write_failed(r);
 	if (!buf) {

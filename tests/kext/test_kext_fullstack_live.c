@@ -94,7 +94,8 @@ static struct outcome sample_nofp(bool full)
 
 		collector_drain(&c);
 		uint64_t t0 = mono_ns();
-		argus_kext_prefetch(c.k, c.ev + done, c.n - done, &sink);
+		if (c.n > done) /* c.ev is NULL until the first record */
+			argus_kext_prefetch(c.k, c.ev + done, c.n - done, &sink);
 		out.decode_ns += mono_ns() - t0;
 		done = c.n;
 		if (exited)
