@@ -80,26 +80,39 @@ static bool peek(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
 }
 
-/* addr lies in one of pid's mappings (/proc/PID/maps), readable or not: a
- * value that does is a pointer. Reading one byte there is no test: an ASan
- * build's shadow and guard pages are mapped without read access. */
-static bool mapped(pid_t pid, uint64_t addr)
+/* The process's mappings, read once before stepping: a value inside one is
+ * a pointer. Read before, not after: the process may have ended by the time
+ * the candidates are ranked (a slow, sanitized build of it), and reading one
+ * byte at the value is no test either (guard and shadow pages). */
+struct maps {
+	size_t n;
+	uint64_t lo[4096], hi[4096];
+};
+
+static void maps_read(pid_t pid, struct maps *m)
 {
 	char path[64], line[512];
-	bool in = false;
-	if (addr < 0x10000)
-		return false;
+	m->n = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return false;
-	while (!in && fgets(line, sizeof(line), f)) {
+		return;
+	while (m->n < sizeof(m->lo) / sizeof(m->lo[0]) && fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi;
-		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
-			in = true;
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2) {
+			m->lo[m->n] = lo;
+			m->hi[m->n++] = hi;
+		}
 	}
 	fclose(f);
-	return in;
+}
+
+static bool mapped(const struct maps *m, uint64_t addr)
+{
+	for (size_t i = 0; addr >= 0x10000 && i < m->n; i++)
+		if (addr >= m->lo[i] && addr < m->hi[i])
+			return true;
+	return false;
 }
 
 static uint64_t reg_value(const struct user_regs_struct *r, unsigned reg, uint64_t next_ip)
@@ -452,8 +465,16 @@ static int discover(int argc, char **argv)
 		cli_error("flags", "out of memory");
 		return ARGUS_EXIT_INTERNAL;
 	}
+	struct maps *maps = calloc(1, sizeof(*maps));
+	if (!maps) {
+		free(t);
+		cli_error("flags", "out of memory");
+		return ARGUS_EXIT_INTERNAL;
+	}
+	maps_read((pid_t)pid, maps);
 	int rc = step((pid_t)pid, (pid_t)tid, steps, window, for_s, t);
 	if (rc) {
+		free(maps);
 		free(t->r);
 		free(t);
 		return rc;
@@ -473,7 +494,7 @@ static int discover(int argc, char **argv)
 				b = &t->b[k];
 		if (!b || (b->taken && b->not_taken) || b->taken + b->not_taken < 3)
 			continue;
-		bool ptr = s->size == 8 && mapped((pid_t)pid, s->first_value);
+		bool ptr = s->size == 8 && mapped(maps, s->first_value);
 		c[nc++] = (struct candidate){s, b, ptr};
 	}
 	if (nc)
@@ -517,6 +538,7 @@ static int discover(int argc, char **argv)
 		          tid, t->steps);
 	}
 	free(c);
+	free(maps);
 	free(t->r);
 	free(t);
 	return status;
