@@ -23,6 +23,7 @@ enum argus_exit {
 	ARGUS_EXIT_INTERNAL = 9,  /* out of memory or a bug */
 	ARGUS_EXIT_BUSY = 10,     /* a store (the issue database) is locked by another writer */
 	ARGUS_EXIT_RULES = 11,    /* a user rules file is malformed (docs/debug.md "Rules") */
+	ARGUS_EXIT_NOHOOKS = 12,  /* the process was not started with hooks (argus trace-more --hooks) */
 };
 
 /* "argus NAME: " prefixed message to stderr, with a newline. */

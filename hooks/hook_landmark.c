@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "hooks_internal.h"
+#include "ring_producer.h"
 
 #define LM_MAX 32
 
@@ -55,7 +56,9 @@ bool hooks_lm_end(struct hooks_lm *m, uint64_t *end)
 		m->nested = lm_nested[m->depth];
 	if (m->depth && m->depth - 1 < LM_MAX)
 		lm_nested[m->depth - 1] += incl;
-	return m->depth < LM_MAX && incl >= argus_hooks_root.landmark_ns;
+	/* every one while the daemon asks for it (argus trace-more --hooks) */
+	return m->depth < LM_MAX && (incl >= argus_hooks_root.landmark_ns ||
+	                             (hooks_asks() & ARGUS_RING_ASK_LANDMARKS));
 }
 
 void hooks_lm_emit(const struct hooks_lm *m, uint64_t end, unsigned kind, uintptr_t fn,

@@ -44,6 +44,10 @@ static inline bool hooks_active(void)
  * thread's ring. Safe in a signal handler (re-entry is counted as lost). */
 void hooks_emit(struct argus_event *ev);
 
+/* What the daemon asks of this thread's ring now (ARGUS_RING_ASK_* of
+ * ring_producer.h; argus trace-more --hooks); 0 without a ring of the daemon's. */
+uint32_t hooks_asks(void);
+
 /* Install an inline hook through the root's arena (serialized). */
 int hooks_inline(void *target, void *replacement, void **orig);
 

@@ -105,6 +105,11 @@ static void emit_one(struct argus_event *ev)
 	atomic_flag_clear_explicit(&r->shared_lock, memory_order_release);
 }
 
+uint32_t hooks_asks(void)
+{
+	return self.ring == RING_OWN && self.own ? argus_producer_asks(self.own) : 0;
+}
+
 void hooks_emit(struct argus_event *ev)
 {
 	struct hooks_root *r = &argus_hooks_root;

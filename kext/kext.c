@@ -160,6 +160,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	if (bpf_map__set_inner_map_fd(skel->maps.rings, k->ring_fds[0]))
 		return fail(err, errlen, ARGUS_KEXT_EIO, "cannot set the ring template");
 	k->samples = !o->no_samples;
+	k->per_call = o->syscalls;
 	k->sample_hz = o->sample_hz ? o->sample_hz : DEFAULT_SAMPLE_HZ;
 	return 0;
 }
@@ -224,6 +225,7 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return fail(err, errlen, ARGUS_KEXT_ENOMEM, "out of memory");
+	pthread_mutex_init(&k->full_mu, NULL);
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
 	k->skel = tracer_bpf__open_opts(&oo);
 	if (!k->skel) {
@@ -374,6 +376,7 @@ void argus_kext_close(struct argus_kext *k)
 	u32_table_free(&k->build_ids);
 	argus_unwinder_free(k->unwinder);
 	free(k->ucopy);
+	pthread_mutex_destroy(&k->full_mu);
 	free(k);
 }
 
@@ -389,21 +392,48 @@ int argus_kext_add_pid(struct argus_kext *k, pid_t pid)
 	return ARGUS_KEXT_OK;
 }
 
-int argus_kext_full_stacks(struct argus_kext *k, uint32_t tgid, bool on)
+/* full_pids values: who asked for a process's full stacks */
+enum { FULL_APP = 1, FULL_ASKED = 2 };
+
+static int full_stacks_bit(struct argus_kext *k, uint32_t tgid, uint8_t bit, bool on)
 {
-	int fd = bpf_map__fd(k->skel->maps.full_pids);
-	uint8_t one = 1;
+	int fd = bpf_map__fd(k->skel->maps.full_pids), rc = ARGUS_KEXT_OK;
+	uint8_t v = 0;
 
 	if (tgid == 0)
 		return ARGUS_KEXT_EINVAL;
-	if (!on) {
+	pthread_mutex_lock(&k->full_mu);
+	if (bpf_map_lookup_elem(fd, &tgid, &v))
+		v = 0;
+	v = on ? (uint8_t)(v | bit) : (uint8_t)(v & ~bit);
+	if (!v) {
 		if (bpf_map_delete_elem(fd, &tgid) && errno != ENOENT)
-			return ARGUS_KEXT_EIO;
-		return ARGUS_KEXT_OK;
+			rc = ARGUS_KEXT_EIO;
+	} else if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY)) {
+		rc = errno == ENOMEM || errno == E2BIG ? ARGUS_KEXT_ENOMEM : ARGUS_KEXT_EIO;
 	}
-	if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY))
-		return errno == ENOMEM || errno == E2BIG ? ARGUS_KEXT_ENOMEM : ARGUS_KEXT_EIO;
-	return ARGUS_KEXT_OK;
+	pthread_mutex_unlock(&k->full_mu);
+	return rc;
+}
+
+int argus_kext_full_stacks(struct argus_kext *k, uint32_t tgid, bool on)
+{
+	return full_stacks_bit(k, tgid, FULL_APP, on);
+}
+
+int argus_kext_full_stacks_asked(struct argus_kext *k, uint32_t tgid, bool on)
+{
+	return full_stacks_bit(k, tgid, FULL_ASKED, on);
+}
+
+bool argus_kext_samples(const struct argus_kext *k)
+{
+	return k->samples;
+}
+
+bool argus_kext_per_call(const struct argus_kext *k)
+{
+	return k->per_call;
 }
 
 unsigned argus_kext_ncpus(const struct argus_kext *k)

@@ -85,6 +85,13 @@ int argus_kext_add_pid(struct argus_kext *k, pid_t pid);
  * (docs/kext.md "Full stacks"). Returns 0 or an enum argus_kext_status.
  */
 int argus_kext_full_stacks(struct argus_kext *k, uint32_t tgid, bool on);
+/* The same for a user's request (argus trace-more): kept apart from the
+ * calls above, so switching one off leaves the other's on. */
+int argus_kext_full_stacks_asked(struct argus_kext *k, uint32_t tgid, bool on);
+/* Whether the tracer takes cpu-clock samples (full stacks ride on them)
+ * and whether it was loaded with per-call capture (opts.syscalls). */
+bool argus_kext_samples(const struct argus_kext *k);
+bool argus_kext_per_call(const struct argus_kext *k);
 
 /* Rings: one BPF_MAP_TYPE_RINGBUF per possible CPU. */
 unsigned argus_kext_ncpus(const struct argus_kext *k);

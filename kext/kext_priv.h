@@ -5,6 +5,7 @@
 #ifndef ARGUS_KEXT_PRIV_H
 #define ARGUS_KEXT_PRIV_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "hashmap.h"
@@ -37,6 +38,10 @@ struct argus_kext {
 	size_t nheld, held_out;
 	unsigned sample_hz;
 	bool samples;
+	bool per_call; /* loaded with opts.syscalls */
+	/* full_pids values: FULL_* bits, who asked (kext.c); the session's
+	 * thread and the daemon's both change them */
+	pthread_mutex_t full_mu;
 
 	/* decode state */
 	struct u32_table procs;     /* tgid -> PROC_* flags (decode.c) */

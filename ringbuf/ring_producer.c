@@ -187,3 +187,8 @@ fail:
 	close(s);
 	return err;
 }
+
+uint32_t argus_producer_asks(const struct argus_ring_producer *p)
+{
+	return atomic_load_explicit(&p->hdr->asks, memory_order_relaxed);
+}

@@ -9,6 +9,7 @@
 #define ARGUS_RING_PRODUCER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "argus_event.h"
 
@@ -42,6 +43,11 @@ int argus_producer_connect(const char *path, struct argus_ring_producer **p, int
 /* 1 written, 0 full (a drop counted in the ring). */
 int argus_producer_write(struct argus_ring_producer *p, const struct argus_event *ev);
 void argus_producer_close(struct argus_ring_producer *p);
+/* What the consumer asks of the producer, a word in the ring's header the
+ * consumer writes (argus_ring_set_asks): */
+#define ARGUS_RING_ASK_LANDMARKS 1u /* every toolkit landmark, however short */
+/* What the consumer asks now (one load). */
+uint32_t argus_producer_asks(const struct argus_ring_producer *p);
 
 /* The same, on a producer the caller holds (the consumer library embeds
  * one): map and check fd; unmap and close what it holds. */

@@ -281,6 +281,12 @@ uint64_t argus_ring_drops(const struct argus_ring *r)
 	return r->drops_fn ? r->drops_fn(r->drops_arg, r->cpu) : 0;
 }
 
+void argus_ring_set_asks(struct argus_ring *r, uint32_t asks)
+{
+	if (r->kind == RING_SHM)
+		atomic_store_explicit(&r->shm.hdr->asks, asks, memory_order_relaxed);
+}
+
 uint64_t argus_ring_malformed(const struct argus_ring *r)
 {
 	return r->malformed;

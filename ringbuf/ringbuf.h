@@ -63,6 +63,11 @@ void argus_ring_set_cpu(struct argus_ring *r, unsigned cpu);
  * times sizeof(struct argus_event). */
 uint64_t argus_ring_malformed(const struct argus_ring *r);
 
+/* What the consumer asks of a shared-memory ring's producer, in the ring's
+ * header (ARGUS_RING_ASK_* of ring_producer.h; docs/daemon.md "Rings"):
+ * the hooks read it (docs/hooks.md). No effect on a kernel ring. */
+void argus_ring_set_asks(struct argus_ring *r, uint32_t asks);
+
 void argus_ring_close(struct argus_ring *r);
 
 #endif /* ARGUS_RINGBUF_H */

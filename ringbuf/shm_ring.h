@@ -62,7 +62,9 @@ struct argus_shm_hdr {
 	uint32_t version;
 	uint32_t record_size;
 	uint32_t capacity; /* slots, a power of two; ck_ring holds capacity - 1 */
-	uint32_t _pad;
+	/* what the consumer asks of the producer (ARGUS_RING_ASK_* bits, the
+	 * consumer's to write; a producer reads it as a hint): 0 = nothing */
+	_Atomic uint32_t asks;
 	_Atomic uint64_t drops; /* written by the producer only */
 	_Atomic uint64_t written;
 	struct ck_ring ring __attribute__((aligned(64)));

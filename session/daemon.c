@@ -21,6 +21,7 @@
 struct out_line {
 	struct out_line *next;
 	uint32_t pid;
+	bool stall_ended; /* no line: a stall of pid ended (argus trace-more) */
 	char kind[16];
 	char json[];
 };
@@ -49,7 +50,8 @@ static void queue_line(void *arg, const char *kind, uint32_t pid, const char *js
 	if (l) {
 		l->next = NULL;
 		l->pid = pid;
-		snprintf(l->kind, sizeof(l->kind), "%s", kind);
+		l->stall_ended = !kind;
+		snprintf(l->kind, sizeof(l->kind), "%s", kind ? kind : "");
 		memcpy(l->json, json, len + 1);
 		if (dd->out_tail)
 			dd->out_tail->next = l;
@@ -62,6 +64,13 @@ static void queue_line(void *arg, const char *kind, uint32_t pid, const char *js
 	pthread_mutex_unlock(&dd->out_mu);
 }
 
+/* From the worker: a stall ended; finer tracing asked of its process
+ * until then ends (on the daemon's thread, with the lines). */
+static void stall_ended(void *arg, const struct argus_stall *st)
+{
+	queue_line(arg, NULL, st->pid, "");
+}
+
 /* On the daemon's thread: send what the worker queued. */
 static void publish_queued(struct argus_daemon_diag *dd)
 {
@@ -71,7 +80,10 @@ static void publish_queued(struct argus_daemon_diag *dd)
 	pthread_mutex_unlock(&dd->out_mu);
 	while (l) {
 		struct out_line *next = l->next;
-		argus_daemon_publish(dd->d, l->kind, l->pid, l->json);
+		if (l->stall_ended)
+			argus_daemon_stall_ended(dd->d, l->pid);
+		else
+			argus_daemon_publish(dd->d, l->kind, l->pid, l->json);
 		free(l);
 		l = next;
 	}
@@ -140,6 +152,12 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 	                                    .publish = queue_line,
 	                                    .publish_arg = dd};
 	if (argus_report_sink_new(&dd->rs, dd->s, &ro, err, ecap)) {
+		argus_daemon_diag_free(dd);
+		return -1;
+	}
+	struct argus_session_sink ended = {.stall_end = stall_ended, .arg = dd};
+	if (argus_session_add_sink(dd->s, &ended)) {
+		snprintf(err, ecap, "the diagnosis has no room for another sink");
 		argus_daemon_diag_free(dd);
 		return -1;
 	}

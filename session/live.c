@@ -464,6 +464,41 @@ static int kext_status(void *arg, char *buf, size_t cap)
 	                st.ring_drops, st.ring_shed, argus_kext_appset_size(arg), st.stack_drops);
 }
 
+/* argus trace-more (docs/daemon.md "Finer tracing on demand"): full stacks
+ * for one process; per-call syscall records only as the tracer was loaded
+ * (its capture mode cannot change per process, docs/kext.md "Two
+ * captures"). */
+static int kext_more(void *arg, uint32_t pid, unsigned what, bool on, char *err, size_t ecap)
+{
+	struct argus_kext *k = arg;
+	if (on && (what & ARGUS_MORE_SYSCALLS) && !argus_kext_per_call(k)) {
+		snprintf(err, ecap,
+		         "per-call syscall records of one process: the kernel tracer cannot capture "
+		         "them for one process alone (its capture is chosen when it loads; argus "
+		         "start --syscalls captures every process's, and the syscall exit tracepoint "
+		         "then slows every task's syscalls)");
+		return ARGUS_MORE_ENOSUPPORT;
+	}
+	if (on && (what & ARGUS_MORE_STACKS) && !argus_kext_samples(k)) {
+		snprintf(err, ecap, "full stacks ride on cpu-clock samples, and this daemon takes "
+		                    "none (--no-samples)");
+		return ARGUS_MORE_ENOSUPPORT;
+	}
+	if (what & ARGUS_MORE_STACKS) {
+		int rc = argus_kext_full_stacks_asked(k, pid, on);
+		if (rc) {
+			snprintf(err, ecap, "full stacks for pid %u: %s", pid,
+			         rc == ARGUS_KEXT_ENOMEM ? "too many processes have them" : "a BPF map "
+			                                                                   "update failed");
+			return ARGUS_MORE_EREFUSED;
+		}
+	}
+	if (on && (what & ARGUS_MORE_SYSCALLS))
+		snprintf(err, ecap, "syscalls: every process's are captured already (argus start "
+		                    "--syscalls)");
+	return 0;
+}
+
 int argus_live_daemon_source(struct argus_daemon *d, const struct argus_kext_opts *ko,
                              struct argus_kext **kp, char *err, size_t ecap)
 {
@@ -490,6 +525,7 @@ int argus_live_daemon_source(struct argus_daemon *d, const struct argus_kext_opt
 	    .drop_records = kext_drops,
 	    .hooked = kext_hooked,
 	    .status = kext_status,
+	    .more = kext_more,
 	    .arg = k};
 	argus_daemon_set_source(d, &src);
 	return 0;

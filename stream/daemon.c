@@ -267,6 +267,8 @@ static void on_tick(uv_timer_t *t)
 	uint64_t now = mono_now_ns();
 	if (d->tick_fn && now > d->o.max_delay_ns)
 		d->tick_fn(d->tick_arg, now - d->o.max_delay_ns);
+	if (d->more.n)
+		more_sweep(d, now);
 	uint64_t cap = d->o.max_delay_ns / 2000000ull;
 	if (cap > TICK_IDLE_MS)
 		cap = TICK_IDLE_MS;
@@ -304,6 +306,7 @@ static void daemon_stop(struct argus_daemon *d)
 	if (d->stopping)
 		return;
 	d->stopping = true;
+	more_all_off(d); /* the rings and the source are still there */
 	hooks_close(d); /* drains each hook ring into the merge */
 	pump(d, true);  /* everything still in the rings and the merge */
 	if (d->rec) {
@@ -410,10 +413,12 @@ static void ctl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	} else if (!strcmp(c->req, "stop")) {
 		c->stop_after = true;
 		ctl_reply(c, strdup("ok: stopping\n"));
+	} else if (!strncmp(c->req, "more ", 5)) {
+		ctl_reply(c, more_request(d, c->req));
 	} else {
 		char msg[320];
 		snprintf(msg, sizeof(msg),
-		         "error: unknown request '%.200s' (status, stop, flush)\n", c->req);
+		         "error: unknown request '%.200s' (status, stop, flush, more)\n", c->req);
 		ctl_reply(c, strdup(msg));
 	}
 }

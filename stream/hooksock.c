@@ -112,6 +112,7 @@ static void hook_request(struct hook_conn *c, int fd)
 	d->guards[slot] =
 	    (struct argus_hook_guard){.pid = (uint32_t)c->pid, .source_id = (uint32_t)slot};
 	c->slot = slot;
+	more_ring_added(d, (unsigned)slot);
 	char msg[64];
 	snprintf(msg, sizeof(msg), "ok %d %u\n", slot, HOOK_RING_RECORDS);
 	int fds[2] = {memfd, argus_ring_wait_fd(r)};

@@ -136,6 +136,9 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          "\"hooks\":{\"connections\":%" PRIu64 ",\"refused\":%" PRIu64
 		          ",\"records_refused\":%" PRIu64 ",\"records_reattributed\":%" PRIu64 "},",
 		          d->hooks_connected, d->hooks_refused, hook_refused, hook_retid);
+		char more[4096];
+		more_status(d, more, sizeof(more), true);
+		sb_printf(&b, "\"more\":[%s],", more);
 		sb_printf(&b,
 		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
 		          ",\"table_bytes\":%" PRIu64 "},",
@@ -194,6 +197,14 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          rs.room / 1048576.0, rs.lost);
 	else
 		sb_printf(&b, "recorder: off\n");
+	if (d->more.n) {
+		char more[4096];
+		more_status(d, more, sizeof(more), false);
+		sb_printf(&b, "trace-more: %u process%s\n%s", d->more.n, d->more.n == 1 ? "" : "es",
+		          more);
+	} else {
+		sb_printf(&b, "trace-more: none\n");
+	}
 	sb_printf(&b, "memory: rss %.1f MiB, merge %.1f MiB, tables %.1f KiB\n", rss / 1048576.0,
 	          merge_bytes / 1048576.0, table_bytes / 1024.0);
 	sb_printf(&b, "clients: %u connected, %" PRIu64 " records dropped for slow clients\n",

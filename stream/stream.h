@@ -63,6 +63,10 @@ struct argus_daemon_source {
 	/* Optional: the source's own counters for status json, as the members
 	 * of one object ("a":1,"b":2), at most cap bytes; returns the length. */
 	int (*status)(void *arg, char *buf, size_t cap);
+	/* Optional: finer tracing of one process (`argus trace-more`, below)
+	 * on or off: what is ARGUS_MORE_STACKS and / or ARGUS_MORE_SYSCALLS.
+	 * Returns 0, or an ARGUS_MORE_E* with one line in err. */
+	int (*more)(void *arg, uint32_t pid, unsigned what, bool on, char *err, size_t errlen);
 	void *arg;
 };
 
@@ -114,6 +118,44 @@ bool argus_daemon_stack(const struct argus_daemon *d, uint32_t id, struct argus_
  * SIGINT or SIGTERM; flushes everything on the way out. 0 = clean exit. */
 int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen);
 void argus_daemon_free(struct argus_daemon *d);
+
+/* ---- finer tracing on demand: `argus trace-more` (more.c) ------------- */
+
+/*
+ * The control request "more pid=P [stacks=full] [syscalls] [hooks]
+ * [for=DUR] | more pid=P off" (docs/daemon.md "Control protocol"): more
+ * detail on one process until its next stall ends or DUR has passed (at
+ * most ARGUS_MORE_MAX_NS; the default too), or no more of it (off).
+ */
+enum argus_more_what {
+	ARGUS_MORE_STACKS = 1,   /* full DWARF stacks of its threads' samples */
+	ARGUS_MORE_SYSCALLS = 2, /* per-call syscall records */
+	ARGUS_MORE_HOOKS = 4,    /* its hook rings: every toolkit landmark */
+};
+/* What a refusal was (the word after "error" in the reply). */
+enum argus_more_err {
+	ARGUS_MORE_EREFUSED = -1,  /* "error: ..." anything else */
+	ARGUS_MORE_ENOPROC = -2,   /* "error noproc: ..." no such process */
+	ARGUS_MORE_ENOHOOKS = -3,  /* "error nohooks: ..." not started with hooks */
+	ARGUS_MORE_ENOSUPPORT = -4, /* "error nosupport: ..." this daemon cannot */
+};
+#define ARGUS_MORE_MAX_NS  (600ull * 1000000000ull) /* 10 min */
+#define ARGUS_MORE_MAX_PIDS 16                       /* processes at once */
+struct argus_more_req {
+	uint32_t pid;
+	unsigned what;   /* enum argus_more_what bits; 0 with off */
+	uint64_t for_ns; /* 0 = not given: ARGUS_MORE_MAX_NS */
+	bool off;
+};
+/* Parse a request line (without its newline); false with one line in why. */
+bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, size_t whylen);
+/* The request line for r (no newline); its length, or < 0 when it does not fit. */
+int argus_more_format(const struct argus_more_req *r, char *buf, size_t cap);
+/* The reply's class: 0 for "ok...", else an enum argus_more_err. */
+int argus_more_reply_class(const char *reply);
+/* A stall of pid ended (the diagnosis says so, on the daemon's thread):
+ * finer tracing asked of it until then ends. */
+void argus_daemon_stall_ended(struct argus_daemon *d, uint32_t pid);
 
 /* ---- records from hooked applications (hookguard.c) --------------------- */
 

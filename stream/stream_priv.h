@@ -143,6 +143,34 @@ unsigned clients_count(const struct client_set *cs);
 /* Try to send what is queued, then close every client. */
 void clients_close_all(struct client_set *cs);
 
+/* ---- more.c: finer tracing of one process (argus trace-more) ------------ */
+
+struct more_entry {
+	uint32_t pid;
+	unsigned what;               /* enum argus_more_what bits */
+	uint64_t since_ns, until_ns; /* CLOCK_MONOTONIC */
+	bool until_stall;            /* also ends when its next stall ends (no for=) */
+	char comm[16];
+};
+struct more_set {
+	struct more_entry e[ARGUS_MORE_MAX_PIDS];
+	unsigned n;
+	uint64_t asked, ended;
+};
+
+struct argus_daemon;
+/* The reply to a "more ..." control line (malloc'ed, newline-terminated). */
+char *more_request(struct argus_daemon *d, const char *line);
+/* Ends what is due at now (its time, its process gone); every tick. */
+void more_sweep(struct argus_daemon *d, uint64_t now);
+/* Everything off (the daemon stops). */
+void more_all_off(struct argus_daemon *d);
+/* A hook ring just added at slot: its process may have asked for hooks. */
+void more_ring_added(struct argus_daemon *d, unsigned slot);
+/* Status lines (text: "  pid P (comm): ... until ...\n" each) or the
+ * members of a JSON array; returns the length written. */
+size_t more_status(const struct argus_daemon *d, char *buf, size_t cap, bool json);
+
 /* ---- daemon.c: the root object ----------------------------------------- */
 
 #define TICK_MS          5
@@ -192,6 +220,7 @@ struct argus_daemon {
 	/* hook records refused / re-attributed to the ring's owner (rings gone) */
 	uint64_t hook_recs_refused, hook_recs_retid;
 	struct hook_conn *hook_conns;
+	struct more_set more; /* argus trace-more (more.c) */
 };
 
 /* status.c: the reply to "status" / "status json" (malloc'ed). */
