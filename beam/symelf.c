@@ -7,15 +7,20 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "beam.h"
 
 #define ELFSYM_CACHE 32 /* processes kept open */
+/* an address in no module reported: the process's maps are read again
+ * (a library it loaded since, an exec), at most this often */
+#define ELFSYM_REREPORT_NS 50000000ull
 
 struct proc_dwfl {
 	uint32_t pid;
 	Dwfl *dwfl; /* NULL = could not be reported (gone, no access) */
 	uint64_t used;
+	uint64_t reported; /* CLOCK_MONOTONIC ns of its latest report */
 };
 
 struct argus_elfsym {
@@ -50,29 +55,64 @@ void argus_elfsym_free(struct argus_elfsym *s)
 	free(s);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* (Re)read the process's modules from /proc/PID/maps: modules reported
+ * again keep what was loaded of them, the others are dropped. */
+static void report(struct argus_elfsym *s, struct proc_dwfl *slot)
+{
+	slot->reported = mono_ns();
+	if (!slot->dwfl)
+		slot->dwfl = dwfl_begin(&s->cb);
+	else
+		dwfl_report_begin(slot->dwfl);
+	if (slot->dwfl && (dwfl_linux_proc_report(slot->dwfl, (pid_t)slot->pid) != 0 ||
+	                   dwfl_report_end(slot->dwfl, NULL, NULL) != 0)) {
+		dwfl_end(slot->dwfl);
+		slot->dwfl = NULL;
+	}
+}
+
 /* The process's session, reporting its modules on first use. */
-static Dwfl *session(struct argus_elfsym *s, uint32_t pid)
+static struct proc_dwfl *session(struct argus_elfsym *s, uint32_t pid)
 {
 	struct proc_dwfl *slot = &s->cache[0];
 	for (int i = 0; i < ELFSYM_CACHE; i++) {
 		if (s->cache[i].pid == pid && s->cache[i].used) {
 			s->cache[i].used = ++s->clock;
-			return s->cache[i].dwfl;
+			return &s->cache[i];
 		}
 		if (s->cache[i].used < slot->used)
 			slot = &s->cache[i];
 	}
 	if (slot->dwfl)
 		dwfl_end(slot->dwfl);
+	slot->dwfl = NULL;
 	slot->pid = pid;
 	slot->used = ++s->clock;
-	slot->dwfl = dwfl_begin(&s->cb);
-	if (slot->dwfl && (dwfl_linux_proc_report(slot->dwfl, (pid_t)pid) != 0 ||
-	                   dwfl_report_end(slot->dwfl, NULL, NULL) != 0)) {
-		dwfl_end(slot->dwfl);
-		slot->dwfl = NULL;
+	report(s, slot);
+	return slot;
+}
+
+/* The module of ip. The modules are what the process had mapped at the
+ * first lookup: one it mapped since (a library dlopen'ed later - GTK's
+ * modules, the accessibility bridge - or its new program after an exec)
+ * is found by reading its maps again, so a frame is named the same
+ * whenever it is first looked up. */
+static Dwfl_Module *module_of(struct argus_elfsym *s, uint32_t pid, uint64_t ip)
+{
+	struct proc_dwfl *slot = session(s, pid);
+	Dwfl_Module *m = slot->dwfl ? dwfl_addrmodule(slot->dwfl, ip) : NULL;
+	if (!m && mono_ns() - slot->reported >= ELFSYM_REREPORT_NS) {
+		report(s, slot);
+		m = slot->dwfl ? dwfl_addrmodule(slot->dwfl, ip) : NULL;
 	}
-	return slot->dwfl;
+	return m;
 }
 
 /* Without .debug_aranges (clang does not emit them by default) older libdw
@@ -101,10 +141,7 @@ static const char *line_by_cu_scan(Dwfl_Module *m, uint64_t ip, int *lineno)
 static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct argus_elfsym *s = arg;
-	Dwfl *d = session(s, pid);
-	if (!d)
-		return false;
-	Dwfl_Module *m = dwfl_addrmodule(d, ip);
+	Dwfl_Module *m = module_of(s, pid, ip);
 	if (!m)
 		return false;
 	const char *mainfile = NULL;
@@ -116,7 +153,11 @@ static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame
 	if (!name)
 		return false;
 	const char *slash = strrchr(obj, '/');
-	snprintf(out->func, sizeof(out->func), "%s", name);
+	/* without its symbol version (libdwfl names a dynamic symbol defined
+	 * in several versions "pthread_setaffinity_np@@GLIBC_2.34"): the name
+	 * the file's own tables give, whether the process runs or not */
+	size_t len = strcspn(name, "@");
+	snprintf(out->func, sizeof(out->func), "%.*s", (int)len, name);
 	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : obj);
 	/* by the path the process mapped, not where its ELF file was found */
 	out->system = argus_system_code(modname ? modname : obj);

@@ -16,6 +16,9 @@ int argus_bench_ingest(int argc, char **argv);
 int argus_bench_overhead(int argc, char **argv);
 /* In-process hooks: ns per hooked call, GTK3 workload hooks on vs off. */
 int argus_bench_hooks(int argc, char **argv);
+/* Its --landmarks part (bench_landmarks.c): the toolkit landmark hooks per
+ * event in the GTK3 and Qt5 programs of bin_dir, off / on / all recorded. */
+int argus_bench_hooks_landmarks(const char *lib, int rounds, int scale, const char *bin_dir);
 /* Stall detection to finished report over 1 M / 5 M / 20 M event windows;
  * beam search alone on a graph of 1.68 M vertices (beam/). */
 int argus_bench_diagnose(int argc, char **argv);

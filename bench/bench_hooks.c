@@ -11,6 +11,8 @@
  *  3. with --gtk: CPU time of gtk3-widget-factory driven by xdotool under
  *     Xvfb, hooks off vs on, alternating; the rings are drained here, as
  *     `argus run` does, and that CPU is reported apart.
+ *  4. with --landmarks: the toolkit landmark hooks per event in a GTK3 and
+ *     a Qt5 program (bench_landmarks.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -316,20 +318,31 @@ static int bench_gtk(const char *lib, int rounds, int steps)
 int argus_bench_hooks(int argc, char **argv)
 {
 	uint64_t iters = 20000000;
-	bool gtk = false;
-	int rounds = 5, keys = 40;
+	bool gtk = false, landmarks = false;
+	int rounds = 5, keys = 40, scale = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--gtk"))
 			gtk = true;
+		else if (!strcmp(argv[i], "--landmarks"))
+			landmarks = true;
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			scale = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
 			keys = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: argus bench hooks [--iters N] [--gtk [--rounds N] "
-			                "[--steps N]]\n");
+			fprintf(stderr,
+			        "usage: argus bench hooks [--iters N] [--gtk [--rounds N] "
+			        "[--steps N]]\n"
+			        "       argus bench hooks --landmarks [--rounds N] [--scale N]\n"
+			        "  --landmarks: the toolkit landmark hooks' cost per event in a "
+			        "GTK3 and a Qt5\n"
+			        "  program (signals, events, paint), hooks off / on / every "
+			        "landmark recorded,\n"
+			        "  alternating; medians of the rounds (default 5)\n");
 			return 2;
 		}
 	}
@@ -341,6 +354,8 @@ int argus_bench_hooks(int argc, char **argv)
 		        ARGUS_HOOK_LIB_NAME);
 		return 6;
 	}
+	if (landmarks)
+		return argus_bench_hooks_landmarks(lib, rounds, scale, ARGUS_BENCH_HOOKS_BIN_DIR);
 	static const char *const names[] = {"libc, no hooks", "hooks inert (no consumer)",
 	                                    "hooks recording (ring drained)"};
 	double ns[3];

@@ -22,6 +22,8 @@
 #define WRITTEN_MAX 8
 #define HELD_NS     1000000000ull /* a held lag waits for its landmark this long */
 #define CAUSE_FRAMES 3
+/* the tracer's on-CPU samples: about 49 a second (docs/kext.md, cpu_sample) */
+#define SAMPLE_NS 20408163ull
 
 struct pending {
 	bool used, ended;
@@ -145,13 +147,16 @@ static bool same_func(const struct argus_frame *a, const struct argus_frame *b)
 /* The cause of a lag: the innermost function the samples share (the
  * diagnosis' costly function), with up to two application callers from a
  * sample that holds it; the executable is the object of that sample's
- * outermost application frame. A lag without samples: the same over the
- * stacks of the waits inside it. */
+ * outermost application frame. A lag without samples, or one its thread
+ * mostly waited through (its samples cover under half of it): the same over
+ * the stacks of the waits inside it - the few samples of its short runs
+ * (one is 20 ms) fall elsewhere in every run and would key it by chance. */
 struct samples_of {
 	uint32_t pid;
 	const uint32_t *stacks, *waits;
 	uint32_t nstacks, nwaits;
 	const struct argus_symbolizer *sym;
+	uint64_t ns; /* the time the samples were taken in */
 };
 
 static void cause_of(struct argus_issue_sink *is, const struct samples_of *l,
@@ -169,9 +174,11 @@ static void cause_of(struct argus_issue_sink *is, const struct samples_of *l,
 		resolve_stack(l->sym, l->pid, l->stacks[i], fr);
 		add_context(cx, fr);
 	}
-	/* no samples (the thread waited): the stacks of its waits name it */
-	const uint32_t *ids = l->nstacks ? l->stacks : l->waits;
-	uint32_t nids = l->nstacks ? l->nstacks : l->nwaits;
+	/* no samples, or too few for its time (the thread waited): the stacks
+	 * of its waits name it */
+	bool by_waits = l->nwaits && (!l->nstacks || (uint64_t)l->nstacks * SAMPLE_NS * 2 < l->ns);
+	const uint32_t *ids = by_waits ? l->waits : l->stacks;
+	uint32_t nids = by_waits ? l->nwaits : l->nstacks;
 	if (nids &&
 	    argus_costly_function(l->sym, l->pid, ids, nids, is->bp.costly_share,
 	                          is->bp.costly_min_samples, &costly) &&
@@ -291,7 +298,9 @@ static void write_stall(struct argus_issue_sink *is, struct pending *p,
 	if (!cx)
 		return;
 	if (l) {
-		struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
+		struct samples_of so = {l->lag.pid, l->stacks, l->waits,
+		                        l->nstacks, l->nwaits, l->sym,
+		                        l->lag.end - l->lag.start};
 		cause_of(is, &so, cx, name, sizeof(name), f2, sizeof(f2), exe, sizeof(exe));
 	}
 	const char *func = p->root_func[0] ? p->root_func : "(unknown)";
@@ -448,7 +457,8 @@ static void on_lag(void *arg, const struct argus_session_lag *l)
 		free(h);
 		return;
 	}
-	struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
+	struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym,
+	                        l->lag.end - l->lag.start};
 	cause_of(is, &so, h->cx, h->name, sizeof(h->name), h->frames, sizeof(h->frames), h->exe,
 	         sizeof(h->exe));
 	snprintf(h->app, sizeof(h->app), "%s", l->comm[0] ? l->comm : "?");
@@ -526,7 +536,8 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 	struct contexts *cx = calloc(1, sizeof(*cx));
 	if (!cx)
 		return;
-	struct samples_of so = {l->pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym};
+	struct samples_of so = {l->pid,    l->stacks, l->waits, l->nstacks,
+	                        l->nwaits, l->sym,    l->excl_ns};
 	cause_of(is, &so, cx, cname, sizeof(cname), cframes, sizeof(cframes), exe, sizeof(exe));
 	/* keyed by the callback; one that cannot be named, by the cause inside it too */
 	if (named)

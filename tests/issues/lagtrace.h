@@ -34,6 +34,9 @@ static const char *const lt_lib_funcs[] = {"toolkit_run", "toolkit_dispatch", "m
 struct lt_episode {
 	uint64_t at, handler_ns;
 	bool waits; /* the handler blocks (a wait stack, no samples) instead of computing */
+	/* with waits: one on-CPU sample in this function (called by the
+	 * handler's innermost frame) just before it blocks - a stray */
+	const char *stray;
 	/* hooks: the handler runs in a hooked dispatch whose callback is
 	 * frames[0]; nested: its last nested_ns run a nested dispatch of that
 	 * callback */
@@ -240,6 +243,15 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 		ips[n++] = lt_ip(lw, "toolkit_dispatch");
 		ips[n++] = lt_ip(lw, "toolkit_run");
 		ips[n++] = lt_ip(lw, "main");
+		if (ep->waits && ep->stray && t == 5 * LT_MS) {
+			uint64_t sips[LT_MAX_FRAMES + 4];
+			sips[0] = lt_ip(lw, ep->stray);
+			memcpy(sips + 1, ips + 1, (n - 1) * sizeof(ips[0]));
+			e = lt_ev(ts + t - 2 * LT_MS, ARGUS_EV_CPU_SAMPLE, lw->pid, lw->pid);
+			e.stack.ustack = argus_trace_intern_stack(lw->w, sips, n);
+			e.stack.kind = ARGUS_STACK_SAMPLE;
+			lt_put(lw, e);
+		}
 		if (ep->waits && t == 5 * LT_MS) {
 			e = lt_ev(ts + t, ARGUS_EV_SYS_ENTER, lw->pid, lw->pid);
 			e.sys_enter.nr = 0; /* read */

@@ -1,0 +1,176 @@
+/*
+ * test_issues_signature.c - an issue's signature is stable across runs
+ * (docs/issues.md "The signature"): the same hang in two runs - other pids
+ * and thread ids, other load addresses (ASLR), other addresses sampled,
+ * another start, another build - is one issue with two sessions, and two
+ * different hangs are two issues.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "issues.h"
+#include "lagtrace.h"
+#include "synth.h"
+#include "test.h"
+
+static char dir[256];
+
+static void tmpdir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/argus-issues-sig-XXXXXX");
+	ASSERT(mkdtemp(dir));
+}
+
+static void cleanup(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT_EQ(system(cmd), 0);
+}
+
+static struct argus_issues *open_db(void)
+{
+	char path[300], err[512];
+	snprintf(path, sizeof(path), "%s/issues.db", dir);
+	struct argus_issues *db;
+	int e = argus_issues_open(&db, path, false, err, sizeof(err));
+	ASSERT_MSG(e == 0, "%s", err);
+	return db;
+}
+
+static void import(struct argus_issues *db, const char *trace)
+{
+	char err[512];
+	struct argus_issues_import_result r;
+	int e = argus_issues_import(db, trace, "erin", &r, err, sizeof(err));
+	ASSERT_MSG(e == 0, "import %s: %d (%s)", trace, e, err);
+}
+
+static struct argus_issue_summary *list(struct argus_issues *db, size_t *n)
+{
+	char err[512];
+	struct argus_issue_summary *v;
+	int e = argus_issues_list(db, NULL, ARGUS_ISSUES_BY_OCCURRENCES, &v, n, err, sizeof(err));
+	ASSERT_MSG(e == 0, "%s", err);
+	for (size_t i = 0; i < *n; i++)
+		printf("issue %lld %s %s %s [%s] occ %llu sessions %llu\n", (long long)v[i].id,
+		       v[i].app, v[i].kind, v[i].landmark, v[i].frames,
+		       (unsigned long long)v[i].occurrences, (unsigned long long)v[i].sessions);
+	return v;
+}
+
+/* The pids of an issue's latest occurrences, from its page (JSON). */
+static size_t pids_of(struct argus_issues *db, int64_t id, unsigned *pids, size_t cap)
+{
+	char *buf = NULL, err[512];
+	size_t len = 0, n = 0;
+	FILE *m = open_memstream(&buf, &len);
+	ASSERT_EQ(argus_issues_show_json(db, id, m, err, sizeof(err)), 0);
+	fclose(m);
+	char *occ = strstr(buf, "\"latest_occurrences\":[");
+	ASSERT(occ);
+	char *end = strchr(occ, ']');
+	ASSERT(end);
+	*end = 0;
+	for (const char *p = occ; n < cap && (p = strstr(p, "\"pid\":")); p += 6) {
+		unsigned v = (unsigned)strtoul(p + 6, NULL, 10);
+		bool seen = false;
+		for (size_t i = 0; i < n; i++)
+			seen = seen || pids[i] == v;
+		if (!seen)
+			pids[n++] = v;
+	}
+	free(buf);
+	return n;
+}
+
+/* Two synthetic desktops (other seeds: other pids and thread ids, other
+ * timing, the injected hangs in other processes' numbers): each stall is
+ * one issue keyed by its root cause's function and process, with both
+ * sessions, in both desktops' pids; so is the hooked dispatch each hang
+ * happened in (seconds long: the hangs'), whatever few samples fell in
+ * it. */
+TEST(a_hang_in_two_runs_with_other_pids_is_one_issue_per_landmark)
+{
+	tmpdir();
+	char t[2][300];
+	for (int k = 0; k < 2; k++) {
+		snprintf(t[k], sizeof(t[k]), "%s/s%d.argus", dir, k + 1);
+		struct argus_synth_opts so;
+		argus_synth_opts_default(&so);
+		so.events = 400000;
+		so.seed = (uint64_t)k + 1;
+		struct argus_trace_writer *w;
+		struct argus_trace_error te;
+		ASSERT_EQ(argus_trace_writer_open(&w, t[k], NULL, NULL, &te), 0);
+		struct argus_sink ws = argus_trace_writer_sink(w);
+		ASSERT_EQ(argus_synth_run(&so, &ws, NULL), 0);
+		ASSERT_EQ(argus_trace_writer_close(w, &te), 0);
+	}
+	struct argus_issues *db = open_db();
+	import(db, t[0]);
+	import(db, t[1]);
+	size_t n, stalls = 0, hangs = 0;
+	struct argus_issue_summary *v = list(db, &n);
+	for (size_t i = 0; i < n; i++) {
+		bool stall = !strcmp(v[i].kind, "stall");
+		if (!stall && v[i].incl.max < 1000 * LT_MS)
+			continue; /* a lag of one desktop, not an injected hang */
+		stalls += stall;
+		hangs += !stall;
+		ASSERT_MSG(v[i].sessions == 2, "%s %s of %s in %llu session(s)", v[i].landmark,
+		           v[i].frames, v[i].app, (unsigned long long)v[i].sessions);
+		ASSERT(!strstr(v[i].frames, "0x"));
+		unsigned pids[8];
+		ASSERT_EQ(pids_of(db, v[i].id, pids, 8), 2); /* two runs, two pids */
+	}
+	ASSERT(stalls >= 3);
+	ASSERT(hangs >= stalls);
+	free(v);
+	argus_issues_close(db);
+	cleanup();
+}
+
+/* A handler that blocks in a read for 300 ms; in one of the runs one
+ * on-CPU sample falls in a helper just before it blocks. The lag is its
+ * wait (the sample is 10 ms of 300): both runs key it by the wait's stack,
+ * one issue with two sessions, not an issue per stray sample. */
+TEST(a_waiting_lag_is_keyed_by_its_wait_not_by_a_stray_sample)
+{
+	tmpdir();
+	char t1[300], t2[300];
+	snprintf(t1, sizeof(t1), "%s/run1.argus", dir);
+	snprintf(t2, sizeof(t2), "%s/run2.argus", dir);
+	static const struct lt_episode plain[] = {
+	    {.at = 100 * LT_MS,
+	     .handler_ns = 300 * LT_MS,
+	     .frames = {"cmd_open", "parse_file"},
+	     .waits = true},
+	};
+	static const struct lt_episode stray[] = {
+	    {.at = 100 * LT_MS,
+	     .handler_ns = 300 * LT_MS,
+	     .frames = {"cmd_open", "parse_file"},
+	     .waits = true,
+	     .stray = "tokenize"},
+	};
+	struct lt_run r1 = {.seed = 2, .ep = plain, .nep = 1};
+	struct lt_run r2 = {.seed = 13, .ep = stray, .nep = 1};
+	lt_write(t1, &r1);
+	lt_write(t2, &r2);
+	struct argus_issues *db = open_db();
+	import(db, t1);
+	import(db, t2);
+	size_t n;
+	struct argus_issue_summary *v = list(db, &n);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(v[0].frames, "parse_file;cmd_open;main");
+	ASSERT_U64_EQ(v[0].sessions, 2);
+	ASSERT_U64_EQ(v[0].samples, 1); /* the stray is in its tree all the same */
+	free(v);
+	argus_issues_close(db);
+	cleanup();
+}
+
+TEST_MAIN(TEST_ENTRY(a_hang_in_two_runs_with_other_pids_is_one_issue_per_landmark),
+          TEST_ENTRY(a_waiting_lag_is_keyed_by_its_wait_not_by_a_stray_sample))
