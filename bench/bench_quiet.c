@@ -81,7 +81,8 @@ static void usage(FILE *f)
 	        "  on a private desktop under argus start, nothing hanging; prints the\n"
 	        "  notifications argus sent and what a _NET_WM_PING probe saw meanwhile\n"
 	        "  --minutes N     drive the apps N minutes (default 10; fractions too)\n"
-	        "  --keep          keep the scratch folder (reports, stream, probe, logs)\n"
+	        "  --keep          keep the scratch folder (reports, stream, probe, logs) and\n"
+	        "                  record the run (the daemon's recorder in DIR/recorder)\n"
 	        "  --no-probe      no ping probe (its pings are X events the apps read)\n"
 	        "  --quiet-dir DIR run-quiet.sh's folder (default %s)\n"
 	        "  --bin-dir DIR   pingprobe's folder (default %s)\n"
@@ -299,6 +300,8 @@ static int run_script(const struct quiet_run *r)
 	int n = 10;
 	if (r->no_probe)
 		argv[n++] = "--no-probe";
+	if (r->keep)
+		argv[n++] = "--record"; /* the whole run, to replay offline */
 	argv[n] = NULL;
 	fflush(stdout);
 	pid_t pid = fork();

@@ -237,6 +237,35 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 }
 
 static void check_episode(struct argus_trigger *t, struct uthr *u);
+static void busy_open(struct uthr *u, uint64_t at, bool probation);
+
+/* u waits in its loop for the first time: its start-up is over; input
+ * still waiting and work still going on count from here (a stall is the
+ * app's, not its start-up's) */
+static void started(struct uthr *u, uint64_t ts)
+{
+	u->looped = true;
+	u->resumed = ts;
+	if (u->pending_since && u->pending_since < ts)
+		u->pending_since = ts;
+	if (u->busy_since && u->busy_since < ts)
+		u->busy_since = ts;
+	if (u->busy_from && u->busy_from < ts)
+		busy_open(u, ts, u->busy_probation);
+}
+
+/* The wait u is blocked in is its loop's: a poll that is no round trip
+ * (the display connection alone right after its own request) nor a call to
+ * a peer, or its loop's futex (threaded Tcl). Not another futex: xcb hands
+ * a reply to the thread waiting for it through one (Qt's main thread), a
+ * thread starting up waits for its helpers on others. */
+static bool loop_wait(const struct uthr *u)
+{
+	if (poll_family(u->wait_nr))
+		return !(u->wait_pobj == u->conn && u->sent_req) && !polls_a_peer(u);
+	return u->wait_nr == ARGUS_NR_futex &&
+	       (same_cond(u->wait_futex, u->loop_futex) || same_cond(u->wait_futex, u->cand_futex));
+}
 
 /* Busy without a wait (docs/diagnosis.md): a UI thread that an event came
  * to and that has not waited since - blocked at most a quarter of the
@@ -299,13 +328,14 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 		busy_open(u, t->now, u->busy_probation);
 		return;
 	}
-	/* a thread never yet idle in its loop is still starting up: the
-	 * launch rule's; one that ran less than half the time waited for a
+	/* a thread never yet idle in its loop (never a wait of lag_ns, or
+	 * none in its loop's wait) is still starting up: the launch rule's;
+	 * one that ran less than half the time waited for a
 	 * CPU most of the rest: the machine's load, not its own work, kept it
 	 * from its loop */
 	uint64_t os = u->on_since > from ? u->on_since : from;
 	uint64_t oncpu = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
-	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !u->idle_once ||
+	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !u->idle_once || !u->looped ||
 	    oncpu * 2 < el || !windowed(t, u))
 		return;
 	u->sat = true;
@@ -325,7 +355,13 @@ static void check(struct argus_trigger *t, struct uthr *u)
 static void check_episode(struct argus_trigger *t, struct uthr *u)
 {
 	uint64_t start = episode_start(u);
-	if (start && t->now >= start + t->o.stall_ns && windowed(t, u)) {
+	/* a thread without hooks that never waited in its loop yet is
+	 * starting up (the replies it reads are no input): the launch rule's.
+	 * Seven apps starting at once under load: a Qt main thread built its
+	 * windows for 5 s after its last read, its event thread reading the
+	 * replies for it. */
+	if (start && t->now >= start + t->o.stall_ns && windowed(t, u) &&
+	    (u->hooks || u->looped)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
 		if (u->busy_since == start)
 			cause = u->busy_cause;
@@ -461,20 +497,33 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	struct proc *p = trg_proc_get(t, ev->pid, false);
 	uint8_t kind = ev->ipc.obj_kind;
 	bool server = p && p->server;
+	bool display = server && (kind == ARGUS_OBJ_DISPLAY ||
+	                          ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
+	                           trg_x_server(p->comm))) &&
+	               ev->ipc.peer_obj && !idmap_get(&t->dialed_ix, ev->ipc.obj);
 	if (server && ev->type == ARGUS_EV_IPC_SEND) {
-		bool display = kind == ARGUS_OBJ_DISPLAY ||
-		               ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
-		                trg_x_server(p->comm));
-		if (!display || !ev->ipc.peer_obj || idmap_get(&t->dialed_ix, ev->ipc.obj))
+		if (!display)
 			return;
 		struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, true);
 		if (!c)
 			return;
 		t->st.display_sends++;
+		/* written while serving another client (or a device), to a
+		 * client that sent no request since the server's previous
+		 * write to it: an event, not a reply; only a client with a
+		 * window gets those. A server that reads several clients'
+		 * requests before it flushes their replies (seven apps
+		 * starting at once) writes a reply after another client's
+		 * request: the request read since that client's previous
+		 * write says it is a reply. A write right after one to the
+		 * same client, nothing read between, is the rest of that one
+		 * (X's connection set-up reply comes in two). */
+		bool event = p->last_sent == c->obj
+		                 ? c->last_event
+		                 : p->last_request != c->obj && c->asked <= c->last_send;
 		c->last_send = ev->ts;
-		/* written while serving another client (or a device): an event,
-		 * not a reply; only a client with a window gets those */
-		bool event = p->last_request != c->obj;
+		c->last_event = event;
+		p->last_sent = c->obj;
 		if (event)
 			c->events = true;
 		if (!c->pending_since)
@@ -488,8 +537,13 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	}
 	if (server) {
-		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret > 0 && ev->ipc.peer_obj)
+		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret > 0 && ev->ipc.peer_obj) {
 			p->last_request = ev->ipc.peer_obj;
+			p->last_sent = 0;
+			struct conn *c = display ? trg_conn_get(t, ev->ipc.peer_obj, true) : NULL;
+			if (c)
+				c->asked = ev->ts;
+		}
 		return;
 	}
 	if (kind == ARGUS_OBJ_EVENTFD || kind == ARGUS_OBJ_PIPE) {
@@ -508,8 +562,10 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 			if (u)
 				u->conn = c->obj;
 		}
-		if (u)
+		if (u) {
 			u->asks = true;
+			u->sent_req = true;
+		}
 		return;
 	}
 	if (!u)
@@ -660,6 +716,9 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;
 				u->wait_pkind = u->last_pkind;
+				if (!u->looped && loop_wait(u))
+					started(u, ev->ts);
+				u->sent_req = false;
 				if (u->wait_at)
 					wait_settled(t, u, true);
 			}

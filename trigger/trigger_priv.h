@@ -32,6 +32,7 @@ struct proc {
 	bool mapped;    /* first window mapped */
 	bool gui;
 	uint64_t last_request; /* a server: the client end whose request it read last */
+	uint64_t last_sent;    /* a server: the client end it wrote to since, 0 none */
 };
 
 /* The name of a thread other than a process's main one (the main thread's
@@ -47,7 +48,9 @@ struct conn {
 	uint32_t reader;        /* UI thread index + 1, 0 = not read yet */
 	uint64_t pending_since; /* oldest unread input, 0 = none */
 	uint64_t last_send;     /* the server's latest send to it */
+	uint64_t asked;         /* the server's latest read of a request from it */
 	bool events;            /* the server wrote to it unasked: it has a window */
+	bool last_event;        /* the server's latest write to it was an event */
 };
 
 /* Who reads an eventfd or pipe of a GUI process: the thread a display
@@ -95,6 +98,8 @@ struct uthr {
 	uint32_t busy_yields;
 	bool busy_probation, sat;
 	bool idle_once; /* waited lag_ns in one go once: it has started up */
+	bool looped;   /* waited in its loop once (loop_wait): it has started up */
+	bool sent_req; /* wrote a request to the display, not waited since */
 	/* episode counters */
 	uint64_t ep_start, oncpu_acc, blocked_acc;
 	uint32_t yields, zero_polls;

@@ -4,7 +4,7 @@
 # runs and then reads.
 #
 #   bench/quiet/run-quiet.sh --argus BIN --probe BIN --work DIR [--minutes N]
-#                            [--no-probe]
+#                            [--no-probe] [--record]
 #
 # On a private desktop (Xvfb, a session bus, dunst; bench/zoo/run-case.sh's
 # set-up) it starts `argus start` (reports in DIR/reports, its stall and
@@ -14,12 +14,14 @@
 # fractions too): typing, selecting, scrolling, a menu, the Open dialog then
 # Escape, saving, clicking from window to window. --no-probe: no ping probe
 # (its pings are X events the apps read too: the run without it tells
-# whether they change what argus sees). DIR/apps lists
+# whether they change what argus sees). --record: the daemon's flight
+# recorder on, in DIR/recorder (the whole run: `argus debug --recorder
+# DIR/recorder --last 15m` replays it offline). DIR/apps lists
 # "name toolkit pid window" per app, DIR/driven the seconds and actions.
 # Exit status: 0 it ran, 2 usage, 3 not root, 4 a tool or app missing
 # (scripts/install-deps.sh), 5 the desktop or the daemon did not come up.
 set -u
-argus='' probe='' work='' minutes=10 noprobe=0
+argus='' probe='' work='' minutes=10 noprobe=0 record=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--argus) argus=$2; shift 2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--work) work=$2; shift 2 ;;
 	--minutes) minutes=$2; shift 2 ;;
 	--no-probe) noprobe=1; shift ;;
+	--record) record=1; shift ;;
 	*) echo "run-quiet.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -101,7 +104,10 @@ monitor=$!
 pids="$monitor $pids"
 
 # the daemon as a user runs it: it finds each app's session bus itself
-env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$work/daemon" --no-recorder \
+recopt=--no-recorder
+[ $record = 1 ] && recopt="--recorder $work/recorder --keep $((seconds / 60 + 5))m"
+# shellcheck disable=SC2086 # recopt: one to three words, no spaces in them
+env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$work/daemon" $recopt \
 	--hooks-dir "" --reports "$work/reports" >daemon.log 2>&1 &
 daemon=$!
 pids="$daemon $pids"

@@ -63,20 +63,30 @@ static void feed(struct argus_event e)
 	ASSERT_EQ(argus_trigger_feed(t, &e, 1), 0);
 }
 
+static void app_started(void);
+static void app_read_nothing(uint64_t ts, uint64_t dur_ns);
+
 static void setup(bool exec_app)
 {
 	memset(&rec, 0, sizeof(rec));
 	struct argus_trigger_cb cb = {on_stall, on_end, on_lag, &rec};
 	ASSERT_EQ(argus_trigger_new(&t, NULL, &cb), 0);
-	struct argus_event e = ev(T0, ARGUS_EV_COMM, XPID, XPID);
+	struct argus_event e = ev(exec_app ? T0 : T0 - SEC, ARGUS_EV_COMM, XPID, XPID);
 	strcpy(e.comm.comm, "Xorg");
 	e.comm.is_process = 1;
 	feed(e);
-	e = ev(T0, exec_app ? ARGUS_EV_PROC_EXEC : ARGUS_EV_COMM, APP, APP);
+	e = ev(exec_app ? T0 : T0 - SEC, exec_app ? ARGUS_EV_PROC_EXEC : ARGUS_EV_COMM, APP, APP);
 	strcpy(exec_app ? e.exec.comm : e.comm.comm, "gedit");
 	if (!exec_app)
 		e.comm.is_process = 1;
 	feed(e);
+}
+
+/* setup(false) and the app's UI thread idle in its loop since T0 - 1 s */
+static void setup_started(void)
+{
+	setup(false);
+	app_started();
 }
 
 static void teardown(void)
@@ -179,6 +189,21 @@ static void one_click(uint64_t ts, uint64_t handler_ns)
 	block(ts + handler_ns + 3000, APP);
 }
 
+/* An app running before the test: its UI thread read its window's first
+ * events and has sat idle in its loop's poll since (a thread never idle in
+ * its loop is starting up: no stall). */
+static void app_started(void)
+{
+	x_send(T0 - SEC + MS);
+	app_read(T0 - SEC + 2 * MS, APP);
+	app_read_nothing(T0 - SEC + 2 * MS + 1000, 500);
+	sys_enter(T0 - SEC + 3 * MS, APP, 7, -1);
+	block(T0 - SEC + 3 * MS + 1000, APP);
+	wake(T0 - 500 * MS, APP); /* a timer of its loop */
+	sys_enter(T0 - 500 * MS + 1000, APP, 7, -1);
+	block(T0 - 500 * MS + 2000, APP);
+}
+
 TEST(finds_ui_thread_by_display_connection)
 {
 	setup(false);
@@ -197,7 +222,7 @@ TEST(finds_ui_thread_by_display_connection)
 
 TEST(long_running_handler_fires_once_and_records_end)
 {
-	setup(false);
+	setup_started();
 	one_click(T0 + 10 * MS, 3 * SEC);
 	tick_until(T0 + 4 * SEC, T0 + 6 * SEC);
 	ASSERT_EQ(rec.nstalls, 1);
@@ -321,7 +346,7 @@ TEST(input_sent_while_a_read_found_nothing_stays_pending)
 
 TEST(yield_loop_is_classified)
 {
-	setup(false);
+	setup_started();
 	x_send(T0 + MS);
 	hook(T0 + 2 * MS, ARGUS_EV_DISPATCH_BEGIN);
 	app_read(T0 + 2 * MS + 100, APP);
@@ -452,7 +477,7 @@ TEST(qt_relay_idle_and_typing_never_fires)
 
 TEST(qt_main_thread_hung_after_the_relay_fires_on_it)
 {
-	setup(false);
+	setup_started();
 	qt_start();
 	qt_relay(T0 + 100 * MS); /* the key whose handler hangs */
 	wake(T0 + 100 * MS + 100000, APP);
@@ -623,7 +648,7 @@ static void tool_request(uint64_t ts)
 
 TEST(a_windowless_x_client_is_never_the_stalled_app)
 {
-	setup(false);
+	setup_started();
 	struct argus_event e = ev(T0, ARGUS_EV_COMM, TOOL, TOOL);
 	strcpy(e.comm.comm, "xdotool");
 	e.comm.is_process = 1;
@@ -682,7 +707,7 @@ static const uint64_t X_BUS_CLI = 0xffff000000006000ull, BUS_END = 0xffff0000000
 
 TEST(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app)
 {
-	setup(false);
+	setup_started();
 	struct argus_event e = ev(T0, ARGUS_EV_COMM, BUS, BUS);
 	strcpy(e.comm.comm, "dbus-daemon");
 	e.comm.is_process = 1;
@@ -742,7 +767,7 @@ TEST(a_dispatching_reader_hands_its_input_to_no_worker)
 
 TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
 {
-	setup(false);
+	setup_started();
 	first_input(T0 + 10 * MS);
 	x_send(T0 + 100 * MS);
 	wake(T0 + 100 * MS + 100, APP);
@@ -949,7 +974,7 @@ TEST(an_animating_idle_app_never_fires_busy_without_a_wait)
  * can fire again. */
 TEST(busy_rule_does_not_fire_again_before_the_thread_waits)
 {
-	setup(false);
+	setup_started();
 	app_connects(T0 + MS);
 	first_input(T0 + 10 * MS);
 	key_event(T0 + 100 * MS);
@@ -1013,7 +1038,7 @@ static void tk_click(uint64_t ts, uint64_t handler_ns)
 
 TEST(tk_loop_waits_on_a_condition_and_a_stall_ends_there)
 {
-	setup(false);
+	setup_started();
 	futex_wait(T0 + MS, APP, TCL_COND);
 	block(T0 + MS + 1000, APP);
 	tk_click(T0 + 10 * MS, MS);
@@ -1327,10 +1352,11 @@ TEST(threshold_is_configurable)
 	o.stall_ns = 500 * MS;
 	struct argus_trigger_cb cb = {on_stall, on_end, on_lag, &rec};
 	ASSERT_EQ(argus_trigger_new(&t, &o, &cb), 0);
-	struct argus_event e = ev(T0, ARGUS_EV_COMM, XPID, XPID);
+	struct argus_event e = ev(T0 - SEC, ARGUS_EV_COMM, XPID, XPID);
 	strcpy(e.comm.comm, "Xorg");
 	e.comm.is_process = 1;
 	feed(e);
+	app_started();
 	one_click(T0 + MS, 700 * MS);
 	ASSERT_EQ(rec.nstalls, 1);
 	teardown();
@@ -1421,6 +1447,102 @@ TEST(a_socket_at_a_closed_display_connections_address_is_a_new_one)
 	for (int i = 0; i < rec.nstalls && i < 8; i++)
 		ASSERT_MSG(strcmp(rec.stalls[i].comm, "argus"), "stall %d names %s", i,
 		           rec.stalls[i].comm);
+/* the server reads a request of another client (pid 30's end) */
+static void server_reads_other(uint64_t ts)
+{
+	struct argus_event r = ev(ts, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK + 0x100;
+	r.ipc.peer_obj = CLI_SOCK + 0x100;
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 32;
+	feed(r);
+}
+
+/* the app's UI thread writes a request and waits for its answer: a poll on
+ * the display connection alone, answered after wait_ns (the server read
+ * the request at once, then other clients' before it wrote the answer) */
+static void round_trip_waited(uint64_t ts, uint64_t wait_ns)
+{
+	app_connects(ts); /* the request */
+	server_reads(ts + 1000);
+	server_reads_other(ts + 2000);
+	struct argus_event e = ev(ts + 3000, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = -1;
+	e.sys_enter.fd = 3;
+	e.sys_enter.obj = CLI_SOCK;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
+	block(ts + 4000, APP);
+	x_send(ts + wait_ns);
+	wake(ts + wait_ns + 1000, APP);
+	app_read(ts + wait_ns + 2000, APP);
+}
+
+/* Seven apps starting at once under load (argus bench quiet): a Qt app's
+ * main thread read replies, its waits all round trips to the server (one
+ * 112 ms), then built its windows for 5 s while the server wrote to it.
+ * Never idle in its loop yet: starting up, no stall. Once it has idled in
+ * its loop, the same 3 s of work with input waiting is one. */
+TEST(an_app_starting_up_under_load_is_no_stall)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
+	x_send(T0 + MS + 2000); /* the set-up reply */
+	app_read(T0 + MS + 3000, APP);
+	round_trip_waited(T0 + 10 * MS, 112 * MS);
+	round_trip_waited(T0 + 130 * MS, 5 * MS);
+	server_reads_other(T0 + 199 * MS);
+	x_send(T0 + 200 * MS); /* an event while it builds its windows */
+	tick_until(T0 + 201 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* ready: idle in its loop (a poll on several fds) */
+	app_read(T0 + 5 * SEC, APP);
+	sys_enter(T0 + 5 * SEC + 1000, APP, 7, -1);
+	block(T0 + 5 * SEC + 2000, APP);
+	tick_until(T0 + 5 * SEC + 10 * MS, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	key_event(T0 + 6 * SEC);
+	wake(T0 + 6 * SEC + 5000, APP);
+	app_read(T0 + 6 * SEC + 10000, APP);
+	x_send(T0 + 6100 * MS);
+	tick_until(T0 + 6101 * MS, T0 + 9 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
+	teardown();
+}
+
+/* Replies are no events, also when the server read another client's
+ * request before it wrote them, and when one reply comes in two writes
+ * (X's connection set-up): a client that only gets replies has no
+ * window and is never the stalled app, though it leaves one unread. */
+TEST(replies_written_after_another_clients_request_are_no_events)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
+	server_reads_other(T0 + MS + 2000);
+	x_send(T0 + MS + 3000); /* the set-up reply, in two writes */
+	x_send(T0 + MS + 4000);
+	app_read(T0 + MS + 5000, APP);
+	sys_enter(T0 + 2 * MS, APP, 7, -1); /* idle in its loop */
+	block(T0 + 2 * MS + 1000, APP);
+	wake(T0 + 500 * MS, APP);
+	round_trip_waited(T0 + 501 * MS, MS);
+	app_connects(T0 + 510 * MS); /* a request whose answer it leaves */
+	server_reads(T0 + 510 * MS + 1000);
+	server_reads_other(T0 + 510 * MS + 2000);
+	x_send(T0 + 510 * MS + 3000);
+	x_send(T0 + 510 * MS + 4000);
+	tick_until(T0 + 511 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an event (written while serving another client, nothing asked
+	 * since its last write) gives it a window: now it is an app */
+	server_reads_other(T0 + 4 * SEC);
+	x_send(T0 + 4 * SEC + 1000);
+	tick_until(T0 + 4 * SEC + 2000, T0 + 7 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
 	teardown();
 }
 
@@ -1465,4 +1587,6 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(an_app_busy_starting_up_is_not_busy_without_a_wait),
           TEST_ENTRY(an_animating_idle_app_never_fires_busy_without_a_wait),
           TEST_ENTRY(busy_rule_does_not_fire_again_before_the_thread_waits),
-          TEST_ENTRY(a_socket_at_a_closed_display_connections_address_is_a_new_one))
+          TEST_ENTRY(a_socket_at_a_closed_display_connections_address_is_a_new_one),
+          TEST_ENTRY(an_app_starting_up_under_load_is_no_stall),
+          TEST_ENTRY(replies_written_after_another_clients_request_are_no_events))
