@@ -1216,6 +1216,71 @@ TEST(launch_blocked_in_a_poll_on_a_bus_socket_fires)
 	teardown();
 }
 
+/* A socket the kernel gives the address of a closed one: gedit's
+ * accessibility bridge (libatspi) opens an X connection of its own, reads
+ * the root window, closes it and connects to the bus, whose new socket
+ * has the X connection's address; its blocking GetAddress call polls
+ * that socket alone (bench/realapps r1, r13). The connect record starts a
+ * new connection: the poll is on a peer, not on the display. */
+static const uint64_t REUSED_SOCK = 0xffff00000000b000ull, SRV_SOCK2 = 0xffff00000000b800ull;
+
+TEST(a_connect_at_a_closed_display_connections_address_is_a_new_connection)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	/* the second X connection: the app asks, the server answers, it reads */
+	struct argus_event e = ev(T0 + 10 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = REUSED_SOCK;
+	e.ipc.peer_obj = SRV_SOCK2;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	e = ev(T0 + 11 * MS, ARGUS_EV_IPC_SEND, XPID, XPID);
+	e.ipc.obj = SRV_SOCK2;
+	e.ipc.peer_obj = REUSED_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	e = ev(T0 + 12 * MS, ARGUS_EV_IPC_RECV, APP, APP);
+	e.ipc.obj = REUSED_SOCK;
+	e.ipc.peer_obj = SRV_SOCK2;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	/* closed; the bus connection gets its address (connect record at its
+	 * first send, the listener's pid in arg0) */
+	e = ev(T0 + 20 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 42;
+	e.sys_enter.obj = REUSED_SOCK;
+	e.sys_enter.peer_obj = SRV_SOCK2;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = 30;
+	e.sys_enter.fd = 8;
+	feed(e);
+	e = ev(T0 + 20 * MS, ARGUS_EV_SYS_EXIT, APP, APP);
+	e.sys_exit.nr = 42;
+	feed(e);
+	e = ev(T0 + 20 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = REUSED_SOCK;
+	e.ipc.peer_obj = SRV_SOCK2;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 128;
+	feed(e);
+	/* the blocking call: a poll on that socket alone */
+	e = ev(T0 + 21 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = 25 * (int64_t)SEC;
+	e.sys_enter.fd = 8;
+	e.sys_enter.obj = REUSED_SOCK;
+	e.sys_enter.peer_obj = SRV_SOCK2;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
+	block(T0 + 21 * MS + 100, APP);
+	tick_until(T0 + 22 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
 TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
 {
 	setup(true);
@@ -1443,6 +1508,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
           TEST_ENTRY(a_stopped_process_is_no_launch_stall),
           TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
+          TEST_ENTRY(a_connect_at_a_closed_display_connections_address_is_a_new_connection),
           TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
