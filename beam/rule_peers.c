@@ -290,7 +290,12 @@ int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	/* the hand-off may end the segment before the wait's when the thread
 	 * ran on without waiting between (cut there by a timer it armed: the
 	 * poll's timeout) */
-	bool asked = ipc_asked(c, a, now, &x) || asked_by(c, a, now, &x, true);
+	/* the wait's own segment first, with its wake-ups: an earlier segment
+	 * that ended in a short wait of the same call (a poll) is taken for
+	 * part of a split read by ipc_asked, and its request to the display
+	 * server is not the hand-off (realapps r12, live 08:00) */
+	bool asked = (asked_by(c, a, now, &x, true) && x.pid == a->pid && x.tid != a->tid) ||
+	             ipc_asked(c, a, now, &x) || asked_by(c, a, now, &x, true);
 	ssize_t ai = dg_index_of(c, a);
 	size_t lo, hi;
 	dg_thread_range(c, a->tid, &lo, &hi);
