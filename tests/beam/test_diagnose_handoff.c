@@ -183,7 +183,57 @@ TEST(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip)
 	free(d);
 }
 
+/* GLib's sync call in the default capture as gnome-text-editor makes it:
+ * the relay, woken, first waits a few microseconds for a lock the UI thread
+ * releases (a futex wake from the wait's segment) and sends in its next
+ * segment (realapps r12, live 2026-11-26 08:10) */
+enum { GLIB_LOCK = 0x7f0000003000 };
+
+TEST(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, true);
+	uint64_t ts = SEC;
+	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
+	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
+	e.flags |= ARGUS_F_NORET;
+	add(t, e);
+	/* the relay waits for the lock three times; the UI thread, in the
+	 * wait's segment, releases it each time */
+	for (uint64_t k = 0; k < 3; k++) {
+		uint64_t at = ts + 1000 + k * 1000;
+		struct argus_event f = ev_base(at, ARGUS_EV_FUTEX_WAIT, APP, RELAY);
+		f.futex.uaddr = GLIB_LOCK;
+		add(t, f);
+		add(t, ev_switch(at + 100, APP, RELAY, 1, 0, 0));
+		/* the default capture: the wake-up, then the waker's futex_wake
+		 * record (same ts, noret) */
+		add(t, ev_wakeup(at + 500, APP, APP, APP, RELAY, 0));
+		struct argus_event w = ev_futex_wake(at + 500, APP, APP, GLIB_LOCK, 1);
+		w.flags |= ARGUS_F_NORET;
+		add(t, w);
+		add(t, ev_sys_exit(at + 800, APP, RELAY, T_FUTEX, 0));
+	}
+	add(t, ev_sys_enter(ts + 4000, APP, APP, T_POLL));
+	add(t, ev_switch(ts + 4500, APP, APP, 1, APP, RELAY));
+	add(t, ev_wakeup(ts + 5000, APP, RELAY, BUS, BUS, 0));
+	add(t, ev_ipc(ts + 6000, true, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_sys_enter(ts + 7000, APP, RELAY, T_POLL));
+	add(t, ev_switch(ts + 8000, APP, RELAY, 1, BUS, BUS));
+	add(t, ev_ipc(ts + 9000, false, BUS, BUS, BUS_APP, APP_SOCK, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_ipc(ts + 10000, true, BUS, BUS, BUS_SVC, SVC_SOCK, ARGUS_OBJ_UNIX, 160));
+	add(t, ev_sys_enter(ts + 11000, BUS, BUS, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + 12000, BUS, BUS, 1, 0, 0));
+	ASSERT_EQ(diagnose(t, SEC, d), SVC);
+	ASSERT(diag_rule_used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
 TEST_MAIN(TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service),
+          TEST_ENTRY(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it),
           TEST_ENTRY(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip),
           TEST_ENTRY(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service),
           TEST_ENTRY(handoff_needs_a_thread_of_the_same_process))
