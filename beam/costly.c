@@ -23,6 +23,7 @@
  * nothing about which application function ran); then system ones
  * (docs/diagnosis.md, "Application code").
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,22 +63,77 @@ static bool holds(const struct fsets *t, uint32_t s, uint32_t f)
 	return t->held[f][s / 64] >> (s % 64) & 1;
 }
 
-/* The stacks with a frame of the kind (system or not) into t. */
-static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
-                    uint32_t n, bool system, struct fsets *t)
+/* Whole chains: the frames of an application function that system code
+ * called (a system frame lies outward of it, and an application frame
+ * beyond that: the app's handler under the toolkit's loop), innermost
+ * first; the app's frames above its loop (_start, main: the C library's
+ * start-up code between them is no loop) are not. */
+static uint32_t called_back(const struct argus_symbolizer *sym, uint32_t pid, const uint64_t *ips,
+                            uint32_t depth, bool *cb)
+{
+	int state = 0; /* from the outermost: 0 none yet, 1 app seen, 2 then system */
+	uint32_t nb = 0, nout = 0;
+	char outer[4][128]; /* the app's functions above the loop */
+	for (uint32_t j = depth; j-- > 0;) {
+		struct argus_frame f;
+		cb[j] = false;
+		if (!ips[j] || !sym->resolve(sym->arg, pid, j ? ips[j] - 1 : ips[j], &f))
+			continue;
+		if (f.system) {
+			/* the C library's start-up code calling main is no loop */
+			if (state == 1 && strncmp(f.object, "libc.so", 7) &&
+			    strncmp(f.object, "libc-", 5))
+				state = 2;
+			continue;
+		}
+		if (state < 2) {
+			state = 1;
+			if (nout < 4)
+				snprintf(outer[nout++], sizeof(outer[0]), "%s", f.func);
+			continue;
+		}
+		/* a name seen above the loop is no handler: a stripped
+		 * executable's static functions resolve to the symbol before
+		 * them (main) */
+		bool above = false;
+		for (uint32_t o = 0; o < nout && !above; o++)
+			above = !strcmp(outer[o], f.func);
+		if (!above) {
+			cb[j] = true;
+			nb++;
+		}
+	}
+	return nb;
+}
+
+/* The stacks with a frame of the kind (system or not) into t; with
+ * callbacks, the application frames system code called only (whole
+ * chains: return addresses looked up inside the call). */
+static void collect_frames(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
+                           uint32_t n, bool system, bool callbacks, struct fsets *t)
 {
 	t->nf = t->ns = 0;
 	for (uint32_t k = 0; k < n && t->ns < MAX_STACKS; k++) {
 		const uint64_t *ips;
 		uint32_t depth;
+		bool cb[MAX_DEPTH * 2];
 		if (!sym->stack(sym->arg, stacks[k], &ips, &depth))
 			continue;
+		if (callbacks) {
+			if (depth > MAX_DEPTH * 2)
+				depth = MAX_DEPTH * 2;
+			if (!called_back(sym, pid, ips, depth, cb))
+				continue;
+		}
 		uint32_t s = t->ns;
 		t->nfn[s] = 0;
 		t->self[s] = -1;
 		for (uint32_t i = 0; i < depth && t->nfn[s] < MAX_DEPTH; i++) {
 			struct argus_frame f;
-			if (!sym->resolve(sym->arg, pid, ips[i], &f) || f.system != system)
+			if (callbacks && !cb[i])
+				continue;
+			uint64_t ip = callbacks && i ? ips[i] - 1 : ips[i];
+			if (!sym->resolve(sym->arg, pid, ip, &f) || f.system != system)
 				continue;
 			int fi = find(t, &f);
 			if (fi < 0 || holds(t, s, (uint32_t)fi))
@@ -91,6 +147,12 @@ static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint
 		if (t->nfn[s])
 			t->ns++;
 	}
+}
+
+static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
+                    uint32_t n, bool system, struct fsets *t)
+{
+	collect_frames(sym, pid, stacks, n, system, false, t);
 }
 
 /* Whether g is held by enough of the stacks. A sample in the own code of a
@@ -228,5 +290,52 @@ uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
 	}
 	free(t);
 	free(votes);
+	return support;
+}
+
+/*
+ * Whole call chains reach the app's own code wherever it is (docs/diagnosis.md
+ * "Full stacks and the zoo"): the app's functions that system code called
+ * back (handlers under the toolkit's loop, not main above it), held by
+ * `share` of the chains that reach one - the costly-function rule, on the
+ * frames a frame-pointer walk of a program built with them gives too. None
+ * (a distribution binary whose code lives under the system's library
+ * directories, or busy in library calls alone): out->func "".
+ */
+uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
+                               const uint32_t *stacks, uint32_t n, double share,
+                               uint32_t min_samples, struct argus_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!sym || !sym->stack || !sym->resolve || !n)
+		return 0;
+	struct fsets *t = malloc(sizeof(*t));
+	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
+	bool *ok = calloc(MAX_FUNCS, sizeof(*ok));
+	uint32_t support = 0;
+	if (t && votes && ok) {
+		collect_frames(sym, pid, stacks, n, false, true, t);
+		if (t->ns * 2 <= n) /* most chains never reach the app's handlers */
+			t->ns = t->nf = 0;
+		for (uint32_t f = 0; f < t->nf; f++)
+			ok[f] = qualifies(t, f, share, min_samples);
+		for (uint32_t s = 0; s < t->ns; s++)
+			for (uint32_t i = 0; i < t->nfn[s]; i++)
+				if (ok[t->fn[s][i]]) {
+					votes[t->fn[s][i]]++;
+					break;
+				}
+		int best = -1;
+		for (uint32_t f = 0; f < t->nf; f++)
+			if (votes[f] && (best < 0 || votes[f] > votes[best]))
+				best = (int)f;
+		if (best >= 0) {
+			*out = t->frame[best];
+			support = t->count[best];
+		}
+	}
+	free(t);
+	free(votes);
+	free(ok);
 	return support;
 }

@@ -415,7 +415,17 @@ uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	uint32_t nc = (uint32_t)argus_samples_range_full(c->samples, tid, from, to, chains,
 	                                                 SAMPLES_PER_THREAD);
 	if (nc && nc * 2 > n) {
-		uint32_t held = argus_costly_chain(c->sym, pid, chains, nc, c->p->chain_share,
+		/* the app's own handlers first, as on frame-pointer stacks */
+		uint32_t held = argus_costly_callback(c->sym, pid, chains, nc, c->p->costly_share,
+		                                      c->p->costly_min_samples, out);
+		if (out->func[0]) {
+			dg_note(c, "costly-function/app-callback");
+			*nsamples = nc;
+			if (whole)
+				*whole = true;
+			return held;
+		}
+		held = argus_costly_chain(c->sym, pid, chains, nc, c->p->chain_share,
 		                                   c->p->costly_min_samples, out);
 		if (out->func[0]) {
 			dg_note(c, "costly-function/whole-chains");

@@ -290,7 +290,12 @@ int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	/* the hand-off may end the segment before the wait's when the thread
 	 * ran on without waiting between (cut there by a timer it armed: the
 	 * poll's timeout) */
-	bool asked = ipc_asked(c, a, now, &x) || asked_by(c, a, now, &x, true);
+	/* the wait's own segment first, with its wake-ups: an earlier segment
+	 * that ended in a short wait of the same call (a poll) is taken for
+	 * part of a split read by ipc_asked, and its request to the display
+	 * server is not the hand-off (realapps r12, live 08:00) */
+	bool asked = (asked_by(c, a, now, &x, true) && x.pid == a->pid && x.tid != a->tid) ||
+	             ipc_asked(c, a, now, &x) || asked_by(c, a, now, &x, true);
 	ssize_t ai = dg_index_of(c, a);
 	size_t lo, hi;
 	dg_thread_range(c, a->tid, &lo, &hi);
@@ -301,10 +306,30 @@ int dg_handoff(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 	    dg_in_chain(args->chain, args->nchain, x.tid))
 		return 0;
 	int32_t pen = args->pen + c->p->a * ARGUS_STRONG + c->p->b;
-	int n = unread_request(c, &x, args, pen); /* the relay's own request unread */
-	if (n || !ipc_asked(c, &x, now, &y) || dg_in_chain(args->chain, args->nchain, y.tid))
-		return n;
-	return unread_request(c, &y, args, pen + c->p->a * ARGUS_STRONG + c->p->b);
+	/* the relay's first request after the hand-off: it may first take
+	 * locks the waiter passes it (short futex waits: GLib's, between the
+	 * wake-up and the send; realapps r12), so its segments are followed
+	 * until one that waited long */
+	ssize_t xi = dg_index_of(c, &x);
+	for (size_t i = (size_t)(xi < 0 ? 0 : xi);
+	     xi >= 0 && i < c->ntv && i < (size_t)xi + 8 && c->tv[i].tid == x.tid &&
+	     c->tv[i].start <= now;
+	     i++) {
+		struct argus_vertex_info w;
+		if (!argus_graph_vertex(c->view, c->tv[i].vid, &w))
+			break;
+		int n = unread_request(c, &w, args, pen); /* the relay's own request unread */
+		if (n)
+			return n;
+		if (ipc_asked(c, &w, now, &y) && y.start >= x.start) {
+			if (dg_in_chain(args->chain, args->nchain, y.tid))
+				return 0;
+			return unread_request(c, &y, args, pen + c->p->a * ARGUS_STRONG + c->p->b);
+		}
+		if ((w.flags & ARGUS_VF_WAITED) && dg_wait_len(c, &w, now) >= c->p->long_wait_ns)
+			break;
+	}
+	return 0;
 }
 
 /* The wait of thread tid that covers most of [from, now], at least

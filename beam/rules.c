@@ -181,6 +181,17 @@ static const struct dg_rule rules[] = {
          "realapps r11 (geany: pango_layout_get_iter, live), r9 (gnumeric: the phase "
          "under way at detection; gnm_cell_render_value over 20 s); "
          "tests/beam/test_costly.c whole_chains_*"),
+    RULE("costly-function/app-callback", LR, NULL,
+         "On whole call chains, the app's own code is named first, as on frame-pointer "
+         "stacks: the innermost application function that system code called back (a "
+         "handler under the toolkit's loop, not main above it) held by costly_share of the "
+         "chains; whole-chains decides only when no such function is (a distribution "
+         "binary's code lives under the system's library directories).",
+         "[ATC21] 6.4 (LongRunning) on DWARF-unwound stacks; argus's application-code "
+         "preference (docs/diagnosis.md \"Application code\")",
+         "zoo B9 (composite_tiles, not its callee clear_tile on 83 of 98 chains), B7, B8 "
+         "with full stacks; realapps r11 (geany: its code is in libgeany, whole-chains "
+         "decides); tests/beam/test_costly.c callback_*"),
     RULE("the-wait-itself", LW | YL, NULL,
          "A wait that no rule explains (no request answered, nothing to compare with) is "
          "reported as it is: the stalled thread blocked, with its wait's stack.",

@@ -202,12 +202,24 @@ static bool polls_a_peer(const struct uthr *u)
 	       (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
 }
 
+/* A poll on its own wake-up object alone (an eventfd, a pipe) right after
+ * it woke another thread of its process through that thread's: a call
+ * handed to a worker, waiting for its answer (GTK's synchronous GDBus
+ * call: the main thread wakes its gdbus thread, which talks to the bus,
+ * and polls the call's private context), not its loop's idle wait. */
+static bool awaits_a_worker(const struct uthr *u)
+{
+	uint8_t k = u->wait_pkind;
+	return u->wait_handed && u->wait_pobj && (k == ARGUS_OBJ_EVENTFD || k == ARGUS_OBJ_PIPE);
+}
+
 /* Launch: a process started in the stream, connected to the display, no
  * window yet (no map from the hooks, no event from the server), its UI
  * thread blocked: not in its loop's wait, which looks the same before a
  * window manager or a user sends it anything: a poll on several fds or on
  * its own wake-up fd, or its loop's futex (threaded Tcl). A poll on one
- * socket to a peer counts. A sleep does not. Replies it read do not end the launch: every
+ * socket to a peer counts, and one on its own wake-up fd right after it
+ * handed a call to a worker (awaits_a_worker). A sleep does not. Replies it read do not end the launch: every
  * toolkit reads some before its first window. A stopped thread (SIGSTOP, a
  * debugger) waits for no one: a service stopped at start-up is a root
  * cause, not an app launching. */
@@ -229,7 +241,7 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	if (argus_syscall_wait(u->wait_nr) == ARGUS_SYSW_SLEEP)
 		return false;
 	if (poll_family(u->wait_nr))
-		return polls_a_peer(u);
+		return polls_a_peer(u) || awaits_a_worker(u);
 	if (u->wait_nr == ARGUS_NR_futex &&
 	    (same_cond(u->wait_futex, u->loop_futex) || same_cond(u->wait_futex, u->cand_futex)))
 		return false;
@@ -479,6 +491,7 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 	const struct waker *w = &t->wakers[*ix];
 	if (w->pid != ev->pid || w->tid == ev->tid)
 		return;
+	u->handed = true;
 	if (u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
 		return;
 	uint64_t since = u->busy_since, conn = u->conn;
@@ -501,6 +514,9 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	                          ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
 	                           trg_x_server(p->comm))) &&
 	               ev->ipc.peer_obj && !idmap_get(&t->dialed_ix, ev->ipc.obj);
+	struct uthr *h = trg_uthr_get(t, ev->tid);
+	if (h)
+		h->handed = false; /* on_wake_obj says whether this send hands off */
 	if (server && ev->type == ARGUS_EV_IPC_SEND) {
 		if (!display)
 			return;
@@ -716,6 +732,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;
 				u->wait_pkind = u->last_pkind;
+				u->wait_handed = u->handed;
 				if (!u->looped && loop_wait(u))
 					started(u, ev->ts);
 				u->sent_req = false;
@@ -791,6 +808,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	case ARGUS_EV_SYS_EXIT:
 		u->last_nr = NO_NR;
+		if (poll_family(ev->sys_exit.nr))
+			u->handed = false; /* the answer came, or the wait ended */
 		/* a zero-timeout poll that found work is a loop checking its
 		 * sources between busy moments (Qt's, GLib's), not a spin */
 		if (u->zero_poll && poll_family(ev->sys_exit.nr) && ev->sys_exit.ret == 0)

@@ -84,6 +84,9 @@ struct uthr {
 	/* the one object a poll on one fd waits on (0 = several fds, none) */
 	uint64_t last_pobj, wait_pobj;
 	uint8_t last_pkind, wait_pkind;
+	/* its last send woke another thread of its process through that
+	 * thread's wake-up object (handed), and so when it blocked */
+	bool handed, wait_handed;
 	/* Its loop's wait when that is a futex (threaded Tcl: the main thread
 	 * waits on a condition its notifier thread signals): the futex it sat
 	 * in before reading input, twice in a row. 0 = its loop polls. */

@@ -23,10 +23,34 @@ struct fake {
 	uint32_t n;
 };
 
+/* Named system functions at SYS + 0x1000 * k (a distribution's libraries) */
+#define SYS 0x7e0000000000ULL
+static const char *const sysfuncs[] = {NULL,
+                                       "__libc_start_call_main",
+                                       "gtk_main",
+                                       "g_closure_invoke",
+                                       "pango_layout_get_iter",
+                                       "pango_shape",
+                                       "munmap"};
+enum { LIBC_START = 1, GTK_MAIN, CLOSURE, PANGO_ITER, PANGO_SHAPE, MUNMAP };
+#define SAT(k, off) (SYS + (uint64_t)(k)*0x1000 + (off))
+
 static bool fake_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *f)
 {
 	(void)arg;
 	(void)pid;
+	if (ip >= SYS && ip < LIB) {
+		uint64_t j = (ip - SYS) / 0x1000;
+		if (!j || j >= sizeof(sysfuncs) / sizeof(sysfuncs[0]))
+			return false;
+		*f = (struct argus_frame){.system = true};
+		snprintf(f->func, sizeof(f->func), "%s", sysfuncs[j]);
+		snprintf(f->object, sizeof(f->object), "%s",
+		         j == LIBC_START ? "libc.so.6" : "libsys.so");
+		snprintf(f->srcline, sizeof(f->srcline), "libsys.so+0x%llx",
+		         (unsigned long long)(ip & 0xfff));
+		return true;
+	}
 	uint64_t k = ip / 0x1000;
 	if (ip >= LIB || !k || k >= sizeof(funcs) / sizeof(funcs[0]))
 		return false;
@@ -298,7 +322,86 @@ TEST(whole_chains_look_return_addresses_up_inside_the_call)
 	ASSERT_STR_EQ(fr.func, "reflow");
 }
 
+/* ---- the app's handlers first on whole chains (argus_costly_callback) ---- */
+static struct run callback(struct fake *f, const uint32_t *ids, uint32_t n)
+{
+	struct argus_beam_params p;
+	argus_beam_params_default(&p);
+	struct argus_symbolizer sym = {fake_resolve, fake_stack, f};
+	struct run r;
+	struct argus_frame fr;
+	r.held = argus_costly_callback(&sym, 42, ids, n, p.costly_share, p.costly_min_samples, &fr);
+	snprintf(r.func, sizeof(r.func), "%s", fr.func);
+	return r;
+}
+
+/* zoo B9's shape: the handler's loop (reflow) maps, faults in (its callee
+ * measure_glyphs: 83 of 98) and unmaps; whole chains through the toolkit's
+ * loop up to main */
+static uint32_t b9_chains(struct fake *f, uint32_t *ids)
+{
+	for (uint32_t i = 0; i < 98; i++) {
+		uint64_t in = i < 83 ? AT(MEASURE, 0x10 + i) : SAT(MUNMAP, 0x10 + i);
+		uint64_t s[] = {AT(THREAD_MAIN, 0x10), SAT(LIBC_START, 0x40),
+		                AT(MAIN, 0x40),        SAT(GTK_MAIN, 0x80),
+		                SAT(CLOSURE, 0x20),    AT(ON_KEY, 0x20),
+		                AT(REFLOW, 0x60),      in};
+		ids[i] = add(f, 8, s);
+	}
+	return 98;
+}
+
+TEST(callback_names_the_apps_loop_that_holds_nearly_all_not_its_callee)
+{
+	struct fake f = {0};
+	uint32_t ids[98];
+	uint32_t n = b9_chains(&f, ids);
+	struct run r = callback(&f, ids, n);
+	ASSERT_STR_EQ(r.func, "reflow");
+	ASSERT_EQ(r.held, 98);
+	/* the majority rule alone names the callee */
+	ASSERT_STR_EQ(chain(&f, ids, n).func, "measure_glyphs");
+}
+
+/* realapps r11's shape: the app's own code is only main above the loop
+ * (its drawing code is a library's, unnamed); pango_layout_get_iter holds
+ * 50 of 60: no handler of the app's is called back, the majority decides */
+TEST(callback_leaves_a_library_bound_stall_to_the_majority_rule)
+{
+	struct fake f = {0};
+	uint32_t ids[60];
+	for (uint32_t i = 0; i < 60; i++) {
+		/* _start (THREAD_MAIN here) -> libc's start code -> main -> the loop */
+		uint64_t lib[] = {AT(THREAD_MAIN, 0x10), SAT(LIBC_START, 0x40), AT(MAIN, 0x40),
+		                  SAT(GTK_MAIN, 0x80),   SAT(CLOSURE, 0x20),    LIB + 0x500,
+		                  SAT(PANGO_ITER, 0x30), LIB + 0x700 + i}; /* Pango's statics */
+		uint64_t other[] = {AT(THREAD_MAIN, 0x10), SAT(LIBC_START, 0x40), AT(MAIN, 0x40),
+		                    SAT(GTK_MAIN, 0x80),   SAT(CLOSURE, 0x20),    LIB + 0x600 + i};
+		ids[i] = i < 50 ? add(&f, 8, lib) : add(&f, 6, other);
+	}
+	ASSERT_STR_EQ(callback(&f, ids, 60).func, "");
+	ASSERT_STR_EQ(chain(&f, ids, 60).func, "pango_layout_get_iter");
+}
+
+/* a handler on a few chains only (10 of 60): not the stall's function */
+TEST(callback_needs_most_chains_to_reach_a_handler)
+{
+	struct fake f = {0};
+	uint32_t ids[60];
+	for (uint32_t i = 0; i < 60; i++) {
+		uint64_t h[] = {SAT(LIBC_START, 0x40), AT(MAIN, 0x40), SAT(GTK_MAIN, 0x80),
+		                SAT(CLOSURE, 0x20), AT(ON_KEY, 0x20 + i)};
+		uint64_t lib[] = {SAT(LIBC_START, 0x40), AT(MAIN, 0x40), SAT(GTK_MAIN, 0x80),
+		                  SAT(PANGO_ITER, 0x30 + i)};
+		ids[i] = i < 10 ? add(&f, 5, h) : add(&f, 4, lib);
+	}
+	ASSERT_STR_EQ(callback(&f, ids, 60).func, "");
+}
+
 TEST_MAIN(TEST_ENTRY(a_stray_sample_does_not_move_the_answer_to_a_caller),
+          TEST_ENTRY(callback_names_the_apps_loop_that_holds_nearly_all_not_its_callee),
+          TEST_ENTRY(callback_leaves_a_library_bound_stall_to_the_majority_rule),
+          TEST_ENTRY(callback_needs_most_chains_to_reach_a_handler),
           TEST_ENTRY(whole_chains_name_the_innermost_function_under_a_majority),
           TEST_ENTRY(whole_chains_without_a_majority_below_name_the_caller),
           TEST_ENTRY(whole_chains_look_return_addresses_up_inside_the_call),

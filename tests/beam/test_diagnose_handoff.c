@@ -15,7 +15,7 @@
 #include "diag_fixture.h"
 #include "test.h"
 
-enum { APP = 100, RELAY = 101, BUS = 300, SVC = 400, SHELL = 500, T_POLL = 7 };
+enum { APP = 100, RELAY = 101, BUS = 300, SVC = 400, SHELL = 500, XSRV = 50, T_POLL = 7 };
 enum {
 	EFD_RELAY = 0xe1, /* the relay's wake-up eventfd */
 	EFD_UI = 0xe2,    /* the UI thread's */
@@ -23,6 +23,8 @@ enum {
 	BUS_APP = 0xa2,   /* the bus's end of it */
 	BUS_SVC = 0xb1,   /* the bus's end of the service's connection */
 	SVC_SOCK = 0xb2,  /* the service's end */
+	X_CLI = 0xc1,     /* the app's display connection, its end */
+	X_SRV = 0xc2,     /* the server's end */
 };
 
 struct trace {
@@ -153,6 +155,85 @@ TEST(handoff_needs_a_thread_of_the_same_process)
 	free(d);
 }
 
+/* Just before the hand-off the UI thread made a round trip to the display
+ * server in a short poll of the same call (its segment before the wait's
+ * ends in that poll, as if one read were split): the server took that
+ * request, but the wait is for the relay woken from the wait's own segment
+ * (bench/realapps r12, live 2026-11-26 08:00: the server was taken for the
+ * hand-off's thread and no rule named the service). */
+TEST(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, true);
+	uint64_t ts = SEC - 3 * MS;
+	add(t, ev_ipc(ts, true, APP, APP, X_CLI, X_SRV, ARGUS_OBJ_UNIX, 32));
+	add(t, ev_sys_enter(ts + 1000, APP, APP, T_POLL));
+	add(t, ev_switch(ts + 2000, APP, APP, 1, XSRV, XSRV));
+	add(t, ev_ipc(ts + 3000, false, XSRV, XSRV, X_SRV, X_CLI, ARGUS_OBJ_UNIX, 32));
+	add(t, ev_wakeup(ts + 4000, XSRV, XSRV, APP, APP, 0));
+	add(t, ev_ipc(ts + 5000, true, XSRV, XSRV, X_SRV, X_CLI, ARGUS_OBJ_UNIX, 32));
+	add(t, ev_switch(ts + 6000, XSRV, XSRV, 1, APP, APP));
+	add(t, ev_ipc(ts + 7000, false, APP, APP, X_CLI, X_SRV, ARGUS_OBJ_UNIX, 32));
+	call_as(t, SEC, APP, false);
+	ASSERT_EQ(diagnose(t, SEC, d), SVC);
+	ASSERT(diag_rule_used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
+/* GLib's sync call in the default capture as gnome-text-editor makes it:
+ * the relay, woken, first waits a few microseconds for a lock the UI thread
+ * releases (a futex wake from the wait's segment) and sends in its next
+ * segment (realapps r12, live 2026-11-26 08:10) */
+enum { GLIB_LOCK = 0x7f0000003000 };
+
+TEST(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, true);
+	uint64_t ts = SEC;
+	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
+	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
+	e.flags |= ARGUS_F_NORET;
+	add(t, e);
+	/* the relay waits for the lock three times; the UI thread, in the
+	 * wait's segment, releases it each time */
+	for (uint64_t k = 0; k < 3; k++) {
+		uint64_t at = ts + 1000 + k * 1000;
+		struct argus_event f = ev_base(at, ARGUS_EV_FUTEX_WAIT, APP, RELAY);
+		f.futex.uaddr = GLIB_LOCK;
+		add(t, f);
+		add(t, ev_switch(at + 100, APP, RELAY, 1, 0, 0));
+		/* the default capture: the wake-up, then the waker's futex_wake
+		 * record (same ts, noret) */
+		add(t, ev_wakeup(at + 500, APP, APP, APP, RELAY, 0));
+		struct argus_event w = ev_futex_wake(at + 500, APP, APP, GLIB_LOCK, 1);
+		w.flags |= ARGUS_F_NORET;
+		add(t, w);
+		add(t, ev_sys_exit(at + 800, APP, RELAY, T_FUTEX, 0));
+	}
+	add(t, ev_sys_enter(ts + 4000, APP, APP, T_POLL));
+	add(t, ev_switch(ts + 4500, APP, APP, 1, APP, RELAY));
+	add(t, ev_wakeup(ts + 5000, APP, RELAY, BUS, BUS, 0));
+	add(t, ev_ipc(ts + 6000, true, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_sys_enter(ts + 7000, APP, RELAY, T_POLL));
+	add(t, ev_switch(ts + 8000, APP, RELAY, 1, BUS, BUS));
+	add(t, ev_ipc(ts + 9000, false, BUS, BUS, BUS_APP, APP_SOCK, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_ipc(ts + 10000, true, BUS, BUS, BUS_SVC, SVC_SOCK, ARGUS_OBJ_UNIX, 160));
+	add(t, ev_sys_enter(ts + 11000, BUS, BUS, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + 12000, BUS, BUS, 1, 0, 0));
+	ASSERT_EQ(diagnose(t, SEC, d), SVC);
+	ASSERT(diag_rule_used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
 TEST_MAIN(TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service),
+          TEST_ENTRY(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it),
+          TEST_ENTRY(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip),
           TEST_ENTRY(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service),
           TEST_ENTRY(handoff_needs_a_thread_of_the_same_process))

@@ -1241,6 +1241,71 @@ TEST(launch_blocked_in_a_poll_on_a_bus_socket_fires)
 	teardown();
 }
 
+/* A socket the kernel gives the address of a closed one: gedit's
+ * accessibility bridge (libatspi) opens an X connection of its own, reads
+ * the root window, closes it and connects to the bus, whose new socket
+ * has the X connection's address; its blocking GetAddress call polls
+ * that socket alone (bench/realapps r1, r13). The connect record starts a
+ * new connection: the poll is on a peer, not on the display. */
+static const uint64_t REUSED_SOCK = 0xffff00000000b000ull, SRV_SOCK2 = 0xffff00000000b800ull;
+
+TEST(a_connect_at_a_closed_display_connections_address_is_a_new_connection)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	/* the second X connection: the app asks, the server answers, it reads */
+	struct argus_event e = ev(T0 + 10 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = REUSED_SOCK;
+	e.ipc.peer_obj = SRV_SOCK2;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	feed(e);
+	e = ev(T0 + 11 * MS, ARGUS_EV_IPC_SEND, XPID, XPID);
+	e.ipc.obj = SRV_SOCK2;
+	e.ipc.peer_obj = REUSED_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	e = ev(T0 + 12 * MS, ARGUS_EV_IPC_RECV, APP, APP);
+	e.ipc.obj = REUSED_SOCK;
+	e.ipc.peer_obj = SRV_SOCK2;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	/* closed; the bus connection gets its address (connect record at its
+	 * first send, the listener's pid in arg0) */
+	e = ev(T0 + 20 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 42;
+	e.sys_enter.obj = REUSED_SOCK;
+	e.sys_enter.peer_obj = SRV_SOCK2;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = 30;
+	e.sys_enter.fd = 8;
+	feed(e);
+	e = ev(T0 + 20 * MS, ARGUS_EV_SYS_EXIT, APP, APP);
+	e.sys_exit.nr = 42;
+	feed(e);
+	e = ev(T0 + 20 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = REUSED_SOCK;
+	e.ipc.peer_obj = SRV_SOCK2;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 128;
+	feed(e);
+	/* the blocking call: a poll on that socket alone */
+	e = ev(T0 + 21 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = 25 * (int64_t)SEC;
+	e.sys_enter.fd = 8;
+	e.sys_enter.obj = REUSED_SOCK;
+	e.sys_enter.peer_obj = SRV_SOCK2;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
+	block(T0 + 21 * MS + 100, APP);
+	tick_until(T0 + 22 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
 TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
 {
 	setup(true);
@@ -1252,16 +1317,53 @@ TEST(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall)
 /* GTK's synchronous GDBus call at start-up: the main thread wakes its
  * gdbus thread through that thread's eventfd (the default capture: the
  * send after the wake-up, same ts, noret) and polls the call's own eventfd
- * alone, waiting for the worker's answer (bench/realapps r12). No launch
- * rule takes that wait now (the hand-off rule drew false alarms on
- * dconf-service and was removed: docs/evaluation.md); the same poll with no
- * hand-off before it is the loop's idle wait, never a launch stall */
+ * alone: waiting for the worker's answer, a launch stall (bench/realapps
+ * r12); the same poll with no hand-off before it is the loop's idle wait */
 enum { GDBUS = 22 };
 static const uint64_t GDBUS_EFD = 0xffff000000009000ull, CALL_EFD = 0xffff00000000a000ull;
 
-static void launch_after_handoff(bool handoff)
+/* The X server wrote to a short-lived client (xdotool) at an address that,
+ * once that client closed, the kernel gave a windowless D-Bus service's new
+ * bus socket (dconf-service, activated while the desktop runs: its connect
+ * record at the first send names the bus as the listener). */
+static const uint64_t OLD_X_CLI = 0xffff00000000c000ull, OLD_X_SRV = 0xffff00000000c800ull;
+
+static void service_connects_at_a_closed_clients_address(uint64_t ts)
 {
-	app_connects(T0 + MS);
+	struct argus_event e = ev(ts - 1000, ARGUS_EV_IPC_RECV, XPID, XPID); /* its request */
+	e.ipc.obj = OLD_X_SRV;
+	e.ipc.peer_obj = OLD_X_CLI;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	e = ev(ts, ARGUS_EV_IPC_SEND, XPID, XPID); /* the reply */
+	e.ipc.obj = OLD_X_SRV;
+	e.ipc.peer_obj = OLD_X_CLI;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	e = ev(ts + MS, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 42;
+	e.sys_enter.obj = OLD_X_CLI;
+	e.sys_enter.peer_obj = OLD_X_SRV;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = 30;
+	e.sys_enter.fd = 5;
+	feed(e);
+	e = ev(ts + MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = OLD_X_CLI;
+	e.ipc.peer_obj = OLD_X_SRV;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 128;
+	feed(e);
+}
+
+static void launch_after_handoff_from(bool handoff, bool service)
+{
+	if (service)
+		service_connects_at_a_closed_clients_address(T0 + MS / 2);
+	else
+		app_connects(T0 + MS);
 	if (handoff) {
 		struct argus_event w = ev(T0 + MS + 500, ARGUS_EV_SCHED_WAKEUP, APP, APP);
 		w.wakeup.wakee_pid = APP;
@@ -1283,6 +1385,32 @@ static void launch_after_handoff(bool handoff)
 	feed(e);
 	block(T0 + 2 * MS + 100, APP);
 	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+}
+
+static void launch_after_handoff(bool handoff)
+{
+	launch_after_handoff_from(handoff, false);
+}
+
+/* A windowless service that hands a call to its gdbus thread and waits is
+ * no app launching: its bus socket is not a display connection, though an
+ * X client's closed one had its address (argus bench quiet: 6 false launch
+ * stalls of dconf-service, docs/evaluation.md "trig3") */
+TEST(a_service_on_a_closed_x_clients_socket_address_is_never_launching)
+{
+	setup(true);
+	launch_after_handoff_from(true, true);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(launch_waiting_for_its_dbus_thread_after_a_handoff_fires)
+{
+	setup(true);
+	launch_after_handoff(true);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
 }
 
 /* the same hand-off by a worker thread of an app whose main thread has a
@@ -1565,6 +1693,9 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(launch_tk_idle_on_its_loop_condition_is_not_a_launch_stall),
           TEST_ENTRY(a_stopped_process_is_no_launch_stall),
           TEST_ENTRY(launch_blocked_in_a_poll_on_a_bus_socket_fires),
+          TEST_ENTRY(a_connect_at_a_closed_display_connections_address_is_a_new_connection),
+          TEST_ENTRY(launch_waiting_for_its_dbus_thread_after_a_handoff_fires),
+          TEST_ENTRY(a_service_on_a_closed_x_clients_socket_address_is_never_launching),
           TEST_ENTRY(launch_idle_in_a_poll_on_its_wakeup_eventfd_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
