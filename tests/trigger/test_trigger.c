@@ -1420,6 +1420,7 @@ TEST(a_worker_of_an_app_with_a_window_is_never_launching)
 	setup(true);
 	app_connects(T0 + MS / 2);
 	server_reads(T0 + MS / 2 + 100);
+	x_send(T0 + MS / 2 + 150);       /* the reply */
 	tool_request(T0 + MS / 2 + 200); /* the server serves another client */
 	x_send(T0 + MS / 2 + 300);       /* then an event to the app: a window */
 	app_read(T0 + MS / 2 + 400, APP);
@@ -1575,6 +1576,9 @@ TEST(a_socket_at_a_closed_display_connections_address_is_a_new_one)
 	for (int i = 0; i < rec.nstalls && i < 8; i++)
 		ASSERT_MSG(strcmp(rec.stalls[i].comm, "argus"), "stall %d names %s", i,
 		           rec.stalls[i].comm);
+	teardown();
+}
+
 /* the server reads a request of another client (pid 30's end) */
 static void server_reads_other(uint64_t ts)
 {
