@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * proc.bpf.c - part of tracer.bpf.c (included there, one BPF object): process lifecycle (fork, exec, exit, rename), timers and the interrupts that cut into a traced thread.
+ * docs/kext.md says what each record means.
+ */
+/* ---- process lifecycle --------------------------------------------------- */
+
+/* The flags of the clone the parent (the current thread) is in, from the
+ * syscall's saved registers, in clone's form (the exit signal in the low
+ * byte). 0 when not known (a kernel thread). */
+static __always_inline __u64 clone_flags_of(struct task_struct *parent)
+{
+	struct pt_regs *regs;
+	long nr;
+
+	regs = user_regs(parent);
+	if (!regs)
+		return 0;
+	nr = regs_nr(regs);
+	if (nr < 0 || nr >= TRACER_NR_MAX || sys_class[nr] != SC_CLONE)
+		return 0;
+	return derive_arg0(regs, sys_arg[nr]);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u32 cpid = BPF_CORE_READ(child, pid);
+	bool thread = ctgid != cpid;
+	struct emit em;
+
+	if (filter_pids && follow_children && !thread && bpf_map_lookup_elem(&pids, &ptgid)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+	}
+	if (!traced(parent) && !traced(child))
+		return 0;
+	if (!reserve(&em, thread ? ARGUS_EV_THREAD_NEW : ARGUS_EV_PROC_FORK, parent))
+		return 0;
+	em.ev->fork.child_pid = ctgid;
+	em.ev->fork.child_tid = cpid;
+	em.ev->fork.clone_flags = clone_flags_of(parent);
+	BPF_CORE_READ_STR_INTO(&em.ev->fork.comm, child, comm);
+	submit(&em);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct exec_path *path;
+	struct emit em;
+	__u32 zero = 0, tgid;
+
+	appset_named(p);
+	if (!traced(p))
+		return 0;
+	path = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (path) {
+		tgid = BPF_CORE_READ(p, tgid);
+		bpf_probe_read_kernel_str(path->path, sizeof(path->path),
+		                          BPF_CORE_READ(bprm, filename));
+		bpf_map_update_elem(&exec_paths, &tgid, path, BPF_ANY);
+	}
+	if (!reserve(&em, ARGUS_EV_PROC_EXEC, p))
+		return 0;
+	em.ev->exec.old_tid = old_pid;
+	BPF_CORE_READ_STR_INTO(&em.ev->exec.comm, p, comm);
+	submit(&em);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid;
+	bool want = traced(p);
+	struct emit em;
+
+	if (want && reserve(&em, group_dead ? ARGUS_EV_PROC_EXIT : ARGUS_EV_THREAD_EXIT, p)) {
+		em.ev->exit.exit_code = BPF_CORE_READ(p, exit_code);
+		submit(&em);
+	}
+	if (group_dead && filter_pids)
+		bpf_map_delete_elem(&pids, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
+{
+	struct emit em;
+
+	if (!traced(task) || !reserve(&em, ARGUS_EV_COMM, task))
+		return 0;
+	bpf_probe_read_kernel_str(em.ev->comm.comm, sizeof(em.ev->comm.comm), comm);
+	em.ev->comm.is_process = BPF_CORE_READ(task, pid) == BPF_CORE_READ(task, tgid);
+	submit(&em);
+	return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------- */
+static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool irq_anon)
+{
+	struct emit em;
+
+	if (!reserve(&em, type, cur()))
+		return;
+	if (irq_anon && (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ))) {
+		em.ev->pid = 0;
+		em.ev->tid = 0;
+		em.ev->flags &= ~ARGUS_F_KTHREAD;
+	}
+	em.ev->timer.obj = (__u64)timer;
+	em.ev->timer.expires_ns = BPF_CORE_READ(timer, node.expires);
+	em.ev->timer.function = (__u64)BPF_CORE_READ(timer, function);
+	em.ev->timer.fd = -1;
+	em.ev->timer.kind = ARGUS_TIMER_HRTIMER;
+	submit(&em);
+}
+
+SEC("tp_btf/hrtimer_start")
+int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool was_armed)
+{
+	struct task_struct *t = cur();
+	__u64 key = (__u64)timer;
+	__u8 one = 1;
+
+	/* only timers user threads arm; the kernel's own ticks are noise */
+	if (!trace_timers || (BPF_CORE_READ(t, flags) & PF_KTHREAD_) || in_interrupt_ctx() ||
+	    !traced(t))
+		return 0;
+	bpf_map_update_elem(&timers, &key, &one, BPF_ANY);
+	timer_record(ARGUS_EV_TIMER_ARM, timer, false);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
+{
+	__u64 key = (__u64)timer;
+
+	if (!bpf_map_lookup_elem(&timers, &key))
+		return 0;
+	bpf_map_delete_elem(&timers, &key);
+	timer_record(ARGUS_EV_TIMER_FIRE, timer, true);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_cancel")
+int BPF_PROG(hrtimer_cancel, struct hrtimer *timer)
+{
+	__u64 key = (__u64)timer;
+
+	if (!bpf_map_lookup_elem(&timers, &key))
+		return 0;
+	bpf_map_delete_elem(&timers, &key);
+	timer_record(ARGUS_EV_TIMER_CANCEL, timer, false);
+	return 0;
+}
+
+/* ---- interrupts: only those that cut into a traced thread ------------------ */
+static __always_inline void irq_record(__u16 type, __u32 irq, int ret)
+{
+	struct task_struct *t = cur();
+	struct emit em;
+
+	if (!trace_irqs || !traced(t) || !reserve(&em, type, t))
+		return;
+	em.ev->irq.irq = irq;
+	em.ev->irq.ret = ret;
+	submit(&em);
+}
+
+/* Exits are attached before entries (the skeleton attaches in this order),
+ * so no entry is ever counted whose exit is not watched yet. */
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(irq_handler_exit, int irq, struct irqaction *action, int ret)
+{
+	irq_record(ARGUS_EV_IRQ_EXIT, irq, ret);
+	irq_nest(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit, unsigned int vec)
+{
+	irq_record(ARGUS_EV_SOFTIRQ_EXIT, vec, 0);
+	irq_nest(false, -1);
+	return 0;
+}
+
+/* The local APIC timer (it expires hard hrtimers) and IPIs are hard
+ * interrupts that do not pass through irq_handler_entry. Their records
+ * would be noise; they only keep the nesting count. */
+SEC("tp_btf/local_timer_exit")
+int BPF_PROG(local_timer_exit, int vector)
+{
+	irq_nest(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/call_function_single_exit")
+int BPF_PROG(call_function_single_exit, int vector)
+{
+	irq_nest(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
+{
+	irq_nest(true, 1);
+	irq_record(ARGUS_EV_IRQ_ENTRY, irq, 0);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry, unsigned int vec)
+{
+	irq_nest(false, 1);
+	irq_record(ARGUS_EV_SOFTIRQ_ENTRY, vec, 0);
+	return 0;
+}
+
+SEC("tp_btf/local_timer_entry")
+int BPF_PROG(local_timer_entry, int vector)
+{
+	irq_nest(true, 1);
+	return 0;
+}
+
+SEC("tp_btf/call_function_single_entry")
+int BPF_PROG(call_function_single_entry, int vector)
+{
+	irq_nest(true, 1);
+	return 0;
+}
