@@ -93,9 +93,20 @@ n = int(sys.argv[2])
 open(sys.argv[1], "wb").write((w * (n // len(w) + 1))[:n] + b"\n")' "$1" "$2"
 }
 
-# ra_open_path PATH: in a focused GTK/Qt file dialog, type the path and open it
+# ra_open_path PATH: in a focused GTK/Qt file dialog, type the path and open it.
+# The dialog is a toplevel of its own: wait (up to 15 s more) for a second
+# visible window of the app before typing; under load it took longer than
+# the 1.5 s once given, the path went to the document, and no hang began
+# (r6 and r8 in a realapps run: their UI threads ran 1 s after "the hang").
 ra_open_path() {
 	sleep 1.5
+	_ra_i=0
+	while [ "$(xdotool search --onlyvisible --pid "$(cat prog.pid)" 2>/dev/null | wc -l)" -lt 2 ]; do
+		[ $_ra_i -ge 150 ] && { echo "ra_open_path: no dialog window of pid $(cat prog.pid)" >&2; break; }
+		sleep 0.1
+		_ra_i=$((_ra_i + 1))
+	done
+	[ $_ra_i -gt 0 ] && sleep 0.5
 	xdotool type --delay 20 "$1"
 	sleep 0.5
 	xdotool key Return
