@@ -1,0 +1,252 @@
+/*
+ * test_trigger_clients.c - the stall trigger on hand-built event sequences
+ * (trigger_fixture.h): who can be the stalled app: windowless X clients, the X server's own bus connection, readers, a socket at a closed connection's address, replies that are no events, apps starting up under load.
+ */
+#include "trigger_fixture.h"
+
+TEST(a_windowless_x_client_is_never_the_stalled_app)
+{
+	setup_started();
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, TOOL, TOOL);
+	strcpy(e.comm.comm, "xdotool");
+	e.comm.is_process = 1;
+	feed(e);
+	tool_request(T0 + MS);
+	tool_ipc(T0 + MS + 30000, ARGUS_EV_IPC_RECV, TOOL, TOOL_CLI, TOOL_SRV);
+	/* it changes the keymap (the server tells it so) and sleeps between
+	 * keys for 3 s, leaving what the server wrote unread */
+	tool_request(T0 + 2 * MS);
+	e = ev(T0 + 3 * MS, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 35; /* nanosleep */
+	feed(e);
+	tick_until(T0 + 4 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an app the server sends events to still stalls */
+	x_send(T0 + 4 * SEC);
+	tick_until(T0 + 4 * SEC + MS, T0 + 7 * SEC);
+	app_read(T0 + 7 * SEC, APP); /* the reader known only now */
+	x_send(T0 + 7 * SEC + MS);
+	tick_until(T0 + 7 * SEC + 2 * MS, T0 + 10 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
+	teardown();
+}
+
+/* the same tool started inside the stream (launch stalls apply): it
+ * connects, reads the replies to its requests, then sleeps 3 s between
+ * actions before any window (xdotool sleep, key --delay): no launch stall
+ * of a process that waits for no one */
+TEST(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall)
+{
+	setup(false);
+	struct argus_event e = ev(T0, ARGUS_EV_PROC_EXEC, TOOL, TOOL);
+	strcpy(e.exec.comm, "xdotool");
+	feed(e);
+	tool_request(T0 + MS);
+	tool_ipc(T0 + MS + 30000, ARGUS_EV_IPC_RECV, TOOL, TOOL_CLI, TOOL_SRV);
+	e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 230; /* clock_nanosleep */
+	e.sys_enter.fd = -1;
+	feed(e);
+	e = ev(T0 + 2 * MS + 100, ARGUS_EV_SCHED_SWITCH, TOOL, TOOL);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app)
+{
+	setup_started();
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, BUS, BUS);
+	strcpy(e.comm.comm, "dbus-daemon");
+	e.comm.is_process = 1;
+	feed(e);
+	e = ev(T0 + MS, ARGUS_EV_SYS_ENTER, XPID, XPID);
+	e.sys_enter.nr = 42; /* connect */
+	e.sys_enter.obj = X_BUS_CLI;
+	e.sys_enter.peer_obj = BUS_END;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = BUS;
+	e.sys_enter.fd = 9;
+	feed(e);
+	e = ev(T0 + MS, ARGUS_EV_SYS_EXIT, XPID, XPID);
+	e.sys_exit.nr = 42;
+	feed(e);
+	/* the server's messages to the bus, the bus reading one, then the bus
+	 * stopped with the next one unread */
+	tool_ipc(T0 + 2 * MS, ARGUS_EV_IPC_SEND, XPID, X_BUS_CLI, BUS_END);
+	tool_ipc(T0 + 3 * MS, ARGUS_EV_IPC_RECV, BUS, BUS_END, X_BUS_CLI);
+	server_reads(T0 + 4 * MS); /* an app's request meanwhile */
+	tool_ipc(T0 + 5 * MS, ARGUS_EV_IPC_SEND, XPID, X_BUS_CLI, BUS_END);
+	tick_until(T0 + 6 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an app the server sends events to still stalls */
+	x_send(T0 + 5 * SEC);
+	app_read(T0 + 5 * SEC + 100, APP);
+	tool_request(T0 + 5 * SEC + 200);
+	x_send(T0 + 5 * SEC + MS);
+	tick_until(T0 + 5 * SEC + 2 * MS, T0 + 8 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
+	teardown();
+}
+
+TEST(a_dispatching_reader_hands_its_input_to_no_worker)
+{
+	setup(false);
+	/* GTK: the main thread reads X, draws, and wakes its GDBus worker
+	 * (OTHER) through the worker's eventfd */
+	ipc(T0 + MS, ARGUS_EV_IPC_RECV, OTHER, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	x_send(T0 + 10 * MS);
+	app_read(T0 + 11 * MS, APP);
+	struct argus_event e = ev(T0 + 12 * MS, ARGUS_EV_IPC_SEND, APP, APP);
+	e.ipc.obj = CLI_SOCK;
+	e.ipc.peer_obj = SRV_SOCK;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 64;
+	feed(e);
+	ipc(T0 + 13 * MS, ARGUS_EV_IPC_SEND, APP, WAKE_FD, ARGUS_OBJ_EVENTFD, 8);
+	sys_enter(T0 + 14 * MS, APP, 7, -1);
+	block(T0 + 15 * MS, APP);
+	/* the worker is busy a while: not the app's stall */
+	tick_until(T0 + 16 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(a_hung_handler_that_looks_at_the_connection_is_one_stall)
+{
+	setup_started();
+	first_input(T0 + 10 * MS);
+	x_send(T0 + 100 * MS);
+	wake(T0 + 100 * MS + 100, APP);
+	app_read(T0 + 101 * MS, APP);
+	/* 8 s of work that asks now and then whether input is waiting and
+	 * finds none (it reads nothing), more input arriving meanwhile */
+	tick_until(T0 + 102 * MS, T0 + SEC);
+	for (uint64_t ts = T0 + 3 * SEC; ts < T0 + 8 * SEC; ts += 2 * SEC) {
+		tick_until(ts - 2 * SEC + 300 * MS, ts);
+		app_read_nothing(ts, 1000);
+		x_send(ts + 100 * MS);
+		app_read(ts + 200 * MS, APP);
+	}
+	tick_until(T0 + 7300 * MS, T0 + 8 * SEC);
+	sys_enter(T0 + 8 * SEC, APP, 7, -1); /* back in its loop */
+	block(T0 + 8 * SEC + 1000, APP);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT_U64_EQ(rec.ends[0].end, T0 + 8 * SEC);
+	teardown();
+}
+
+TEST(a_socket_at_a_closed_display_connections_address_is_a_new_one)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 5 * MS);
+	sys_enter(T0 + 100 * MS, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 1000, APP);
+	/* gedit is gone (unseen); a new client connects at its address */
+	struct argus_event e = ev(T0 + 200 * MS, ARGUS_EV_PROC_EXEC, STREAMER, STREAMER);
+	strcpy(e.exec.comm, "argus");
+	feed(e);
+	e = ev(T0 + 201 * MS, ARGUS_EV_SYS_ENTER, STREAMER, STREAMER);
+	e.sys_enter.nr = 42; /* connect */
+	e.sys_enter.obj = CLI_SOCK;
+	e.sys_enter.peer_obj = DAEMON_END;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = DAEMON;
+	feed(e);
+	tool_ipc(T0 + 201 * MS, ARGUS_EV_IPC_SEND, STREAMER, CLI_SOCK, DAEMON_END);
+	tool_ipc(T0 + 202 * MS, ARGUS_EV_IPC_RECV, STREAMER, CLI_SOCK, DAEMON_END);
+	e = ev(T0 + 203 * MS, ARGUS_EV_SYS_ENTER, STREAMER, STREAMER);
+	e.sys_enter.nr = 0; /* read */
+	feed(e);
+	e = ev(T0 + 203 * MS + 1000, ARGUS_EV_SCHED_SWITCH, STREAMER, STREAMER);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	tick_until(T0 + 204 * MS, T0 + 2300 * MS);
+	tool_ipc(T0 + 2300 * MS, ARGUS_EV_IPC_RECV, STREAMER, CLI_SOCK, DAEMON_END);
+	tick_until(T0 + 2301 * MS, T0 + 6 * SEC);
+	for (int i = 0; i < rec.nstalls && i < 8; i++)
+		ASSERT_MSG(strcmp(rec.stalls[i].comm, "argus"), "stall %d names %s", i,
+		           rec.stalls[i].comm);
+	teardown();
+}
+
+/* Seven apps starting at once under load (argus bench quiet): a Qt app's
+ * main thread read replies, its waits all round trips to the server (one
+ * 112 ms), then built its windows for 5 s while the server wrote to it.
+ * Never idle in its loop yet: starting up, no stall. Once it has idled in
+ * its loop, the same 3 s of work with input waiting is one. */
+TEST(an_app_starting_up_under_load_is_no_stall)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
+	x_send(T0 + MS + 2000); /* the set-up reply */
+	app_read(T0 + MS + 3000, APP);
+	round_trip_waited(T0 + 10 * MS, 112 * MS);
+	round_trip_waited(T0 + 130 * MS, 5 * MS);
+	server_reads_other(T0 + 199 * MS);
+	x_send(T0 + 200 * MS); /* an event while it builds its windows */
+	tick_until(T0 + 201 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* ready: idle in its loop (a poll on several fds) */
+	app_read(T0 + 5 * SEC, APP);
+	sys_enter(T0 + 5 * SEC + 1000, APP, 7, -1);
+	block(T0 + 5 * SEC + 2000, APP);
+	tick_until(T0 + 5 * SEC + 10 * MS, T0 + 6 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	key_event(T0 + 6 * SEC);
+	wake(T0 + 6 * SEC + 5000, APP);
+	app_read(T0 + 6 * SEC + 10000, APP);
+	x_send(T0 + 6100 * MS);
+	tick_until(T0 + 6101 * MS, T0 + 9 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_INPUT);
+	teardown();
+}
+
+/* Replies are no events, also when the server read another client's
+ * request before it wrote them, and when one reply comes in two writes
+ * (X's connection set-up): a client that only gets replies has no
+ * window and is never the stalled app, though it leaves one unread. */
+TEST(replies_written_after_another_clients_request_are_no_events)
+{
+	setup(false);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
+	server_reads_other(T0 + MS + 2000);
+	x_send(T0 + MS + 3000); /* the set-up reply, in two writes */
+	x_send(T0 + MS + 4000);
+	app_read(T0 + MS + 5000, APP);
+	sys_enter(T0 + 2 * MS, APP, 7, -1); /* idle in its loop */
+	block(T0 + 2 * MS + 1000, APP);
+	wake(T0 + 500 * MS, APP);
+	round_trip_waited(T0 + 501 * MS, MS);
+	app_connects(T0 + 510 * MS); /* a request whose answer it leaves */
+	server_reads(T0 + 510 * MS + 1000);
+	server_reads_other(T0 + 510 * MS + 2000);
+	x_send(T0 + 510 * MS + 3000);
+	x_send(T0 + 510 * MS + 4000);
+	tick_until(T0 + 511 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* an event (written while serving another client, nothing asked
+	 * since its last write) gives it a window: now it is an app */
+	server_reads_other(T0 + 4 * SEC);
+	x_send(T0 + 4 * SEC + 1000);
+	tick_until(T0 + 4 * SEC + 2000, T0 + 7 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	teardown();
+}
+
+TEST_MAIN(TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
+          TEST_ENTRY(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall),
+          TEST_ENTRY(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app),
+          TEST_ENTRY(a_dispatching_reader_hands_its_input_to_no_worker),
+          TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall),
+          TEST_ENTRY(a_socket_at_a_closed_display_connections_address_is_a_new_one),
+          TEST_ENTRY(an_app_starting_up_under_load_is_no_stall),
+          TEST_ENTRY(replies_written_after_another_clients_request_are_no_events))
