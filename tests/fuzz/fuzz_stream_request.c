@@ -3,7 +3,10 @@
  * (docs/json-stream.md "Protocol"), parsed as the daemon parses it
  * (stream/request.c). Any bytes: no crash; a refusal is one valid JSON
  * line; an accepted request gives a filter that lets drop records through
- * whenever its pid filter does. Corpus: tests/fuzz/corpus/request/.
+ * whenever its pid filter does. The same bytes as a control line "more
+ * ..." (argus trace-more, docs/daemon.md): parsed or refused with one line,
+ * and what is accepted is what its own formatting reads back as.
+ * Corpus: tests/fuzz/corpus/request/.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +68,24 @@ static void check_error_line(const char *line, size_t len)
 	CHECK(!strcmp(p, "}\n"));
 }
 
+/* The control line "more ..." (stream/more.c). */
+static void check_more(const char *line)
+{
+	struct argus_more_req r, back;
+	char why[256], again[256];
+	if (!argus_more_parse(line, &r, why, sizeof(why))) {
+		CHECK(memchr(why, '\0', sizeof(why)) && !strchr(why, '\n'));
+		return;
+	}
+	CHECK(r.pid >= 1 && r.pid <= 4194304);
+	CHECK(r.off ? r.what == 0 && r.for_ns == 0 : r.what != 0 && (r.what & ~7u) == 0);
+	CHECK(r.for_ns <= ARGUS_MORE_MAX_NS);
+	CHECK(argus_more_format(&r, again, sizeof(again)) > 0);
+	CHECK(argus_more_parse(again, &back, why, sizeof(why)));
+	CHECK(back.pid == r.pid && back.what == r.what && back.for_ns == r.for_ns &&
+	      back.off == r.off);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* what the daemon has when the newline arrives: the bytes before it */
@@ -76,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		*nl = '\0';
 	else
 		req[n] = '\0';
+	check_more(req);
 	struct stream_filter f;
 	char why[STREAM_WHY_MAX];
 	if (!stream_request_parse(&f, req, why, sizeof(why))) {

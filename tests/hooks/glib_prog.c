@@ -13,6 +13,9 @@
  *   hang         calls hang_forever(), which never returns (prune it)
  *   lag          a 50 ms timeout whose callback on_tick() spends 250 ms in
  *                recount_words(), three times, then quits (prune it)
+ *   signals [S]  every 20 ms emits a GCancellable's "cancelled" signal, whose
+ *                handler on_cancelled() runs 1 ms (a landmark shorter than
+ *                the hooks' 3 ms), for S seconds (default 10)
  *   dbus-server  owns org.argus.HookTest, answers one Ping, exits
  *   dbus-client  calls org.argus.HookTest Ping once
  */
@@ -20,6 +23,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -298,6 +302,37 @@ static int run_lag(void)
 	return 0;
 }
 
+/* ---- signals ---- */
+
+__attribute__((noinline)) void on_cancelled(GCancellable *c, gpointer data)
+{
+	(void)c;
+	(void)data;
+	gint64 t0 = g_get_monotonic_time();
+	while (g_get_monotonic_time() - t0 < 1000)
+		;
+}
+
+static int run_signals(double seconds)
+{
+	/* one turn of a main loop first: its records get the thread a ring
+	 * (a thread asks for one at its first record) */
+	loop = g_main_loop_new(NULL, FALSE);
+	g_idle_add(quit_cb, NULL);
+	g_main_loop_run(loop);
+	GCancellable *c = g_cancellable_new();
+	g_signal_connect(c, "cancelled", G_CALLBACK(on_cancelled), NULL);
+	printf("handler=%p\n", (void *)on_cancelled);
+	gint64 end = g_get_monotonic_time() + (gint64)(seconds * 1e6);
+	while (g_get_monotonic_time() < end) {
+		g_cancellable_cancel(c);
+		g_cancellable_reset(c);
+		g_usleep(20000);
+	}
+	g_object_unref(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -324,7 +359,10 @@ int main(int argc, char **argv)
 		return run_dbus_client();
 	if (!strcmp(m, "lag"))
 		return run_lag();
+	if (!strcmp(m, "signals"))
+		return run_signals(argc > 2 ? atof(argv[2]) : 10);
 	fprintf(stderr, "usage: glib_prog "
-	                "idle|invoke|timeout|pool|task|cond|flag|hang|dbus-server|dbus-client|lag\n");
+	                "idle|invoke|timeout|pool|task|cond|flag|hang|dbus-server|dbus-client|lag|"
+	                "signals\n");
 	return 2;
 }

@@ -4,6 +4,7 @@
  * hook rings, until when, what `status` shows, and what ends it (its time,
  * a stall's end, off, the daemon stopping). The command's exit codes
  * against that daemon ($ARGUS_BIN). No root needed. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -352,6 +353,94 @@ TEST(a_hooked_process_is_asked_for_every_landmark_through_its_rings)
 	stop(&fx);
 }
 
+/* A real hooked GLib program (tests/hooks/glib_prog.c signals: a signal
+ * whose handler runs 1 ms, every 20 ms): its landmarks are below the hooks'
+ * 3 ms, so none of those under 3 ms reach the daemon, until `more pid=P hooks` asks its rings
+ * for every one; after the time asked, none again. */
+static unsigned landmarks(int fd, uint64_t from, uint64_t until)
+{
+	char line[2048];
+	unsigned n = 0;
+	while (fx_now() < until) {
+		if (!fx_line(fd, line, sizeof(line), 50))
+			continue;
+		if (!strstr(line, "\"type\":\"landmark\"") || !strstr(line, "\"begin_ns\":"))
+			continue;
+		uint64_t ts = strtoull(strstr(line, "\"ts\":") + 5, NULL, 10);
+		uint64_t begin = strtoull(strstr(line, "\"begin_ns\":") + 11, NULL, 10);
+		/* only those under the 3 ms: a loaded machine makes some
+		 * 1 ms handlers last longer, and those are always sent */
+		if (ts >= from && ts - begin < 3000000ull)
+			n++;
+	}
+	return n;
+}
+
+TEST(a_hooked_programs_short_landmarks_come_only_while_asked)
+{
+#if defined(HOOKS_PROG) && defined(HOOKS_LIB)
+	struct fixture fx;
+	struct fake_src src = {0};
+	start_with(&fx, &src);
+	char sock[160], req[128], reply[1024], st[65536];
+	snprintf(sock, sizeof(sock), "%s/hooks.sock", fx.hooks);
+	pid_t c = fork();
+	if (c == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		setenv("LD_PRELOAD", HOOKS_LIB, 1);
+		setenv("ARGUS_HOOK_SOCKET", sock, 1);
+		execl(HOOKS_PROG, HOOKS_PROG, "signals", "8", (char *)NULL);
+		_exit(127);
+	}
+	int s = fx_connect(fx.run, "stream.sock");
+	ASSERT(s >= 0);
+	int n = snprintf(req, sizeof(req), "stream v=1 kinds=event pids=%d\n", (int)c);
+	ASSERT_EQ(write(s, req, (size_t)n), n);
+	ASSERT(fx_line(s, reply, sizeof(reply), 3000)); /* hello */
+	/* its thread has a ring once its first records came */
+	snprintf(req, sizeof(req), "more pid=%d hooks for=1500ms", (int)c);
+	bool hooked = false;
+	for (int i = 0; i < 300 && !hooked; i++) {
+		fx_status(&fx, st, sizeof(st));
+		static const char key[] = "\"hooks\":{\"connections\":";
+		char *h = strstr(st, key);
+		hooked = h && atoi(h + sizeof(key) - 1) > 0;
+		if (!hooked)
+			usleep(10000);
+	}
+	ASSERT_MSG(hooked, "the program never connected a hook ring");
+	uint64_t t = fx_now();
+	unsigned before = landmarks(s, t, t + 1000000000ull);
+	uint64_t t_req = fx_now();
+	ask(&fx, req, reply, sizeof(reply));
+	uint64_t t_ok = fx_now();
+	ASSERT_MSG(!strncmp(reply, "ok: ", 4), "reply: %s", reply);
+	ASSERT_CONTAINS(reply, "every landmark until");
+	unsigned during = landmarks(s, t_ok, t_req + 1500000000ull);
+	uint64_t t_off = 0;
+	for (int i = 0; i < 200 && !t_off; i++) {
+		ask(&fx, "status", st, sizeof(st));
+		if (strstr(st, "trace-more: none"))
+			t_off = fx_now();
+		else
+			usleep(10000);
+	}
+	ASSERT(t_off);
+	unsigned after = landmarks(s, t_off + 50000000ull, t_off + 1000000000ull);
+	fprintf(stderr, "landmarks: before %u, during 1.5 s %u, after %u\n", before, during, after);
+	close(s);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	stop(&fx);
+	ASSERT_EQ(before, 0u);
+	ASSERT_MSG(during >= 10, "only %u landmarks while asked (one every 20 ms)", during);
+	ASSERT_EQ(after, 0u);
+#else
+	SKIP("the hooks' GLib test program is not built");
+#endif
+}
+
 /* ---- the command's exit codes ---- */
 
 static int run_cli(const char *args, char *out, size_t cap)
@@ -423,4 +512,5 @@ TEST_MAIN(TEST_ENTRY(more_requests_parse_and_format_round_trip),
           TEST_ENTRY(a_stall_end_ends_a_request_without_for_and_off_ends_any),
           TEST_ENTRY(refusals_name_what_and_change_nothing),
           TEST_ENTRY(a_hooked_process_is_asked_for_every_landmark_through_its_rings),
+          TEST_ENTRY(a_hooked_programs_short_landmarks_come_only_while_asked),
           TEST_ENTRY(the_command_says_what_in_one_line_with_its_exit_code))
