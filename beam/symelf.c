@@ -5,9 +5,11 @@
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "beam.h"
 
@@ -63,10 +65,15 @@ static uint64_t mono_ns(void)
 }
 
 /* (Re)read the process's modules from /proc/PID/maps: modules reported
- * again keep what was loaded of them, the others are dropped. */
+ * again keep what was loaded of them, the others are dropped. A process
+ * gone since keeps the modules it had: its frames are still named. */
 static void report(struct argus_elfsym *s, struct proc_dwfl *slot)
 {
+	char maps[64];
 	slot->reported = mono_ns();
+	snprintf(maps, sizeof(maps), "/proc/%u/maps", slot->pid);
+	if (slot->dwfl && access(maps, R_OK) != 0)
+		return;
 	if (!slot->dwfl)
 		slot->dwfl = dwfl_begin(&s->cb);
 	else

@@ -6,8 +6,10 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "beam.h"
@@ -102,6 +104,34 @@ TEST(a_library_loaded_after_the_first_lookup_is_named)
 	dlclose(h);
 }
 
+/* A process that has exited keeps the names it had: an address in none of
+ * its modules (an unwind's garbage) after it is gone does not lose them. */
+TEST(a_process_gone_keeps_its_names)
+{
+	pid_t child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	struct argus_elfsym *es;
+	ASSERT_EQ(argus_elfsym_new(&es, NULL), 0);
+	struct argus_symbolizer y = argus_elfsym_symbolizer(es);
+	struct argus_frame f = {.func = ""}, g = {.func = ""}, h;
+	uint64_t ip = (uint64_t)(uintptr_t)&argus_test_symbol_target + 1;
+	bool before = y.resolve(y.arg, (uint32_t)child, ip, &f);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	usleep(60000); /* past the re-read's rate limit */
+	bool garbage = y.resolve(y.arg, (uint32_t)child, 0x10, &h);
+	bool after = y.resolve(y.arg, (uint32_t)child, ip, &g);
+	argus_elfsym_free(es);
+	ASSERT(before);
+	ASSERT(!garbage);
+	ASSERT_MSG(after, "the exited process's frames went unnamed after a miss");
+	ASSERT_STR_EQ(g.func, "argus_test_symbol_target");
+}
+
 /* A dynamic symbol that libc defines in several versions is named as the
  * file's own symbol table names it (what a trace imported later gives):
  * no "@@GLIBC_2.34" that only a running process's frames would carry. */
@@ -121,4 +151,5 @@ TEST(a_versioned_symbol_is_named_without_its_version)
 TEST_MAIN(TEST_ENTRY(names_a_function_of_a_live_process_with_file_and_line),
           TEST_ENTRY(system_library_frames_are_named_as_system_runtime),
           TEST_ENTRY(a_library_loaded_after_the_first_lookup_is_named),
+          TEST_ENTRY(a_process_gone_keeps_its_names),
           TEST_ENTRY(a_versioned_symbol_is_named_without_its_version))
