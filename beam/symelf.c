@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "beam.h"
+#include "hashmap.h"
 
 #define ELFSYM_CACHE 32 /* processes kept open */
 
@@ -18,8 +19,22 @@ struct proc_dwfl {
 	uint64_t used;
 };
 
+/* Frames resolved already (pid, ip): a libdwfl lookup costs tens of
+ * microseconds, and whole call chains ask for the same return addresses
+ * over and over (every sample of a busy stall, several passes). Dropped
+ * whole when full and when a process's session is made anew (an exec, a
+ * reused pid). */
+#define ELFSYM_MEMO 8192
+struct memo {
+	uint32_t pid;
+	bool ok;
+	uint64_t ip;
+	struct argus_frame f;
+};
+
 struct argus_elfsym {
 	struct proc_dwfl cache[ELFSYM_CACHE];
+	struct argus_hmap memo;
 	uint64_t clock;
 	struct argus_symbolizer stacks; /* where stack ids resolve */
 	char *debuginfo_path;
@@ -36,6 +51,7 @@ int argus_elfsym_new(struct argus_elfsym **sp, const struct argus_symbolizer *st
 	s->cb.find_elf = dwfl_linux_proc_find_elf;
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo; /* build-id aware */
 	s->cb.debuginfo_path = &s->debuginfo_path;
+	argus_hmap_init(&s->memo, sizeof(struct memo), 256);
 	*sp = s;
 	return 0;
 }
@@ -47,6 +63,7 @@ void argus_elfsym_free(struct argus_elfsym *s)
 	for (int i = 0; i < ELFSYM_CACHE; i++)
 		if (s->cache[i].dwfl)
 			dwfl_end(s->cache[i].dwfl);
+	argus_hmap_free(&s->memo);
 	free(s);
 }
 
@@ -64,6 +81,8 @@ static Dwfl *session(struct argus_elfsym *s, uint32_t pid)
 	}
 	if (slot->dwfl)
 		dwfl_end(slot->dwfl);
+	argus_hmap_free(&s->memo); /* what it named may be another layout's */
+	argus_hmap_init(&s->memo, sizeof(struct memo), 256);
 	slot->pid = pid;
 	slot->used = ++s->clock;
 	slot->dwfl = dwfl_begin(&s->cb);
@@ -98,9 +117,39 @@ static const char *line_by_cu_scan(Dwfl_Module *m, uint64_t ip, int *lineno)
 	return NULL;
 }
 
+static bool elf_lookup(struct argus_elfsym *s, uint32_t pid, uint64_t ip, struct argus_frame *out);
+
 static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct argus_elfsym *s = arg;
+	session(s, pid); /* a new session drops the memo first */
+	uint64_t key = (ip ^ (uint64_t)pid << 47) * 0x9e3779b97f4a7c15ull;
+	struct memo *m = argus_hmap_get(&s->memo, key);
+	if (m && m->pid == pid && m->ip == ip) {
+		if (m->ok)
+			*out = m->f;
+		return m->ok;
+	}
+	struct argus_frame f;
+	bool ok = elf_lookup(s, pid, ip, &f);
+	if (s->memo.len >= ELFSYM_MEMO) {
+		argus_hmap_free(&s->memo);
+		argus_hmap_init(&s->memo, sizeof(struct memo), 256);
+	}
+	if ((m = argus_hmap_put(&s->memo, key, NULL))) {
+		m->pid = pid;
+		m->ip = ip;
+		m->ok = ok;
+		if (ok)
+			m->f = f;
+	}
+	if (ok)
+		*out = f;
+	return ok;
+}
+
+static bool elf_lookup(struct argus_elfsym *s, uint32_t pid, uint64_t ip, struct argus_frame *out)
+{
 	Dwfl *d = session(s, pid);
 	if (!d)
 		return false;
