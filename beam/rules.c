@@ -137,11 +137,14 @@ static const struct dg_rule rules[] = {
          "A vertex that took the job before the waiter blocked and is still at it counts "
          "as running in the stall.",
          "[ATC21] 6.2", "zoo B12 only"),
-    RULE("handoff", LW, dg_handoff,
+    RULE_LAUNCH_FIRST("handoff", LW, dg_handoff,
          "A thread that handed its request to another thread of its own process (a D-Bus "
          "or I/O thread) and waits for it waits for what that thread asked in turn: that "
          "request, or the one a broker took and passed on, still unread names its reader, "
-         "the culprit (stopped or blocked).",
+         "the culprit (stopped or blocked). For a launch stall's own wait it is asked "
+         "before compare, as futex-sibling is: a call made once at start-up has no earlier "
+         "run of itself to compare with (r12: an earlier short wait as baseline named "
+         "dbus-daemon).",
          "[ATC21] 6.2 (the culprit of the culprit, followed through a relay thread), with "
          "the peers known from IPC edges instead of a baseline",
          "realapps r12 (gnome-text-editor's GDBus call to the stopped accessibility bus "

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "beam.h"
+#include "hashmap.h"
 
 #define ELFSYM_CACHE 32 /* processes kept open */
 /* an address in no module reported: the process's maps are read again
@@ -25,8 +26,23 @@ struct proc_dwfl {
 	uint64_t reported; /* CLOCK_MONOTONIC ns of its latest report */
 };
 
+/* Frames resolved already (pid, ip): a libdwfl lookup costs tens of
+ * microseconds, and whole call chains ask for the same return addresses
+ * over and over (every sample of a busy stall, several passes). Dropped
+ * whole when full and whenever a process's modules are read (again): a new
+ * session (a reused pid) or a module mapped since (a dlopen, an exec). An
+ * address in no module is not kept: it asks for the maps again. */
+#define ELFSYM_MEMO 8192
+struct memo {
+	uint32_t pid;
+	bool ok;
+	uint64_t ip;
+	struct argus_frame f;
+};
+
 struct argus_elfsym {
 	struct proc_dwfl cache[ELFSYM_CACHE];
+	struct argus_hmap memo;
 	uint64_t clock;
 	struct argus_symbolizer stacks; /* where stack ids resolve */
 	char *debuginfo_path;
@@ -43,6 +59,7 @@ int argus_elfsym_new(struct argus_elfsym **sp, const struct argus_symbolizer *st
 	s->cb.find_elf = dwfl_linux_proc_find_elf;
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo; /* build-id aware */
 	s->cb.debuginfo_path = &s->debuginfo_path;
+	argus_hmap_init(&s->memo, sizeof(struct memo), 256);
 	*sp = s;
 	return 0;
 }
@@ -54,6 +71,7 @@ void argus_elfsym_free(struct argus_elfsym *s)
 	for (int i = 0; i < ELFSYM_CACHE; i++)
 		if (s->cache[i].dwfl)
 			dwfl_end(s->cache[i].dwfl);
+	argus_hmap_free(&s->memo);
 	free(s);
 }
 
@@ -71,6 +89,8 @@ static void report(struct argus_elfsym *s, struct proc_dwfl *slot)
 {
 	char maps[64];
 	slot->reported = mono_ns();
+	argus_hmap_free(&s->memo); /* what it named may be another layout's */
+	argus_hmap_init(&s->memo, sizeof(struct memo), 256);
 	snprintf(maps, sizeof(maps), "/proc/%u/maps", slot->pid);
 	if (slot->dwfl && access(maps, R_OK) != 0)
 		return;
@@ -145,12 +165,44 @@ static const char *line_by_cu_scan(Dwfl_Module *m, uint64_t ip, int *lineno)
 	return NULL;
 }
 
+static bool elf_lookup(Dwfl_Module *m, uint64_t ip, struct argus_frame *out);
+
 static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct argus_elfsym *s = arg;
-	Dwfl_Module *m = module_of(s, pid, ip);
+	session(s, pid); /* a new session drops the memo first */
+	uint64_t key = (ip ^ (uint64_t)pid << 47) * 0x9e3779b97f4a7c15ull;
+	struct memo *mo = argus_hmap_get(&s->memo, key);
+	if (mo && mo->pid == pid && mo->ip == ip) {
+		if (mo->ok)
+			*out = mo->f;
+		return mo->ok;
+	}
+	Dwfl_Module *m = module_of(s, pid, ip); /* may read the maps again */
 	if (!m)
 		return false;
+	struct argus_frame f;
+	bool ok = elf_lookup(m, ip, &f);
+	if (s->memo.len >= ELFSYM_MEMO) {
+		argus_hmap_free(&s->memo);
+		argus_hmap_init(&s->memo, sizeof(struct memo), 256);
+	}
+	if ((mo = argus_hmap_put(&s->memo, key, NULL))) {
+		mo->pid = pid;
+		mo->ip = ip;
+		mo->ok = ok;
+		if (ok)
+			mo->f = f;
+	}
+	if (ok)
+		*out = f;
+	return ok;
+}
+
+/* The frame at ip of module m: its function, object, and source line
+ * (application code) or object offset (system code). */
+static bool elf_lookup(Dwfl_Module *m, uint64_t ip, struct argus_frame *out)
+{
 	const char *mainfile = NULL;
 	const char *modname = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
 	const char *obj = mainfile ? mainfile : modname;

@@ -88,7 +88,8 @@ static void call(struct trace *t, uint64_t ts, uint32_t relay_pid)
 	call_as(t, ts, relay_pid, true);
 }
 
-static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis *d)
+static uint32_t diagnose_as(struct trace *t, uint64_t since, struct argus_diagnosis *d,
+                            uint8_t cause)
 {
 	struct argus_graph *g;
 	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
@@ -103,10 +104,16 @@ static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis
 	                         .detected = since + 2 * SEC,
 	                         .cls = ARGUS_STALL_LONG_WAIT,
 	                         .blocked = true,
-	                         .wait_nr = T_POLL};
+	                         .wait_nr = T_POLL,
+	                         .cause = cause};
 	ASSERT_EQ(argus_graph_ingest(g, t->ev, t->n), 0);
 	diag_run(g, &st, d);
 	return d->ncandidates ? d->root.v.pid : 0;
+}
+
+static uint32_t diagnose(struct trace *t, uint64_t since, struct argus_diagnosis *d)
+{
+	return diagnose_as(t, since, d, ARGUS_CAUSE_INPUT);
 }
 
 TEST(handoff_through_relay_and_broker_names_the_stopped_service)
@@ -232,7 +239,67 @@ TEST(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it)
 	free(d);
 }
 
+/* A launch stall whose call was made once before and answered (the bus
+ * replied to the relay, the relay woke the UI thread): compare takes that
+ * run as the baseline and blames the bus, which answered then and forwards
+ * now. A call made at start-up is no repeat of an earlier one: for a
+ * launch stall's own wait handoff is asked before compare (realapps r12,
+ * sess's run of 2026-11-26 08:09: dbus-daemon "ran epoll_wait but did not
+ * wake the waiting thread"). */
+static void answered_call(struct trace *t, uint64_t ts)
+{
+	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
+	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
+	e.flags |= ARGUS_F_NORET;
+	add(t, e);
+	add(t, ev_sys_enter(ts + 2000, APP, APP, T_POLL));
+	add(t, ev_switch(ts + 3000, APP, APP, 1, APP, RELAY));
+	add(t, ev_wakeup(ts + 5000, APP, RELAY, BUS, BUS, 0));
+	add(t, ev_ipc(ts + 6000, true, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_sys_enter(ts + 7000, APP, RELAY, T_POLL));
+	add(t, ev_switch(ts + 8000, APP, RELAY, 1, BUS, BUS));
+	add(t, ev_ipc(ts + 9000, false, BUS, BUS, BUS_APP, APP_SOCK, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_wakeup(ts + 10000, BUS, BUS, APP, RELAY, 0));
+	add(t, ev_ipc(ts + 11000, true, BUS, BUS, BUS_APP, APP_SOCK, ARGUS_OBJ_UNIX, 64));
+	add(t, ev_sys_enter(ts + 12000, BUS, BUS, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + 13000, BUS, BUS, 1, APP, RELAY));
+	add(t, ev_ipc(ts + 14000, false, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 64));
+	add(t, ev_wakeup(ts + 15000, APP, RELAY, APP, APP, 0));
+	e = ev_ipc(ts + 15000, true, APP, RELAY, EFD_UI, 0, ARGUS_OBJ_EVENTFD, 8);
+	e.flags |= ARGUS_F_NORET;
+	add(t, e);
+	add(t, ev_sys_enter(ts + 16000, APP, RELAY, T_POLL));
+	add(t, ev_switch(ts + 17000, APP, RELAY, 1, APP, APP));
+	add(t, ev_sys_exit(ts + 18000, APP, APP, T_POLL, 1));
+}
+
+TEST(handoff_decides_a_launch_stall_before_compare)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, false);
+	answered_call(t, SEC / 2 + 200 * MS);
+	add(t, ev_wakeup(SEC / 2 + 300 * MS, SHELL, SHELL, SVC, SVC, 0));
+	add(t, ev_switch(SEC / 2 + 300 * MS + 1000, SVC, SVC, 4 /* __TASK_STOPPED */, 0, 0));
+	call_as(t, SEC, APP, false);
+	/* the bus serves another client during the stall: it runs */
+	for (uint64_t k = 1; k <= 3; k++) {
+		uint64_t at = SEC + k * 300 * MS;
+		add(t, ev_wakeup(at, SHELL, SHELL, BUS, BUS, 0));
+		add(t, ev_switch(at + 1000, SHELL, SHELL, 1, BUS, BUS));
+		add(t, ev_sys_exit(at + 2000, BUS, BUS, T_EPOLL_WAIT, 1));
+		add(t, ev_sys_enter(at + 3000, BUS, BUS, T_EPOLL_WAIT));
+		add(t, ev_switch(at + 4000, BUS, BUS, 1, 0, 0));
+	}
+	ASSERT_EQ(diagnose_as(t, SEC, d, ARGUS_CAUSE_LAUNCH), SVC);
+	ASSERT(diag_rule_used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
 TEST_MAIN(TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service),
+          TEST_ENTRY(handoff_decides_a_launch_stall_before_compare),
           TEST_ENTRY(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it),
           TEST_ENTRY(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip),
           TEST_ENTRY(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service),
