@@ -22,10 +22,13 @@
 
 /* ---- the request line ------------------------------------------------------ */
 
-static void whyf(char *why, size_t cap, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 4))) static void whyf(char *why, size_t cap, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	if (cap)
-		snprintf(why, cap, fmt, arg);
+		vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
 }
 
 bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, size_t whylen)
@@ -33,7 +36,7 @@ bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, siz
 	char buf[256], *save = NULL;
 	memset(r, 0, sizeof(*r));
 	if (strlen(line) >= sizeof(buf)) {
-		whyf(why, whylen, "%srequest too long", "");
+		whyf(why, whylen, "request too long");
 		return false;
 	}
 	strcpy(buf, line);
@@ -81,15 +84,15 @@ bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, siz
 		}
 	}
 	if (!r->pid) {
-		whyf(why, whylen, "%sno pid=P", "");
+		whyf(why, whylen, "no pid=P");
 		return false;
 	}
 	if (r->off && (r->what || for_set)) {
-		whyf(why, whylen, "%soff takes nothing but the pid", "");
+		whyf(why, whylen, "off takes nothing but the pid");
 		return false;
 	}
 	if (!r->off && !r->what) {
-		whyf(why, whylen, "%snothing asked (stacks=full, syscalls, hooks)", "");
+		whyf(why, whylen, "nothing asked (stacks=full, syscalls, hooks)");
 		return false;
 	}
 	return true;
