@@ -69,7 +69,8 @@ int cmd_trace_more(int argc, char **argv)
 		} else if (!strcmp(a, "--off")) {
 			r.off = true;
 		} else if (!v) {
-			cli_error("trace-more", "unknown or incomplete option '%s' (see --help)", a);
+			cli_error("trace-more", "unknown or incomplete option '%s' (see --help)",
+			          a);
 			return ARGUS_EXIT_USAGE;
 		} else if (!strcmp(a, "--pid") || !strcmp(a, "-p")) {
 			if (!cli_parse_u64(v, 1, 4194304, &x)) {
@@ -85,7 +86,8 @@ int cmd_trace_more(int argc, char **argv)
 			r.what |= ARGUS_MORE_STACKS, i++;
 		} else if (!strcmp(a, "--for")) {
 			if (!cli_parse_duration(v, &x) || !x || x > ARGUS_MORE_MAX_NS) {
-				cli_error("trace-more", "--for %s: bad duration (1ms .. 10m: 5s, 2m)", v);
+				cli_error("trace-more",
+				          "--for %s: bad duration (1ms .. 10m: 5s, 2m)", v);
 				return ARGUS_EXIT_USAGE;
 			}
 			r.for_ns = x, i++;
@@ -118,13 +120,16 @@ int cmd_trace_more(int argc, char **argv)
 	int rc = ask(run_dir, req, reply, sizeof(reply));
 	const char *dir = run_dir ? run_dir : ARGUS_RUN_DIR;
 	if (rc == -EACCES || rc == -EPERM) {
-		cli_error("trace-more", "not allowed to talk to the daemon in %s (root or its group "
-		                        "only)", dir);
+		cli_error("trace-more",
+		          "not allowed to talk to the daemon in %s (root or its group "
+		          "only)",
+		          dir);
 		return ARGUS_EXIT_PRIV;
 	}
 	if (rc) {
-		cli_error("trace-more", "no daemon answers in %s (%s); start one with `argus start`",
-		          dir, strerror(-rc));
+		cli_error("trace-more",
+		          "no daemon answers in %s (%s); start one with `argus start`", dir,
+		          strerror(-rc));
 		return ARGUS_EXIT_DAEMON;
 	}
 	int cls = argus_more_reply_class(reply);

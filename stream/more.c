@@ -22,10 +22,13 @@
 
 /* ---- the request line ------------------------------------------------------ */
 
-static void whyf(char *why, size_t cap, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 4))) static void whyf(char *why, size_t cap, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	if (cap)
-		snprintf(why, cap, fmt, arg);
+		vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
 }
 
 bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, size_t whylen)
@@ -33,7 +36,7 @@ bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, siz
 	char buf[256], *save = NULL;
 	memset(r, 0, sizeof(*r));
 	if (strlen(line) >= sizeof(buf)) {
-		whyf(why, whylen, "%srequest too long", "");
+		whyf(why, whylen, "request too long");
 		return false;
 	}
 	strcpy(buf, line);
@@ -66,27 +69,30 @@ bool argus_more_parse(const char *line, struct argus_more_req *r, char *why, siz
 		} else if (!strncmp(w, "for=", 4)) {
 			if (for_set || !cli_parse_duration(w + 4, &v) || !v ||
 			    v > ARGUS_MORE_MAX_NS) {
-				whyf(why, whylen, "bad or second duration for=%.40s (at most 10m)", w + 4);
+				whyf(why, whylen, "bad or second duration for=%.40s (at most 10m)",
+				     w + 4);
 				return false;
 			}
 			r->for_ns = v;
 			for_set = true;
 		} else {
-			whyf(why, whylen, "unknown word '%.40s' (pid=P, stacks=full, syscalls, hooks, "
-			                  "for=DUR, off)", w);
+			whyf(why, whylen,
+			     "unknown word '%.40s' (pid=P, stacks=full, syscalls, hooks, "
+			     "for=DUR, off)",
+			     w);
 			return false;
 		}
 	}
 	if (!r->pid) {
-		whyf(why, whylen, "%sno pid=P", "");
+		whyf(why, whylen, "no pid=P");
 		return false;
 	}
 	if (r->off && (r->what || for_set)) {
-		whyf(why, whylen, "%soff takes nothing but the pid", "");
+		whyf(why, whylen, "off takes nothing but the pid");
 		return false;
 	}
 	if (!r->off && !r->what) {
-		whyf(why, whylen, "%snothing asked (stacks=full, syscalls, hooks)", "");
+		whyf(why, whylen, "nothing asked (stacks=full, syscalls, hooks)");
 		return false;
 	}
 	return true;
@@ -165,7 +171,8 @@ static int apply(struct argus_daemon *d, uint32_t pid, unsigned what, bool on, c
 	unsigned src = what & (ARGUS_MORE_STACKS | ARGUS_MORE_SYSCALLS);
 	if (src) {
 		if (!d->src.more) {
-			snprintf(err, cap, "this daemon runs without the kernel tracer (--no-kernel)");
+			snprintf(err, cap,
+			         "this daemon runs without the kernel tracer (--no-kernel)");
 			return ARGUS_MORE_ENOSUPPORT;
 		}
 		int rc = d->src.more(d->src.arg, pid, src, on, err, cap);
@@ -268,10 +275,11 @@ char *more_request(struct argus_daemon *d, const char *line)
 	if (pid_gone(r.pid))
 		return replyf("error noproc: no process %u\n", r.pid);
 	if ((r.what & ARGUS_MORE_HOOKS) && !pid_hooked(d, r.pid))
-		return replyf("error nohooks: process %u was not started with hooks (no hook ring "
-		              "of it reached this daemon: start it with LD_PRELOAD=libargus-hooks.so, "
-		              "docs/hooks.md)\n",
-		              r.pid);
+		return replyf(
+		    "error nohooks: process %u was not started with hooks (no hook ring "
+		    "of it reached this daemon: start it with LD_PRELOAD=libargus-hooks.so, "
+		    "docs/hooks.md)\n",
+		    r.pid);
 	if (at < 0 && d->more.n == ARGUS_MORE_MAX_PIDS)
 		return replyf("error: finer tracing is on for %d processes already (at most %d)\n",
 		              ARGUS_MORE_MAX_PIDS, ARGUS_MORE_MAX_PIDS);
@@ -300,8 +308,7 @@ char *more_request(struct argus_daemon *d, const char *line)
 	d->more.asked++;
 	until_text(e, now, until, sizeof(until));
 	what_text(e->what, w, sizeof(w));
-	fprintf(stderr, "argus start: trace-more: pid %u (%s): %s %s\n", e->pid, e->comm, w,
-	        until);
+	fprintf(stderr, "argus start: trace-more: pid %u (%s): %s %s\n", e->pid, e->comm, w, until);
 	return replyf("ok: pid %u (%s): %s %s%s%s\n", e->pid, e->comm, w, until,
 	              note[0] ? "; " : "", note);
 }
@@ -311,7 +318,8 @@ void more_sweep(struct argus_daemon *d, uint64_t now)
 	for (unsigned i = d->more.n; i-- > 0;) {
 		struct more_entry *e = &d->more.e[i];
 		if (now >= e->until_ns)
-			end_entry(d, i, e->until_stall ? "10 min and no stall ended" : "its time is up");
+			end_entry(d, i,
+			          e->until_stall ? "10 min and no stall ended" : "its time is up");
 		else if (pid_gone(e->pid))
 			end_entry(d, i, "the process is gone");
 	}
@@ -353,8 +361,8 @@ size_t more_status(const struct argus_daemon *d, char *buf, size_t cap, bool jso
 			             e->until_ns, left, e->until_stall ? "true" : "false");
 		else {
 			until_text(e, now, until, sizeof(until));
-			n = snprintf(buf + len, cap - len, "  pid %u (%s): %s %s\n", e->pid, e->comm,
-			             what_text(e->what, w, sizeof(w)), until);
+			n = snprintf(buf + len, cap - len, "  pid %u (%s): %s %s\n", e->pid,
+			             e->comm, what_text(e->what, w, sizeof(w)), until);
 		}
 		if (n < 0)
 			break;

@@ -480,8 +480,7 @@ TEST(the_command_says_what_in_one_line_with_its_exit_code)
 	    {"--run-dir %2$s", 2, "which process? --pid P"},
 	    {"--pid x%1$d --run-dir %2$s", 2, "not a process id"},
 	    {"--pid %1$d --run-dir %2$s --off --for 1s", 2, "--off takes nothing but --pid"},
-	    {"--pid %1$d --run-dir %2$s --hooks", 12,
-	     "argus trace-more: --hooks: process "},
+	    {"--pid %1$d --run-dir %2$s --hooks", 12, "argus trace-more: --hooks: process "},
 	    {"--pid %1$d --run-dir %2$s --syscalls --for 1s", 4,
 	     "argus trace-more: per-call syscall records"},
 	    {"--pid %1$d --run-dir %2$s/nowhere", 8, "no daemon answers in"},
@@ -496,8 +495,8 @@ TEST(the_command_says_what_in_one_line_with_its_exit_code)
 		           cases[i].code, out);
 		ASSERT_MSG(strstr(out, cases[i].says), "trace-more %s: '%s' lacks '%s'", args, out,
 		           cases[i].says);
-		ASSERT_MSG(strchr(out, '\n') == out + strlen(out) - 1, "trace-more %s: not one line: %s",
-		           args, out);
+		ASSERT_MSG(strchr(out, '\n') == out + strlen(out) - 1,
+		           "trace-more %s: not one line: %s", args, out);
 	}
 	snprintf(args, sizeof(args), "--pid %d --run-dir %s", (int)gone_pid(), fx.run);
 	ASSERT_EQ(run_cli(args, out, sizeof(out)), 2);

@@ -182,8 +182,7 @@ TEST(full_stacks_for_one_pid_only_and_only_for_the_time_asked)
 	ASSERT_MSG(during.dwarf[0] >= 5, "A: %u of %u samples with full stacks in the 5 s",
 	           during.dwarf[0], during.samples[0]);
 	ASSERT_MSG(during.dwarf[0] * 10 >= during.samples[0] * 8,
-	           "A: only %u of %u samples with full stacks", during.dwarf[0],
-	           during.samples[0]);
+	           "A: only %u of %u samples with full stacks", during.dwarf[0], during.samples[0]);
 	ASSERT_MSG(during.samples[1] > 0, "B never sampled during");
 	ASSERT_MSG(during.dwarf[1] == 0, "B: %u full stacks", during.dwarf[1]);
 	ASSERT_MSG(after.samples[0] > 0, "A never sampled after");
