@@ -195,7 +195,7 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		          "  the file system is full: the recording keeps %.1f MiB, the newest;"
 		          " %" PRIu64 " records could not be written\n",
 		          rs.room / 1048576.0, rs.lost);
-	else
+	else if (!d->rec)
 		sb_printf(&b, "recorder: off\n");
 	if (d->more.n) {
 		char more[4096];

@@ -185,6 +185,14 @@ TEST(stop_flushes_everything_to_the_recorder)
 		ASSERT_EQ(argus_ring_write(f.prod, &e), 1);
 	}
 	ASSERT(fx_wait_status(&f, "\"total\":10000,"));
+	/* the status text says the recorder is on, and only that */
+	int mfd = memfd_create("text", 0);
+	ASSERT_EQ(argus_daemon_request(f.run, "status", mfd), 0);
+	char text[8192] = "";
+	ASSERT(pread(mfd, text, sizeof(text) - 1, 0) > 0);
+	close(mfd);
+	ASSERT_CONTAINS(text, "recorder: ");
+	ASSERT_MSG(!strstr(text, "recorder: off"), "status: %s", text);
 	fx_stop(&f);
 	struct rec_chunk *ch;
 	size_t n;
