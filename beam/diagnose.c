@@ -36,7 +36,9 @@ const char *argus_root_reason_name(unsigned r)
 
 /* The UI thread's segment overlapping the stall: for a LongWait the one
  * whose wait lasted longest (its wait covered the stall or timed out), else
- * the current one. */
+ * the current one. A wait that ended before the stall began is not in it,
+ * however long (an idle poll the input ended): it is taken only when no
+ * segment overlaps the stall. */
 static bool anomaly_vertex(const struct ctx *c, struct argus_vertex_info *out)
 {
 	size_t lo, hi;
@@ -51,12 +53,15 @@ static bool anomaly_vertex(const struct ctx *c, struct argus_vertex_info *out)
 		if (c->stall->cls != ARGUS_STALL_LONG_WAIT)
 			return *out = v, true;
 		uint64_t w = dg_wait_len(c, &v, c->stall->detected);
+		bool before = v.end + w < c->stall->since;
+		if (before && found)
+			break;
 		if (!found || w > best) {
 			*out = v;
 			best = w;
 			found = true;
 		}
-		if (v.end + w < c->stall->since)
+		if (before)
 			break;
 	}
 	return found;

@@ -36,4 +36,10 @@ static inline bool idmap_put(struct idmap *m, uint64_t key, uint32_t val)
 	return v != NULL;
 }
 
+/* Remove key; false when it was not there. */
+static inline bool idmap_del(struct idmap *m, uint64_t key)
+{
+	return key && argus_hmap_del(&m->h, key);
+}
+
 #endif /* ARGUS_IDMAP_H */

@@ -600,10 +600,28 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
  * the peer - a bus daemon - is no GUI app. */
 static void on_connect(struct argus_trigger *t, const struct argus_event *ev)
 {
-	if (ev->sys_enter.nr != ARGUS_NR_connect || ev->sys_enter.arg0 <= 0 ||
-	    (uint64_t)ev->sys_enter.arg0 == ev->pid || !ev->sys_enter.obj)
+	if (ev->sys_enter.nr != ARGUS_NR_connect || !ev->sys_enter.obj)
 		return;
+	/* A connect makes a new socket: a display connection known at that
+	 * address was another one's, closed (the kernel reuses the memory);
+	 * what it had pending or who read it is not this socket's (a daemon's
+	 * client at a dead GUI client's address was taken for a stalled app) */
+	struct conn *c = trg_conn_get(t, ev->sys_enter.obj, false);
+	if (c) {
+		if (c->reader) {
+			struct uthr *o = &t->uts[c->reader - 1];
+			o->pending_since = 0;
+			if (o->conn == c->obj)
+				o->conn = 0;
+		}
+		idmap_del(&t->conn_ix, c->obj);
+		*c = (struct conn){0}; /* its slot stays unused */
+	}
 	struct proc *p = trg_proc_get(t, ev->pid, false);
+	if (!(p && p->server))
+		idmap_del(&t->dialed_ix, ev->sys_enter.obj);
+	if (ev->sys_enter.arg0 <= 0 || (uint64_t)ev->sys_enter.arg0 == ev->pid)
+		return;
 	if (p && p->server && !idmap_put(&t->dialed_ix, ev->sys_enter.obj, 1))
 		t->oom = true;
 }

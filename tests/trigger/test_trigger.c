@@ -1292,6 +1292,7 @@ TEST(a_worker_of_an_app_with_a_window_is_never_launching)
 	setup(true);
 	app_connects(T0 + MS / 2);
 	server_reads(T0 + MS / 2 + 100);
+	x_send(T0 + MS / 2 + 150);       /* the reply */
 	tool_request(T0 + MS / 2 + 200); /* the server serves another client */
 	x_send(T0 + MS / 2 + 300);       /* then an event to the app: a window */
 	app_read(T0 + MS / 2 + 400, APP);
@@ -1507,6 +1508,48 @@ TEST(replies_written_after_another_clients_request_are_no_events)
 	teardown();
 }
 
+/* A daemon's client (pid 50, "argus stream") connects at the address the
+ * kernel reused from a GUI client's closed display connection, whose end
+ * was not seen (its exit record lost), then waits for the daemon's
+ * messages in a read: it has no display connection, never a stall (a live
+ * run named "argus stream" as a stalled app, from its 2 s read). */
+enum { STREAMER = 50, DAEMON = 60 };
+static const uint64_t DAEMON_END = 0xffff000000007000ull;
+
+TEST(a_socket_at_a_closed_display_connections_address_is_a_new_one)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 5 * MS);
+	sys_enter(T0 + 100 * MS, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 1000, APP);
+	/* gedit is gone (unseen); a new client connects at its address */
+	struct argus_event e = ev(T0 + 200 * MS, ARGUS_EV_PROC_EXEC, STREAMER, STREAMER);
+	strcpy(e.exec.comm, "argus");
+	feed(e);
+	e = ev(T0 + 201 * MS, ARGUS_EV_SYS_ENTER, STREAMER, STREAMER);
+	e.sys_enter.nr = 42; /* connect */
+	e.sys_enter.obj = CLI_SOCK;
+	e.sys_enter.peer_obj = DAEMON_END;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	e.sys_enter.arg0 = DAEMON;
+	feed(e);
+	tool_ipc(T0 + 201 * MS, ARGUS_EV_IPC_SEND, STREAMER, CLI_SOCK, DAEMON_END);
+	tool_ipc(T0 + 202 * MS, ARGUS_EV_IPC_RECV, STREAMER, CLI_SOCK, DAEMON_END);
+	e = ev(T0 + 203 * MS, ARGUS_EV_SYS_ENTER, STREAMER, STREAMER);
+	e.sys_enter.nr = 0; /* read */
+	feed(e);
+	e = ev(T0 + 203 * MS + 1000, ARGUS_EV_SCHED_SWITCH, STREAMER, STREAMER);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	tick_until(T0 + 204 * MS, T0 + 2300 * MS);
+	tool_ipc(T0 + 2300 * MS, ARGUS_EV_IPC_RECV, STREAMER, CLI_SOCK, DAEMON_END);
+	tick_until(T0 + 2301 * MS, T0 + 6 * SEC);
+	for (int i = 0; i < rec.nstalls && i < 8; i++)
+		ASSERT_MSG(strcmp(rec.stalls[i].comm, "argus"), "stall %d names %s", i,
+		           rec.stalls[i].comm);
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(long_running_handler_fires_once_and_records_end),
           TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
@@ -1549,4 +1592,5 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(an_animating_idle_app_never_fires_busy_without_a_wait),
           TEST_ENTRY(busy_rule_does_not_fire_again_before_the_thread_waits),
           TEST_ENTRY(an_app_starting_up_under_load_is_no_stall),
-          TEST_ENTRY(replies_written_after_another_clients_request_are_no_events))
+          TEST_ENTRY(replies_written_after_another_clients_request_are_no_events),
+          TEST_ENTRY(a_socket_at_a_closed_display_connections_address_is_a_new_one))
