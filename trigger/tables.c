@@ -189,6 +189,25 @@ struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create)
 	return c;
 }
 
+/* Forget the connection at obj: closed (the server read its end), or a
+ * new socket at its address (a connect there; the kernel reuses a freed
+ * socket's memory). Its reader no longer reads it; what it had pending is
+ * gone with it. */
+void trg_conn_forget(struct argus_trigger *t, uint64_t obj)
+{
+	struct conn *c = trg_conn_get(t, obj, false);
+	if (!c)
+		return;
+	if (c->reader) {
+		struct uthr *o = &t->uts[c->reader - 1];
+		o->pending_since = 0;
+		if (o->conn == c->obj)
+			o->conn = 0;
+	}
+	idmap_del(&t->conn_ix, c->obj);
+	*c = (struct conn){0}; /* its slot stays unused */
+}
+
 size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
                                 size_t cap)
 {

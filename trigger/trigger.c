@@ -505,6 +505,8 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 	set_busy(t, v, since, ARGUS_CAUSE_INPUT);
 }
 
+static void on_exit_of(struct argus_trigger *t, struct uthr *u);
+
 static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 {
 	struct proc *p = trg_proc_get(t, ev->pid, false);
@@ -553,6 +555,16 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	}
 	if (server) {
+		/* the end of the file: the client closed its connection (it
+		 * exited, whether or not its exit was seen); its reader is no
+		 * UI thread of it any more, a stall it was in ends */
+		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret == 0 && ev->ipc.peer_obj && display) {
+			struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, false);
+			if (c && c->reader)
+				on_exit_of(t, &t->uts[c->reader - 1]);
+			trg_conn_forget(t, ev->ipc.peer_obj);
+			return;
+		}
 		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret > 0 && ev->ipc.peer_obj) {
 			p->last_request = ev->ipc.peer_obj;
 			p->last_sent = 0;
@@ -622,17 +634,7 @@ static void on_connect(struct argus_trigger *t, const struct argus_event *ev)
 	 * address was another one's, closed (the kernel reuses the memory);
 	 * what it had pending or who read it is not this socket's (a daemon's
 	 * client at a dead GUI client's address was taken for a stalled app) */
-	struct conn *c = trg_conn_get(t, ev->sys_enter.obj, false);
-	if (c) {
-		if (c->reader) {
-			struct uthr *o = &t->uts[c->reader - 1];
-			o->pending_since = 0;
-			if (o->conn == c->obj)
-				o->conn = 0;
-		}
-		idmap_del(&t->conn_ix, c->obj);
-		*c = (struct conn){0}; /* its slot stays unused */
-	}
+	trg_conn_forget(t, ev->sys_enter.obj);
 	struct proc *p = trg_proc_get(t, ev->pid, false);
 	if (!(p && p->server))
 		idmap_del(&t->dialed_ix, ev->sys_enter.obj);

@@ -155,6 +155,7 @@ void trg_thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const 
 struct uthr *trg_uthr_get(struct argus_trigger *t, uint32_t tid);
 struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid);
 struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create);
+void trg_conn_forget(struct argus_trigger *t, uint64_t obj);
 bool trg_x_server(const char *comm); /* an X server (not a compositor) */
 
 #endif /* ARGUS_TRIGGER_PRIV_H */

@@ -242,6 +242,27 @@ TEST(replies_written_after_another_clients_request_are_no_events)
 	teardown();
 }
 
+/* A GUI client exits and its exit record is lost (a full ring): the
+ * server's read of its connection's end of file says it is gone, and
+ * the input the server had just written to it is no stall of a dead app. */
+TEST(a_client_whose_connection_the_server_read_closed_never_stalls)
+{
+	setup(false);
+	one_click(T0 + 10 * MS, 5 * MS);
+	sys_enter(T0 + 100 * MS, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 1000, APP);
+	x_send(T0 + 200 * MS); /* an event to it as it exits */
+	struct argus_event r = ev(T0 + 210 * MS, ARGUS_EV_IPC_RECV, XPID, XPID);
+	r.ipc.obj = SRV_SOCK;
+	r.ipc.peer_obj = CLI_SOCK;
+	r.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	r.ipc.ret = 0; /* the end of the file */
+	feed(r);
+	tick_until(T0 + 211 * MS, T0 + 4 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
           TEST_ENTRY(a_windowless_x_client_sleeping_after_its_start_is_no_launch_stall),
           TEST_ENTRY(a_bus_daemon_the_x_server_talks_to_is_never_the_stalled_app),
@@ -249,4 +270,5 @@ TEST_MAIN(TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
           TEST_ENTRY(a_hung_handler_that_looks_at_the_connection_is_one_stall),
           TEST_ENTRY(a_socket_at_a_closed_display_connections_address_is_a_new_one),
           TEST_ENTRY(an_app_starting_up_under_load_is_no_stall),
-          TEST_ENTRY(replies_written_after_another_clients_request_are_no_events))
+          TEST_ENTRY(replies_written_after_another_clients_request_are_no_events),
+          TEST_ENTRY(a_client_whose_connection_the_server_read_closed_never_stalls))
