@@ -505,8 +505,6 @@ static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
 	set_busy(t, v, since, ARGUS_CAUSE_INPUT);
 }
 
-static void on_exit_of(struct argus_trigger *t, struct uthr *u);
-
 static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 {
 	struct proc *p = trg_proc_get(t, ev->pid, false);
@@ -555,13 +553,11 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	}
 	if (server) {
-		/* the end of the file: the client closed its connection (it
-		 * exited, whether or not its exit was seen); its reader is no
-		 * UI thread of it any more, a stall it was in ends */
+		/* the end of the file: the client closed this connection (it
+		 * exited, whether or not its exit was seen, or it was one of
+		 * several: libatspi opens one to read a property and closes
+		 * it); what it had pending is gone with it, its reader stays */
 		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret == 0 && ev->ipc.peer_obj && display) {
-			struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, false);
-			if (c && c->reader)
-				on_exit_of(t, &t->uts[c->reader - 1]);
 			trg_conn_forget(t, ev->ipc.peer_obj);
 			return;
 		}
