@@ -13,6 +13,8 @@ done
 pids=
 # shellcheck disable=SC2086 # pids: words
 trap 'kill $pids 2>/dev/null' EXIT
+# a signal (ctest's timeout, a user's ^C) ends it through the EXIT trap: no daemon outlives it
+trap 'exit 3' INT TERM HUP
 Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>xdisplay >/dev/null 2>&1 &
 pids="$!"
 for _ in $(seq 100); do [ -s xdisplay ] && break; sleep 0.1; done

@@ -22,6 +22,8 @@ daemon=$!
 echo $daemon >daemon.pid
 kept=
 trap 'kill -- -$daemon 2>/dev/null; [ -n "$kept" ] && [ -z "${ARGUS_KEEP:-}" ] && rm -rf $kept' EXIT
+# a signal (ctest's timeout, a user's ^C) ends it through the EXIT trap: no daemon outlives it
+trap 'exit 3' INT TERM HUP
 for _ in $(seq 100); do [ -S d/stream.sock ] && break; sleep 0.1; done
 [ -S d/stream.sock ] || { echo "argus start did not come up: $(tail -2 daemon.log)"; exit 3; }
 run_case() {
