@@ -184,6 +184,29 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 	return need && t->count[g] >= need;
 }
 
+/* Each stack votes for its innermost qualifying function (votes zeroed);
+ * the most voted is *out. Returns its sample count, 0 = none. */
+static uint32_t elect(const struct fsets *t, const bool *ok, uint32_t *votes,
+                      struct argus_frame *out)
+{
+	for (uint32_t f = 0; f < t->nf; f++)
+		votes[f] = 0;
+	for (uint32_t s = 0; s < t->ns; s++)
+		for (uint32_t i = 0; i < t->nfn[s]; i++)
+			if (ok[t->fn[s][i]]) {
+				votes[t->fn[s][i]]++;
+				break;
+			}
+	int best = -1;
+	for (uint32_t f = 0; f < t->nf; f++)
+		if (votes[f] && (best < 0 || votes[f] > votes[best]))
+			best = (int)f;
+	if (best < 0)
+		return 0;
+	*out = t->frame[best];
+	return t->count[best];
+}
+
 uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
                                const uint32_t *stacks, uint32_t n, double share,
                                uint32_t min_samples, struct argus_frame *out)
@@ -201,25 +224,9 @@ uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
 	uint32_t support = 0;
 	for (int system = 0; t && votes && ok && system < 2 && !support; system++) {
 		collect(sym, pid, stacks, n, system, t);
-		for (uint32_t f = 0; f < t->nf; f++) {
-			votes[f] = 0;
-			ok[f] = qualifies(t, f, share, min_samples);
-		}
-		/* each stack votes for its innermost qualifying function */
-		for (uint32_t s = 0; s < t->ns; s++)
-			for (uint32_t i = 0; i < t->nfn[s]; i++)
-				if (ok[t->fn[s][i]]) {
-					votes[t->fn[s][i]]++;
-					break;
-				}
-		int best = -1;
 		for (uint32_t f = 0; f < t->nf; f++)
-			if (votes[f] && (best < 0 || votes[f] > votes[best]))
-				best = (int)f;
-		if (best >= 0) {
-			*out = t->frame[best];
-			support = t->count[best];
-		}
+			ok[f] = qualifies(t, f, share, min_samples);
+		support = elect(t, ok, votes, out);
 	}
 	free(t);
 	free(votes);
@@ -319,20 +326,7 @@ uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
 			t->ns = t->nf = 0;
 		for (uint32_t f = 0; f < t->nf; f++)
 			ok[f] = qualifies(t, f, share, min_samples);
-		for (uint32_t s = 0; s < t->ns; s++)
-			for (uint32_t i = 0; i < t->nfn[s]; i++)
-				if (ok[t->fn[s][i]]) {
-					votes[t->fn[s][i]]++;
-					break;
-				}
-		int best = -1;
-		for (uint32_t f = 0; f < t->nf; f++)
-			if (votes[f] && (best < 0 || votes[f] > votes[best]))
-				best = (int)f;
-		if (best >= 0) {
-			*out = t->frame[best];
-			support = t->count[best];
-		}
+		support = elect(t, ok, votes, out);
 	}
 	free(t);
 	free(votes);

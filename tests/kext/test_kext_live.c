@@ -442,7 +442,16 @@ TEST(default_capture_sees_every_yield)
 	/* a yield preempted before it reaches schedule() can be written twice */
 	ASSERT_MSG(enters >= YIELDS && enters <= YIELDS + YIELDS / 100, "%u yields seen of %d",
 	           enters, YIELDS);
-	ASSERT_EQ(exits, enters);
+	/* every yield's end too, unless records were lost - then counted (a
+	 * make test run once saw 1999 ends of 2000) */
+	uint64_t lost = 0;
+	for (unsigned cpu = 0; cpu < argus_kext_ncpus(c.k); cpu++)
+		lost += argus_kext_ring_drops(c.k, cpu);
+	if (!lost)
+		ASSERT_EQ(exits, enters);
+	ASSERT_MSG(exits <= enters && exits + lost >= enters,
+	           "%u yields ended of %u, %llu records lost", exits, enters,
+	           (unsigned long long)lost);
 	collector_free(&c);
 }
 
