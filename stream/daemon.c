@@ -254,11 +254,14 @@ static void on_awake(uv_check_t *c)
 	loop_priority(c->data, true);
 }
 
-/* Every TICK_MS while records come; a tick that reads none doubles the
- * period up to TICK_IDLE_MS (and below max_delay), so an idle machine wakes
- * the daemon ~25 times a second instead of 200. The first records back
- * bring the period down at once; a 4 MiB ring holds ~65 k records, more
- * than a busy CPU writes in TICK_IDLE_MS. */
+/* Every TICK_MS while records come in numbers; a tick that reads fewer
+ * than TICK_FEW doubles the period up to TICK_IDLE_MS (and half of
+ * max_delay), so an idle machine wakes the daemon ~40 times a second
+ * instead of 200. Not "reads none": an idle desktop still writes a few
+ * records every tick (timers, kworkers, the compositor), and each wake-up
+ * costs more than its records (two priority changes, the merge's and the
+ * diagnosis thread's turn). The first full tick brings the period down at
+ * once; a 4 MiB ring holds ~65 k records, far more than TICK_FEW a tick. */
 static void on_tick(uv_timer_t *t)
 {
 	struct argus_daemon *d = t->data;
@@ -274,7 +277,7 @@ static void on_tick(uv_timer_t *t)
 		cap = TICK_IDLE_MS;
 	if (cap < TICK_MS)
 		cap = TICK_MS;
-	ms = d->read_total != before ? TICK_MS : ms * 2 > cap ? cap : ms * 2;
+	ms = d->read_total - before >= TICK_FEW ? TICK_MS : ms * 2 > cap ? cap : ms * 2;
 	if (ms != d->tick_ms) {
 		d->tick_ms = ms;
 		uv_timer_start(&d->tick, on_tick, ms, ms);

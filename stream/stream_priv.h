@@ -175,6 +175,7 @@ size_t more_status(const struct argus_daemon *d, char *buf, size_t cap, bool jso
 
 #define TICK_MS          5
 #define TICK_IDLE_MS     40 /* the longest period a quiet machine backs off to */
+#define TICK_FEW         256 /* a tick that reads fewer records backs off */
 #define MAX_SINKS        8
 #define NTYPES           (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
 #define MAX_KERNEL_RINGS 1024
@@ -186,7 +187,7 @@ struct argus_daemon {
 	char run_dir[1024], rec_dir[1024], hooks_dir[1024];
 	uv_loop_t loop;
 	uv_timer_t tick, second;
-	uint64_t tick_ms;    /* the tick's period now: TICK_MS, longer while nothing comes */
+	uint64_t tick_ms;    /* the tick's period now: TICK_MS, longer while little comes */
 	uint64_t read_total; /* records read from the rings */
 	uv_prepare_t asleep; /* the loop's priority (daemon.c, loop_priority) */
 	uv_check_t awake;
