@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "progstats.h"
 #include "syscall_floor.skel.h"
 
 /* The rows, in the order each round runs them. */
@@ -65,6 +66,7 @@ struct overhead_opts {
 	bool floor;            /* also run MODE_FLOOR */
 	bool syscalls;         /* also run MODE_START_SYS, MODE_RECORD_SYS */
 	bool metrics;          /* CMD prints "metric NAME VALUE" lines */
+	bool prog_stats;       /* the kernel's BPF run-time statistics on (progstats.c) */
 	char **cmd;
 	char tmpdir[64];
 };
@@ -376,6 +378,7 @@ static int stop_tracer(pid_t pid)
 
 struct run_cost {
 	double wall, cmd_cpu, tracer_cpu;
+	double prog_s, prog_runs; /* tracing programs while CMD ran (--prog-stats) */
 	double metric[MAX_METRICS];
 };
 
@@ -436,10 +439,16 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 			return cost;
 		c0 = sched_cpu_seconds(tracer);
 	}
+	struct prog_stats p0 = o->prog_stats ? prog_stats_now() : (struct prog_stats){0};
 	t0 = now_s();
 	int rc = wait_exit_ru(spawn_to(o->cmd, false, o->metrics ? out : NULL), &ru);
 	t1 = now_s();
 	cost.cmd_cpu = ru_seconds(&ru);
+	if (o->prog_stats) { /* before the tracer stops: its programs' totals go with them */
+		struct prog_stats p1 = prog_stats_now();
+		cost.prog_s = (double)(p1.run_ns - p0.run_ns) / 1e9;
+		cost.prog_runs = (double)(p1.runs - p0.runs);
+	}
 	if (tracer > 0)
 		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
 	if (tracer > 0 && stop_tracer(tracer) != 0 && m != MODE_PERF && m != MODE_PERF_SYS)
@@ -474,7 +483,8 @@ static double busy_seconds(void)
 
 /* Busy CPU of the machine over o->idle_s seconds under tracer mode m (a
  * fraction of one core), and the tracer's own CPU while tracing. */
-static bool idle_under(const struct overhead_opts *o, enum mode m, double *busy, double *self)
+static bool idle_under(const struct overhead_opts *o, enum mode m, double *busy, double *self,
+                       double *prog)
 {
 	pid_t tracer = start_tracer(o, m);
 
@@ -483,11 +493,13 @@ static bool idle_under(const struct overhead_opts *o, enum mode m, double *busy,
 		return false;
 	}
 	sleep(1); /* past start-up: the tracer's first /proc walk, its threads */
+	struct prog_stats p0 = o->prog_stats ? prog_stats_now() : (struct prog_stats){0};
 	double c0 = sched_cpu_seconds(tracer), b0 = busy_seconds(), t0 = now_s();
 	sleep(o->idle_s);
 	double wall = now_s() - t0;
 	*busy = (busy_seconds() - b0) / wall;
 	*self = (sched_cpu_seconds(tracer) - c0) / wall;
+	*prog = o->prog_stats ? (double)(prog_stats_now().run_ns - p0.run_ns) / 1e9 / wall : 0;
 	stop_tracer(tracer);
 	return true;
 }
@@ -502,13 +514,16 @@ static void idle_cost(const struct overhead_opts *o)
 	printf("idle machine, %u s each:\n", o->idle_s);
 	printf("  busy CPU without argus     %6.2f %% of one core\n", base * 100);
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		double busy, self;
+		double busy, self, prog;
 
-		if (!idle_under(o, modes[i], &busy, &self))
+		if (!idle_under(o, modes[i], &busy, &self, &prog))
 			continue;
 		printf("  busy CPU, %-16s %6.2f %% of one core (difference %+.2f %%); its own "
-		       "process %.2f %%\n",
+		       "process %.2f %%",
 		       mode_names[modes[i]], busy * 100, (busy - base) * 100, self * 100);
+		if (o->prog_stats)
+			printf("; its BPF programs %.3f %%", prog * 100);
+		putchar('\n');
 	}
 	printf("  (its own process: user space, all threads; the BPF programs run in the\n"
 	       "  traced tasks and count in busy CPU)\n");
@@ -527,6 +542,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--floor] [--syscalls]\n"
 	           "                            [--argus PATH] [--argus-opt OPTION] [--metrics]\n"
+	           "                            [--prog-stats]\n"
 	           "                            [--desktop | -- CMD ARGS]\n"
 	           "Runs CMD untraced, under the argus daemon (argus start), under argus record\n"
 	           "--all (both with OPTION added), under perf record of sched_switch +\n"
@@ -540,7 +556,10 @@ static void usage(FILE *f)
 	           "\"metric NAME VALUE\" on stdout; their medians are printed per row too.\n"
 	           "--desktop: CMD is a GTK3 app (gedit) used by a scripted user while a C\n"
 	           "build runs (bench/desktop/desktop.sh), with its metrics: the app's CPU\n"
-	           "time, the build's wall and CPU time. Needs root and perf.\n");
+	           "time, the build's wall and CPU time. --prog-stats: the kernel's BPF\n"
+	           "run-time statistics on (two clock reads more per program run), and the\n"
+	           "time the tracing programs ran is printed per row, and for --idle.\n"
+	           "Needs root and perf.\n");
 }
 
 int argus_bench_overhead(int argc, char **argv)
@@ -564,6 +583,8 @@ int argus_bench_overhead(int argc, char **argv)
 			o.floor = true;
 		} else if (!strcmp(argv[i], "--syscalls")) {
 			o.syscalls = true;
+		} else if (!strcmp(argv[i], "--prog-stats")) {
+			o.prog_stats = true;
 		} else if (!strcmp(argv[i], "--metrics")) {
 			o.metrics = true;
 		} else if (!strcmp(argv[i], "--desktop")) {
@@ -600,12 +621,21 @@ int argus_bench_overhead(int argc, char **argv)
 		fprintf(stderr, "bench overhead: %s: %s\n", o.tmpdir, strerror(errno));
 		return 6;
 	}
-	int rc = 0;
+	int rc = 0, stats_fd = -1;
+	if (o.prog_stats && (stats_fd = prog_stats_on()) < 0) {
+		fprintf(stderr, "bench overhead: --prog-stats: the kernel refused BPF run-time "
+		                "statistics (BPF_ENABLE_STATS): %s\n", strerror(-stats_fd));
+		nftw(o.tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		return 5;
+	}
+	double *prog_s[MODE_COUNT], *prog_runs[MODE_COUNT];
 	if (o.cmd) {
 		for (int m = 0; m < MODE_COUNT; m++) {
 			times[m] = calloc(o.rounds, sizeof(double));
 			cmd_cpu[m] = calloc(o.rounds, sizeof(double));
 			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
+			prog_s[m] = calloc(o.rounds, sizeof(double));
+			prog_runs[m] = calloc(o.rounds, sizeof(double));
 			for (int k = 0; k < MAX_METRICS; k++)
 				metric[m][k] = calloc(o.rounds, sizeof(double));
 		}
@@ -620,6 +650,8 @@ int argus_bench_overhead(int argc, char **argv)
 				times[m][r] = c.wall;
 				cmd_cpu[m][r] = c.cmd_cpu;
 				tracer_cpu[m][r] = c.tracer_cpu;
+				prog_s[m][r] = c.prog_s;
+				prog_runs[m][r] = c.prog_runs;
 				/* each run as it ends: a long bench stopped early keeps them */
 				fprintf(stderr, "round %u %-20s wall %.3f s, CPU %.3f + %.3f s", r + 1,
 				        mode_names[m], c.wall, c.cmd_cpu, c.tracer_cpu);
@@ -667,6 +699,22 @@ int argus_bench_overhead(int argc, char **argv)
 				       mode_names[m], cc, tc, (cc + tc) / cbase,
 				       ((cc + tc) / cbase - 1) * 100);
 			}
+			if (o.prog_stats) {
+				printf("median time of the machine's tracing programs while the command "
+				       "ran (the kernel's BPF statistics; part of the command's CPU):\n");
+				for (int m = 0; m < MODE_COUNT; m++) {
+					if (!mode_on(&o, (enum mode)m))
+						continue;
+					double ps = median(prog_s[m], o.rounds);
+					double pr = median(prog_runs[m], o.rounds);
+					double cc = median(cmd_cpu[m], o.rounds);
+
+					printf("  %-20s %9.3f s   %5.2f %% of the command's CPU, %.0f runs, "
+					       "%.0f ns a run\n",
+					       mode_names[m], ps, cc > 0 ? ps / cc * 100 : 0, pr,
+					       pr > 0 ? ps * 1e9 / pr : 0);
+				}
+			}
 			for (unsigned k = 0; k < names.n; k++) {
 				double mb = median(metric[MODE_NONE][k], o.rounds);
 
@@ -685,12 +733,16 @@ int argus_bench_overhead(int argc, char **argv)
 			free(times[m]);
 			free(cmd_cpu[m]);
 			free(tracer_cpu[m]);
+			free(prog_s[m]);
+			free(prog_runs[m]);
 			for (int k = 0; k < MAX_METRICS; k++)
 				free(metric[m][k]);
 		}
 	}
 	if (!rc && o.idle_s)
 		idle_cost(&o);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	nftw(o.tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
