@@ -235,10 +235,21 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	for (uint32_t i = 0; i < t->nuts; i++)
 		if (t->uts[i].pid == u->pid && &t->uts[i] != u && windowed(t, &t->uts[i]))
 			return false;
+	/* a start-up: blocked within LAUNCH_WITHIN_NS of its exec */
+	if (u->blocked_since > p->exec_ts + LAUNCH_WITHIN_NS)
+		return false;
 	/* a sleep waits for no one: a scripted X client's delay (xdotool
 	 * sleep, key --delay) before any window, not a launch blocked on a
-	 * service */
-	if (argus_syscall_wait(u->wait_nr) == ARGUS_SYSW_SLEEP)
+	 * service; a wait for a child (wait4, waitid) is a script or a
+	 * launcher waiting for a program it ran, and a read of a pipe, a
+	 * terminal or a file a script reading its input: an app's start-up
+	 * waits for a service (a socket's peer, a worker, a lock) */
+	unsigned w = argus_syscall_wait(u->wait_nr);
+	if (w == ARGUS_SYSW_SLEEP || w == ARGUS_SYSW_CHILD)
+		return false;
+	if (w == ARGUS_SYSW_READ && u->wait_okind != ARGUS_OBJ_UNIX &&
+	    u->wait_okind != ARGUS_OBJ_SOCKETPAIR && u->wait_okind != ARGUS_OBJ_TCP &&
+	    u->wait_okind != ARGUS_OBJ_DISPLAY)
 		return false;
 	if (poll_family(u->wait_nr))
 		return polls_a_peer(u) || awaits_a_worker(u);
@@ -672,8 +683,10 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_PROC_EXEC: {
 		struct proc *p = trg_proc_get(t, ev->pid, true);
 		trg_proc_name(p, ev->exec.comm);
-		if (p)
+		if (p) {
 			p->exec_seen = true;
+			p->exec_ts = ev->ts;
+		}
 		return;
 	}
 	case ARGUS_EV_COMM:
@@ -730,6 +743,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;
 				u->wait_pkind = u->last_pkind;
+				u->wait_okind = u->last_okind;
 				u->wait_handed = u->handed;
 				if (!u->looped && loop_wait(u))
 					started(u, ev->ts);
@@ -777,6 +791,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->last_nr = (uint16_t)nr;
 		u->last_pobj = poll_family(nr) ? ev->sys_enter.obj : 0;
 		u->last_pkind = poll_family(nr) ? ev->sys_enter.obj_kind : 0;
+		u->last_okind = ev->sys_enter.obj_kind;
 		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield) {
 			u->yields++;
@@ -797,6 +812,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_FUTEX_WAIT:
 		u->last_nr = ARGUS_NR_futex;
 		u->last_pobj = 0;
+		u->last_okind = ARGUS_OBJ_FUTEX;
 		u->last_futex = ev->futex.uaddr;
 		/* a stalled thread whose loop waits on a futex: back in its
 		 * loop if it waits there (settled at the switch or the exit) */
