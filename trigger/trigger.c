@@ -181,9 +181,12 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 		t->cb.stall(t->cb.arg, s);
 }
 
-/* A process with a window: it mapped one (hooks), or the server sent it an
- * event. A client without one (xdotool, xprop, a script's helper) only gets
- * replies to its requests: input it leaves unread is no app's stall. */
+/* A process with a window: it mapped one (hooks), or it read an event the
+ * server sent it. A client without one (xdotool, xprop, a script's helper)
+ * gets replies to its requests, and events every client gets (a keymap's
+ * MappingNotify after xdotool remaps a key): a windowless script blocked
+ * in wait4 left those unread and was taken for a stalled app. Input it
+ * leaves unread is no app's stall. */
 static bool windowed(const struct argus_trigger *t, const struct uthr *u)
 {
 	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
@@ -383,7 +386,13 @@ static void check_episode(struct argus_trigger *t, struct uthr *u)
 	 * Seven apps starting at once under load: a Qt main thread built its
 	 * windows for 5 s after its last read, its event thread reading the
 	 * replies for it. */
-	if (start && t->now >= start + t->o.stall_ns && windowed(t, u) &&
+	/* a window seen only now (the first event read): what waited
+	 * before was no app's input, it counts from here */
+	uint64_t from = start;
+	uint32_t *cx = idmap_get(&t->conn_ix, u->conn);
+	if (cx && t->conns[*cx].events_at > from)
+		from = t->conns[*cx].events_at;
+	if (start && t->now >= from + t->o.stall_ns && windowed(t, u) &&
 	    (u->hooks || u->looped)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
 		if (u->busy_since == start)
@@ -427,8 +436,17 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 		from = u->pending_since;
 	u->pending_since = 0;
 	struct conn *c = trg_conn_get(t, u->conn, false);
-	if (c)
+	if (c) {
 		c->pending_since = 0;
+		/* the first event it reads shows a window (windowed()); what it
+		 * left unread before was no app's input: it counts from here (a
+		 * windowless script that reads a MappingNotify late is no stall) */
+		if (c->unread_event && !c->events) {
+			c->events = true;
+			c->events_at = t->now;
+		}
+		c->unread_event = false;
+	}
 	set_busy(t, u, from, ARGUS_CAUSE_INPUT);
 }
 
@@ -552,7 +570,7 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		c->last_event = event;
 		p->last_sent = c->obj;
 		if (event)
-			c->events = true;
+			c->unread_event = true;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
 		if (c->reader && !t->uts[c->reader - 1].dead) {

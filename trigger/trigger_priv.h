@@ -56,7 +56,9 @@ struct conn {
 	uint64_t pending_since; /* oldest unread input, 0 = none */
 	uint64_t last_send;     /* the server's latest send to it */
 	uint64_t asked;         /* the server's latest read of a request from it */
-	bool events;            /* the server wrote to it unasked: it has a window */
+	bool events;            /* it read what the server wrote unasked: it has a window */
+	bool unread_event;      /* the server wrote it an event it has not read yet */
+	uint64_t events_at;     /* when it read its first event */
 	bool last_event;        /* the server's latest write to it was an event */
 };
 
