@@ -25,7 +25,7 @@
 #define BUSY_JUDGE_NS 100000000ULL
 /* a launch is a start-up: a UI thread that blocks this long after its
  * process's exec is no app launching (an app blocks on a service in its
- * first seconds: realapps' launch cases 0.2-1 s after exec; a windowless
+ * first seconds: realapps' launch cases 0.1-0.35 s after exec; a windowless
  * client running for minutes - a headless browser, a test program - that
  * blocks later never maps a window) */
 #define LAUNCH_WITHIN_NS 10000000000ULL
