@@ -181,9 +181,12 @@ static void fire(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_
 		t->cb.stall(t->cb.arg, s);
 }
 
-/* A process with a window: it mapped one (hooks), or the server sent it an
- * event. A client without one (xdotool, xprop, a script's helper) only gets
- * replies to its requests: input it leaves unread is no app's stall. */
+/* A process with a window: it mapped one (hooks), or it read an event the
+ * server sent it. A client without one (xdotool, xprop, a script's helper)
+ * gets replies to its requests, and events every client gets (a keymap's
+ * MappingNotify after xdotool remaps a key): a windowless script blocked
+ * in wait4 left those unread and was taken for a stalled app. Input it
+ * leaves unread is no app's stall. */
 static bool windowed(const struct argus_trigger *t, const struct uthr *u)
 {
 	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
@@ -235,10 +238,21 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 	for (uint32_t i = 0; i < t->nuts; i++)
 		if (t->uts[i].pid == u->pid && &t->uts[i] != u && windowed(t, &t->uts[i]))
 			return false;
+	/* a start-up: blocked within LAUNCH_WITHIN_NS of its exec */
+	if (u->blocked_since > p->exec_ts + LAUNCH_WITHIN_NS)
+		return false;
 	/* a sleep waits for no one: a scripted X client's delay (xdotool
 	 * sleep, key --delay) before any window, not a launch blocked on a
-	 * service */
-	if (argus_syscall_wait(u->wait_nr) == ARGUS_SYSW_SLEEP)
+	 * service; a wait for a child (wait4, waitid) is a script or a
+	 * launcher waiting for a program it ran, and a read of a pipe, a
+	 * terminal or a file a script reading its input: an app's start-up
+	 * waits for a service (a socket's peer, a worker, a lock) */
+	unsigned w = argus_syscall_wait(u->wait_nr);
+	if (w == ARGUS_SYSW_SLEEP || w == ARGUS_SYSW_CHILD)
+		return false;
+	if (w == ARGUS_SYSW_READ && u->wait_okind != ARGUS_OBJ_UNIX &&
+	    u->wait_okind != ARGUS_OBJ_SOCKETPAIR && u->wait_okind != ARGUS_OBJ_TCP &&
+	    u->wait_okind != ARGUS_OBJ_DISPLAY)
 		return false;
 	if (poll_family(u->wait_nr))
 		return polls_a_peer(u) || awaits_a_worker(u);
@@ -372,7 +386,13 @@ static void check_episode(struct argus_trigger *t, struct uthr *u)
 	 * Seven apps starting at once under load: a Qt main thread built its
 	 * windows for 5 s after its last read, its event thread reading the
 	 * replies for it. */
-	if (start && t->now >= start + t->o.stall_ns && windowed(t, u) &&
+	/* a window seen only now (the first event read): what waited
+	 * before was no app's input, it counts from here */
+	uint64_t from = start;
+	uint32_t *cx = idmap_get(&t->conn_ix, u->conn);
+	if (cx && t->conns[*cx].events_at > from)
+		from = t->conns[*cx].events_at;
+	if (start && t->now >= from + t->o.stall_ns && windowed(t, u) &&
 	    (u->hooks || u->looped)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
 		if (u->busy_since == start)
@@ -416,8 +436,17 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 		from = u->pending_since;
 	u->pending_since = 0;
 	struct conn *c = trg_conn_get(t, u->conn, false);
-	if (c)
+	if (c) {
 		c->pending_since = 0;
+		/* the first event it reads shows a window (windowed()); what it
+		 * left unread before was no app's input: it counts from here (a
+		 * windowless script that reads a MappingNotify late is no stall) */
+		if (c->unread_event && !c->events) {
+			c->events = true;
+			c->events_at = t->now;
+		}
+		c->unread_event = false;
+	}
 	set_busy(t, u, from, ARGUS_CAUSE_INPUT);
 }
 
@@ -541,7 +570,7 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		c->last_event = event;
 		p->last_sent = c->obj;
 		if (event)
-			c->events = true;
+			c->unread_event = true;
 		if (!c->pending_since)
 			c->pending_since = ev->ts;
 		if (c->reader && !t->uts[c->reader - 1].dead) {
@@ -672,8 +701,10 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_PROC_EXEC: {
 		struct proc *p = trg_proc_get(t, ev->pid, true);
 		trg_proc_name(p, ev->exec.comm);
-		if (p)
+		if (p) {
 			p->exec_seen = true;
+			p->exec_ts = ev->ts;
+		}
 		return;
 	}
 	case ARGUS_EV_COMM:
@@ -730,6 +761,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;
 				u->wait_pkind = u->last_pkind;
+				u->wait_okind = u->last_okind;
 				u->wait_handed = u->handed;
 				if (!u->looped && loop_wait(u))
 					started(u, ev->ts);
@@ -777,6 +809,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->last_nr = (uint16_t)nr;
 		u->last_pobj = poll_family(nr) ? ev->sys_enter.obj : 0;
 		u->last_pkind = poll_family(nr) ? ev->sys_enter.obj_kind : 0;
+		u->last_okind = ev->sys_enter.obj_kind;
 		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield) {
 			u->yields++;
@@ -797,6 +830,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_FUTEX_WAIT:
 		u->last_nr = ARGUS_NR_futex;
 		u->last_pobj = 0;
+		u->last_okind = ARGUS_OBJ_FUTEX;
 		u->last_futex = ev->futex.uaddr;
 		/* a stalled thread whose loop waits on a futex: back in its
 		 * loop if it waits there (settled at the switch or the exit) */

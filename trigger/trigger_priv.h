@@ -23,12 +23,19 @@
 /* a busy window is judged once this old: blocked more than a quarter of it,
  * the thread waited (docs/diagnosis.md "Busy without a wait") */
 #define BUSY_JUDGE_NS 100000000ULL
+/* a launch is a start-up: a UI thread that blocks this long after its
+ * process's exec is no app launching (an app blocks on a service in its
+ * first seconds: realapps' launch cases 0.1-0.35 s after exec; a windowless
+ * client running for minutes - a headless browser, a test program - that
+ * blocks later never maps a window) */
+#define LAUNCH_WITHIN_NS 10000000000ULL
 
 struct proc {
 	uint32_t pid;
 	char comm[ARGUS_COMM_LEN];
 	bool server;    /* a display server */
 	bool exec_seen; /* started inside the stream: launch stalls apply */
+	uint64_t exec_ts;
 	bool mapped;    /* first window mapped */
 	bool gui;
 	uint64_t last_request; /* a server: the client end whose request it read last */
@@ -49,7 +56,9 @@ struct conn {
 	uint64_t pending_since; /* oldest unread input, 0 = none */
 	uint64_t last_send;     /* the server's latest send to it */
 	uint64_t asked;         /* the server's latest read of a request from it */
-	bool events;            /* the server wrote to it unasked: it has a window */
+	bool events;            /* it read what the server wrote unasked: it has a window */
+	bool unread_event;      /* the server wrote it an event it has not read yet */
+	uint64_t events_at;     /* when it read its first event */
 	bool last_event;        /* the server's latest write to it was an event */
 };
 
@@ -84,6 +93,8 @@ struct uthr {
 	/* the one object a poll on one fd waits on (0 = several fds, none) */
 	uint64_t last_pobj, wait_pobj;
 	uint8_t last_pkind, wait_pkind;
+	/* the object kind of the call it blocked in (any call; 0 unknown) */
+	uint8_t last_okind, wait_okind;
 	/* its last send woke another thread of its process through that
 	 * thread's wake-up object (handed), and so when it blocked */
 	bool handed, wait_handed;

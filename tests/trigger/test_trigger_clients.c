@@ -234,11 +234,86 @@ TEST(replies_written_after_another_clients_request_are_no_events)
 	tick_until(T0 + 511 * MS, T0 + 4 * SEC);
 	ASSERT_EQ(rec.nstalls, 0);
 	/* an event (written while serving another client, nothing asked
-	 * since its last write) gives it a window: now it is an app */
+	 * since its last write) that it reads gives it a window: now it is
+	 * an app, and the next one it leaves unread is a stall */
 	server_reads_other(T0 + 4 * SEC);
 	x_send(T0 + 4 * SEC + 1000);
 	tick_until(T0 + 4 * SEC + 2000, T0 + 7 * SEC);
+	ASSERT_EQ(rec.nstalls, 0); /* unread: no window seen yet */
+	wake(T0 + 7 * SEC, APP);
+	app_read(T0 + 7 * SEC + 1000, APP);
+	app_read_nothing(T0 + 7 * SEC + 2000, 500);
+	sys_enter(T0 + 7 * SEC + 3000, APP, 7, -1);
+	block(T0 + 7 * SEC + 4000, APP);
+	server_reads_other(T0 + 8 * SEC);
+	x_send(T0 + 8 * SEC + 1000);
+	tick_until(T0 + 8 * SEC + 2000, T0 + 11 * SEC);
 	ASSERT_EQ(rec.nstalls, 1);
+	teardown();
+}
+
+/* A windowless X client (a script that opened a display connection, a
+ * withdrawn Tk root) waits for a program it ran (wait4) while xdotool
+ * remaps keys: the server writes the keymap's MappingNotify to every
+ * client, this one too (an event: written while serving xdotool), and it
+ * leaves them unread for seconds. It never read an event: no window, no
+ * stall (live on 2026-11-26, /tmp/trig5-wl: `python3 ... blocked in wait4`
+ * was a stall before). The app beside it that reads its events and then
+ * hangs with a key unread still stalls. */
+TEST(a_windowless_client_that_leaves_broadcast_events_unread_is_no_app)
+{
+	setup_started(); /* the app: it read its window's events */
+	struct argus_event e = ev(T0, ARGUS_EV_COMM, TOOL, TOOL);
+	strcpy(e.comm.comm, "python3");
+	e.comm.is_process = 1;
+	feed(e);
+	tool_request(T0 + MS); /* it connects and reads its replies */
+	tool_ipc(T0 + MS + 30000, ARGUS_EV_IPC_RECV, TOOL, TOOL_CLI, TOOL_SRV);
+	/* its loop's wait once (Tk's update()): it has started up */
+	e = ev(T0 + MS + 40000, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = 10;
+	e.sys_enter.fd = -1;
+	feed(e);
+	e = ev(T0 + MS + 50000, ARGUS_EV_SCHED_SWITCH, TOOL, TOOL);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	e = ev(T0 + MS + 500000, ARGUS_EV_SCHED_SWITCH, 0, 0);
+	e.sched_switch.next_pid = TOOL;
+	e.sched_switch.next_tid = TOOL;
+	feed(e);
+	e = ev(T0 + 2 * MS, ARGUS_EV_SYS_ENTER, TOOL, TOOL);
+	e.sys_enter.nr = 61; /* wait4 */
+	e.sys_enter.fd = -1;
+	feed(e);
+	e = ev(T0 + 2 * MS + 100, ARGUS_EV_SCHED_SWITCH, TOOL, TOOL);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	/* a key remapped: MappingNotify to every client, after the
+	 * request of another (xdotool's) */
+	for (uint64_t k = 1; k <= 3; k++) {
+		server_reads_other(T0 + k * SEC);
+		tool_ipc(T0 + k * SEC + 1000, ARGUS_EV_IPC_SEND, XPID, TOOL_SRV, TOOL_CLI);
+		x_send(T0 + k * SEC + 2000);
+		/* the app reads it and is back in its loop */
+		wake(T0 + k * SEC + 3000, APP);
+		app_read(T0 + k * SEC + 4000, APP);
+		app_read_nothing(T0 + k * SEC + 5000, 500);
+		sys_enter(T0 + k * SEC + 6000, APP, 7, -1);
+		block(T0 + k * SEC + 7000, APP);
+	}
+	tick_until(T0 + 3 * SEC + MS, T0 + 8 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	/* the app hangs in a handler with a key unread */
+	x_send(T0 + 8 * SEC);
+	wake(T0 + 8 * SEC + 1000, APP);
+	app_read(T0 + 8 * SEC + 2000, APP);
+	futex_wait(T0 + 8 * SEC + 3000, APP, APP_LOCK);
+	block(T0 + 8 * SEC + 4000, APP);
+	x_send(T0 + 8200 * MS);
+	tick_until(T0 + 8200 * MS + 1000, T0 + 11 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_STR_EQ(rec.stalls[0].comm, "gedit");
 	teardown();
 }
 
@@ -271,4 +346,5 @@ TEST_MAIN(TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
           TEST_ENTRY(a_socket_at_a_closed_display_connections_address_is_a_new_one),
           TEST_ENTRY(an_app_starting_up_under_load_is_no_stall),
           TEST_ENTRY(replies_written_after_another_clients_request_are_no_events),
-          TEST_ENTRY(a_client_whose_connection_the_server_read_closed_never_stalls))
+          TEST_ENTRY(a_client_whose_connection_the_server_read_closed_never_stalls),
+          TEST_ENTRY(a_windowless_client_that_leaves_broadcast_events_unread_is_no_app))

@@ -273,6 +273,84 @@ TEST(launch_idle_in_poll_is_not_a_launch_stall)
 	teardown();
 }
 
+/* a syscall entry with the object it waits on (the default capture names
+ * it) */
+static void enter_on(uint64_t ts, uint16_t nr, uint8_t kind)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = nr;
+	e.sys_enter.fd = 0;
+	e.sys_enter.obj = 0xffff000000008000ull;
+	e.sys_enter.obj_kind = kind;
+	feed(e);
+}
+
+/* a windowless X client started in the stream (a script with a display
+ * connection: a withdrawn Tk root, xdotool, xprop) connects, reads its
+ * replies, then blocks in nr on an object of that kind for 5 s */
+static void windowless_client_blocks_in(uint16_t nr, uint8_t kind)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
+	x_send(T0 + MS + 2000); /* the reply */
+	app_read(T0 + MS + 3000, APP);
+	enter_on(T0 + 2 * MS, nr, kind);
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 5 * SEC);
+}
+
+/* a script that ran a program and waits for it (wait4): no app's launch,
+ * whatever the program does */
+TEST(a_windowless_client_waiting_for_its_child_is_no_launch_stall)
+{
+	windowless_client_blocks_in(61 /* wait4 */, ARGUS_OBJ_NONE);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+	windowless_client_blocks_in(247 /* waitid */, ARGUS_OBJ_NONE);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+/* a script reading its input (a pipe, a terminal) is no app launching; the
+ * same read on a socket to a peer is a call waiting for its answer, and a
+ * launch stall */
+TEST(a_windowless_client_reading_its_input_is_no_launch_stall)
+{
+	windowless_client_blocks_in(0 /* read */, ARGUS_OBJ_PIPE);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+	windowless_client_blocks_in(0, ARGUS_OBJ_PTY);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+	windowless_client_blocks_in(45 /* recvfrom */, ARGUS_OBJ_UNIX);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	teardown();
+}
+
+/* a windowless client that has run for a while (a headless browser given
+ * DISPLAY, a test program) and only then waits on a lock for 5 s: a launch
+ * is a start-up, and this one is over without a window; the same wait
+ * right after its start is a launch stall (launch_stall_fires_after_replies_were_read) */
+TEST(a_client_that_blocks_long_after_its_start_is_no_launch_stall)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	server_reads(T0 + MS + 1000);
+	x_send(T0 + MS + 2000);
+	app_read(T0 + MS + 3000, APP);
+	sys_enter(T0 + 2 * MS, APP, 7, -1); /* its loop's poll */
+	block(T0 + 2 * MS + 100, APP);
+	tick_until(T0 + 3 * MS, T0 + 11 * SEC);
+	wake(T0 + 11 * SEC, APP);
+	futex_wait(T0 + 11 * SEC + MS, APP, APP_LOCK);
+	block(T0 + 11 * SEC + 2 * MS, APP);
+	tick_until(T0 + 11 * SEC + 3 * MS, T0 + 16 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
           TEST_ENTRY(input_pending_at_a_launch_stalls_end_is_the_same_hang),
@@ -286,4 +364,7 @@ TEST_MAIN(TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_waiting_for_its_dbus_thread_after_a_handoff_fires),
           TEST_ENTRY(a_worker_of_an_app_with_a_window_is_never_launching),
           TEST_ENTRY(launch_idle_on_its_eventfd_without_a_handoff_is_not_a_launch_stall),
-          TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall))
+          TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
+          TEST_ENTRY(a_windowless_client_waiting_for_its_child_is_no_launch_stall),
+          TEST_ENTRY(a_windowless_client_reading_its_input_is_no_launch_stall),
+          TEST_ENTRY(a_client_that_blocks_long_after_its_start_is_no_launch_stall))

@@ -61,13 +61,23 @@ zoo_press() {
 
 # zoo_hang_started EXTRA_KEY: call right after the action that starts the
 # hang. Touches `hang` (the runner takes the baselines' snapshots from
-# then), then 0.2 s later presses EXTRA_KEY, as an impatient user would: the
-# hang's own input may all be read before the handler hangs, and the stall
-# trigger needs unread input to see.
+# then), then presses EXTRA_KEY 0.2 s later and once a second after that,
+# four presses in all (to 3.2 s), as an impatient user would while the
+# hang lasts (bench/realapps ra_impatient does the same): the hang's own
+# input may all be read before the handler hangs (on an idle machine B12's
+# UI thread read the hanging key and the first extra one together, then
+# waited 4 s with nothing unread), and the stall trigger needs unread input
+# to see. The cases hang 4 s or more (their stalls ran 3.8-9.4 s live on
+# 2026-11-26 09:19, counted from the first extra key); the extra key is the
+# case's quick action, so after the hang it only runs a few more of them.
 zoo_hang_started() {
 	touch hang
 	sleep 0.2
 	xdotool key "$1"
+	for _ in 1 2 3; do
+		sleep 1
+		xdotool key "$1"
+	done
 }
 
 # zoo_hang KEY EXTRA_KEY: press KEY, the one that starts the hang, then
