@@ -262,10 +262,51 @@ def false_stalls(work, stall):
 HANG_WINDOW_S = (2.0, 5.0)
 
 
+# a busy hang, as the kernel shows it: the app's main thread on CPU or
+# waiting for one at least this share of each 50 ms, for at least BUSY_MIN_S
+BUSY_SHARE = 0.75
+BUSY_MIN_S = 1.0
+# where its start may lie around the driver's hang mark (a file loads for
+# seconds before its layout hangs the thread)
+BUSY_WINDOW_S = (2.0, 15.0)
+
+
+def busy_start(work, hang_ns):
+    """The start of the app's busy hang measured by the bench itself (watch.py
+    busy.txt, the kernel's schedstat of its main thread), not by argus nor by
+    the driver's guess: the longest stretch of 50 ms steps each at least
+    BUSY_SHARE on CPU or runnable, at least BUSY_MIN_S long, starting within
+    BUSY_WINDOW_S of the mark. None when there is none (a hang that waits:
+    the driver's mark is its start)."""
+    rows = []
+    for line in (read(work, "busy.txt") or "").splitlines():
+        try:
+            t, run, runq = (int(x) for x in line.split())
+        except ValueError:
+            continue
+        rows.append((t, run + runq))
+    if not hang_ns or len(rows) < 2:
+        return None
+    best, start = None, None
+    for (t0, c0), (t1, c1) in zip(rows, rows[1:]):
+        busy = t1 > t0 and (c1 - c0) >= BUSY_SHARE * (t1 - t0)
+        if busy and start is None:
+            start = t0
+        if not busy or (t1, c1) == rows[-1]:
+            if start is not None:
+                end = t1 if busy else t0
+                if (end - start >= BUSY_MIN_S * 1e9
+                        and -BUSY_WINDOW_S[0] <= (start - hang_ns) / 1e9 <= BUSY_WINDOW_S[1]
+                        and (best is None or end - start > best[1] - best[0])):
+                    best = (start, end)
+            start = None
+    return best
+
+
 def live_of(work, pid, hang_ns):
     """The live daemon's stall of the app (start line), its diagnosis and
     when the notification showed: (stall, report, notified_ns)."""
-    stall, report = None, None
+    stall, report, first = None, None, None
     for line in (read(work, "live.ndjson") or "").splitlines():
         try:
             o = json.loads(line)
@@ -289,9 +330,15 @@ def live_of(work, pid, hang_ns):
         except ValueError:
             continue
         if (o.get("kind") == "diagnosis" and o["report"]["stall"]["pid"] == pid
-                and o["report"]["stall"]["since"] == stall["since"] and report is None):
-            report = o["report"]
-    return stall, report, notified_at(work, report)
+                and o["report"]["stall"]["since"] == stall["since"]):
+            if report is None:
+                first = o["report"]
+            # the answer the user ends with: a busy stall's final diagnosis
+            # (at its end, over its whole time) when there is one
+            if report is None or o.get("final"):
+                report = o["report"]
+    # notified: when the first answer went out
+    return stall, report, notified_at(work, first if report else None)
 
 
 def notified_at(work, report):
@@ -360,7 +407,11 @@ def main():
     if snap:
         a, b = (int(x) for x in snap.split())
         stopped_s = (b - a) / 1e9
-    live, live_report, notified = live_of(work, pid, hang_ns)
+    # the hang's start: a busy hang's measured by the bench (busy_start),
+    # else the driver's mark; the live stall scored is the one nearest it
+    busy = busy_start(work, hang_ns)
+    ref_ns = busy[0] if busy else hang_ns
+    live, live_report, notified = live_of(work, pid, ref_ns)
 
     s = beam["stall"] if beam else None
     out = {
@@ -374,7 +425,12 @@ def main():
         # offline: argus diagnose's trigger replayed on the recorded trace
         "detect_offline_s": (s["detected"] - s["since"]) / 1e9 if s else None,
         # live: the daemon's stall start to dunst showing the notification
-        "notify_s": (notified - live["since"]) / 1e9 if live and notified else None,
+        # from the hang's start as the bench measured it when it could
+        # (busy_start: the earlier of it and argus's own), else argus's
+        "notify_s": (notified - (min(busy[0], live["since"]) if busy else live["since"])) / 1e9
+        if live and notified else None,
+        "busy_start_s": (busy[0] - hang_ns) / 1e9 if busy else None,
+        "busy_s": (busy[1] - busy[0]) / 1e9 if busy else None,
         "live_detect_s": (live["detected"] - live["since"]) / 1e9 if live else None,
         "live_answer": "%s %s %s" % names(live_report["candidates"][0])
         if live_report and live_report.get("candidates") else None,
