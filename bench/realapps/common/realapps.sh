@@ -99,9 +99,9 @@ open(sys.argv[1], "wb").write((w * (n // len(w) + 1))[:n] + b"\n")' "$1" "$2"
 # a new window does not get it by itself, and keys typed before went to
 # the main window, which a modal dialog makes ignore them), Ctrl+L (the
 # location entry of GTK 3 and 4's file chooser), Ctrl+A, the path,
-# Return; then wait until the dialog has gone (the file accepted), and try
-# again once if it has not within 6 s; the focus back to the window that
-# had it. Under load the path once went to
+# Return; then wait until the dialog has gone or the app works on the file
+# (its CPU time grows: at least 60 % of the time since), and try again once
+# if neither within 1 s; the focus back to the window that had it. Under load the path once went to
 # the document and no hang began (r6, r8 in realapps runs). Returns 1 if
 # the dialog never came or never went.
 ra_visible() {
@@ -129,20 +129,30 @@ ra_open_file() {
 		xdotool type --delay 20 "$1"
 		sleep 0.5
 		xdotool key Return
+		# accepted: the dialog goes, or stays up while the app works (geany
+		# keeps it mapped until the file is laid out): its CPU time grows
+		_ra_cpu0=$(ra_cpu_ticks)
 		_ra_i=0
-		while [ $_ra_i -lt 60 ]; do
-			if ! ra_visible | grep -qx "$_ra_dlg"; then
+		while [ $_ra_i -lt 10 ]; do
+			sleep 0.1
+			_ra_i=$((_ra_i + 1))
+			if ! ra_visible | grep -qx "$_ra_dlg" ||
+				[ $(($(ra_cpu_ticks) - _ra_cpu0)) -ge $((_ra_i * 6)) ]; then
 				# the focus back where it was (it went to the root
 				# with the dialog): the user's next keys reach the app
 				[ -n "$_ra_main" ] && xdotool windowfocus "$_ra_main" 2>/dev/null
 				return 0
 			fi
-			sleep 0.1
-			_ra_i=$((_ra_i + 1))
 		done
-		echo "ra_open_file: the dialog still open after try $_ra_try" >&2
+		echo "ra_open_file: the dialog still open and the app idle after try $_ra_try" >&2
 	done
 	return 1
+}
+
+# ra_cpu_ticks: the app's CPU time so far (utime + stime, clock ticks:
+# 100 a second)
+ra_cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$(cat prog.pid)/stat" 2>/dev/null || echo 0
 }
 
 # ra_app_window [SECONDS]: the app's window (by _NET_WM_PID: the pid the
