@@ -29,7 +29,7 @@
 
 #include "beam.h"
 
-enum { MAX_FUNCS = 256, MAX_STACKS = 512, MAX_DEPTH = 64 };
+enum { MAX_FUNCS = 256, MAX_STACKS = 1024, MAX_DEPTH = 64 };
 
 /* The stacks as lists of function indices (one kind: application or
  * system), innermost first, each function once. */

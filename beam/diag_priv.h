@@ -16,7 +16,7 @@
 #include "beam.h"
 #include "idmap.h"
 
-#define SAMPLES_PER_THREAD 512
+#define SAMPLES_PER_THREAD 1024
 
 struct sample {
 	uint64_t ts;

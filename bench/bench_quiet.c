@@ -203,7 +203,8 @@ static void read_stream(struct quiet_run *r)
 				a->stalls++;
 			r->nstalls++;
 		} else if (strstr(line, "{\"kind\":\"diagnosis\"") == line &&
-		           r->ndiags < QUIET_NOTE_MAX) {
+		           !strstr(line, "\"final\":true") && r->ndiags < QUIET_NOTE_MAX) {
+			/* a busy stall's final diagnosis is the same stall again */
 			struct quiet_note *n = &r->diags[r->ndiags++];
 			jsonline_str(line, "summary", n->text, sizeof(n->text));
 			/* the report's stall object: the app and its pid */

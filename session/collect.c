@@ -84,6 +84,22 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 			res->d[i].stall.end = s->end;
 }
 
+/* A busy stall's diagnosis over its whole time replaces the one made at
+ * detection (what the live daemon's final diagnosis line says). */
+static void on_final(void *arg, const struct argus_diagnosis *d)
+{
+	struct collector *c = arg;
+	struct argus_session_result *res = c->res;
+	for (size_t i = 0; i < res->n; i++)
+		if (res->d[i].stall.id == d->stall.id) {
+			res->d[i] = *d;
+			for (uint32_t k = 0; k < d->ncandidates; k++)
+				remember(c, &d->candidates[k].v);
+			for (uint32_t k = 0; k < d->path.n; k++)
+				remember(c, &d->path_v[k]);
+		}
+}
+
 static void on_fault(void *arg, const struct argus_trace_error *e)
 {
 	struct argus_session_result *res = ((struct collector *)arg)->res;
@@ -111,6 +127,7 @@ int argus_session_collect(struct argus_session *s, struct argus_session_result *
 	c->res = res;
 	struct argus_session_sink k = {.diagnosis = on_diagnosis,
 	                               .stall_end = on_stall_end,
+	                               .final = on_final,
 	                               .fault = on_fault,
 	                               .end = on_end,
 	                               .arg = c};

@@ -532,7 +532,8 @@ static void write_trace(struct argus_report_sink *sd, const struct argus_diagnos
 	if (!write_one(base, "pftrace", w_perfetto, sd, d, rc))
 		fprintf(stderr, "argus %s: cannot write the report %s.pftrace: %s\n", sd->o.name,
 		        base, strerror(errno));
-	if (d->stall.end)
+	/* a busy stall is written again with its final diagnosis */
+	if (d->stall.end && d->stall.cls != ARGUS_STALL_LONG_RUNNING)
 		return;
 	struct pending *p = NULL;
 	for (unsigned i = 0; i < PENDING_MAX && !p; i++)
@@ -580,6 +581,37 @@ static void publish_stall(struct argus_report_sink *sd, const struct argus_stall
 	publish(sd, "stall", s->pid, line);
 }
 
+/* The diagnosis line: the report's JSON object under kind "diagnosis";
+ * "final": the diagnosis over a busy stall's whole time, at its end */
+static void publish_diagnosis(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                              const struct argus_report_ctx *rc, const char *report, bool final)
+{
+	char *js = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&js, &len);
+	if (m) {
+		fprintf(m, "{\"kind\":\"diagnosis\",\"final\":%s,\"report_path\":",
+		        final ? "true" : "false");
+		if (report[0]) {
+			fputc('"', m);
+			for (const char *p = report; *p; p++) {
+				if (*p == '"' || *p == '\\')
+					fputc('\\', m);
+				fputc(*p, m);
+			}
+			fputc('"', m);
+		} else {
+			fputs("null", m);
+		}
+		fputs(",\"report\":", m);
+		argus_report_json(d, rc, m);
+		fputc('}', m);
+		if (!fclose(m))
+			publish(sd, "diagnosis", d->stall.pid, js);
+		free(js);
+	}
+}
+
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct argus_report_sink *sd = arg;
@@ -610,30 +642,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	/* "Open report" opens the page */
 	if (!sd->o.no_notify)
 		notify_async(sd, d, body, html);
-	/* the diagnosis line: the report's JSON object under kind "diagnosis" */
-	char *js = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&js, &len);
-	if (m) {
-		fprintf(m, "{\"kind\":\"diagnosis\",\"report_path\":");
-		if (report[0]) {
-			fputc('"', m);
-			for (const char *p = report; *p; p++) {
-				if (*p == '"' || *p == '\\')
-					fputc('\\', m);
-				fputc(*p, m);
-			}
-			fputc('"', m);
-		} else {
-			fputs("null", m);
-		}
-		fputs(",\"report\":", m);
-		argus_report_json(d, &rc, m);
-		fputc('}', m);
-		if (!fclose(m))
-			publish(sd, "diagnosis", d->stall.pid, js);
-		free(js);
-	}
+	publish_diagnosis(sd, d, &rc, report, false);
 	uint64_t t_out = mono_ns();
 	write_trace(sd, d, &rc, base, ubase, uid, gid);
 	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
@@ -663,10 +672,60 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 			write_user_copy(sd, &p->d, &rc, p->base, p->uid, p->gid, ubase,
 			                sizeof(ubase));
 		}
-		p->used = false;
+		/* a busy stall's final diagnosis (on_final) writes it again */
+		p->used = s->cls == ARGUS_STALL_LONG_RUNNING;
 	}
 	fprintf(stderr, "argus %s: stall %" PRIu64 " of %s %u ended after %.2f s\n", sd->o.name,
 	        s->id, s->comm, s->pid, (s->end - s->since) / 1e9);
+}
+
+/* A busy stall ended: its diagnosis over its whole time. The reports are
+ * written again with it (same files), the JSON stream gets it as a
+ * "final" diagnosis line, and when it names another root cause or function
+ * than the one the user was notified of, a second notification says so,
+ * with the stall's whole length. */
+static void on_final(void *arg, const struct argus_diagnosis *d)
+{
+	struct argus_report_sink *sd = arg;
+	struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0, argus_session_thread_comm,
+	                              NULL};
+	struct pending *p = NULL;
+	for (unsigned i = 0; i < PENDING_MAX && !p; i++)
+		if (sd->pend[i].used && sd->pend[i].d.stall.id == d->stall.id)
+			p = &sd->pend[i];
+	char report[1024] = "", html[1024] = "", body[512], first[512] = "";
+	struct argus_diagnosis *ud = NULL;
+	if (p) {
+		argus_report_oneline(&p->d, first, sizeof(first));
+		snprintf(report, sizeof(report), "%s.json", p->base);
+		snprintf(html, sizeof(html), "%s.html", p->base);
+		write_all(sd, d, &rc, p->base, true);
+		if (!write_one(p->base, "pftrace", w_perfetto, sd, d, &rc))
+			fprintf(stderr, "argus %s: cannot write the report %s.pftrace: %s\n",
+			        sd->o.name, p->base, strerror(errno));
+		if (p->ubase[0] && (ud = malloc(sizeof(*ud)))) {
+			char ubase[1000];
+			*ud = *d;
+			write_user_copy(sd, ud, &rc, p->base, p->uid, p->gid, ubase, sizeof(ubase));
+			if (ubase[0])
+				snprintf(html, sizeof(html), "%s.html", ubase);
+		}
+		p->used = false;
+	}
+	publish_diagnosis(sd, d, &rc, report, true);
+	argus_report_oneline(ud ? ud : d, body, sizeof(body));
+	/* the same answer: the first notification said it */
+	bool same = p && !strcmp(p->d.root.func, d->root.func) && p->d.root.v.pid == d->root.v.pid &&
+	            p->d.root.v.tid == d->root.v.tid;
+	if (!sd->o.no_notify && p && !same) {
+		char longer[600];
+		snprintf(longer, sizeof(longer), "%s (ended after %.1f s)", body,
+		         d->stall.end > d->stall.since ? (d->stall.end - d->stall.since) / 1e9 : 0.0);
+		notify_async(sd, d, longer, html);
+	}
+	free(ud);
+	fprintf(stderr, "argus %s: stall %" PRIu64 " final: %s (was: %s)\n", sd->o.name,
+	        d->stall.id, body, first[0] ? first : "-");
 }
 
 int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *s,
@@ -710,7 +769,7 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s-users", sd->o.reports_dir);
 	}
 	struct argus_session_sink k = {
-	    .diagnosis = on_diagnosis, .stall_end = on_stall_end, .arg = sd};
+	    .diagnosis = on_diagnosis, .stall_end = on_stall_end, .final = on_final, .arg = sd};
 	if (argus_session_add_sink(s, &k)) {
 		snprintf(err, ecap, "the session has no room for another sink");
 		free(sd);

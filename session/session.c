@@ -123,6 +123,14 @@ static void on_stall_end(void *arg, const struct argus_stall *st)
 	for (unsigned k = 0; k < s->nsinks; k++)
 		if (s->sinks[k].stall_end)
 			s->sinks[k].stall_end(s->sinks[k].arg, st);
+	/* a busy stall's cause is where its time went: known at its end (work
+	 * in phases: the one running at detection may be a small part) */
+	if (st->cls != ARGUS_STALL_LONG_RUNNING || !s->final_sinks)
+		return;
+	if (s->nbusy_ended < SESSION_MAX_FIRED)
+		s->busy_ended[s->nbusy_ended++] = *st;
+	else
+		s->st.stalls_dropped++;
 }
 
 static void on_lag(void *arg, const struct argus_lag *l)
@@ -161,6 +169,19 @@ static void hand_lags(struct argus_session *s)
 	s->nlags = 0;
 }
 
+/* The costly function was named from whole call chains (full stacks: the
+ * majority rule holds over any window). On frame-pointer stacks of
+ * distribution binaries the 0.98 share over a whole long stall reaches only
+ * the outermost frames (main): the answer at detection stands. */
+static bool whole_chains(const struct argus_diagnosis *d)
+{
+	for (uint32_t i = 0; i < d->nrules_used; i++)
+		if (d->rules_used[i] && (!strcmp(d->rules_used[i], "costly-function/whole-chains") ||
+		                         !strcmp(d->rules_used[i], "costly-function/app-callback")))
+			return true;
+	return false;
+}
+
 static int diagnose_fired(struct argus_session *s)
 {
 	int rc = 0;
@@ -183,6 +204,25 @@ static int diagnose_fired(struct argus_session *s)
 				s->sinks[k].diagnosis(s->sinks[k].arg, &s->d);
 	}
 	s->nfired = 0;
+	/* the busy stalls ended: diagnosed again as if detected at their end */
+	for (uint32_t i = 0; !rc && i < s->nbusy_ended; i++) {
+		struct argus_stall st = s->busy_ended[i];
+		st.detected = st.end;
+		struct argus_graph_view v;
+		argus_graph_view_begin(s->g, &v);
+		rc = argus_diagnose(&v, &st, &s->o.beam, s->o.algo, s->smp, &s->sym, trig_comm,
+		                    trig_thread_comm, s->trig, &s->d);
+		argus_graph_view_end(&v);
+		if (rc)
+			break;
+		if (!whole_chains(&s->d))
+			continue;
+		s->d.stall.detected = s->busy_ended[i].detected; /* when the user was told first */
+		for (unsigned k = 0; k < s->nsinks; k++)
+			if (s->sinks[k].final)
+				s->sinks[k].final(s->sinks[k].arg, &s->d);
+	}
+	s->nbusy_ended = 0;
 	return rc;
 }
 
@@ -241,7 +281,7 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 		sess_history_add(&s->hist, e);
 	if (use & ARGUS_SESSION_TRIGGER)
 		argus_trigger_feed(s->trig, e, 1);
-	int rc = s->nfired ? diagnose_fired(s) : 0;
+	int rc = s->nfired || s->nbusy_ended ? diagnose_fired(s) : 0;
 	if (s->nlags)
 		hand_lags(s);
 	return rc;
@@ -284,7 +324,7 @@ void argus_session_tick(struct argus_session *s, uint64_t now)
 	argus_trigger_advance(s->trig, now);
 	if (s->o.app)
 		announce_apps(s);
-	if (s->nfired)
+	if (s->nfired || s->nbusy_ended)
 		diagnose_fired(s);
 	if (s->nlags)
 		hand_lags(s);
@@ -360,6 +400,8 @@ int argus_session_add_sink(struct argus_session *s, const struct argus_session_s
 	s->sinks[s->nsinks++] = *k;
 	if (k->landmark)
 		s->landmark_sinks = true;
+	if (k->final)
+		s->final_sinks = true;
 	if (k->lag) {
 		s->lag_sinks = true;
 		if (!s->waits && argus_samples_new_waits(&s->waits))

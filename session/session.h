@@ -120,6 +120,10 @@ struct argus_session_sink {
 	              const struct argus_stall *s); /* fired, just before its diagnosis */
 	void (*diagnosis)(void *arg, const struct argus_diagnosis *d); /* d valid during the call */
 	void (*stall_end)(void *arg, const struct argus_stall *s);
+	/* a LongRunning stall ended (after its stall_end): its diagnosis again
+	 * over the whole stall (d->stall.detected = its end), where the time
+	 * went from its start to its end; d valid during the call */
+	void (*final)(void *arg, const struct argus_diagnosis *d);
 	void (*fault)(void *arg, const struct argus_trace_error *e);  /* a file source's fault */
 	void (*end)(void *arg, const struct argus_session_stats *st); /* the source ended */
 	/* a lag ended (after the stall_end and diagnosis of a stall it holds) */

@@ -59,9 +59,14 @@ struct argus_session {
 	struct history hist;
 	struct argus_stall fired[SESSION_MAX_FIRED];
 	uint32_t nfired;
+	/* busy stalls ended, for their diagnosis over the whole stall (the
+	 * sinks' final) */
+	struct argus_stall busy_ended[SESSION_MAX_FIRED];
+	uint32_t nbusy_ended;
 	struct argus_lag lags[SESSION_MAX_FIRED]; /* ended, for the sinks' lag */
 	uint32_t nlags;
 	bool lag_sinks; /* a sink takes lags */
+	bool final_sinks; /* a sink takes busy stalls' final diagnoses */
 	/* with lag sinks: the UI threads' wait stacks (what names a lag
 	 * without samples) */
 	struct argus_samples *waits;

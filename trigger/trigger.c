@@ -293,9 +293,9 @@ static bool loop_wait(const struct uthr *u)
 	       (same_cond(u->wait_futex, u->loop_futex) || same_cond(u->wait_futex, u->cand_futex));
 }
 
-/* Busy without a wait (docs/diagnosis.md): a UI thread that an event came
- * to and that has not waited since - blocked at most a quarter of the
- * time, never lag_ns in one go - for stall_ns is stalled, whatever it read
+/* Busy without a wait (docs/diagnosis.md): a UI thread that has not waited
+ * for stall_ns - blocked at most a quarter of the time, never lag_ns in one
+ * go - while an event came to it (someone waits for it) is stalled, whatever it read
  * or polled meanwhile (events pumped inside the work, the toolkit's round
  * trips to the server end no hang). Threads with hooks say where their
  * dispatches end; a reader that never draws relays; a thread never idle in
@@ -309,6 +309,7 @@ static void busy_open(struct uthr *u, uint64_t at, bool probation)
 	u->busy_oncpu = 0;
 	u->busy_yields = 0;
 	u->busy_probation = probation;
+	u->busy_evt = false;
 }
 
 /* a wait of u ended at ts: the part inside the window counts; one of
@@ -320,6 +321,11 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 	uint64_t ws = u->wait_since > u->busy_from ? u->wait_since : u->busy_from;
 	if (u->busy_from && ts > ws)
 		u->busy_blocked += ts - ws;
+	/* no window open (the last one saw it wait): one opens as it runs
+	 * again, so an event that comes later finds the work already going
+	 * on counted from its start, not from the event */
+	if (!u->busy_from)
+		busy_open(u, ts, false);
 }
 
 static void busy_check(struct argus_trigger *t, struct uthr *u)
@@ -348,6 +354,10 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 		}
 		u->busy_from = 0;
 		u->busy_probation = false;
+		/* running now (it waited a quarter of the window in short
+		 * waits, not one long one): the next window starts here */
+		if (!u->blocked)
+			busy_open(u, t->now, false);
 		return;
 	}
 	if (rolling && el >= win) {
@@ -361,8 +371,8 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 	 * from its loop */
 	uint64_t os = u->on_since > from ? u->on_since : from;
 	uint64_t oncpu = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
-	if (u->fired || el < t->o.stall_ns || u->hooks || !u->asks || !u->idle_once || !u->looped ||
-	    oncpu * 2 < el || !windowed(t, u))
+	if (u->fired || el < t->o.stall_ns || !u->busy_evt || u->hooks || !u->asks || !u->idle_once ||
+	    !u->looped || oncpu * 2 < el || !windowed(t, u))
 		return;
 	u->sat = true;
 	fire(t, u, from, ARGUS_CAUSE_INPUT);
@@ -578,6 +588,8 @@ static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 			set_pending(t, r, c->pending_since);
 			if (event && !r->busy_from)
 				busy_open(r, ev->ts, false);
+			if (event)
+				r->busy_evt = true;
 		}
 		return;
 	}

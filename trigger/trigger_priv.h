@@ -102,15 +102,19 @@ struct uthr {
 	 * waits on a condition its notifier thread signals): the futex it sat
 	 * in before reading input, twice in a row. 0 = its loop polls. */
 	uint64_t loop_futex, cand_futex;
-	/* Busy without a wait: an event came to it at busy_from, and since
-	 * then it was blocked busy_blocked ns (ended waits); 0 = no window.
+	/* Busy without a wait: a window open since busy_from (the thread ran
+	 * again after a wait that closed the last one, or an event came to
+	 * it while it waited), blocked busy_blocked ns in it (ended waits);
+	 * 0 = no window.
 	 * busy_probation: the window after a stall's end, which only re-arms
 	 * the rule (the thread must wait before it can fire again). sat: the
 	 * fired stall is this rule's. */
 	uint64_t busy_from, busy_blocked, wait_since;
 	uint64_t busy_oncpu; /* on CPU in the window (switches out so far) */
 	uint32_t busy_yields;
-	bool busy_probation, sat;
+	/* busy_evt: an event came in the window (the window opens when the
+	 * thread stops waiting; it can fire only once someone waits for it) */
+	bool busy_probation, sat, busy_evt;
 	bool idle_once; /* waited lag_ns in one go once: it has started up */
 	bool looped;   /* waited in its loop once (loop_wait): it has started up */
 	bool sent_req; /* wrote a request to the display, not waited since */

@@ -35,7 +35,13 @@ cd "$work" || exit 3
 pids=
 cleanup() {
 	[ -x "$case/cleanup.sh" ] && "$case/cleanup.sh" >>cleanup.log 2>&1
-	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	# an app asked to quit may ask to save first (geany): KILL after 3 s
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+		for _ in 1 2 3 4 5 6; do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	pids=
 }
 trap cleanup EXIT

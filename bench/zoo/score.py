@@ -262,10 +262,56 @@ def false_stalls(work, stall):
 HANG_WINDOW_S = (2.0, 5.0)
 
 
+# a busy hang, as the kernel shows it: the app's main thread on CPU or
+# waiting for one at least this share of each 50 ms, for at least BUSY_MIN_S
+BUSY_SHARE = 0.75
+BUSY_MIN_S = 1.0
+# where its start may lie around the driver's hang mark (a file loads for
+# seconds before its layout hangs the thread)
+BUSY_WINDOW_S = (3.0, 15.0)
+
+
+def busy_start(work, hang_ns):
+    """The start of the app's busy hang measured by the bench itself (watch.py
+    busy.txt, the kernel's schedstat of its main thread), not by argus nor by
+    the driver's guess: the first stretch of 50 ms steps each at least
+    BUSY_SHARE on CPU or runnable (over the 200 ms around it), at least
+    BUSY_MIN_S long, starting within BUSY_WINDOW_S of the mark. None when there is none (a hang that waits:
+    the driver's mark is its start)."""
+    rows = []
+    for line in (read(work, "busy.txt") or "").splitlines():
+        try:
+            t, run, runq = (int(x) for x in line.split())
+        except ValueError:
+            continue
+        rows.append((t, run + runq))
+    if not hang_ns or len(rows) < 2:
+        return None
+    best, start = None, None
+    # each 50 ms step judged over the 200 ms around it: the kernel charges
+    # run time at ticks and switches, so one step reads 30 % and the next
+    # 150 % while the thread runs all along
+    for i in range(len(rows) - 1):
+        (t0, _), (t1, c1) = rows[i], rows[i + 1]
+        a, b = rows[max(0, i - 1)], rows[min(len(rows) - 1, i + 3)]
+        busy = b[0] > a[0] and (b[1] - a[1]) >= BUSY_SHARE * (b[0] - a[0])
+        if busy and start is None:
+            start = t0
+        if not busy or i == len(rows) - 2:
+            if start is not None:
+                end = t1 if busy else t0
+                if (end - start >= BUSY_MIN_S * 1e9
+                        and -BUSY_WINDOW_S[0] <= (start - hang_ns) / 1e9 <= BUSY_WINDOW_S[1]
+                        and best is None):
+                    best = (start, end)
+            start = None
+    return best
+
+
 def live_of(work, pid, hang_ns):
     """The live daemon's stall of the app (start line), its diagnosis and
     when the notification showed: (stall, report, notified_ns)."""
-    stall, report = None, None
+    stall, report, first = None, None, None
     for line in (read(work, "live.ndjson") or "").splitlines():
         try:
             o = json.loads(line)
@@ -289,9 +335,15 @@ def live_of(work, pid, hang_ns):
         except ValueError:
             continue
         if (o.get("kind") == "diagnosis" and o["report"]["stall"]["pid"] == pid
-                and o["report"]["stall"]["since"] == stall["since"] and report is None):
-            report = o["report"]
-    return stall, report, notified_at(work, report)
+                and o["report"]["stall"]["since"] == stall["since"]):
+            if report is None:
+                first = o["report"]
+            # the answer the user ends with: a busy stall's final diagnosis
+            # (at its end, over its whole time) when there is one
+            if report is None or o.get("final"):
+                report = o["report"]
+    # notified: when the first answer went out
+    return stall, report, notified_at(work, first if report else None)
 
 
 def notified_at(work, report):
@@ -360,7 +412,11 @@ def main():
     if snap:
         a, b = (int(x) for x in snap.split())
         stopped_s = (b - a) / 1e9
-    live, live_report, notified = live_of(work, pid, hang_ns)
+    # the hang's start: a busy hang's measured by the bench (busy_start),
+    # else the driver's mark; the live stall scored is the one nearest it
+    busy = busy_start(work, hang_ns)
+    ref_ns = busy[0] if busy else hang_ns
+    live, live_report, notified = live_of(work, pid, ref_ns)
 
     s = beam["stall"] if beam else None
     out = {
@@ -374,7 +430,12 @@ def main():
         # offline: argus diagnose's trigger replayed on the recorded trace
         "detect_offline_s": (s["detected"] - s["since"]) / 1e9 if s else None,
         # live: the daemon's stall start to dunst showing the notification
-        "notify_s": (notified - live["since"]) / 1e9 if live and notified else None,
+        # from the hang's start as the bench measured it when it could
+        # (busy_start: the earlier of it and argus's own), else argus's
+        "notify_s": (notified - (min(busy[0], live["since"]) if busy else live["since"])) / 1e9
+        if live and notified else None,
+        "busy_start_s": (busy[0] - hang_ns) / 1e9 if busy else None,
+        "busy_s": (busy[1] - busy[0]) / 1e9 if busy else None,
         "live_detect_s": (live["detected"] - live["since"]) / 1e9 if live else None,
         "live_answer": "%s %s %s" % names(live_report["candidates"][0])
         if live_report and live_report.get("candidates") else None,

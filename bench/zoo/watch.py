@@ -15,6 +15,9 @@ Runs in the case's scratch folder, started before the driver. Two threads:
 - notify: logs the Notify calls on the session bus (dbus-monitor) with
   their CLOCK_MONOTONIC time (ns) to `notifications`.
 
+- busy: the app's main thread's CPU and run-queue time every 50 ms
+  (busy.txt), from which score.py takes a busy hang's start.
+
 Files written: desktop_pids (every process of the case's desktop seen while
 it ran: the runner's descendants and the session bus's), hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
 of the snapshot: how long the app was stopped), perf.data, case_pids,
@@ -165,6 +168,25 @@ def desktop(root, bus, limit_s):
         time.sleep(0.25)
 
 
+def busy(app, limit_s):
+    """The app's main thread's time on CPU and waiting for a CPU, from the
+    kernel (/proc/PID/task/PID/schedstat), every 50 ms into `busy.txt`
+    ("ns_now run_ns runq_ns" a line): when the thread stopped waiting, an
+    independent measure of a busy hang's start (score.py busy_start)."""
+    path = "/proc/%d/task/%d/schedstat" % (app, app)
+    end = time.monotonic() + limit_s
+    with open("busy.txt", "w") as out:
+        while time.monotonic() < end:
+            try:
+                with open(path) as f:
+                    run, runq = f.read().split()[:2]
+            except (OSError, ValueError):
+                return
+            out.write("%d %s %s\n" % (time.monotonic_ns(), run, runq))
+            out.flush()
+            time.sleep(0.05)
+
+
 def notify(limit_s):
     """Logs every Notify call on the session bus to `notifications`: its
     CLOCK_MONOTONIC time (ns) when dbus-monitor printed it, the moment argus
@@ -224,6 +246,7 @@ def main():
         threads.append(threading.Thread(target=mark_hang, args=(limit_s,)))
     if do_notify:
         threads.append(threading.Thread(target=notify, args=(limit_s,)))
+    threading.Thread(target=busy, args=(app, limit_s), daemon=True).start()
     # daemon: ends with the watcher, not after limit_s
     threading.Thread(target=desktop, args=(root, bus, limit_s), daemon=True).start()
     for t in threads:

@@ -93,23 +93,66 @@ n = int(sys.argv[2])
 open(sys.argv[1], "wb").write((w * (n // len(w) + 1))[:n] + b"\n")' "$1" "$2"
 }
 
-# ra_open_path PATH: in a focused GTK/Qt file dialog, type the path and open it.
-# The dialog is a toplevel of its own: wait (up to 15 s more) for a second
-# visible window of the app before typing; under load it took longer than
-# the 1.5 s once given, the path went to the document, and no hang began
-# (r6 and r8 in a realapps run: their UI threads ran 1 s after "the hang").
-ra_open_path() {
-	sleep 1.5
-	_ra_i=0
-	while [ "$(xdotool search --onlyvisible --pid "$(cat prog.pid)" 2>/dev/null | wc -l)" -lt 2 ]; do
-		[ $_ra_i -ge 150 ] && { echo "ra_open_path: no dialog window of pid $(cat prog.pid)" >&2; break; }
+# ra_open_file PATH: open PATH as a user does, through the app's own Open
+# dialog: Ctrl+O, wait for the dialog (a new visible window: the app's by
+# _NET_WM_PID, else any), give it the focus (there is no window manager:
+# a new window does not get it by itself, and keys typed before went to
+# the main window, which a modal dialog makes ignore them), Ctrl+L (the
+# location entry of GTK 3 and 4's file chooser), Ctrl+A, the path,
+# Return; then wait until the dialog has gone or the app works on the file
+# (its CPU time grows: at least 60 % of the time since), and try again once
+# if neither within 1 s; the focus back to the window that had it. Under load the path once went to
+# the document and no hang began (r6, r8 in realapps runs). Returns 1 if
+# the dialog never came or never went.
+ra_visible() {
+	xdotool search --onlyvisible --pid "$(cat prog.pid)" 2>/dev/null
+	xdotool search --onlyvisible --name '' 2>/dev/null
+}
+ra_open_file() {
+	ra_visible | sort -u >windows.before
+	_ra_main=$(xdotool getwindowfocus 2>/dev/null)
+	xdotool key ctrl+o
+	_ra_dlg= _ra_i=0
+	while [ -z "$_ra_dlg" ] && [ $_ra_i -lt 200 ]; do
 		sleep 0.1
+		_ra_dlg=$(ra_visible | sort -u | comm -13 windows.before - | head -1)
 		_ra_i=$((_ra_i + 1))
 	done
-	[ $_ra_i -gt 0 ] && sleep 0.5
-	xdotool type --delay 20 "$1"
-	sleep 0.5
-	xdotool key Return
+	[ -n "$_ra_dlg" ] || { echo "ra_open_file: no dialog came" >&2; return 1; }
+	for _ra_try in 1 2; do
+		sleep 0.5
+		timeout 5 xdotool windowfocus --sync "$_ra_dlg" 2>/dev/null || xdotool windowfocus "$_ra_dlg"
+		sleep 0.3
+		xdotool key ctrl+l
+		sleep 0.3
+		xdotool key ctrl+a
+		xdotool type --delay 20 "$1"
+		sleep 0.5
+		xdotool key Return
+		# accepted: the dialog goes, or stays up while the app works (geany
+		# keeps it mapped until the file is laid out): its CPU time grows
+		_ra_cpu0=$(ra_cpu_ticks)
+		_ra_i=0
+		while [ $_ra_i -lt 10 ]; do
+			sleep 0.1
+			_ra_i=$((_ra_i + 1))
+			if ! ra_visible | grep -qx "$_ra_dlg" ||
+				[ $(($(ra_cpu_ticks) - _ra_cpu0)) -ge $((_ra_i * 6)) ]; then
+				# the focus back where it was (it went to the root
+				# with the dialog): the user's next keys reach the app
+				[ -n "$_ra_main" ] && xdotool windowfocus "$_ra_main" 2>/dev/null
+				return 0
+			fi
+		done
+		echo "ra_open_file: the dialog still open and the app idle after try $_ra_try" >&2
+	done
+	return 1
+}
+
+# ra_cpu_ticks: the app's CPU time so far (utime + stime, clock ticks:
+# 100 a second)
+ra_cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$(cat prog.pid)/stat" 2>/dev/null || echo 0
 }
 
 # ra_app_window [SECONDS]: the app's window (by _NET_WM_PID: the pid the

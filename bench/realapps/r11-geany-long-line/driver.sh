@@ -1,5 +1,6 @@
 #!/bin/sh
-# Normal typing, then Open (Ctrl+O), the long file's path typed, Return:
+# Normal typing, then Open (Ctrl+O, the path in the dialog, Return:
+# ra_open_file):
 # geany (Scintilla) lays the line out on its UI thread.
 . "$(dirname "$0")/../common/realapps.sh"
 w=$(ra_window class "^Geany$" 30) || exit 1
@@ -8,8 +9,7 @@ ra_click "$w"
 xdotool key ctrl+End Return
 xdotool type --delay 40 "an ordinary line"
 sleep 0.5
-xdotool key ctrl+o
-ra_open_path "$PWD/long.txt"
+ra_open_file "$PWD/long.txt"
 zoo_hang_started Right
 ra_impatient 6
 sleep 9
