@@ -217,6 +217,53 @@ static pid_t start_hang(const char *name, const char *run, const char *rec, cons
 	return p;
 }
 
+/* The daemon's peak RSS beside the sum of its configured bounds, and each
+ * bounded stage's own peak beside its bound (from the last status: the
+ * peaks are the daemon's own); the heap at the highest RSS seen. */
+static void print_memory(const char *st, const char *at_peak, uint64_t peak_kb, unsigned nprod,
+                         bool kernel)
+{
+	const double mib = 1048576.0;
+	const char *mem = strstr(st, "\"memory\":"), *dg = strstr(st, "\"diagnosis\":");
+	uint64_t merge_peak = num_after(mem, "\"merge_peak_bytes\":");
+	uint64_t merge_cap = (4ull << 20) * sizeof(struct argus_event);
+	uint64_t q_peak = num_after(dg, "\"queued_peak_bytes\":");
+	uint64_t q_cap = num_after(dg, "\"queue_cap_bytes\":");
+	uint64_t g_peak = num_after(dg, "\"graph_peak_bytes\":");
+	uint64_t g_cap = num_after(dg, "\"graph_cap_bytes\":");
+	uint64_t c_cap = 8ull << 20, c_peak[2] = {0, 0};
+	const char *c = strstr(st, "\"clients\":[");
+	for (int i = 0; i < 2 && c && (c = strstr(c, "\"queued_peak_bytes\":")); i++, c++)
+		c_peak[i] = num_after(c, "\"queued_peak_bytes\":");
+	/* kernel rings: what the status says of their sizes */
+	uint64_t rings = 0;
+	for (const char *p = strstr(st, "\"rings\":["); p && (p = strstr(p, "\"size_bytes\":")); p++)
+		rings += num_after(p, "\"size_bytes\":");
+	uint64_t history = 64ull << 20; /* the reports' records (session/daemon.c) */
+	uint64_t sum = merge_cap + q_cap + g_cap + 2 * c_cap + rings + history;
+	printf("  daemon peak RSS %.1f MiB, the sum of its bounds %.1f MiB: %s\n", peak_kb / 1024.0,
+	       sum / mib, peak_kb * 1024 <= sum ? "under" : "ABOVE");
+	printf("  %-34s %14s %14s\n", "bounded stage", "peak MiB", "bound MiB");
+	printf("  %-34s %14.1f %14.1f\n", "merge (held records)", merge_peak / mib, merge_cap / mib);
+	printf("  %-34s %14.1f %14.1f\n", "diagnosis queue", q_peak / mib, q_cap / mib);
+	printf("  %-34s %14.1f %14.1f  (cap hits %" PRIu64 ")\n", "graph window", g_peak / mib,
+	       g_cap / mib, num_after(dg, "\"graph_cap_hits\":"));
+	for (int i = 0; i < 2; i++)
+		printf("  client %d queue %-19s %14.1f %14.1f\n", i + 1, "", c_peak[i] / mib,
+		       c_cap / mib);
+	printf("  %-34s %14s %14.1f  (%s%u hook rings, mapped)\n", "rings", "", rings / mib,
+	       kernel ? "kernel rings and " : "", nprod);
+	printf("  %-34s %14s %14.1f\n", "records kept for reports", "", history / mib);
+	const char *pm = at_peak ? strstr(at_peak, "\"memory\":") : NULL;
+	if (pm)
+		printf("  at the highest RSS seen (%.1f MiB): heap in use %.1f MiB, heap freed but "
+		       "held %.1f MiB, string and stack tables %.1f MiB\n",
+		       num_after(pm, "\"rss_bytes\":") / mib,
+		       num_after(pm, "\"heap_in_use_bytes\":") / mib,
+		       num_after(pm, "\"heap_free_bytes\":") / mib,
+		       num_after(pm, "\"table_bytes\":") / mib);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]"
@@ -344,6 +391,10 @@ int argus_bench_storm(int argc, char **argv)
 	pid_t hang_pid = -1;
 	double hang_at = -1;
 	int hang_st = 0;
+	/* the daemon's status when its RSS was highest (asked every 2 s): its
+	 * heap then, beside the stages' own peaks the last status gives */
+	char *st_peak = NULL;
+	uint64_t st_peak_rss = 0, last_ask = 0;
 	while (now_ns() - t0 < (uint64_t)(seconds * 1e9) || hang_pid > 0) {
 		usleep(200000);
 		if (hang && hang_at < 0 && now_ns() - t0 >= (uint64_t)(seconds / 2 * 1e9)) {
@@ -356,6 +407,18 @@ int argus_bench_storm(int argc, char **argv)
 		rss_of(d, &hwm, &rss);
 		if (hwm > peak_kb)
 			peak_kb = hwm;
+		if (now_ns() - last_ask >= 2000000000ull) {
+			last_ask = now_ns();
+			char *sj = status_json(run);
+			uint64_t r = num_after(sj ? strstr(sj, "\"memory\":") : NULL, "\"rss_bytes\":");
+			if (sj && r >= st_peak_rss) {
+				free(st_peak);
+				st_peak = sj;
+				st_peak_rss = r;
+			} else {
+				free(sj);
+			}
+		}
 	}
 	atomic_store(&stop, true);
 	if (load > 0) {
@@ -443,9 +506,8 @@ int argus_bench_storm(int argc, char **argv)
 	}
 	printf("  events: %" PRIu64 " delivered (%.2f M/s), %" PRIu64 " before the storm\n",
 	       total - total0, (total - total0) / secs / 1e6, total0);
-	printf("  daemon peak RSS %.1f MiB; bounds: merge 256 MiB (4 Mi records), diagnosis queue "
-	       "256 MiB, graph 1 GiB, client queues 2 x 8 MiB, hook rings %u x 1 MiB\n",
-	       peak_kb / 1024.0, nprod);
+	print_memory(st, st_peak, peak_kb, nprod, kernel);
+	free(st_peak);
 	printf("  bench process peak RSS %.1f MiB; daemon exit %d%s%s\n", hwm / 1024.0,
 	       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, keep ? "; kept " : "", keep ? base : "");
 	if (hang) {

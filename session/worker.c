@@ -5,10 +5,12 @@
  *
  * Everything goes through one FIFO, in the order the daemon delivered it
  * (table entries before the records that use them, ticks between records).
- * Records are bounded (max_bytes queued); above it a batch is dropped and
- * counted - the diagnosis then misses those records, the rest of the daemon
- * does not. Table entries are never dropped: the inner sink's ids must stay
- * the daemon's.
+ * The queue is bounded (max_bytes, every message's allocation counted:
+ * records, table entries and ticks); a batch of records that would go above
+ * it is dropped and counted - the diagnosis then misses those records, the
+ * rest of the daemon does not. Table entries are never dropped (the inner
+ * sink's ids must stay the daemon's) but count against the bound, so
+ * records give way to them.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -23,7 +25,8 @@ enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_SYMBOL, M_TICK };
 struct msg {
 	struct msg *next;
 	enum msg_kind kind;
-	size_t n; /* records, string bytes or stack depth */
+	size_t n;    /* records, string bytes or stack depth */
+	size_t size; /* allocated, counted in the queue's bytes */
 	uint64_t tick;
 	struct argus_map map;
 	struct argus_symbol sym;
@@ -38,12 +41,12 @@ struct argus_worker {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct msg *head, *tail;
-	uint64_t bytes, max_bytes; /* of queued records */
+	uint64_t bytes, max_bytes; /* of queued messages */
 	bool stop, started, tick_pending;
 	struct argus_worker_stats st;
 };
 
-static void push(struct argus_worker *w, struct msg *m, size_t record_bytes)
+static void push(struct argus_worker *w, struct msg *m)
 {
 	m->next = NULL;
 	pthread_mutex_lock(&w->mu);
@@ -52,7 +55,7 @@ static void push(struct argus_worker *w, struct msg *m, size_t record_bytes)
 	else
 		w->head = m;
 	w->tail = m;
-	w->bytes += record_bytes;
+	w->bytes += m->size;
 	if (w->bytes > w->st.max_queued_bytes)
 		w->st.max_queued_bytes = w->bytes;
 	pthread_cond_signal(&w->cv);
@@ -65,6 +68,7 @@ static struct msg *new_msg(enum msg_kind kind, size_t data_bytes)
 	if (m) {
 		memset(m, 0, sizeof(*m));
 		m->kind = kind;
+		m->size = sizeof(*m) + data_bytes;
 	}
 	return m;
 }
@@ -74,7 +78,7 @@ static int w_events(void *arg, const struct argus_event *ev, size_t n)
 	struct argus_worker *w = arg;
 	size_t bytes = n * sizeof(*ev);
 	pthread_mutex_lock(&w->mu);
-	bool full = w->bytes + bytes > w->max_bytes;
+	bool full = w->bytes + sizeof(struct msg) + bytes > w->max_bytes;
 	if (full)
 		w->st.dropped += n;
 	pthread_mutex_unlock(&w->mu);
@@ -89,7 +93,7 @@ static int w_events(void *arg, const struct argus_event *ev, size_t n)
 	}
 	m->n = n;
 	memcpy(m->data, ev, bytes);
-	push(w, m, bytes);
+	push(w, m);
 	return 0;
 }
 
@@ -106,7 +110,7 @@ static uint32_t w_string(void *arg, const char *s, size_t len)
 	m->n = len;
 	memcpy(m->data, s, len);
 	m->data[len] = 0;
-	push(w, m, 0);
+	push(w, m);
 	return 0; /* the daemon does not use a sink's ids */
 }
 
@@ -123,7 +127,7 @@ static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
 	m->n = depth;
 	if (depth)
 		memcpy(m->data, ips, depth * sizeof(*ips));
-	push(w, m, 0);
+	push(w, m);
 	return 0;
 }
 
@@ -134,7 +138,7 @@ static int w_map(void *arg, const struct argus_map *map)
 	if (!m)
 		return -1;
 	m->map = *map;
-	push(w, m, 0);
+	push(w, m);
 	return 0;
 }
 
@@ -145,7 +149,7 @@ static int w_symbol(void *arg, const struct argus_symbol *sym)
 	if (!m)
 		return -1;
 	m->sym = *sym;
-	push(w, m, 0);
+	push(w, m);
 	return 0;
 }
 
@@ -166,7 +170,7 @@ void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns)
 		return;
 	}
 	m->tick = stream_ns;
-	push(w, m, 0);
+	push(w, m);
 }
 
 /* Runs in the worker without the lock; counts go to delta. */
@@ -222,8 +226,7 @@ static void *worker(void *arg)
 		w->head = m->next;
 		if (!w->head)
 			w->tail = NULL;
-		if (m->kind == M_EVENTS)
-			w->bytes -= m->n * sizeof(struct argus_event);
+		w->bytes -= m->size;
 		if (m->kind == M_TICK)
 			w->tick_pending = false;
 		pthread_mutex_unlock(&w->mu);

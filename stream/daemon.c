@@ -205,6 +205,12 @@ void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now)
 			argus_merge_push(d->merge, i, d->buf, n, now);
 	}
 	d->read_total += got;
+	if (got) {
+		struct argus_merge_stats ms;
+		argus_merge_get_stats(d->merge, &ms);
+		if (ms.buffered > d->merge_peak)
+			d->merge_peak = ms.buffered;
+	}
 }
 
 static void pump(struct argus_daemon *d, bool final)
@@ -593,6 +599,13 @@ void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_
 {
 	d->tick_fn = fn;
 	d->tick_arg = arg;
+}
+
+void argus_daemon_set_status(struct argus_daemon *d, int (*fn)(void *arg, char *buf, size_t cap),
+                             void *arg)
+{
+	d->status_fn = fn;
+	d->status_arg = arg;
 }
 
 void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid, const char *json)

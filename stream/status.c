@@ -4,6 +4,7 @@
  * one JSON object (docs/daemon.md).
  */
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,10 +140,21 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		char more[4096];
 		more_status(d, more, sizeof(more), true);
 		sb_printf(&b, "\"more\":[%s],", more);
+		if (d->status_fn) {
+			char diag[1024];
+			int n = d->status_fn(d->status_arg, diag, sizeof(diag));
+			if (n > 0 && (size_t)n < sizeof(diag))
+				sb_printf(&b, "\"diagnosis\":{%s},", diag);
+		}
+		/* the C library's heap: what is allocated, what it holds freed */
+		struct mallinfo2 mi = mallinfo2();
 		sb_printf(&b,
 		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
-		          ",\"table_bytes\":%" PRIu64 "},",
-		          rss, merge_bytes, table_bytes);
+		          ",\"merge_peak_bytes\":%" PRIu64 ",\"table_bytes\":%" PRIu64
+		          ",\"heap_in_use_bytes\":%zu,\"heap_free_bytes\":%zu"
+		          ",\"heap_mmap_bytes\":%zu},",
+		          rss, merge_bytes, d->merge_peak * sizeof(struct argus_event), table_bytes,
+		          mi.uordblks + mi.hblkhd, mi.fordblks, mi.hblkhd);
 		clients_status(&d->cs, clients, sizeof(clients), true);
 		sb_printf(&b, "\"clients\":[%s],\"client_drops\":%" PRIu64 "}\n", clients,
 		          d->cs.drops_total);

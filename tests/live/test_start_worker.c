@@ -126,5 +126,47 @@ TEST(a_stalled_worker_drops_records_counted_but_never_table_entries)
 	pthread_mutex_destroy(&in.gate);
 }
 
+TEST(table_entries_count_against_the_bound_and_records_give_way)
+{
+	static struct inner in;
+	memset(&in, 0, sizeof(in));
+	pthread_mutex_init(&in.gate, NULL);
+	struct argus_sink inner = {
+	    .events = in_events, .intern_string = in_string, .intern_stack = in_stack, .arg = &in};
+	struct argus_worker *w;
+	const uint64_t cap = 4 * 64 * sizeof(struct argus_event); /* 16 KiB */
+	ASSERT_EQ(argus_worker_new(&w, &inner, NULL, NULL, cap), 0);
+	struct argus_sink s = argus_worker_sink(w);
+	pthread_mutex_lock(&in.gate);
+	struct argus_event ev[64];
+	memset(ev, 0, sizeof(ev));
+	ASSERT_EQ(s.events(s.arg, ev, 64), 0);
+	struct argus_worker_stats st;
+	do { /* the worker took the batch and waits at the gate */
+		argus_worker_get_stats(w, &st);
+	} while (st.queued_bytes);
+	/* 100 stacks of 16 frames: 12.5 KiB of ips alone, more with their
+	 * messages: never dropped, but they leave no room for 4 KiB of records
+	 * (counting records alone there would be room for 3 more batches) */
+	uint64_t ips[16] = {0};
+	for (int i = 0; i < 100; i++)
+		s.intern_stack(s.arg, ips, 16);
+	argus_worker_get_stats(w, &st);
+	ASSERT(st.queued_bytes >= 100 * sizeof(ips));
+	ASSERT_EQ(s.events(s.arg, ev, 64), 0); /* 4 KiB more: above the bound */
+	argus_worker_get_stats(w, &st);
+	pthread_mutex_unlock(&in.gate);
+	argus_worker_stop(w);
+	struct argus_worker_stats end;
+	argus_worker_get_stats(w, &end);
+	argus_worker_free(w);
+	ASSERT_U64_EQ(st.dropped, 64);
+	ASSERT_U64_EQ(in.stacks, 100);
+	ASSERT_U64_EQ(end.events, 64);
+	ASSERT_U64_EQ(end.queued_bytes, 0);
+	pthread_mutex_destroy(&in.gate);
+}
+
 TEST_MAIN(TEST_ENTRY(everything_reaches_the_inner_sink_in_order),
-          TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries))
+          TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries),
+          TEST_ENTRY(table_entries_count_against_the_bound_and_records_give_way))
