@@ -199,6 +199,7 @@ static pid_t start_hang(const char *name, const char *run, const char *rec, cons
 	fflush(stdout);
 	pid_t p = fork();
 	if (p == 0) {
+		setpgid(0, 0); /* its desktop and driver: one group to stop */
 		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -267,14 +268,15 @@ static void print_memory(const char *st, const char *at_peak, uint64_t peak_kb, 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]"
-	           " [--hang CASE] [--keep]\n"
+	           " [--hang CASE [--hang-limit S]] [--keep]\n"
 	           "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
 	           "  records/s each (default 1000000) into their hook rings, perf bench sched "
 	           "messaging -g 40 in a loop unless --no-kernel,\n"
 	           "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
 	           "  recorded and lost per stage and the daemon's peak RSS; --hang CASE runs that\n"
 	           "  bug zoo case (bench/zoo/) against the daemon from the storm's middle (the\n"
-	           "  storm lasts until it is done) and prints its row; --keep leaves the\n"
+	           "  storm lasts until it is done, at most S s (default 360) after its start) and\n"
+	           "  prints its row; --keep leaves the\n"
 	           "  scratch directory (daemon.log, the recording) in /tmp\n");
 }
 
@@ -285,6 +287,7 @@ int argus_bench_storm(int argc, char **argv)
 	double rate = 1e6;
 	bool kernel = true, keep = false;
 	const char *hang = NULL;
+	double hang_limit = 360; /* s: a case still running then is stopped */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -299,6 +302,8 @@ int argus_bench_storm(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--hang") && v && *v && !strchr(v, '/')) {
 			hang = v;
+			i++;
+		} else if (!strcmp(a, "--hang-limit") && v && (hang_limit = atof(v)) > 0) {
 			i++;
 		} else if (!strcmp(a, "--keep")) {
 			keep = true;
@@ -391,6 +396,7 @@ int argus_bench_storm(int argc, char **argv)
 	pid_t hang_pid = -1;
 	double hang_at = -1;
 	int hang_st = 0;
+	double hang_stopped = 0; /* s after its start that the case was stopped */
 	/* the daemon's status when its RSS was highest (asked every 2 s): its
 	 * heap then, beside the stages' own peaks the last status gives */
 	char *st_peak = NULL;
@@ -403,6 +409,14 @@ int argus_bench_storm(int argc, char **argv)
 		}
 		if (hang_pid > 0 && waitpid(hang_pid, &hang_st, WNOHANG) == hang_pid)
 			hang_pid = -1;
+		double since = (now_ns() - t0) / 1e9 - hang_at;
+		if (hang_pid > 0 && since > hang_limit && !hang_stopped) {
+			/* run-case.sh's trap stops its desktop and program */
+			kill(-hang_pid, SIGTERM);
+			hang_stopped = since;
+		}
+		if (hang_pid > 0 && hang_stopped && since > hang_stopped + 15)
+			kill(-hang_pid, SIGKILL);
 		uint64_t hwm, rss;
 		rss_of(d, &hwm, &rss);
 		if (hwm > peak_kb)
@@ -514,6 +528,10 @@ int argus_bench_storm(int argc, char **argv)
 		printf("  zoo hang %s started %.1f s into the storm (argus bench zoo --no-baselines, "
 		       "exit %d), against this daemon:\n",
 		       hang, hang_at, WIFEXITED(hang_st) ? WEXITSTATUS(hang_st) : -1);
+		if (hang_stopped)
+			printf("    (the case was still running %.0f s after its start: stopped, "
+			       "--hang-limit)\n",
+			       hang_stopped);
 		FILE *h = fopen(hang_out, "re");
 		char line[1024];
 		while (h && fgets(line, sizeof(line), h))
