@@ -332,6 +332,8 @@ int argus_bench_storm(int argc, char **argv)
 	snprintf(reports, sizeof(reports), "%s/reports", base);
 	snprintf(log, sizeof(log), "%s/daemon.log", base);
 	snprintf(hang_out, sizeof(hang_out), "%s/hang.out", base);
+	char status_log[128];
+	snprintf(status_log, sizeof(status_log), "%s/status.log", base);
 	pid_t d = fork();
 	if (d == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -424,6 +426,13 @@ int argus_bench_storm(int argc, char **argv)
 		if (now_ns() - last_ask >= 2000000000ull) {
 			last_ask = now_ns();
 			char *sj = status_json(run);
+			if (sj && keep) { /* the daemon's status every 2 s, kept */
+				FILE *sf = fopen(status_log, "ae");
+				if (sf) {
+					fprintf(sf, "%.1f %s", (now_ns() - t0) / 1e9, sj);
+					fclose(sf);
+				}
+			}
 			uint64_t r = num_after(sj ? strstr(sj, "\"memory\":") : NULL, "\"rss_bytes\":");
 			if (sj && r >= st_peak_rss) {
 				free(st_peak);
