@@ -714,6 +714,10 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 	d->sigint.data = d->sigterm.data = d;
 	uv_signal_start(&d->sigint, on_signal, SIGINT);
 	uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	/* a client that leaves while its lines are being written makes the
+	 * write fail with EPIPE (libuv then closes it), never end the daemon:
+	 * libuv writes with write(2), which raises SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	d->start_ns = mono_now_ns();
 	d->running = true;
 	uv_run(&d->loop, UV_RUN_DEFAULT);
