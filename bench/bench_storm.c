@@ -257,11 +257,11 @@ static void print_memory(const char *st, const char *at_peak, uint64_t peak_kb, 
 	printf("  %-34s %14s %14.1f\n", "records kept for reports", "", history / mib);
 	const char *pm = at_peak ? strstr(at_peak, "\"memory\":") : NULL;
 	if (pm)
-		printf("  at the highest RSS seen (%.1f MiB): heap in use %.1f MiB, heap freed but "
-		       "held %.1f MiB, string and stack tables %.1f MiB\n",
+		printf("  at the highest RSS seen (%.1f MiB): heap allocated %.1f MiB, resident %.1f "
+		       "MiB; string and stack tables %.1f MiB\n",
 		       num_after(pm, "\"rss_bytes\":") / mib,
-		       num_after(pm, "\"heap_in_use_bytes\":") / mib,
-		       num_after(pm, "\"heap_free_bytes\":") / mib,
+		       num_after(pm, "\"heap_allocated_bytes\":") / mib,
+		       num_after(pm, "\"heap_resident_bytes\":") / mib,
 		       num_after(pm, "\"table_bytes\":") / mib);
 }
 
