@@ -127,9 +127,11 @@ static int diag_status(void *arg, char *buf, size_t cap)
 	return snprintf(buf, cap,
 	                "\"queued_bytes\":%" PRIu64 ",\"queued_peak_bytes\":%" PRIu64
 	                ",\"queue_cap_bytes\":%" PRIu64 ",\"records_dropped\":%" PRIu64
+	                ",\"records_shed\":%" PRIu64
 	                ",\"graph_bytes\":%" PRIu64 ",\"graph_peak_bytes\":%" PRIu64
 	                ",\"graph_cap_bytes\":%" PRIu64 ",\"graph_cap_hits\":%" PRIu64,
 	                ws.queued_bytes, ws.max_queued_bytes, (uint64_t)DIAG_QUEUE_BYTES, ws.dropped,
+	                ws.shed,
 	                atomic_load(&dd->graph_bytes), atomic_load(&dd->graph_peak),
 	                atomic_load(&dd->graph_cap), atomic_load(&dd->graph_cap_hits));
 }
@@ -226,9 +228,10 @@ void argus_daemon_diag_summary(struct argus_daemon_diag *dd)
 	        "argus start: diagnosis: %" PRIu64 " records, %u GUI processes, %" PRIu64
 	        " stalls (%" PRIu64 " ended), %" PRIu64 " diagnoses, %" PRIu64
 	        " stalls not diagnosed (too many at once); %" PRIu64
-	        " records not queued for it, at most %.1f MiB queued\n",
+	        " records not queued for it (%" PRIu64 " of them shed), at most %.1f MiB queued\n",
 	        st.events, st.trigger.gui_processes, st.trigger.stalls, st.trigger.stalls_ended,
-	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.max_queued_bytes / 1048576.0);
+	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.shed,
+	        ws.max_queued_bytes / 1048576.0);
 }
 
 void argus_daemon_diag_free(struct argus_daemon_diag *dd)

@@ -246,12 +246,15 @@ void argus_report_sink_free(struct argus_report_sink *rs);
 /* A sink that runs another sink in a worker thread: the producer's thread
  * only queues (at most max_bytes, 0 = 256 MiB, of queued messages: records
  * above it are dropped and counted; table entries are never dropped but
- * count, so records give way to them). inner and tick run in the worker,
- * in delivery order. */
+ * count, so records give way to them; while more than 8 MiB wait, each
+ * process gets at most 2 000 records per 100 ms, the rest of a flood is
+ * shed and counted). inner and tick run in the worker, in delivery order. */
 struct argus_worker;
 struct argus_worker_stats {
 	uint64_t events;           /* records the inner sink got */
-	uint64_t dropped;          /* records not queued (queue full, out of memory) */
+	uint64_t dropped;          /* records not queued (queue full, shed, out of memory) */
+	uint64_t shed;             /* of those, a process's records above its share while the
+	                              queue was behind (worker.c) */
 	uint64_t table_losses;     /* string / stack entries lost (ids may be off after) */
 	uint64_t inner_errors;     /* batches the inner sink failed */
 	uint64_t queued_bytes;     /* what waits now (records, table entries, ticks) */

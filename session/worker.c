@@ -11,14 +11,30 @@
  * rest of the daemon does not. Table entries are never dropped (the inner
  * sink's ids must stay the daemon's) but count against the bound, so
  * records give way to them.
+ *
+ * Behind (more than SHED_ON_BYTES waiting, until it is below SHED_OFF_BYTES
+ * again), the queue takes at most SHED_SHARE records of each process per
+ * SHED_EPOCH_NS; a process's records above its share are shed (counted in
+ * dropped and in shed). A process flooding the daemon (a hooked app writing
+ * its ring as fast as it can, a storm) so costs the diagnosis its share, and
+ * the other apps' records - an app that hangs meanwhile - still reach the
+ * stall detection within a fraction of a second instead of waiting behind
+ * the flood or being dropped with it. Drop records are never shed.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "hashmap.h"
 #include "session.h"
+
+#define SHED_ON_BYTES  (8u << 20) /* ~130 k records waiting */
+#define SHED_OFF_BYTES (2u << 20)
+#define SHED_EPOCH_NS  100000000ull /* 100 ms */
+#define SHED_SHARE     2000u        /* records per process per epoch: 20 000/s */
 
 enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_SYMBOL, M_TICK };
 
@@ -44,7 +60,51 @@ struct argus_worker {
 	uint64_t bytes, max_bytes; /* of queued messages */
 	bool stop, started, tick_pending;
 	struct argus_worker_stats st;
+	/* shedding: the producer's thread only */
+	bool shedding;
+	uint64_t epoch_ns;          /* start of the share's epoch */
+	struct argus_hmap taken;    /* pid -> records queued in this epoch */
+	struct argus_event *kept;   /* the batch's records not shed */
+	size_t kept_cap;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The records of a batch within their processes' shares (w->kept; n
+ * becomes their number); false when out of memory (nothing shed). */
+static bool shed(struct argus_worker *w, const struct argus_event **ev, size_t *n)
+{
+	uint64_t now = mono_ns();
+	if (now - w->epoch_ns >= SHED_EPOCH_NS) {
+		argus_hmap_free(&w->taken);
+		w->epoch_ns = now;
+	}
+	if (*n > w->kept_cap) {
+		struct argus_event *k = realloc(w->kept, *n * sizeof(*k));
+		if (!k)
+			return false;
+		w->kept = k;
+		w->kept_cap = *n;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++) {
+		const struct argus_event *e = &(*ev)[i];
+		if (e->type != ARGUS_EV_DROP) {
+			uint64_t *c = argus_hmap_put(&w->taken, e->pid, NULL);
+			if (c && ++*c > SHED_SHARE)
+				continue;
+		}
+		w->kept[m++] = *e;
+	}
+	*ev = w->kept;
+	*n = m;
+	return true;
+}
 
 static void push(struct argus_worker *w, struct msg *m)
 {
@@ -76,6 +136,23 @@ static struct msg *new_msg(enum msg_kind kind, size_t data_bytes)
 static int w_events(void *arg, const struct argus_event *ev, size_t n)
 {
 	struct argus_worker *w = arg;
+	pthread_mutex_lock(&w->mu);
+	uint64_t queued = w->bytes;
+	pthread_mutex_unlock(&w->mu);
+	if (w->shedding ? queued > SHED_OFF_BYTES : queued > SHED_ON_BYTES) {
+		w->shedding = true;
+		size_t before = n;
+		if (shed(w, &ev, &n) && n < before) {
+			pthread_mutex_lock(&w->mu);
+			w->st.dropped += before - n;
+			w->st.shed += before - n;
+			pthread_mutex_unlock(&w->mu);
+		}
+		if (!n)
+			return 0;
+	} else {
+		w->shedding = false;
+	}
 	size_t bytes = n * sizeof(*ev);
 	pthread_mutex_lock(&w->mu);
 	bool full = w->bytes + sizeof(struct msg) + bytes > w->max_bytes;
@@ -211,11 +288,14 @@ static void run_msg(struct argus_worker *w, struct msg *m, struct argus_worker_s
 static void *worker(void *arg)
 {
 	struct argus_worker *w = arg;
-	/* above the apps (a storm must not starve the stall detection), below
-	 * the daemon's ring reader; nothing it forks (the notifier) keeps it */
+	/* above the apps (a storm must not starve the stall detection: at nice
+	 * -10 among 400 runnable processes per CPU it got 2 % of one), below
+	 * the daemon's ring reader (real-time while awake); its work is
+	 * bounded by the shedding above; nothing it forks (the notifier)
+	 * keeps it */
 	struct sched_param sp = {.sched_priority = 0};
 	if (!sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp))
-		setpriority(PRIO_PROCESS, 0, -10);
+		setpriority(PRIO_PROCESS, 0, -20);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && !w->stop)
@@ -308,5 +388,7 @@ void argus_worker_free(struct argus_worker *w)
 	}
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
+	argus_hmap_free(&w->taken);
+	free(w->kept);
 	free(w);
 }
