@@ -267,11 +267,12 @@ static void print_memory(const char *st, const char *at_peak, uint64_t peak_kb, 
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]"
+	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel | --no-load]"
 	           " [--hang CASE [--hang-limit S]] [--keep]\n"
 	           "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
 	           "  records/s each (default 1000000) into their hook rings, perf bench sched "
-	           "messaging -g 40 in a loop unless --no-kernel,\n"
+	           "messaging -g 40 in a loop unless --no-kernel (no kernel\n"
+	           "  tracer either) or --no-load (the tracer on),\n"
 	           "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
 	           "  recorded and lost per stage and the daemon's peak RSS; --hang CASE runs that\n"
 	           "  bug zoo case (bench/zoo/) against the daemon from the storm's middle (the\n"
@@ -285,7 +286,7 @@ int argus_bench_storm(int argc, char **argv)
 	double seconds = 60;
 	unsigned nprod = 2;
 	double rate = 1e6;
-	bool kernel = true, keep = false;
+	bool kernel = true, keep = false, kload = true;
 	const char *hang = NULL;
 	double hang_limit = 360; /* s: a case still running then is stopped */
 	for (int i = 1; i < argc; i++) {
@@ -309,6 +310,8 @@ int argus_bench_storm(int argc, char **argv)
 			keep = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			kernel = false;
+		} else if (!strcmp(a, "--no-load")) {
+			kload = false; /* the kernel tracer on, perf bench not run */
 		} else {
 			cli_error("bench storm", "bad argument '%s'", a);
 			usage(stderr);
@@ -373,7 +376,7 @@ int argus_bench_storm(int argc, char **argv)
 		}
 	}
 	pid_t load = -1;
-	if (kernel) {
+	if (kernel && kload) {
 		load = fork();
 		if (load == 0) {
 			setpgid(0, 0);
@@ -496,7 +499,9 @@ int argus_bench_storm(int argc, char **argv)
 	printf(
 	    "argus bench storm: %.1f s, %u hooked threads at %.0f records/s each, kernel load %s\n",
 	    secs, nprod, rate,
-	    kernel ? "perf bench sched messaging -g 40 (loop)" : "none (--no-kernel)");
+	    !kernel ? "none (--no-kernel)"
+	    : kload ? "perf bench sched messaging -g 40 (loop)"
+	            : "none (--no-load: the kernel tracer on)");
 	printf("  %-34s %14s %14s %14s  %s\n", "stage", "offered", "recorded", "lost", "adds up");
 	printf("  %-34s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %s\n",
 	       "hook rings (producers' count)", offered, written, offered - written,
