@@ -199,6 +199,7 @@ static pid_t start_hang(const char *name, const char *run, const char *rec, cons
 	fflush(stdout);
 	pid_t p = fork();
 	if (p == 0) {
+		setpgid(0, 0); /* its desktop and driver: one group to stop */
 		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -217,17 +218,66 @@ static pid_t start_hang(const char *name, const char *run, const char *rec, cons
 	return p;
 }
 
+/* The daemon's peak RSS beside the sum of its configured bounds, and each
+ * bounded stage's own peak beside its bound (from the last status: the
+ * peaks are the daemon's own); the heap at the highest RSS seen. */
+static void print_memory(const char *st, const char *at_peak, uint64_t peak_kb, unsigned nprod,
+                         bool kernel)
+{
+	const double mib = 1048576.0;
+	const char *mem = strstr(st, "\"memory\":"), *dg = strstr(st, "\"diagnosis\":");
+	uint64_t merge_peak = num_after(mem, "\"merge_peak_bytes\":");
+	uint64_t merge_cap = (4ull << 20) * sizeof(struct argus_event);
+	uint64_t q_peak = num_after(dg, "\"queued_peak_bytes\":");
+	uint64_t q_cap = num_after(dg, "\"queue_cap_bytes\":");
+	uint64_t g_peak = num_after(dg, "\"graph_peak_bytes\":");
+	uint64_t g_cap = num_after(dg, "\"graph_cap_bytes\":");
+	uint64_t c_cap = 8ull << 20, c_peak[2] = {0, 0};
+	const char *c = strstr(st, "\"clients\":[");
+	for (int i = 0; i < 2 && c && (c = strstr(c, "\"queued_peak_bytes\":")); i++, c++)
+		c_peak[i] = num_after(c, "\"queued_peak_bytes\":");
+	/* kernel rings: what the status says of their sizes */
+	uint64_t rings = 0;
+	for (const char *p = strstr(st, "\"rings\":["); p && (p = strstr(p, "\"size_bytes\":")); p++)
+		rings += num_after(p, "\"size_bytes\":");
+	uint64_t history = 64ull << 20; /* the reports' records (session/daemon.c) */
+	uint64_t sum = merge_cap + q_cap + g_cap + 2 * c_cap + rings + history;
+	printf("  daemon peak RSS %.1f MiB, the sum of its bounds %.1f MiB: %s\n", peak_kb / 1024.0,
+	       sum / mib, peak_kb * 1024 <= sum ? "under" : "ABOVE");
+	printf("  %-34s %14s %14s\n", "bounded stage", "peak MiB", "bound MiB");
+	printf("  %-34s %14.1f %14.1f\n", "merge (held records)", merge_peak / mib, merge_cap / mib);
+	printf("  %-34s %14.1f %14.1f\n", "diagnosis queue", q_peak / mib, q_cap / mib);
+	printf("  %-34s %14.1f %14.1f  (cap hits %" PRIu64 ")\n", "graph window", g_peak / mib,
+	       g_cap / mib, num_after(dg, "\"graph_cap_hits\":"));
+	for (int i = 0; i < 2; i++)
+		printf("  client %d queue %-19s %14.1f %14.1f\n", i + 1, "", c_peak[i] / mib,
+		       c_cap / mib);
+	printf("  %-34s %14s %14.1f  (%s%u hook rings, mapped)\n", "rings", "", rings / mib,
+	       kernel ? "kernel rings and " : "", nprod);
+	printf("  %-34s %14s %14.1f\n", "records kept for reports", "", history / mib);
+	const char *pm = at_peak ? strstr(at_peak, "\"memory\":") : NULL;
+	if (pm)
+		printf("  at the highest RSS seen (%.1f MiB): heap allocated %.1f MiB, resident %.1f "
+		       "MiB; string and stack tables %.1f MiB\n",
+		       num_after(pm, "\"rss_bytes\":") / mib,
+		       num_after(pm, "\"heap_allocated_bytes\":") / mib,
+		       num_after(pm, "\"heap_resident_bytes\":") / mib,
+		       num_after(pm, "\"table_bytes\":") / mib);
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel]"
-	           " [--hang CASE] [--keep]\n"
+	fprintf(f, "usage: argus bench storm [--seconds N] [--producers P] [--rate R] [--no-kernel | --no-load]"
+	           " [--hang CASE [--hang-limit S]] [--keep]\n"
 	           "  the daemon as argus start runs it, P hooked threads (default 2) writing R\n"
 	           "  records/s each (default 1000000) into their hook rings, perf bench sched "
-	           "messaging -g 40 in a loop unless --no-kernel,\n"
+	           "messaging -g 40 in a loop unless --no-kernel (no kernel\n"
+	           "  tracer either) or --no-load (the tracer on),\n"
 	           "  two stream clients (one slow), for N seconds (default 60); prints offered,\n"
 	           "  recorded and lost per stage and the daemon's peak RSS; --hang CASE runs that\n"
 	           "  bug zoo case (bench/zoo/) against the daemon from the storm's middle (the\n"
-	           "  storm lasts until it is done) and prints its row; --keep leaves the\n"
+	           "  storm lasts until it is done, at most S s (default 360) after its start) and\n"
+	           "  prints its row; --keep leaves the\n"
 	           "  scratch directory (daemon.log, the recording) in /tmp\n");
 }
 
@@ -236,8 +286,9 @@ int argus_bench_storm(int argc, char **argv)
 	double seconds = 60;
 	unsigned nprod = 2;
 	double rate = 1e6;
-	bool kernel = true, keep = false;
+	bool kernel = true, keep = false, kload = true;
 	const char *hang = NULL;
+	double hang_limit = 360; /* s: a case still running then is stopped */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -253,10 +304,14 @@ int argus_bench_storm(int argc, char **argv)
 		} else if (!strcmp(a, "--hang") && v && *v && !strchr(v, '/')) {
 			hang = v;
 			i++;
+		} else if (!strcmp(a, "--hang-limit") && v && (hang_limit = atof(v)) > 0) {
+			i++;
 		} else if (!strcmp(a, "--keep")) {
 			keep = true;
 		} else if (!strcmp(a, "--no-kernel")) {
 			kernel = false;
+		} else if (!strcmp(a, "--no-load")) {
+			kload = false; /* the kernel tracer on, perf bench not run */
 		} else {
 			cli_error("bench storm", "bad argument '%s'", a);
 			usage(stderr);
@@ -280,6 +335,8 @@ int argus_bench_storm(int argc, char **argv)
 	snprintf(reports, sizeof(reports), "%s/reports", base);
 	snprintf(log, sizeof(log), "%s/daemon.log", base);
 	snprintf(hang_out, sizeof(hang_out), "%s/hang.out", base);
+	char status_log[128];
+	snprintf(status_log, sizeof(status_log), "%s/status.log", base);
 	pid_t d = fork();
 	if (d == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -319,7 +376,7 @@ int argus_bench_storm(int argc, char **argv)
 		}
 	}
 	pid_t load = -1;
-	if (kernel) {
+	if (kernel && kload) {
 		load = fork();
 		if (load == 0) {
 			setpgid(0, 0);
@@ -344,6 +401,11 @@ int argus_bench_storm(int argc, char **argv)
 	pid_t hang_pid = -1;
 	double hang_at = -1;
 	int hang_st = 0;
+	double hang_stopped = 0; /* s after its start that the case was stopped */
+	/* the daemon's status when its RSS was highest (asked every 2 s): its
+	 * heap then, beside the stages' own peaks the last status gives */
+	char *st_peak = NULL;
+	uint64_t st_peak_rss = 0, last_ask = 0;
 	while (now_ns() - t0 < (uint64_t)(seconds * 1e9) || hang_pid > 0) {
 		usleep(200000);
 		if (hang && hang_at < 0 && now_ns() - t0 >= (uint64_t)(seconds / 2 * 1e9)) {
@@ -352,10 +414,37 @@ int argus_bench_storm(int argc, char **argv)
 		}
 		if (hang_pid > 0 && waitpid(hang_pid, &hang_st, WNOHANG) == hang_pid)
 			hang_pid = -1;
+		double since = (now_ns() - t0) / 1e9 - hang_at;
+		if (hang_pid > 0 && since > hang_limit && !hang_stopped) {
+			/* run-case.sh's trap stops its desktop and program */
+			kill(-hang_pid, SIGTERM);
+			hang_stopped = since;
+		}
+		if (hang_pid > 0 && hang_stopped && since > hang_stopped + 15)
+			kill(-hang_pid, SIGKILL);
 		uint64_t hwm, rss;
 		rss_of(d, &hwm, &rss);
 		if (hwm > peak_kb)
 			peak_kb = hwm;
+		if (now_ns() - last_ask >= 2000000000ull) {
+			last_ask = now_ns();
+			char *sj = status_json(run);
+			if (sj && keep) { /* the daemon's status every 2 s, kept */
+				FILE *sf = fopen(status_log, "ae");
+				if (sf) {
+					fprintf(sf, "%.1f %s", (now_ns() - t0) / 1e9, sj);
+					fclose(sf);
+				}
+			}
+			uint64_t r = num_after(sj ? strstr(sj, "\"memory\":") : NULL, "\"rss_bytes\":");
+			if (sj && r >= st_peak_rss) {
+				free(st_peak);
+				st_peak = sj;
+				st_peak_rss = r;
+			} else {
+				free(sj);
+			}
+		}
 	}
 	atomic_store(&stop, true);
 	if (load > 0) {
@@ -410,7 +499,9 @@ int argus_bench_storm(int argc, char **argv)
 	printf(
 	    "argus bench storm: %.1f s, %u hooked threads at %.0f records/s each, kernel load %s\n",
 	    secs, nprod, rate,
-	    kernel ? "perf bench sched messaging -g 40 (loop)" : "none (--no-kernel)");
+	    !kernel ? "none (--no-kernel)"
+	    : kload ? "perf bench sched messaging -g 40 (loop)"
+	            : "none (--no-load: the kernel tracer on)");
 	printf("  %-34s %14s %14s %14s  %s\n", "stage", "offered", "recorded", "lost", "adds up");
 	printf("  %-34s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %s\n",
 	       "hook rings (producers' count)", offered, written, offered - written,
@@ -443,15 +534,18 @@ int argus_bench_storm(int argc, char **argv)
 	}
 	printf("  events: %" PRIu64 " delivered (%.2f M/s), %" PRIu64 " before the storm\n",
 	       total - total0, (total - total0) / secs / 1e6, total0);
-	printf("  daemon peak RSS %.1f MiB; bounds: merge 256 MiB (4 Mi records), diagnosis queue "
-	       "256 MiB, graph 1 GiB, client queues 2 x 8 MiB, hook rings %u x 1 MiB\n",
-	       peak_kb / 1024.0, nprod);
+	print_memory(st, st_peak, peak_kb, nprod, kernel);
+	free(st_peak);
 	printf("  bench process peak RSS %.1f MiB; daemon exit %d%s%s\n", hwm / 1024.0,
 	       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, keep ? "; kept " : "", keep ? base : "");
 	if (hang) {
 		printf("  zoo hang %s started %.1f s into the storm (argus bench zoo --no-baselines, "
 		       "exit %d), against this daemon:\n",
 		       hang, hang_at, WIFEXITED(hang_st) ? WEXITSTATUS(hang_st) : -1);
+		if (hang_stopped)
+			printf("    (the case was still running %.0f s after its start: stopped, "
+			       "--hang-limit)\n",
+			       hang_stopped);
 		FILE *h = fopen(hang_out, "re");
 		char line[1024];
 		while (h && fgets(line, sizeof(line), h))

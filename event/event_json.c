@@ -343,6 +343,15 @@ static void put_str(struct out *o, const char *s, size_t max)
 	static const char hex[] = "0123456789abcdef";
 	putc_(o, '"');
 	for (size_t i = 0; i < max && s[i]; i++) {
+		/* a run of bytes that need no escape is copied at once */
+		size_t j = i;
+		while (j < max && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
+			j++;
+		if (j > i) {
+			put(o, s + i, j - i);
+			i = j - 1;
+			continue;
+		}
 		unsigned char c = (unsigned char)s[i];
 		if (c == '"' || c == '\\') {
 			putc_(o, '\\');

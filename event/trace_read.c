@@ -19,6 +19,9 @@
 
 /* ---- bytes ---- */
 
+/* bytes looked at per step when searching for the next block after damage */
+#define SCAN_WINDOW 65536
+
 /* Up to len bytes at off; *avail says how many there are. Pipes move
  * forward only: bytes before off are dropped once buf needs the room. */
 static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t len, size_t *avail)
@@ -44,12 +47,22 @@ static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t le
 			r->buf_len -= skip;
 			r->buf_off += skip;
 		}
+		if (len > r->buf_cap || !r->buf_cap) {
+			size_t cap = r->buf_cap ? r->buf_cap : (1u << 20);
+			while (cap < len)
+				cap *= 2;
+			uint8_t *p = realloc(r->buf, cap);
+			if (!p)
+				return NULL;
+			r->buf = p;
+			r->buf_cap = cap;
+		}
 		while (r->buf_off < off && !r->eof) {
-			/* the caller skips past buffered bytes: read and drop */
-			uint8_t sink[4096];
-			size_t want = off - r->buf_off < sizeof(sink) ? (size_t)(off - r->buf_off)
-			                                              : sizeof(sink);
-			ssize_t k = read(r->fd, sink, want);
+			/* the caller skips past buffered bytes (buf is empty here):
+			 * read them into buf and drop them */
+			size_t want = off - r->buf_off < r->buf_cap ? (size_t)(off - r->buf_off)
+			                                            : r->buf_cap;
+			ssize_t k = read(r->fd, r->buf, want);
 			if (k < 0 && errno == EINTR)
 				continue;
 			if (k <= 0) {
@@ -60,16 +73,6 @@ static const uint8_t *peek(struct argus_trace_reader *r, uint64_t off, size_t le
 		}
 		if (r->buf_off < off)
 			return NULL;
-		if (len > r->buf_cap) {
-			size_t cap = r->buf_cap ? r->buf_cap : (1u << 20);
-			while (cap < len)
-				cap *= 2;
-			uint8_t *p = realloc(r->buf, cap);
-			if (!p)
-				return NULL;
-			r->buf = p;
-			r->buf_cap = cap;
-		}
 	}
 	size_t at = (size_t)(off - r->buf_off);
 	while (r->buf_len < at + len && !r->eof) {
@@ -121,18 +124,46 @@ static const uint8_t *read_stored(struct argus_trace_reader *r, uint64_t off,
 	return p;
 }
 
-/* The checked payload decompressed into dst (raw_size bytes); false when
- * damaged (fault recorded). */
-static bool decode_into(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh,
-                        void *dst)
+/* The checked stored payload, or NULL (fault recorded). A zstd payload's
+ * frame must say it holds raw_size bytes: checked before anything is
+ * allocated for it, so that a block header cannot make the reader allocate
+ * what the payload does not hold (a small block claiming 64 MiB). */
+static const uint8_t *read_frame(struct argus_trace_reader *r, uint64_t off,
+                                 const struct tf_block *bh)
 {
 	const uint8_t *p = read_stored(r, off, bh);
-	if (!p)
-		return false;
+	if (!p || bh->codec == TF_CODEC_NONE)
+		return p;
+	unsigned long long n = ZSTD_getFrameContentSize(p, bh->stored_size);
+	if (n != bh->raw_size) {
+		if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
+			tr_add_fault(r, ARGUS_TRACE_ECORRUPT, off,
+			             "%s does not decompress: %s", tr_kind_name(bh->kind),
+			             n == ZSTD_CONTENTSIZE_ERROR ? "not a zstd frame"
+			                                         : "frame without its size");
+		else
+			tr_add_fault(r, ARGUS_TRACE_ECORRUPT, off,
+			             "%s does not decompress: frame of %llu bytes, %u in the header",
+			             tr_kind_name(bh->kind), n, bh->raw_size);
+		return NULL;
+	}
+	return p;
+}
+
+/* The payload p (from read_frame) decompressed into dst (raw_size bytes);
+ * false when damaged (fault recorded). */
+static bool decode_into(struct argus_trace_reader *r, uint64_t off, const struct tf_block *bh,
+                        const uint8_t *p, void *dst)
+{
 	if (bh->codec == TF_CODEC_NONE) {
 		if (bh->raw_size)
 			memcpy(dst, p, bh->raw_size);
 		return true;
+	}
+	if (!r->dctx && !(r->dctx = ZSTD_createDCtx())) {
+		tr_add_fault(r, ARGUS_TRACE_ENOMEM, off, "out of memory for a %s",
+		             tr_kind_name(bh->kind));
+		return false;
 	}
 	size_t z = ZSTD_decompressDCtx(r->dctx, dst, bh->raw_size, p, bh->stored_size);
 	if (ZSTD_isError(z) || z != bh->raw_size) {
@@ -148,8 +179,9 @@ static bool decode_into(struct argus_trace_reader *r, uint64_t off, const struct
 const uint8_t *tr_read_payload(struct argus_trace_reader *r, uint64_t off,
                                const struct tf_block *bh)
 {
-	if (bh->codec == TF_CODEC_NONE)
-		return read_stored(r, off, bh);
+	const uint8_t *p = read_frame(r, off, bh);
+	if (!p || bh->codec == TF_CODEC_NONE)
+		return p;
 	if (bh->raw_size > r->raw_cap) {
 		uint8_t *n = realloc(r->raw, bh->raw_size);
 		if (!n) {
@@ -160,7 +192,7 @@ const uint8_t *tr_read_payload(struct argus_trace_reader *r, uint64_t off,
 		r->raw = n;
 		r->raw_cap = bh->raw_size;
 	}
-	return decode_into(r, off, bh, r->raw) ? r->raw : NULL;
+	return decode_into(r, off, bh, p, r->raw) ? r->raw : NULL;
 }
 
 /*
@@ -180,26 +212,38 @@ static int scan_block(struct argus_trace_reader *r, uint64_t *off, struct tf_blo
 			tr_add_fault(r, rc, *off, "%s (%zu of %zu bytes)", why, have, sizeof(*bh));
 		return 0;
 	}
+	/* the next block magic is looked for a window at a time (memmem), then
+	 * its header checked; a header that fails is passed over by one byte.
+	 * A pipe is looked at a header at a time: a window would wait for
+	 * bytes the writer has not written yet. */
 	uint64_t bad = *off;
-	for (uint64_t o = bad + 1;; o++) {
-		const uint8_t *p = peek(r, o, sizeof(*bh), &have);
-		if (have < 4) {
+	const uint32_t magic = TF_BLOCK_MAGIC;
+	const size_t window = r->stream ? sizeof(*bh) : SCAN_WINDOW;
+	for (uint64_t o = bad + 1;;) {
+		const uint8_t *p = peek(r, o, window, &have);
+		if (have < sizeof(magic)) {
 			tr_add_fault(r, ARGUS_TRACE_ECORRUPT, bad, "%s; no intact block follows",
 			             why);
 			return 0;
 		}
-		uint32_t magic;
-		memcpy(&magic, p, 4);
-		if (magic != TF_BLOCK_MAGIC || have < sizeof(*bh))
+		const uint8_t *m = memmem(p, have, &magic, sizeof(magic));
+		if (!m) {
+			o += have - (sizeof(magic) - 1);
 			continue;
-		memcpy(bh, p, sizeof(*bh));
-		if (tf_block_check(bh))
-			continue;
-		tr_add_fault(r, ARGUS_TRACE_ECORRUPT, bad,
-		             "%s; skipped %llu bytes to the next block", why,
-		             (unsigned long long)(o - bad));
-		*off = o;
-		return 1;
+		}
+		o += (uint64_t)(m - p);
+		p = peek(r, o, sizeof(*bh), &have);
+		if (have == sizeof(*bh)) {
+			memcpy(bh, p, sizeof(*bh));
+			if (!tf_block_check(bh)) {
+				tr_add_fault(r, ARGUS_TRACE_ECORRUPT, bad,
+				             "%s; skipped %llu bytes to the next block", why,
+				             (unsigned long long)(o - bad));
+				*off = o;
+				return 1;
+			}
+		}
+		o++;
 	}
 }
 
@@ -215,8 +259,9 @@ static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct 
 {
 	r->nev = r->ev_next = 0;
 	r->health.chunks_decoded++;
-	bool ok = true;
-	if (bh->count > r->ev_cap) {
+	const uint8_t *p = read_frame(r, off, bh);
+	bool ok = p != NULL;
+	if (ok && bh->count > r->ev_cap) {
 		struct argus_event *n = realloc(r->evs, (size_t)bh->count * sizeof(*n));
 		if (!n) {
 			tr_add_fault(r, ARGUS_TRACE_ENOMEM, off,
@@ -229,7 +274,7 @@ static bool load_chunk(struct argus_trace_reader *r, uint64_t off, const struct 
 	}
 	/* straight into the event array: no copy on the fast path */
 	if (ok)
-		ok = decode_into(r, off, bh, r->evs);
+		ok = decode_into(r, off, bh, p, r->evs);
 	if (ok) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 		if (bh->transform == TF_XFORM_TSDELTA) {
@@ -471,8 +516,7 @@ static struct argus_trace_reader *reader_new(const char *name)
 	r->fd = -1;
 	r->to = UINT64_MAX;
 	r->name = strdup(name ? name : "(trace)");
-	r->dctx = ZSTD_createDCtx();
-	if (!r->name || !r->dctx) {
+	if (!r->name) { /* the zstd context is made at the first compressed block */
 		argus_trace_close(r);
 		return NULL;
 	}

@@ -11,11 +11,15 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
+
+/* the diagnosis's queue: at most this much waits for the worker */
+#define DIAG_QUEUE_BYTES (256ull << 20)
 
 /* A stream line waiting for the daemon's thread. */
 struct out_line {
@@ -38,6 +42,8 @@ struct argus_daemon_diag {
 	bool (*rules_changed)(void *arg, const char *const **batch, const char *const **ignore);
 	void *rules_arg;
 	uint64_t rules_asked; /* stream time of the last question */
+	/* the graph's memory, as the worker last saw it (for the status) */
+	_Atomic uint64_t graph_bytes, graph_peak, graph_cap, graph_cap_hits;
 };
 
 /* From the worker: a line for the stream clients. */
@@ -102,6 +108,32 @@ static void worker_tick(void *arg, uint64_t stream_ns)
 			argus_graph_set_user_rules(argus_session_graph(dd->s), batch, ignore);
 	}
 	argus_session_tick(dd->s, stream_ns);
+	struct argus_graph_stats gs;
+	argus_graph_get_stats(argus_session_graph(dd->s), &gs);
+	atomic_store(&dd->graph_bytes, gs.bytes_held);
+	if (gs.bytes_held > atomic_load(&dd->graph_peak))
+		atomic_store(&dd->graph_peak, gs.bytes_held);
+	atomic_store(&dd->graph_cap, gs.mem_cap);
+	atomic_store(&dd->graph_cap_hits, gs.cap_hits);
+}
+
+/* The status's "diagnosis" object (the daemon's thread): its queue and the
+ * graph's window against their bounds. */
+static int diag_status(void *arg, char *buf, size_t cap)
+{
+	struct argus_daemon_diag *dd = arg;
+	struct argus_worker_stats ws;
+	argus_worker_get_stats(dd->w, &ws);
+	return snprintf(buf, cap,
+	                "\"queued_bytes\":%" PRIu64 ",\"queued_peak_bytes\":%" PRIu64
+	                ",\"queue_cap_bytes\":%" PRIu64 ",\"records_dropped\":%" PRIu64
+	                ",\"records_shed\":%" PRIu64
+	                ",\"graph_bytes\":%" PRIu64 ",\"graph_peak_bytes\":%" PRIu64
+	                ",\"graph_cap_bytes\":%" PRIu64 ",\"graph_cap_hits\":%" PRIu64,
+	                ws.queued_bytes, ws.max_queued_bytes, (uint64_t)DIAG_QUEUE_BYTES, ws.dropped,
+	                ws.shed,
+	                atomic_load(&dd->graph_bytes), atomic_load(&dd->graph_peak),
+	                atomic_load(&dd->graph_cap), atomic_load(&dd->graph_cap_hits));
 }
 
 /* Daemon's thread, every 5 ms. */
@@ -166,7 +198,7 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	struct argus_sink inner = argus_session_sink(dd->s);
-	if (argus_worker_new(&dd->w, &inner, worker_tick, dd, 0)) {
+	if (argus_worker_new(&dd->w, &inner, worker_tick, dd, DIAG_QUEUE_BYTES)) {
 		snprintf(err, ecap, "cannot start the diagnosis thread");
 		argus_daemon_diag_free(dd);
 		return -1;
@@ -178,6 +210,7 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	argus_daemon_set_tick(d, on_tick, dd);
+	argus_daemon_set_status(d, diag_status, dd);
 	*out = dd;
 	return 0;
 }
@@ -195,9 +228,10 @@ void argus_daemon_diag_summary(struct argus_daemon_diag *dd)
 	        "argus start: diagnosis: %" PRIu64 " records, %u GUI processes, %" PRIu64
 	        " stalls (%" PRIu64 " ended), %" PRIu64 " diagnoses, %" PRIu64
 	        " stalls not diagnosed (too many at once); %" PRIu64
-	        " records not queued for it, at most %.1f MiB queued\n",
+	        " records not queued for it (%" PRIu64 " of them shed), at most %.1f MiB queued\n",
 	        st.events, st.trigger.gui_processes, st.trigger.stalls, st.trigger.stalls_ended,
-	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.max_queued_bytes / 1048576.0);
+	        st.diagnoses, st.stalls_dropped, ws.dropped, ws.shed,
+	        ws.max_queued_bytes / 1048576.0);
 }
 
 void argus_daemon_diag_free(struct argus_daemon_diag *dd)

@@ -248,16 +248,22 @@ void argus_report_sink_free(struct argus_report_sink *rs);
 /* ---- the daemon's sink: a session in its own thread ---- */
 
 /* A sink that runs another sink in a worker thread: the producer's thread
- * only queues (records bounded by max_bytes, 0 = 256 MiB; table entries
- * never dropped). inner and tick run in the worker, in delivery order. */
+ * only queues (at most max_bytes, 0 = 256 MiB, of queued messages: records
+ * above it are dropped and counted; table entries are never dropped but
+ * count, so records give way to them; while more than 8 MiB wait, each
+ * process gets at most 2 000 records per 100 ms, the rest of a flood is
+ * shed and counted). inner and tick run in the worker, in delivery order. */
 struct argus_worker;
 struct argus_worker_stats {
 	uint64_t events;           /* records the inner sink got */
-	uint64_t dropped;          /* records not queued (queue full, out of memory) */
+	uint64_t dropped;          /* records not queued (queue full, shed, out of memory) */
+	uint64_t shed;             /* of those, a process's records above its share while the
+	                              queue was behind (worker.c) */
 	uint64_t table_losses;     /* string / stack entries lost (ids may be off after) */
 	uint64_t inner_errors;     /* batches the inner sink failed */
-	uint64_t queued_bytes;     /* records waiting now */
-	uint64_t max_queued_bytes; /* the most that ever waited */
+	uint64_t queued_bytes;     /* what waits now (records, table entries, ticks) */
+	uint64_t max_queued_bytes; /* the most that ever waited (<= max_bytes unless table
+	                              entries alone went above it) */
 };
 int argus_worker_new(struct argus_worker **w, const struct argus_sink *inner,
                      void (*tick)(void *arg, uint64_t stream_ns), void *tick_arg,

@@ -43,6 +43,7 @@ struct client {
 	struct qblock *head, *tail;
 	size_t nblocks, max_blocks, inflight;
 	uint64_t queued;
+	uint64_t queued_peak; /* the most ever queued */
 	uint64_t base; /* cs->delivered when it began streaming */
 	uint64_t sent, drops_pending, drops_total, last_ts, first_drop_ts;
 };
@@ -98,6 +99,8 @@ static bool queue_line(struct client *c, const char *line, size_t len)
 	memcpy(c->tail->data + c->tail->len, line, len);
 	c->tail->len += len;
 	c->queued += len;
+	if (c->queued > c->queued_peak)
+		c->queued_peak = c->queued;
 	return true;
 }
 
@@ -372,9 +375,10 @@ size_t clients_status(const struct client_set *cs, char *buf, size_t cap, bool j
 		if (json)
 			n = snprintf(buf + len, cap - len,
 			             "%s{\"id\":%u,\"pid\":%d,\"sent\":%" PRIu64
-			             ",\"queued_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
-			             ",\"delivered\":%" PRIu64 "}",
+			             ",\"queued_bytes\":%" PRIu64 ",\"queued_peak_bytes\":%" PRIu64
+			             ",\"drops\":%" PRIu64 ",\"delivered\":%" PRIu64 "}",
 			             first ? "" : ",", c->id, (int)c->peer_pid, c->sent, c->queued,
+			             c->queued_peak,
 			             c->drops_total, c->streaming ? c->cs->delivered - c->base : 0);
 		else
 			n = snprintf(buf + len, cap - len,

@@ -205,6 +205,12 @@ void daemon_read_ring(struct argus_daemon *d, unsigned i, uint64_t now)
 			argus_merge_push(d->merge, i, d->buf, n, now);
 	}
 	d->read_total += got;
+	if (got) {
+		struct argus_merge_stats ms;
+		argus_merge_get_stats(d->merge, &ms);
+		if (ms.buffered > d->merge_peak)
+			d->merge_peak = ms.buffered;
+	}
 }
 
 static void pump(struct argus_daemon *d, bool final)
@@ -598,6 +604,13 @@ void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_
 	d->tick_arg = arg;
 }
 
+void argus_daemon_set_status(struct argus_daemon *d, int (*fn)(void *arg, char *buf, size_t cap),
+                             void *arg)
+{
+	d->status_fn = fn;
+	d->status_arg = arg;
+}
+
 void argus_daemon_publish(struct argus_daemon *d, const char *kind, uint32_t pid, const char *json)
 {
 	if (!d->stopping)
@@ -704,6 +717,10 @@ int argus_daemon_run(struct argus_daemon *d, char *err, size_t errlen)
 	d->sigint.data = d->sigterm.data = d;
 	uv_signal_start(&d->sigint, on_signal, SIGINT);
 	uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	/* a client that leaves while its lines are being written makes the
+	 * write fail with EPIPE (libuv then closes it), never end the daemon:
+	 * libuv writes with write(2), which raises SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	d->start_ns = mono_now_ns();
 	d->running = true;
 	uv_run(&d->loop, UV_RUN_DEFAULT);

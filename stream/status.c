@@ -3,7 +3,9 @@
  * ring fill, merge state, recorder span, memory and clients; as text or as
  * one JSON object (docs/daemon.md).
  */
+#include <dlfcn.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,31 @@ static uint64_t rss_bytes(void)
 		fclose(f);
 	}
 	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The heap as the allocator sees it: bytes allocated, and bytes it keeps
+ * resident (allocated, freed pages not yet returned, its own metadata).
+ * jemalloc (argus's binaries link it) through mallctl when it is there,
+ * else the C library's mallinfo2. */
+static const char *heap_stats(uint64_t *allocated, uint64_t *resident)
+{
+	typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+	mallctl_fn mc = (mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "mallctl");
+	if (mc) {
+		uint64_t epoch = 1;
+		size_t al = 0, res = 0, len = sizeof(size_t), elen = sizeof(epoch);
+		mc("epoch", &epoch, &elen, &epoch, elen); /* refresh the stats */
+		if (!mc("stats.allocated", &al, &len, NULL, 0) &&
+		    !mc("stats.resident", &res, &len, NULL, 0)) {
+			*allocated = al;
+			*resident = res;
+			return "jemalloc";
+		}
+	}
+	struct mallinfo2 mi = mallinfo2();
+	*allocated = mi.uordblks + mi.hblkhd;
+	*resident = mi.arena + mi.hblkhd;
+	return "libc";
 }
 
 /* A growing string for replies. */
@@ -139,10 +166,21 @@ char *daemon_status(struct argus_daemon *d, bool json)
 		char more[4096];
 		more_status(d, more, sizeof(more), true);
 		sb_printf(&b, "\"more\":[%s],", more);
+		if (d->status_fn) {
+			char diag[1024];
+			int n = d->status_fn(d->status_arg, diag, sizeof(diag));
+			if (n > 0 && (size_t)n < sizeof(diag))
+				sb_printf(&b, "\"diagnosis\":{%s},", diag);
+		}
+		uint64_t heap_al, heap_res;
+		const char *alloc = heap_stats(&heap_al, &heap_res);
 		sb_printf(&b,
 		          "\"memory\":{\"rss_bytes\":%" PRIu64 ",\"merge_bytes\":%" PRIu64
-		          ",\"table_bytes\":%" PRIu64 "},",
-		          rss, merge_bytes, table_bytes);
+		          ",\"merge_peak_bytes\":%" PRIu64 ",\"table_bytes\":%" PRIu64
+		          ",\"heap\":\"%s\",\"heap_allocated_bytes\":%" PRIu64
+		          ",\"heap_resident_bytes\":%" PRIu64 "},",
+		          rss, merge_bytes, d->merge_peak * sizeof(struct argus_event), table_bytes,
+		          alloc, heap_al, heap_res);
 		clients_status(&d->cs, clients, sizeof(clients), true);
 		sb_printf(&b, "\"clients\":[%s],\"client_drops\":%" PRIu64 "}\n", clients,
 		          d->cs.drops_total);

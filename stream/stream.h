@@ -101,6 +101,11 @@ int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s);
  * (the stall trigger) advance with it. One hook; NULL clears it. */
 void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_t stream_ns),
                            void *arg);
+/* The members (without braces) of the status's "diagnosis" object: fn
+ * writes them into buf (at most cap bytes) and returns their length, from
+ * the daemon's thread. One hook; NULL clears it. */
+void argus_daemon_set_status(struct argus_daemon *d, int (*fn)(void *arg, char *buf, size_t cap),
+                             void *arg);
 /* Send one JSON object to the stream clients that want its kind (not
  * "event": those are the records). json is a complete object without a
  * newline whose first member is "kind"; pid is matched against a client's

@@ -210,6 +210,9 @@ struct argus_daemon {
 	struct argus_sink dsink; /* what decode writes to */
 	void (*tick_fn)(void *arg, uint64_t stream_ns);
 	void *tick_arg;
+	int (*status_fn)(void *arg, char *buf, size_t cap); /* the diagnosis's part */
+	void *status_arg;
+	uint64_t merge_peak; /* the most records the merge ever held */
 	struct client_set cs;
 	struct recorder *rec;
 	struct tab strings, stacks;

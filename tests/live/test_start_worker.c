@@ -126,5 +126,102 @@ TEST(a_stalled_worker_drops_records_counted_but_never_table_entries)
 	pthread_mutex_destroy(&in.gate);
 }
 
+TEST(table_entries_count_against_the_bound_and_records_give_way)
+{
+	static struct inner in;
+	memset(&in, 0, sizeof(in));
+	pthread_mutex_init(&in.gate, NULL);
+	struct argus_sink inner = {
+	    .events = in_events, .intern_string = in_string, .intern_stack = in_stack, .arg = &in};
+	struct argus_worker *w;
+	const uint64_t cap = 4 * 64 * sizeof(struct argus_event); /* 16 KiB */
+	ASSERT_EQ(argus_worker_new(&w, &inner, NULL, NULL, cap), 0);
+	struct argus_sink s = argus_worker_sink(w);
+	pthread_mutex_lock(&in.gate);
+	struct argus_event ev[64];
+	memset(ev, 0, sizeof(ev));
+	ASSERT_EQ(s.events(s.arg, ev, 64), 0);
+	struct argus_worker_stats st;
+	do { /* the worker took the batch and waits at the gate */
+		argus_worker_get_stats(w, &st);
+	} while (st.queued_bytes);
+	/* 100 stacks of 16 frames: 12.5 KiB of ips alone, more with their
+	 * messages: never dropped, but they leave no room for 4 KiB of records
+	 * (counting records alone there would be room for 3 more batches) */
+	uint64_t ips[16] = {0};
+	for (int i = 0; i < 100; i++)
+		s.intern_stack(s.arg, ips, 16);
+	argus_worker_get_stats(w, &st);
+	ASSERT(st.queued_bytes >= 100 * sizeof(ips));
+	ASSERT_EQ(s.events(s.arg, ev, 64), 0); /* 4 KiB more: above the bound */
+	argus_worker_get_stats(w, &st);
+	pthread_mutex_unlock(&in.gate);
+	argus_worker_stop(w);
+	struct argus_worker_stats end;
+	argus_worker_get_stats(w, &end);
+	argus_worker_free(w);
+	ASSERT_U64_EQ(st.dropped, 64);
+	ASSERT_U64_EQ(in.stacks, 100);
+	ASSERT_U64_EQ(end.events, 64);
+	ASSERT_U64_EQ(end.queued_bytes, 0);
+	pthread_mutex_destroy(&in.gate);
+}
+
+/* Records of pid QUIET_PID that reached the inner sink. */
+enum { QUIET_PID = 200, FLOOD_PID = 100 };
+static uint64_t quiet_seen;
+
+static int in_events_quiet(void *arg, const struct argus_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		quiet_seen += ev[i].pid == QUIET_PID;
+	return in_events(arg, ev, n);
+}
+
+TEST(behind_a_flooding_process_the_others_records_still_go_through)
+{
+	/* the worker stalled; one process floods (4 096-record batches), another
+	 * writes 8 records between them: once 8 MiB wait, the flood is held to
+	 * its share and shed, counted; every record of the quiet one is queued */
+	static struct inner in;
+	memset(&in, 0, sizeof(in));
+	quiet_seen = 0;
+	pthread_mutex_init(&in.gate, NULL);
+	struct argus_sink inner = {.events = in_events_quiet, .arg = &in};
+	struct argus_worker *w;
+	ASSERT_EQ(argus_worker_new(&w, &inner, NULL, NULL, 0), 0);
+	struct argus_sink s = argus_worker_sink(w);
+	pthread_mutex_lock(&in.gate);
+	static struct argus_event flood[4096], quiet[8];
+	for (int i = 0; i < 4096; i++)
+		flood[i] = (struct argus_event){.ts = 1, .pid = FLOOD_PID, .type = ARGUS_EV_COND_SIGNAL};
+	for (int i = 0; i < 8; i++)
+		quiet[i] = (struct argus_event){.ts = 1, .pid = QUIET_PID, .type = ARGUS_EV_SCHED_SWITCH};
+	struct argus_event drop = {.ts = 1, .pid = FLOOD_PID, .type = ARGUS_EV_DROP};
+	enum { BATCHES = 100 }; /* 409 600 flood records: 25 MiB */
+	for (int b = 0; b < BATCHES; b++) {
+		ASSERT_EQ(s.events(s.arg, flood, 4096), 0);
+		ASSERT_EQ(s.events(s.arg, quiet, 8), 0);
+		ASSERT_EQ(s.events(s.arg, &drop, 1), 0);
+	}
+	struct argus_worker_stats st;
+	argus_worker_get_stats(w, &st);
+	pthread_mutex_unlock(&in.gate);
+	argus_worker_stop(w);
+	struct argus_worker_stats end;
+	argus_worker_get_stats(w, &end);
+	argus_worker_free(w);
+	ASSERT(st.shed > 0);
+	ASSERT_U64_EQ(st.dropped, st.shed); /* the queue never filled: all were shed */
+	/* what waited stayed near the point shedding began, far from 25 MiB */
+	ASSERT(st.max_queued_bytes < (12u << 20));
+	ASSERT_U64_EQ(quiet_seen, BATCHES * 8);
+	ASSERT_U64_EQ(end.events + end.dropped, BATCHES * (4096 + 8 + 1));
+	ASSERT_U64_EQ(in.events, end.events);
+	pthread_mutex_destroy(&in.gate);
+}
+
 TEST_MAIN(TEST_ENTRY(everything_reaches_the_inner_sink_in_order),
-          TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries))
+          TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries),
+          TEST_ENTRY(table_entries_count_against_the_bound_and_records_give_way),
+          TEST_ENTRY(behind_a_flooding_process_the_others_records_still_go_through))

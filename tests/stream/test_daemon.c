@@ -174,6 +174,51 @@ TEST(slow_client_never_slows_ingest_and_is_told_of_drops)
 	fx_cleanup(&f);
 }
 
+TEST(a_client_gone_with_records_queued_leaves_the_daemon_running)
+{
+	/* stream clients that leave while the daemon writes to them (argus
+	 * bench storm's zoo case kills its argus stream so): a write that meets
+	 * the closed socket (EPIPE, in the tick that delivers, before the
+	 * daemon has polled the client's EOF) must not end the daemon
+	 * (SIGPIPE); it drops the client and goes on. Each client reads as
+	 * fast as it can, then leaves in the middle of a long delivery. */
+	enum { ROUNDS = 10, N = 120000 };
+	struct fixture f;
+	struct count_sink cs = {0};
+	struct argus_sink sink = {.events = count_events, .arg = &cs};
+	struct argus_daemon_opts o = {.rec_dir = ""};
+	fx_start(&f, &o, 1u << 18, &sink);
+	uint64_t t = fx_now() - 20000000000ull;
+	static char buf[1 << 16];
+	for (int r = 0; r < ROUNDS; r++) {
+		int c = fx_connect(f.run, STREAM_SOCK);
+		ASSERT(c >= 0);
+		ASSERT_EQ(write(c, "stream v=1\n", 11), 11);
+		char line[2048];
+		ASSERT(fx_line(c, line, sizeof(line), 3000));
+		write_events(&f, t, N, ARGUS_EV_SYS_ENTER, 9);
+		t += N * 1000ull;
+		size_t got = 0, want = (size_t)(r + 1) << 19; /* 0.5 .. 5 MiB */
+		while (got < want) {
+			struct pollfd pfd = {.fd = c, .events = POLLIN};
+			if (poll(&pfd, 1, 3000) <= 0)
+				break;
+			ssize_t k = read(c, buf, sizeof(buf));
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		close(c); /* the daemon is still writing to it */
+	}
+	char want[64];
+	snprintf(want, sizeof(want), "\"total\":%d,", ROUNDS * N);
+	ASSERT(fx_wait_status(&f, want));
+	ASSERT(fx_wait_status(&f, "\"clients\":[]"));
+	fx_stop(&f);
+	ASSERT_U64_EQ(cs.n, (uint64_t)ROUNDS * N);
+	fx_cleanup(&f);
+}
+
 TEST(stop_flushes_everything_to_the_recorder)
 {
 	struct fixture f;
@@ -630,6 +675,7 @@ TEST_MAIN(TEST_ENTRY(records_reach_sink_in_order_and_status_counts),
           TEST_ENTRY(stream_clients_get_ndjson_with_their_filters),
           TEST_ENTRY(bad_stream_request_is_refused_with_a_reason),
           TEST_ENTRY(slow_client_never_slows_ingest_and_is_told_of_drops),
+          TEST_ENTRY(a_client_gone_with_records_queued_leaves_the_daemon_running),
           TEST_ENTRY(stop_flushes_everything_to_the_recorder),
           TEST_ENTRY(hook_rings_come_from_the_socket_and_speak_for_their_process),
           TEST_ENTRY(hook_socket_refuses_a_bad_hello),

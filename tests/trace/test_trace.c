@@ -488,6 +488,43 @@ TEST(absurd_size_in_a_valid_header_is_refused)
 	free(b.p);
 }
 
+TEST(a_block_claiming_more_than_its_frame_holds_is_refused_before_allocating)
+{
+	/* a table and a chunk whose intact headers claim 64 MiB for their few
+	 * KiB of zstd frame: refused by the frame's own size, nothing allocated */
+	static const unsigned kinds[] = {TF_STRINGS, TF_EVENTS};
+	for (size_t i = 0; i < 2; i++) {
+		struct blob b = sample();
+		struct walked w;
+		walk(&b, &w);
+		int k = nth_block(&w, kinds[i], 0);
+		ASSERT(k >= 0);
+		struct tf_block h = w.h[k];
+		ASSERT_EQ(h.codec, TF_CODEC_ZSTD);
+		uint32_t frame = h.raw_size;
+		h.raw_size = TF_MAX_RAW;
+		if (kinds[i] == TF_EVENTS)
+			h.count = TF_MAX_RAW / sizeof(struct argus_event);
+		tf_block_seal(&h);
+		ASSERT(tf_block_check(&h) == NULL);
+		memcpy(b.p + w.off[k], &h, sizeof(h));
+		b.n = w.off[w.n - 2]; /* no index: the scan meets the header */
+		struct argus_trace_reader *r = open_blob(&b);
+		struct readout o;
+		read_all(r, &o);
+		ASSERT_EQ(o.faults, 1);
+		ASSERT_U64_EQ(o.fault_off[0], w.off[k]);
+		char want[96];
+		snprintf(want, sizeof(want), "does not decompress: frame of %u bytes, %u in the header",
+		         frame, TF_MAX_RAW);
+		ASSERT_CONTAINS(o.first_msg, want);
+		ASSERT_EQ(o.n, kinds[i] == TF_EVENTS ? NEV - CHUNK : NEV);
+		argus_trace_close(r);
+		free(o.ev);
+		free(b.p);
+	}
+}
+
 TEST(corrupt_table_block_keeps_events)
 {
 	struct blob b = sample();
@@ -681,6 +718,7 @@ TEST_MAIN(TEST_ENTRY(round_trip_every_type_and_table),
           TEST_ENTRY(flipped_byte_in_a_chunk_loses_only_that_chunk),
           TEST_ENTRY(damaged_block_header_is_skipped_in_a_scan),
           TEST_ENTRY(absurd_size_in_a_valid_header_is_refused),
+          TEST_ENTRY(a_block_claiming_more_than_its_frame_holds_is_refused_before_allocating),
           TEST_ENTRY(corrupt_table_block_keeps_events), TEST_ENTRY(bad_index_falls_back_to_a_scan),
           TEST_ENTRY(damaged_block_header_in_an_indexed_file),
           TEST_ENTRY(index_that_disagrees_with_its_blocks_is_refused),
