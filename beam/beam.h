@@ -361,7 +361,9 @@ void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap
 int argus_notify(const char *body, const char *report_path, char *err, size_t ecap);
 /* The notifier of one user session (the caller's session bus): reads
  * notifications from fd, one a line - the body, ARGUS_NOTIFY_SEP, the
- * report path -, sends each and runs `opener REPORT` (NULL = xdg-open) when
+ * report path, optionally ARGUS_NOTIFY_SEP and a key (the stall: a later
+ * line with the same key replaces that notification on screen) -, sends
+ * each and runs `opener REPORT` (NULL = xdg-open) when
  * its default action ("Open report") is taken. A notification waits for
  * its answer up to timeout_s (0 = 600); the notifier returns once fd is
  * closed and none waits, or after timeout_s with none waiting. Returns 0,
@@ -370,6 +372,11 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err, size_t ecap);
 
 /* ---- symbols (tsym.c, symelf.c) ---- */
+
+/* The name a user sees for function symbol sym (funcname.c): without its
+ * symbol version, and a C++ name demangled without its parameter list
+ * ("FL_DocLayout::fillLayouts"). */
+void argus_func_name(const char *sym, char *out, size_t cap);
 
 struct argus_trace_reader;
 

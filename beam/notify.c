@@ -12,9 +12,10 @@
 #ifdef ARGUS_HAVE_GIO
 #include <gio/gio.h>
 
-/* Send the notification on bus; its server-assigned id goes to *id. */
+/* Send the notification on bus, in place of notification `replaces` when
+ * not 0; its server-assigned id goes to *id. */
 static int send_notification(GDBusConnection *bus, const char *body, const char *report_path,
-                             uint32_t *id, char *err, size_t ecap)
+                             uint32_t replaces, uint32_t *id, char *err, size_t ecap)
 {
 	GError *e = NULL;
 	GVariantBuilder actions, hints;
@@ -36,7 +37,7 @@ static int send_notification(GDBusConnection *bus, const char *body, const char 
 	GVariant *ret = g_dbus_connection_call_sync(
 	    bus, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
 	    "org.freedesktop.Notifications", "Notify",
-	    g_variant_new("(susssasa{sv}i)", "argus", 0u, "dialog-warning",
+	    g_variant_new("(susssasa{sv}i)", "argus", replaces, "dialog-warning",
 	                  "pinwheel root cause found", text, &actions, &hints, -1),
 	    G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &e);
 	if (!ret) {
@@ -66,7 +67,7 @@ int argus_notify(const char *body, const char *report_path, char *err, size_t ec
 	if (!bus)
 		return -1;
 	uint32_t id;
-	int rc = send_notification(bus, body, report_path, &id, err, ecap);
+	int rc = send_notification(bus, body, report_path, 0, &id, err, ecap);
 	g_object_unref(bus);
 	return rc;
 }
@@ -85,6 +86,7 @@ struct notifier {
 	GMainLoop *loop;
 	GHashTable *pending; /* id -> report path (owned) */
 	GHashTable *timers;  /* id -> its timeout source */
+	GHashTable *by_key;  /* a line's key (the stall) -> the id it was shown as */
 	const char *opener;
 	unsigned timeout_s;
 	bool input_open;
@@ -166,19 +168,34 @@ static void n_signal(GDBusConnection *c, const char *sender, const char *path, c
 	}
 }
 
-/* One line from the daemon: send it, remember it. */
+/* One line from the daemon: send it, remember it. A line whose key was
+ * seen before replaces that notification (the stall's final diagnosis: one
+ * hang, one notification on screen, updated). */
 static void n_line(struct notifier *n, char *line)
 {
 	line[strcspn(line, "\n")] = 0;
-	char *report = strchr(line, '\x1f');
-	if (report)
+	char *report = strchr(line, ARGUS_NOTIFY_SEP), *key = NULL;
+	if (report) {
 		*report++ = 0;
-	uint32_t id;
+		key = strchr(report, ARGUS_NOTIFY_SEP);
+		if (key)
+			*key++ = 0;
+	}
+	uint32_t id, replaces = 0;
+	if (key && *key)
+		replaces = GPOINTER_TO_UINT(g_hash_table_lookup(n->by_key, key));
 	char err[256];
-	if (send_notification(n->bus, line, report, &id, err, sizeof(err))) {
+	if (send_notification(n->bus, line, report, replaces, &id, err, sizeof(err))) {
 		fprintf(stderr, "argus notifier: %s\n", err);
 		return;
 	}
+	if (key && *key) {
+		if (g_hash_table_size(n->by_key) >= 4096)
+			g_hash_table_remove_all(n->by_key); /* bounded: old stalls' keys go */
+		g_hash_table_replace(n->by_key, g_strdup(key), GUINT_TO_POINTER(id));
+	}
+	if (replaces && replaces != id)
+		n_forget(n, replaces); /* a server that gave it a new id */
 	if (!report || !*report)
 		return; /* no action to wait for */
 	if (n->idle) {
@@ -226,6 +243,7 @@ int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err
 	n.loop = g_main_loop_new(NULL, FALSE);
 	n.pending = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	n.timers = g_hash_table_new(NULL, NULL);
+	n.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	/* subscribed before the first Notify: a fast click must not be missed */
 	guint sub = g_dbus_connection_signal_subscribe(
 	    n.bus, NULL, "org.freedesktop.Notifications", NULL, "/org/freedesktop/Notifications",
@@ -245,6 +263,7 @@ int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err
 	if (n.idle)
 		g_source_remove(n.idle);
 	g_hash_table_unref(n.timers);
+	g_hash_table_unref(n.by_key);
 	g_hash_table_unref(n.pending);
 	g_main_loop_unref(n.loop);
 	g_object_unref(n.bus);

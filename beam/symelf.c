@@ -213,10 +213,10 @@ static bool elf_lookup(Dwfl_Module *m, uint64_t ip, struct argus_frame *out)
 		return false;
 	const char *slash = strrchr(obj, '/');
 	/* without its symbol version (libdwfl names a dynamic symbol defined
-	 * in several versions "pthread_setaffinity_np@@GLIBC_2.34"): the name
-	 * the file's own tables give, whether the process runs or not */
-	size_t len = strcspn(name, "@");
-	snprintf(out->func, sizeof(out->func), "%.*s", (int)len, name);
+	 * in several versions "pthread_setaffinity_np@@GLIBC_2.34"), C++
+	 * demangled: the name the file's own tables give, whether the process
+	 * runs or not (funcname.c) */
+	argus_func_name(name, out->func, sizeof(out->func));
 	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : obj);
 	/* by the path the process mapped, not where its ELF file was found */
 	out->system = argus_system_code(modname ? modname : obj);

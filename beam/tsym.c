@@ -199,7 +199,7 @@ static void put_frame(struct argus_frame *out, const char *name, const char *pat
                       bool system)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
-	snprintf(out->func, sizeof(out->func), "%s", name);
+	argus_func_name(name, out->func, sizeof(out->func));
 	snprintf(out->srcline, sizeof(out->srcline), "%s+0x%llx", path ? path : "?",
 	         (unsigned long long)in);
 	snprintf(out->object, sizeof(out->object), "%s", slash ? slash + 1 : path ? path : "?");

@@ -182,11 +182,13 @@ static void reap_notifiers(struct argus_report_sink *sd)
 	}
 }
 
-/* A line to a notifier; false when it is gone (its socket closed). */
-static bool notifier_send(struct notifier *n, const char *body, const char *report)
+/* A line to a notifier, keyed by the stall (its final diagnosis replaces
+ * the first notification); false when it is gone (its socket closed). */
+static bool notifier_send(struct notifier *n, const char *body, const char *report, uint64_t key)
 {
 	char line[2048];
-	int len = snprintf(line, sizeof(line), "%s%c%s\n", body, ARGUS_NOTIFY_SEP, report);
+	int len = snprintf(line, sizeof(line), "%s%c%s%c%" PRIu64 "\n", body, ARGUS_NOTIFY_SEP,
+	                   report, ARGUS_NOTIFY_SEP, key);
 	if (len < 0 || (size_t)len >= sizeof(line))
 		return false;
 	for (char *p = line; p < line + len - 1; p++)
@@ -279,7 +281,7 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		struct notifier *n = &sd->nf[i];
 		if (!n->pid || strcmp(n->bus, bus))
 			continue;
-		if (notifier_send(n, body, report))
+		if (notifier_send(n, body, report, d->stall.id))
 			return;
 		/* ended or stuck: let it go, start another */
 		close(n->fd);
@@ -287,7 +289,7 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		n->bus[0] = 0;
 	}
 	struct notifier *n = notifier_start(sd, bus, owner, uid, gid);
-	if (n && !notifier_send(n, body, report))
+	if (n && !notifier_send(n, body, report, d->stall.id))
 		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
 		        sd->o.name, d->stall.id, d->stall.comm);
 }
@@ -682,8 +684,9 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 /* A busy stall ended: its diagnosis over its whole time. The reports are
  * written again with it (same files), the JSON stream gets it as a
  * "final" diagnosis line, and when it names another root cause or function
- * than the one the user was notified of, a second notification says so,
- * with the stall's whole length. */
+ * than the one the user was notified of, the notification is sent again
+ * with the stall's whole length, keyed by the stall: it replaces the first
+ * on screen (one hang, one notification). */
 static void on_final(void *arg, const struct argus_diagnosis *d)
 {
 	struct argus_report_sink *sd = arg;

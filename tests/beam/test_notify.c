@@ -163,8 +163,8 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 	close(pipefd[0]);
 	char line[512];
 	for (int i = 1; i <= 3; i++) {
-		snprintf(line, sizeof(line), "app%d stalled 2.%d s: helper blocked%c%s/r%d.html\n", i, i,
-		         ARGUS_NOTIFY_SEP, dir, i);
+		snprintf(line, sizeof(line), "app%d stalled 2.%d s: helper blocked%c%s/r%d.html\n",
+		         i, i, ARGUS_NOTIFY_SEP, dir, i);
 		ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
 	}
 	bool shown = false;
@@ -210,5 +210,83 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "notifier exit status %d", st);
 }
 
+/* A stall's final diagnosis comes as a second line with the stall's key:
+ * the notification on screen is replaced (one hang, one notification); a
+ * line of another stall is a notification of its own. */
+TEST(a_line_with_a_stalls_key_replaces_its_notification)
+{
+	const char *bin = getenv("ARGUS_BIN");
+	if (!bin || access(bin, X_OK) != 0)
+		SKIP("ARGUS_BIN not set (run through ctest)");
+	const char *why = setup();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	int pipefd[2];
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid_t notifier = fork();
+	if (notifier == 0) {
+		dup2(pipefd[0], 0);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(bin, "argus", "start", "--notifier", getenv("DBUS_SESSION_BUS_ADDRESS"),
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[0]);
+	static const char *const lines[] = {
+	    "app stalled 2.0 s: app busy in first_guess",
+	    "7",
+	    "app stalled 2.0 s: app busy in whole_stall (ended after 9.0 s)",
+	    "7",
+	    "other stalled 2.1 s: helper blocked",
+	    "8"};
+	int displayed[3] = {-1, -1, -1};
+	char line[512];
+	for (int i = 0; i < 3; i++) {
+		snprintf(line, sizeof(line), "%s%c%s/r.html%c%s\n", lines[2 * i], ARGUS_NOTIFY_SEP,
+		         dir, ARGUS_NOTIFY_SEP, lines[2 * i + 1]);
+		ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
+		/* the count it should reach, and no more once there */
+		int want = i < 2 ? 1 : 2;
+		for (int k = 0; k < 250; k++) {
+			displayed[i] = desktop_dunst_count("displayed");
+			if (displayed[i] >= want)
+				break;
+			usleep(20000);
+		}
+		usleep(300000); /* a second notification would be shown by now */
+		displayed[i] = desktop_dunst_count("displayed");
+	}
+	char *h = history_after_close();
+	close(pipefd[1]);
+	int st = -1;
+	bool ended = false;
+	for (int i = 0; i < 500 && !ended; i++) {
+		ended = waitpid(notifier, &st, WNOHANG) == notifier;
+		if (!ended)
+			usleep(10000);
+	}
+	if (!ended)
+		desktop_kill(&notifier);
+	teardown();
+	ASSERT(h);
+	bool first_gone = !strstr(h, "first_guess"), final_there = strstr(h, "whole_stall") != NULL,
+	     other_there = strstr(h, "helper blocked") != NULL;
+	free(h);
+	ASSERT_EQ(displayed[0], 1);
+	ASSERT_MSG(displayed[1] == 1, "the final line of stall 7 made %d notifications, not 1",
+	           displayed[1]);
+	ASSERT_EQ(displayed[2], 2);
+	ASSERT_MSG(first_gone, "the replaced notification is still in dunst's history");
+	ASSERT(final_there);
+	ASSERT(other_there);
+	ASSERT_MSG(ended, "the notifier did not end with its input closed");
+}
+
 TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall),
-          TEST_ENTRY(one_notifier_serves_every_notification_and_opens_the_report))
+          TEST_ENTRY(one_notifier_serves_every_notification_and_opens_the_report),
+          TEST_ENTRY(a_line_with_a_stalls_key_replaces_its_notification))
