@@ -414,7 +414,9 @@ def main():
         stopped_s = (b - a) / 1e9
     # the hang's start: a busy hang's measured by the bench (busy_start),
     # else the driver's mark; the live stall scored is the one nearest it
-    busy = busy_start(work, hang_ns)
+    # (for a case whose truth says the hang is busy: a hang that waits may
+    # be followed by busy work, a launch's start-up once the service runs)
+    busy = busy_start(work, hang_ns) if truth.get("class") == "long_running" else None
     ref_ns = busy[0] if busy else hang_ns
     live, live_report, notified = live_of(work, pid, ref_ns)
 
