@@ -734,9 +734,16 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			on_exit_of(t, u);
 		return;
 	case ARGUS_EV_PROC_EXIT:
+		/* its display connections end with it: the kernel may reuse both
+		 * ends' memory for a socketpair at once (firefox's fork server
+		 * and its parent got an exited xdotool's two addresses 0.27 s
+		 * later, and no connect record says it: a realapps r2 trace of
+		 * 2026-11-26 09:01 had the fork server as a launching app) */
 		for (uint32_t i = 0; i < t->nuts; i++)
-			if (t->uts[i].pid == ev->pid)
+			if (t->uts[i].pid == ev->pid) {
 				on_exit_of(t, &t->uts[i]);
+				trg_conn_forget(t, t->uts[i].conn);
+			}
 		return;
 	case ARGUS_EV_UI_INPUT:
 		u = trg_uthr_make(t, ev->pid, ev->tid);

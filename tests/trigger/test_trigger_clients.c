@@ -175,6 +175,39 @@ TEST(a_socket_at_a_closed_display_connections_address_is_a_new_one)
 	teardown();
 }
 
+/* A windowless client (xdotool) exits, its end of file not seen by the
+ * server; a fork server starts and gets a socketpair at the client's two
+ * addresses (both ends: the kernel reused them, no connect record), then
+ * waits in recvmsg for its parent. The connection ended with its process:
+ * no launching app. */
+TEST(a_socketpair_at_an_exited_clients_addresses_is_no_display_client)
+{
+	setup(true);
+	app_connects(T0 + 10 * MS);
+	server_reads(T0 + 10 * MS + 1000);
+	x_send(T0 + 10 * MS + 2000);
+	app_read(T0 + 10 * MS + 3000, APP);
+	feed(ev(T0 + 20 * MS, ARGUS_EV_PROC_EXIT, APP, APP));
+	struct argus_event e = ev(T0 + 200 * MS, ARGUS_EV_PROC_EXEC, STREAMER, STREAMER);
+	strcpy(e.exec.comm, "forkserver");
+	feed(e);
+	tool_ipc(T0 + 201 * MS, ARGUS_EV_IPC_RECV, STREAMER, CLI_SOCK, SRV_SOCK);
+	tool_ipc(T0 + 202 * MS, ARGUS_EV_IPC_SEND, STREAMER, CLI_SOCK, SRV_SOCK);
+	e = ev(T0 + 203 * MS, ARGUS_EV_SYS_ENTER, STREAMER, STREAMER);
+	e.sys_enter.nr = 47; /* recvmsg: its parent's next request */
+	e.sys_enter.obj = CLI_SOCK;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
+	e = ev(T0 + 203 * MS + 1000, ARGUS_EV_SCHED_SWITCH, STREAMER, STREAMER);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+	tick_until(T0 + 204 * MS, T0 + 6 * SEC);
+	for (int i = 0; i < rec.nstalls && i < 8; i++)
+		ASSERT_MSG(strcmp(rec.stalls[i].comm, "forkserver"), "stall %d names %s", i,
+		           rec.stalls[i].comm);
+	teardown();
+}
+
 /* Seven apps starting at once under load (argus bench quiet): a Qt app's
  * main thread read replies, its waits all round trips to the server (one
  * 112 ms), then built its windows for 5 s while the server wrote to it.
@@ -347,4 +380,5 @@ TEST_MAIN(TEST_ENTRY(a_windowless_x_client_is_never_the_stalled_app),
           TEST_ENTRY(an_app_starting_up_under_load_is_no_stall),
           TEST_ENTRY(replies_written_after_another_clients_request_are_no_events),
           TEST_ENTRY(a_client_whose_connection_the_server_read_closed_never_stalls),
-          TEST_ENTRY(a_windowless_client_that_leaves_broadcast_events_unread_is_no_app))
+          TEST_ENTRY(a_windowless_client_that_leaves_broadcast_events_unread_is_no_app),
+          TEST_ENTRY(a_socketpair_at_an_exited_clients_addresses_is_no_display_client))
