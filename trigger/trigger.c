@@ -33,7 +33,7 @@ static void episode_begin(struct argus_trigger *t, struct uthr *u)
 		u->blocked_since = t->now;
 }
 
-static void set_busy(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause)
+void trg_set_busy(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause)
 {
 	bool idle = !episode_start(u);
 	if (since < u->resumed)
@@ -46,7 +46,7 @@ static void set_busy(struct argus_trigger *t, struct uthr *u, uint64_t since, ui
 		episode_begin(t, u);
 }
 
-static void set_pending(struct argus_trigger *t, struct uthr *u, uint64_t since)
+void trg_set_pending(struct argus_trigger *t, struct uthr *u, uint64_t since)
 {
 	bool idle = !episode_start(u);
 	if (since < u->resumed)
@@ -95,7 +95,7 @@ static void episode_end_at(struct argus_trigger *t, struct uthr *u, uint64_t now
 	u->fired = false;
 }
 
-static void episode_end(struct argus_trigger *t, struct uthr *u)
+void trg_episode_end(struct argus_trigger *t, struct uthr *u)
 {
 	episode_end_at(t, u, t->now);
 }
@@ -112,10 +112,10 @@ static void wait_settled(struct argus_trigger *t, struct uthr *u, bool waited)
 		episode_end_at(t, u, at);
 }
 
-static void maybe_end(struct argus_trigger *t, struct uthr *u)
+void trg_maybe_end(struct argus_trigger *t, struct uthr *u)
 {
 	if (!u->pending_since && !u->depth)
-		episode_end(t, u);
+		trg_episode_end(t, u);
 }
 
 /* The UI thread is back in its event loop. A stall ends here; input that
@@ -130,12 +130,12 @@ static void loop_back(struct argus_trigger *t, struct uthr *u)
 			u->busy_since = 0;
 			return;
 		}
-		episode_end(t, u);
+		trg_episode_end(t, u);
 		u->resumed = t->now;
 		return;
 	}
 	if (!u->pending_since)
-		episode_end(t, u);
+		trg_episode_end(t, u);
 	u->busy_since = 0;
 }
 
@@ -222,10 +222,9 @@ static bool awaits_a_worker(const struct uthr *u)
  * window manager or a user sends it anything: a poll on several fds or on
  * its own wake-up fd, or its loop's futex (threaded Tcl). A poll on one
  * socket to a peer counts, and one on its own wake-up fd right after it
- * handed a call to a worker (awaits_a_worker). A sleep does not. Replies it read do not end the launch: every
- * toolkit reads some before its first window. A stopped thread (SIGSTOP, a
- * debugger) waits for no one: a service stopped at start-up is a root
- * cause, not an app launching. */
+ * handed a call to a worker (awaits_a_worker). A sleep does not. Replies it read do not end the
+ * launch: every toolkit reads some before its first window. A stopped thread (SIGSTOP, a debugger)
+ * waits for no one: a service stopped at start-up is a root cause, not an app launching. */
 static bool launching(const struct argus_trigger *t, const struct uthr *u)
 {
 	uint32_t *ix = idmap_get(&t->pid_ix, u->pid);
@@ -263,7 +262,7 @@ static bool launching(const struct argus_trigger *t, const struct uthr *u)
 }
 
 static void check_episode(struct argus_trigger *t, struct uthr *u);
-static void busy_open(struct uthr *u, uint64_t at, bool probation);
+void trg_busy_open(struct uthr *u, uint64_t at, bool probation);
 
 /* u waits in its loop for the first time: its start-up is over; input
  * still waiting and work still going on count from here (a stall is the
@@ -277,7 +276,7 @@ static void started(struct uthr *u, uint64_t ts)
 	if (u->busy_since && u->busy_since < ts)
 		u->busy_since = ts;
 	if (u->busy_from && u->busy_from < ts)
-		busy_open(u, ts, u->busy_probation);
+		trg_busy_open(u, ts, u->busy_probation);
 }
 
 /* The wait u is blocked in is its loop's: a poll that is no round trip
@@ -302,7 +301,7 @@ static bool loop_wait(const struct uthr *u)
  * its loop yet is starting up. Judged in windows: the one an event opened,
  * then (a stall fired, or on probation after another stall's end)
  * consecutive windows of stall_ns / 4. */
-static void busy_open(struct uthr *u, uint64_t at, bool probation)
+void trg_busy_open(struct uthr *u, uint64_t at, bool probation)
 {
 	u->busy_from = at;
 	u->busy_blocked = 0;
@@ -325,7 +324,7 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 	 * again, so an event that comes later finds the work already going
 	 * on counted from its start, not from the event */
 	if (!u->busy_from)
-		busy_open(u, ts, false);
+		trg_busy_open(u, ts, false);
 }
 
 static void busy_check(struct argus_trigger *t, struct uthr *u)
@@ -357,11 +356,11 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 		/* running now (it waited a quarter of the window in short
 		 * waits, not one long one): the next window starts here */
 		if (!u->blocked)
-			busy_open(u, t->now, false);
+			trg_busy_open(u, t->now, false);
 		return;
 	}
 	if (rolling && el >= win) {
-		busy_open(u, t->now, u->busy_probation);
+		trg_busy_open(u, t->now, u->busy_probation);
 		return;
 	}
 	/* a thread never yet idle in its loop (never a wait of lag_ns, or
@@ -371,12 +370,12 @@ static void busy_check(struct argus_trigger *t, struct uthr *u)
 	 * from its loop */
 	uint64_t os = u->on_since > from ? u->on_since : from;
 	uint64_t oncpu = u->busy_oncpu + (u->on_cpu && t->now > os ? t->now - os : 0);
-	if (u->fired || el < t->o.stall_ns || !u->busy_evt || u->hooks || !u->asks || !u->idle_once ||
-	    !u->looped || oncpu * 2 < el || !windowed(t, u))
+	if (u->fired || el < t->o.stall_ns || !u->busy_evt || u->hooks || !u->asks ||
+	    !u->idle_once || !u->looped || oncpu * 2 < el || !windowed(t, u))
 		return;
 	u->sat = true;
 	fire(t, u, from, ARGUS_CAUSE_INPUT);
-	busy_open(u, t->now, false);
+	trg_busy_open(u, t->now, false);
 }
 
 static void check(struct argus_trigger *t, struct uthr *u)
@@ -402,8 +401,7 @@ static void check_episode(struct argus_trigger *t, struct uthr *u)
 	uint32_t *cx = idmap_get(&t->conn_ix, u->conn);
 	if (cx && t->conns[*cx].events_at > from)
 		from = t->conns[*cx].events_at;
-	if (start && t->now >= from + t->o.stall_ns && windowed(t, u) &&
-	    (u->hooks || u->looped)) {
+	if (start && t->now >= from + t->o.stall_ns && windowed(t, u) && (u->hooks || u->looped)) {
 		uint8_t cause = ARGUS_CAUSE_INPUT;
 		if (u->busy_since == start)
 			cause = u->busy_cause;
@@ -428,7 +426,7 @@ static void check_all(struct argus_trigger *t)
 }
 
 /* The thread consumed input from its display connection. */
-static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
+void trg_consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 {
 	u->input_seen = true;
 	/* the futex wait this input ended: input sent while the thread waited
@@ -457,247 +455,7 @@ static void consume(struct argus_trigger *t, struct uthr *u, uint64_t since)
 		}
 		c->unread_event = false;
 	}
-	set_busy(t, u, from, ARGUS_CAUSE_INPUT);
-}
-
-/* u reads connection c. Whichever thread waits reads (Xlib, xcb: a thread
- * waiting for a reply reads while the event thread polls), so input that
- * was pending for the last reader is read by this one: it must not stay
- * pending for that one. */
-static void take_reader(struct argus_trigger *t, struct conn *c, struct uthr *u)
-{
-	uint32_t me = (uint32_t)(u - t->uts) + 1;
-	if (c->reader && c->reader != me) {
-		struct uthr *o = &t->uts[c->reader - 1];
-		o->pending_since = 0;
-		if (!o->busy_since && !o->depth)
-			episode_end(t, o);
-	}
-	c->reader = me;
-}
-
-/* An eventfd or pipe of a GUI process. Its reader is learned from reads;
- * a display reader that only reads (it never wrote a request: it neither
- * draws nor dispatches) and, with input read and not yet back in its loop,
- * writes one that another thread of its process reads relays the input to
- * that thread (Qt: QXcbEventQueue reads X, wakes the main thread, which
- * dispatches): the episode is that thread's too, until it is back in its
- * loop. A GTK main thread waking its GDBus worker hands it nothing. */
-static uint32_t *learn_reader(struct argus_trigger *t, uint64_t obj, uint32_t pid, uint32_t tid)
-{
-	uint32_t *ix = idmap_get(&t->waker_ix, obj);
-	if (!ix) {
-		if (t->nwakers == t->cwakers) {
-			struct waker *n = trg_grow(t->wakers, &t->cwakers, sizeof(*n));
-			if (!n) {
-				t->oom = true;
-				return NULL;
-			}
-			t->wakers = n;
-		}
-		if (!idmap_put(&t->waker_ix, obj, t->nwakers)) {
-			t->oom = true;
-			return NULL;
-		}
-		ix = idmap_get(&t->waker_ix, obj);
-		t->wakers[t->nwakers++].obj = obj;
-	}
-	t->wakers[*ix].pid = pid;
-	t->wakers[*ix].tid = tid;
-	return ix;
-}
-
-static void on_wake_obj(struct argus_trigger *t, const struct argus_event *ev)
-{
-	struct proc *p = trg_proc_get(t, ev->pid, false);
-	if (!p || !p->gui || !ev->ipc.obj)
-		return;
-	if (ev->type == ARGUS_EV_IPC_RECV) {
-		if (ev->ipc.ret > 0)
-			learn_reader(t, ev->ipc.obj, ev->pid, ev->tid);
-		return;
-	}
-	uint32_t *ix = idmap_get(&t->waker_ix, ev->ipc.obj);
-	/* the default capture sees a read only when it blocks (an eventfd
-	 * read after a poll never does): a send written after the wake-up it
-	 * made (ARGUS_F_NORET, same ts) names the thread that reads */
-	if ((ev->flags & ARGUS_F_NORET) && t->wake_ts == ev->ts && t->wake_waker == ev->tid &&
-	    t->wake_pid == ev->pid)
-		ix = learn_reader(t, ev->ipc.obj, t->wake_pid, t->wake_tid);
-	struct uthr *u = trg_uthr_get(t, ev->tid);
-	if (!ix || !u)
-		return;
-	const struct waker *w = &t->wakers[*ix];
-	if (w->pid != ev->pid || w->tid == ev->tid)
-		return;
-	u->handed = true;
-	if (u->asks || !u->busy_since || u->busy_cause != ARGUS_CAUSE_INPUT)
-		return;
-	uint64_t since = u->busy_since, conn = u->conn;
-	struct uthr *v = trg_uthr_make(t, w->pid, w->tid); /* may move u */
-	if (!v)
-		return;
-	if (!v->conn)
-		v->conn = conn;
-	v->dead = false;
-	v->input_seen = true;
-	set_busy(t, v, since, ARGUS_CAUSE_INPUT);
-}
-
-static void on_ipc(struct argus_trigger *t, const struct argus_event *ev)
-{
-	struct proc *p = trg_proc_get(t, ev->pid, false);
-	uint8_t kind = ev->ipc.obj_kind;
-	bool server = p && p->server;
-	bool display = server && (kind == ARGUS_OBJ_DISPLAY ||
-	                          ((kind == ARGUS_OBJ_UNIX || kind == ARGUS_OBJ_SOCKETPAIR) &&
-	                           trg_x_server(p->comm))) &&
-	               ev->ipc.peer_obj && !idmap_get(&t->dialed_ix, ev->ipc.obj);
-	struct uthr *h = trg_uthr_get(t, ev->tid);
-	if (h)
-		h->handed = false; /* on_wake_obj says whether this send hands off */
-	if (server && ev->type == ARGUS_EV_IPC_SEND) {
-		if (!display)
-			return;
-		struct conn *c = trg_conn_get(t, ev->ipc.peer_obj, true);
-		if (!c)
-			return;
-		t->st.display_sends++;
-		/* written while serving another client (or a device), to a
-		 * client that sent no request since the server's previous
-		 * write to it: an event, not a reply; only a client with a
-		 * window gets those. A server that reads several clients'
-		 * requests before it flushes their replies (seven apps
-		 * starting at once) writes a reply after another client's
-		 * request: the request read since that client's previous
-		 * write says it is a reply. A write right after one to the
-		 * same client, nothing read between, is the rest of that one
-		 * (X's connection set-up reply comes in two). */
-		bool event = p->last_sent == c->obj
-		                 ? c->last_event
-		                 : p->last_request != c->obj && c->asked <= c->last_send;
-		c->last_send = ev->ts;
-		c->last_event = event;
-		p->last_sent = c->obj;
-		if (event)
-			c->unread_event = true;
-		if (!c->pending_since)
-			c->pending_since = ev->ts;
-		if (c->reader && !t->uts[c->reader - 1].dead) {
-			struct uthr *r = &t->uts[c->reader - 1];
-			set_pending(t, r, c->pending_since);
-			if (event && !r->busy_from)
-				busy_open(r, ev->ts, false);
-			if (event)
-				r->busy_evt = true;
-		}
-		return;
-	}
-	if (server) {
-		/* the end of the file: the client closed this connection (it
-		 * exited, whether or not its exit was seen, or it was one of
-		 * several: libatspi opens one to read a property and closes
-		 * it); what it had pending is gone with it, its reader stays */
-		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret == 0 && ev->ipc.peer_obj && display) {
-			trg_conn_forget(t, ev->ipc.peer_obj);
-			return;
-		}
-		if (ev->type == ARGUS_EV_IPC_RECV && ev->ipc.ret > 0 && ev->ipc.peer_obj) {
-			p->last_request = ev->ipc.peer_obj;
-			p->last_sent = 0;
-			struct conn *c = display ? trg_conn_get(t, ev->ipc.peer_obj, true) : NULL;
-			if (c)
-				c->asked = ev->ts;
-		}
-		return;
-	}
-	if (kind == ARGUS_OBJ_EVENTFD || kind == ARGUS_OBJ_PIPE) {
-		on_wake_obj(t, ev);
-		return;
-	}
-	struct conn *c = trg_conn_get(t, ev->ipc.obj, kind == ARGUS_OBJ_DISPLAY);
-	if (!c)
-		return;
-	struct uthr *u = trg_uthr_get(t, ev->tid);
-	if (ev->type == ARGUS_EV_IPC_SEND) {
-		/* a client talking to the server: a GUI process, and (until a
-		 * reader shows up) its UI thread candidate for launch stalls */
-		if (!u && !c->reader) {
-			u = trg_uthr_make(t, ev->pid, ev->tid);
-			if (u)
-				u->conn = c->obj;
-		}
-		if (u) {
-			u->asks = true;
-			u->sent_req = true;
-		}
-		return;
-	}
-	if (!u)
-		u = trg_uthr_make(t, ev->pid, ev->tid);
-	if (!u)
-		return;
-	u->conn = c->obj;
-	u->dead = false;
-	take_reader(t, c, u);
-	if (ev->ipc.ret > 0) {
-		consume(t, u, c->pending_since);
-		return;
-	}
-	/* a read that found nothing (EAGAIN), begun after the server's latest
-	 * send had ended: what it sent was read already (records are stamped
-	 * at syscall exit, so a receive can come before the send it read) */
-	bool read_already = c->pending_since && ev->ts - ev->ipc.dur_ns >= c->last_send;
-	if (read_already)
-		c->pending_since = u->pending_since = 0;
-	/* the connection is drained, the thread is back in its loop (no hooks
-	 * to say so); a stalled one may only be looking (gtk_events_pending
-	 * in a long handler): its stall ends at its loop's wait */
-	if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH)
-		return;
-	if ((!u->hooks && u->busy_since) || (read_already && !u->busy_since))
-		maybe_end(t, u);
-}
-
-/* A display server's connect to another's listener (the kext names the
- * listener's pid): the server is that connection's client (Xorg's to the
- * system bus, to logind), so what it sends there is no display traffic and
- * the peer - a bus daemon - is no GUI app. */
-static void on_connect(struct argus_trigger *t, const struct argus_event *ev)
-{
-	if (ev->sys_enter.nr != ARGUS_NR_connect || !ev->sys_enter.obj)
-		return;
-	/* A connect makes a new socket: a display connection known at that
-	 * address was another one's, closed (the kernel reuses the memory);
-	 * what it had pending or who read it is not this socket's (a daemon's
-	 * client at a dead GUI client's address was taken for a stalled app) */
-	trg_conn_forget(t, ev->sys_enter.obj);
-	struct proc *p = trg_proc_get(t, ev->pid, false);
-	if (!(p && p->server))
-		idmap_del(&t->dialed_ix, ev->sys_enter.obj);
-	if (ev->sys_enter.arg0 <= 0 || (uint64_t)ev->sys_enter.arg0 == ev->pid)
-		return;
-	if (p && p->server && !idmap_put(&t->dialed_ix, ev->sys_enter.obj, 1))
-		t->oom = true;
-}
-
-/* A UI thread (or its process) exited: whatever it had pending is gone
- * with it; a stall it was in ends here. */
-static void on_exit_of(struct argus_trigger *t, struct uthr *u)
-{
-	u->sat = false;
-	u->busy_from = 0;
-	if (u->fired)
-		episode_end(t, u);
-	u->pending_since = u->busy_since = 0;
-	u->fired = false;
-	u->depth = 0;
-	u->dead = true;
-	struct conn *c = trg_conn_get(t, u->conn, false);
-	if (c && c->reader == (uint32_t)(u - t->uts) + 1) {
-		c->reader = 0;
-		c->pending_since = 0;
-	}
+	trg_set_busy(t, u, from, ARGUS_CAUSE_INPUT);
 }
 
 static void on_event(struct argus_trigger *t, const struct argus_event *ev)
@@ -727,11 +485,11 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		return;
 	case ARGUS_EV_IPC_SEND:
 	case ARGUS_EV_IPC_RECV:
-		on_ipc(t, ev);
+		trg_on_ipc(t, ev);
 		return;
 	case ARGUS_EV_THREAD_EXIT:
 		if ((u = trg_uthr_get(t, ev->tid)))
-			on_exit_of(t, u);
+			trg_on_exit_of(t, u);
 		return;
 	case ARGUS_EV_PROC_EXIT:
 		/* its display connections end with it: the kernel may reuse both
@@ -741,7 +499,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		 * 2026-11-26 09:01 had the fork server as a launching app) */
 		for (uint32_t i = 0; i < t->nuts; i++)
 			if (t->uts[i].pid == ev->pid) {
-				on_exit_of(t, &t->uts[i]);
+				trg_on_exit_of(t, &t->uts[i]);
 				trg_conn_forget(t, t->uts[i].conn);
 			}
 		return;
@@ -758,14 +516,15 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				p->mapped = true;
 			return;
 		}
-		consume(t, u, ev->ui.pending_since_ns);
+		trg_consume(t, u, ev->ui.pending_since_ns);
 		return;
 	case ARGUS_EV_SCHED_SWITCH:
 		if ((u = trg_uthr_get(t, ev->tid))) {
 			if (u->on_cpu && episode_start(u))
 				u->oncpu_acc += ev->ts - u->on_since;
 			if (u->on_cpu && u->busy_from) {
-				uint64_t os = u->on_since > u->busy_from ? u->on_since : u->busy_from;
+				uint64_t os =
+				    u->on_since > u->busy_from ? u->on_since : u->busy_from;
 				if (ev->ts > os)
 					u->busy_oncpu += ev->ts - os;
 			}
@@ -798,7 +557,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			u->on_cpu = true;
 			u->on_since = ev->ts;
 			if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
-				episode_end(t, u);
+				trg_episode_end(t, u);
 		}
 		return;
 	case ARGUS_EV_SCHED_WAKEUP:
@@ -812,14 +571,14 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			busy_unblock(t, u, ev->ts);
 			u->blocked = false;
 			if (u->fired && u->stall.cause == ARGUS_CAUSE_LAUNCH)
-				episode_end(t, u);
+				trg_episode_end(t, u);
 		}
 		return;
 	default:
 		break;
 	}
 	if (ev->type == ARGUS_EV_SYS_ENTER)
-		on_connect(t, ev);
+		trg_on_connect(t, ev);
 	if (!(u = trg_uthr_get(t, ev->tid)))
 		return;
 	switch (ev->type) {
@@ -833,8 +592,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		if (nr == ARGUS_NR_sched_yield) {
 			u->yields++;
 			u->busy_yields++;
-		}
-		else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
+		} else if (poll_family(nr) && ev->sys_enter.arg0 == 0)
 			u->zero_poll = true; /* a spin if it finds nothing */
 		else if (poll_family(nr) && !u->hooks && u->busy_since) {
 			/* no hooks: a waiting poll is the loop (input still
@@ -842,7 +600,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 			if (u->fired && u->stall.cause != ARGUS_CAUSE_LAUNCH)
 				u->wait_at = ev->ts;
 			else
-				maybe_end(t, u);
+				trg_maybe_end(t, u);
 		}
 		return;
 	}
@@ -876,7 +634,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_ASYNC_RUN_BEGIN:
 		u->hooks = true;
 		if (!u->depth++)
-			set_busy(t, u, ev->ts, ARGUS_CAUSE_DISPATCH);
+			trg_set_busy(t, u, ev->ts, ARGUS_CAUSE_DISPATCH);
 		return;
 	case ARGUS_EV_DISPATCH_END:
 	case ARGUS_EV_ASYNC_RUN_END:

@@ -36,7 +36,7 @@ struct proc {
 	bool server;    /* a display server */
 	bool exec_seen; /* started inside the stream: launch stalls apply */
 	uint64_t exec_ts;
-	bool mapped;    /* first window mapped */
+	bool mapped; /* first window mapped */
 	bool gui;
 	uint64_t last_request; /* a server: the client end whose request it read last */
 	uint64_t last_sent;    /* a server: the client end it wrote to since, 0 none */
@@ -116,8 +116,8 @@ struct uthr {
 	 * thread stops waiting; it can fire only once someone waits for it) */
 	bool busy_probation, sat, busy_evt;
 	bool idle_once; /* waited lag_ns in one go once: it has started up */
-	bool looped;   /* waited in its loop once (loop_wait): it has started up */
-	bool sent_req; /* wrote a request to the display, not waited since */
+	bool looped;    /* waited in its loop once (loop_wait): it has started up */
+	bool sent_req;  /* wrote a request to the display, not waited since */
 	/* episode counters */
 	uint64_t ep_start, oncpu_acc, blocked_acc;
 	uint32_t yields, zero_polls;
@@ -172,5 +172,19 @@ struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid);
 struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create);
 void trg_conn_forget(struct argus_trigger *t, uint64_t obj);
 bool trg_x_server(const char *comm); /* an X server (not a compositor) */
+
+/* trigger.c: the episodes, for display.c */
+void trg_episode_end(struct argus_trigger *t, struct uthr *u);
+void trg_set_pending(struct argus_trigger *t, struct uthr *u, uint64_t since);
+void trg_set_busy(struct argus_trigger *t, struct uthr *u, uint64_t since, uint8_t cause);
+void trg_maybe_end(struct argus_trigger *t, struct uthr *u);
+void trg_busy_open(struct uthr *u, uint64_t at, bool probation);
+void trg_consume(struct argus_trigger *t, struct uthr *u, uint64_t since);
+
+/* display.c: the display connections' records */
+void trg_on_wake_obj(struct argus_trigger *t, const struct argus_event *ev);
+void trg_on_ipc(struct argus_trigger *t, const struct argus_event *ev);
+void trg_on_connect(struct argus_trigger *t, const struct argus_event *ev);
+void trg_on_exit_of(struct argus_trigger *t, struct uthr *u);
 
 #endif /* ARGUS_TRIGGER_PRIV_H */
