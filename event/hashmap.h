@@ -51,6 +51,12 @@ bool argus_hmap_del(struct argus_hmap *m, uint64_t key);
  * first capacity at least; none when empty). The table never shrinks by
  * itself. True when it shrank; values move (pointers to them go stale). */
 bool argus_hmap_shrink(struct argus_hmap *m);
+/* True when putting a new key would grow the table (to twice its slots,
+ * allocated while the old ones are still there). */
+static inline bool argus_hmap_full(const struct argus_hmap *m)
+{
+	return (m->len + 1) * 2 > m->cap;
+}
 /* Iterate: start with *pos = 0; each call returns the next value (its key in
  * *key when key is not NULL) or NULL at the end. After deleting the key just
  * returned, step back (*pos -= 1): another entry may have moved into its slot

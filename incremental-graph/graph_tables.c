@@ -31,6 +31,19 @@ struct gref *gmap_put(struct argus_graph *g, struct gmap *m, uint64_t key)
 	}
 	if (!m->h.vsize)
 		argus_hmap_init(&m->h, sizeof(struct gref), 64);
+	/* growing allocates twice the table's slots while the old ones are
+	 * still there: when that would take the graph over its cap, the
+	 * table's older entries go first (counted), all of them if need be,
+	 * and it grows only if it still must */
+	if (m->h.cap && argus_hmap_full(&m->h) && !argus_hmap_get(&m->h, key) &&
+	    gw_bytes(g) + 2 * argus_hmap_bytes(&m->h) > g->opts.mem_cap) {
+		uint64_t now = atomic_load_explicit(&g->now, memory_order_relaxed);
+		uint64_t before = now > g->slice_ns / 2 ? now - g->slice_ns / 2 : 0;
+		g->st.table_drops += gmap_drop_before(g, m, before);
+		if (m->h.cap && argus_hmap_full(&m->h) &&
+		    gw_bytes(g) + 2 * argus_hmap_bytes(&m->h) > g->opts.mem_cap)
+			g->st.table_drops += gmap_drop_before(g, m, UINT64_MAX);
+	}
 	return put_counted(&g->bytes_tables, &m->h, key, NULL);
 }
 

@@ -167,7 +167,8 @@ TEST(memory_cap_shortens_window)
 /* A flood of keys seen once (posts never run: a storm's hooked producers
  * signal a new object each time), all in one long segment: the matching
  * table alone would hold 200 MB; its oldest entries are dropped, counted,
- * and their room given back, so the cap holds. */
+ * before it grows past the cap (growing holds old and new slots at once),
+ * and their room is given back, so the cap holds. */
 TEST(a_flood_of_unmatched_keys_stays_under_the_cap)
 {
 	struct argus_graph_opts o;
@@ -189,7 +190,6 @@ TEST(a_flood_of_unmatched_keys_stays_under_the_cap)
 	}
 	struct argus_graph_stats st;
 	argus_graph_get_stats(g, &st);
-	ASSERT(st.cap_hits > 0);
 	ASSERT_MSG(most <= o.mem_cap, "held up to %llu of a cap of %llu", (unsigned long long)most,
 	           (unsigned long long)o.mem_cap);
 	ASSERT(st.table_drops > 0);    /* counted */
