@@ -50,9 +50,9 @@ void argus_hmap_free(struct argus_hmap *m)
 	m->has_zero = false;
 }
 
-static bool grow(struct argus_hmap *m)
+/* Every entry moved into a table of cap slots (a power of two). */
+static bool rehash(struct argus_hmap *m, size_t cap)
 {
-	size_t cap = m->cap ? m->cap * 2 : (m->min_cap ? m->min_cap : 64);
 	size_t st = stride(m);
 	unsigned char *n = calloc(cap + 1, st);
 	if (!n)
@@ -76,6 +76,25 @@ static bool grow(struct argus_hmap *m)
 		memcpy(slot(m, cap), slot(&old, old.cap), st);
 	free(old.slots);
 	return true;
+}
+
+static bool grow(struct argus_hmap *m)
+{
+	return rehash(m, m->cap ? m->cap * 2 : (m->min_cap ? m->min_cap : 64));
+}
+
+bool argus_hmap_shrink(struct argus_hmap *m)
+{
+	if (!m->len) {
+		argus_hmap_free(m);
+		return true;
+	}
+	size_t cap = m->min_cap ? m->min_cap : 64;
+	while (cap < 4 * m->len)
+		cap *= 2;
+	if (cap * 4 > m->cap)
+		return false; /* not worth it: at least a quarter is in use */
+	return rehash(m, cap);
 }
 
 void *argus_hmap_put(struct argus_hmap *m, uint64_t key, bool *fresh)

@@ -46,6 +46,17 @@ static inline void *argus_hmap_get(const struct argus_hmap *m, uint64_t key);
 void *argus_hmap_put(struct argus_hmap *m, uint64_t key, bool *fresh);
 /* Remove key; false when it was absent. */
 bool argus_hmap_del(struct argus_hmap *m, uint64_t key);
+/* Give back the room of deleted keys: when less than a sixteenth of the
+ * slots are in use, move the keys into a table a quarter full at most (its
+ * first capacity at least; none when empty). The table never shrinks by
+ * itself. True when it shrank; values move (pointers to them go stale). */
+bool argus_hmap_shrink(struct argus_hmap *m);
+/* True when putting a new key would grow the table (to twice its slots,
+ * allocated while the old ones are still there). */
+static inline bool argus_hmap_full(const struct argus_hmap *m)
+{
+	return (m->len + 1) * 2 > m->cap;
+}
 /* Iterate: start with *pos = 0; each call returns the next value (its key in
  * *key when key is not NULL) or NULL at the end. After deleting the key just
  * returned, step back (*pos -= 1): another entry may have moved into its slot

@@ -468,6 +468,32 @@ static void publish_stats(struct argus_graph *g)
 	pthread_mutex_unlock(&g->st_lock);
 }
 
+/* The matching tables' entries whose vertices all left the window go. */
+void gr_sweep_tables(struct argus_graph *g)
+{
+	uint32_t oldest = atomic_load_explicit(&g->oldest_gen, memory_order_relaxed);
+	struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,     &g->cond,
+	                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader,
+	                       &g->listener};
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		gmap_sweep(g, maps[i], oldest);
+	g->swept_gen = oldest;
+}
+
+void gr_drop_tables(struct argus_graph *g)
+{
+	uint64_t now = atomic_load_explicit(&g->now, memory_order_relaxed);
+	struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,     &g->cond,
+	                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader,
+	                       &g->listener};
+	uint64_t before = now > g->slice_ns / 2 ? now - g->slice_ns / 2 : 0;
+	for (int pass = 0; pass < 2 && gw_bytes(g) > g->opts.mem_cap; pass++) {
+		for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+			g->st.table_drops += gmap_drop_before(g, maps[i], before);
+		before = UINT64_MAX; /* not enough: every entry */
+	}
+}
+
 int argus_graph_ingest(struct argus_graph *g, const struct argus_event *ev, size_t n)
 {
 	uint32_t evicted = atomic_load_explicit(&g->oldest_gen, memory_order_relaxed);
@@ -480,13 +506,8 @@ int argus_graph_ingest(struct argus_graph *g, const struct argus_event *ev, size
 	}
 	gw_check_window(g);
 	uint32_t oldest = atomic_load_explicit(&g->oldest_gen, memory_order_relaxed);
-	if (oldest != evicted) {
-		struct gmap *maps[] = {&g->ipc, &g->async, &g->timer, &g->flag,     &g->cond,
-		                       &g->sem, &g->dbus,  &g->reply, &g->ipc_wait, &g->obj_reader,
-		                       &g->listener};
-		for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-			gmap_sweep(g, maps[i], oldest);
-	}
+	if (oldest != evicted && oldest != g->swept_gen)
+		gr_sweep_tables(g);
 	gw_reclaim(g);
 	publish_stats(g);
 	if (g->oom) {

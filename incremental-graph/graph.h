@@ -173,6 +173,8 @@ struct argus_graph_stats {
 	uint64_t window_ns;      /* configured */
 	uint64_t window_held_ns; /* span actually held (oldest slice start .. now) */
 	uint64_t cap_hits;       /* slices evicted early because of the memory cap */
+	uint64_t table_drops;    /* matching-table entries dropped because of the cap, the
+	                            window being down to its newest slice */
 	bool window_shortened;   /* the cap is holding the window below window_ns */
 	uint64_t slices_evicted;
 	uint64_t evict_ns;     /* time spent evicting, total */

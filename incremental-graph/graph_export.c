@@ -38,6 +38,7 @@ void argus_graph_print_stats(const struct argus_graph_stats *st, FILE *out)
 	fprintf(out, "window_held_ns %" PRIu64 "\n", st->window_held_ns);
 	fprintf(out, "window_shortened %d\n", st->window_shortened);
 	fprintf(out, "cap_hits %" PRIu64 "\n", st->cap_hits);
+	fprintf(out, "table_drops %" PRIu64 "\n", st->table_drops);
 	fprintf(out, "slices_evicted %" PRIu64 "\n", st->slices_evicted);
 	fprintf(out, "evict_ns %" PRIu64 "\n", st->evict_ns);
 	fprintf(out, "evict_max_ns %" PRIu64 "\n", st->evict_max_ns);

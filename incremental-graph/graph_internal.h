@@ -183,6 +183,7 @@ struct argus_graph {
 	struct gbody *retired; /* writer only: waiting for readers to leave */
 	uint64_t bytes_live;   /* bodies alive */
 	uint64_t bytes_tables;
+	uint32_t swept_gen; /* oldest slice when the tables were last swept */
 
 	/* writer state */
 	struct gmap threads; /* key tid + 1 -> thread */
@@ -352,6 +353,12 @@ struct gref *gmap_put(struct argus_graph *g, struct gmap *m, uint64_t key); /* N
 void gmap_del(struct gmap *m, uint64_t key);
 void gmap_free(struct gmap *m);
 void gmap_sweep(struct argus_graph *g, struct gmap *m, uint32_t oldest_gen);
+void gr_sweep_tables(struct argus_graph *g); /* graph.c: every matching table */
+uint64_t gmap_drop_before(struct argus_graph *g, struct gmap *m, uint64_t t);
+/* graph.c: the cap holds and only the newest slice is left: matching
+ * entries older than half a slice go, then all of them if that is not
+ * enough (counted in table_drops) */
+void gr_drop_tables(struct argus_graph *g);
 bool gstack_add(struct argus_graph *g, uint32_t id, const uint64_t *ips, uint32_t depth);
 const struct gstack *gstack_get(const struct argus_graph *g, uint32_t id);
 void gframes_count(struct argus_graph *g, uint32_t stack_id);

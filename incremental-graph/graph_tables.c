@@ -31,6 +31,19 @@ struct gref *gmap_put(struct argus_graph *g, struct gmap *m, uint64_t key)
 	}
 	if (!m->h.vsize)
 		argus_hmap_init(&m->h, sizeof(struct gref), 64);
+	/* growing allocates twice the table's slots while the old ones are
+	 * still there: when that would take the graph over its cap, the
+	 * table's older entries go first (counted), all of them if need be,
+	 * and it grows only if it still must */
+	if (m->h.cap && argus_hmap_full(&m->h) && !argus_hmap_get(&m->h, key) &&
+	    gw_bytes(g) + 2 * argus_hmap_bytes(&m->h) > g->opts.mem_cap) {
+		uint64_t now = atomic_load_explicit(&g->now, memory_order_relaxed);
+		uint64_t before = now > g->slice_ns / 2 ? now - g->slice_ns / 2 : 0;
+		g->st.table_drops += gmap_drop_before(g, m, before);
+		if (m->h.cap && argus_hmap_full(&m->h) &&
+		    gw_bytes(g) + 2 * argus_hmap_bytes(&m->h) > g->opts.mem_cap)
+			g->st.table_drops += gmap_drop_before(g, m, UINT64_MAX);
+	}
 	return put_counted(&g->bytes_tables, &m->h, key, NULL);
 }
 
@@ -40,10 +53,11 @@ void gmap_del(struct gmap *m, uint64_t key)
 		argus_hmap_del(&m->h, key);
 }
 
-/* Drop entries whose vertices have all left the window. */
+/* Drop entries whose vertices have all left the window, and give their
+ * room back (the table's bytes count toward the graph's cap: a flood of
+ * keys seen once, a storm's, would otherwise hold the cap forever). */
 void gmap_sweep(struct argus_graph *g, struct gmap *m, uint32_t oldest_gen)
 {
-	(void)g;
 	size_t pos = 0;
 	uint64_t key;
 	struct gref *r;
@@ -57,6 +71,33 @@ void gmap_sweep(struct argus_graph *g, struct gmap *m, uint32_t oldest_gen)
 			pos--; /* a shifted entry may now sit there */
 		}
 	}
+	size_t before = argus_hmap_bytes(&m->h);
+	if (argus_hmap_shrink(&m->h))
+		g->bytes_tables -= before - argus_hmap_bytes(&m->h);
+}
+
+/* Drop entries none of whose halves is at or after t (all when t is past
+ * every one), give the room back; the number dropped. */
+uint64_t gmap_drop_before(struct argus_graph *g, struct gmap *m, uint64_t t)
+{
+	size_t pos = 0;
+	uint64_t key, n = 0;
+	struct gref *r;
+	while ((r = argus_hmap_next(&m->h, &pos, &key))) {
+		bool recent = false;
+		for (uint32_t k = 0; k < r->n && k < 2; k++)
+			if (r->ts[k] >= t)
+				recent = true;
+		if (!recent) {
+			argus_hmap_del(&m->h, key);
+			pos--;
+			n++;
+		}
+	}
+	size_t before = argus_hmap_bytes(&m->h);
+	if (argus_hmap_shrink(&m->h))
+		g->bytes_tables -= before - argus_hmap_bytes(&m->h);
+	return n;
 }
 
 void gmap_free(struct gmap *m)

@@ -202,8 +202,13 @@ void gw_check_window(struct argus_graph *g)
 	for (;;) {
 		uint32_t oldest = atomic_load_explicit(&g->oldest_gen, memory_order_relaxed);
 		uint32_t newest = atomic_load_explicit(&g->newest_gen, memory_order_relaxed);
-		if (oldest == newest)
+		if (oldest == newest) {
+			/* nothing left to evict: what holds the cap is the
+			 * matching tables (a flood of keys never matched) */
+			if (gw_bytes(g) > g->opts.mem_cap)
+				gr_drop_tables(g);
 			break;
+		}
 		struct gbody *b = slot_body(g, oldest);
 		uint64_t t1 = b ? atomic_load_explicit(&b->t1, memory_order_relaxed) : 0;
 		if (now > g->opts.window_ns && t1 < now - g->opts.window_ns) {
@@ -212,6 +217,9 @@ void gw_check_window(struct argus_graph *g)
 			g->st.cap_hits++;
 			g->st.window_shortened = true;
 			evict_one(g);
+			/* the slice's entries in the matching tables go with it:
+			 * their room counts toward the cap too */
+			gr_sweep_tables(g);
 		} else {
 			break;
 		}

@@ -234,7 +234,58 @@ TEST(find_by_content_with_hash_collisions)
 	argus_hmap_free(&m);
 }
 
+TEST(shrink_gives_back_the_room_of_deleted_keys)
+{
+	struct argus_hmap m;
+	argus_hmap_init(&m, 40, 64);
+	uint64_t s = 7;
+	for (uint64_t i = 0; i < 100000; i++) {
+		uint64_t *v = argus_hmap_put(&m, xorshift(&s), NULL);
+		ASSERT(v);
+		v[0] = i;
+	}
+	ASSERT(argus_hmap_put(&m, 0, NULL)); /* key 0 moves too */
+	size_t big = argus_hmap_bytes(&m);
+	ASSERT(!argus_hmap_shrink(&m)); /* full enough: kept */
+	s = 7;
+	for (uint64_t i = 0; i < 100000; i++) { /* keep every 64th key */
+		uint64_t k = xorshift(&s);
+		if (i % 64)
+			ASSERT(argus_hmap_del(&m, k));
+	}
+	ASSERT_EQ(argus_hmap_bytes(&m), big); /* deleting alone gives nothing back */
+	ASSERT(argus_hmap_shrink(&m));
+	ASSERT(argus_hmap_bytes(&m) * 16 <= big);
+	ASSERT_EQ(m.len, 100000 / 64 + 1 + 1);
+	ASSERT(m.len * 4 <= m.cap);
+	s = 7;
+	for (uint64_t i = 0; i < 100000; i++) {
+		uint64_t k = xorshift(&s);
+		uint64_t *v = argus_hmap_get(&m, k);
+		if (i % 64)
+			ASSERT(!v);
+		else
+			ASSERT(v && v[0] == i);
+	}
+	ASSERT(argus_hmap_get(&m, 0));
+	ASSERT(argus_hmap_put(&m, 12345, NULL)); /* and it still grows */
+	size_t pos = 0, n = 0;
+	while (argus_hmap_next(&m, &pos, NULL))
+		n++;
+	ASSERT_EQ(n, m.len);
+	argus_hmap_free(&m);
+	argus_hmap_init(&m, 8, 64); /* an emptied table holds nothing */
+	ASSERT(argus_hmap_put(&m, 5, NULL));
+	ASSERT(argus_hmap_del(&m, 5));
+	ASSERT(argus_hmap_shrink(&m));
+	ASSERT_EQ(argus_hmap_bytes(&m), 0);
+	ASSERT(!argus_hmap_get(&m, 5));
+	ASSERT(argus_hmap_put(&m, 6, NULL));
+	argus_hmap_free(&m);
+}
+
 TEST_MAIN(TEST_ENTRY(insert_get_overwrite_delete), TEST_ENTRY(reserved_keys),
           TEST_ENTRY(growth_keeps_entries_and_counts_bytes),
           TEST_ENTRY(many_collisions_wrap_and_delete), TEST_ENTRY(delete_while_iterating),
-          TEST_ENTRY(matches_a_reference_model), TEST_ENTRY(find_by_content_with_hash_collisions))
+          TEST_ENTRY(matches_a_reference_model), TEST_ENTRY(find_by_content_with_hash_collisions),
+          TEST_ENTRY(shrink_gives_back_the_room_of_deleted_keys))
