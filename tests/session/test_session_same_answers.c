@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -101,6 +102,18 @@ static int f_events(void *arg, const struct argus_event *ev, size_t n)
 	struct feeder *f = arg;
 	if (n && !(f->batches++ % 4) && ev[0].ts)
 		argus_worker_tick(f->worker, ev[0].ts - 1);
+	/* the daemon's merge delivers at the trace's pace; this feeder would
+	 * outrun the worker by far, and a worker behind sheds a process's
+	 * records above its share (worker.c): wait while 4 MiB wait, under the
+	 * 8 MiB where shedding starts, so that nothing is lost and the two
+	 * paths see the same records */
+	for (;;) {
+		struct argus_worker_stats ws;
+		argus_worker_get_stats(f->worker, &ws);
+		if (ws.queued_bytes < (4u << 20))
+			break;
+		nanosleep(&(struct timespec){0, 200000}, NULL);
+	}
 	return f->w.events(f->w.arg, ev, n);
 }
 static uint32_t f_string(void *arg, const char *s, size_t len)
