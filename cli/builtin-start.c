@@ -145,7 +145,7 @@ static void usage(FILE *f)
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
 	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
-	    "                      asleep, SCHED_FIFO awake; the diagnosis at nice -10)\n"
+	    "                      asleep, SCHED_FIFO awake); the diagnosis stays at nice -20\n"
 	    "  --no-diagnose       no stall detection and diagnosis\n"
 	    "  --reports DIR       diagnosis reports (default " ARGUS_REPORTS_DIR ";\n"
 	    "                      \"\" = none)\n"

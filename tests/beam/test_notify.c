@@ -75,6 +75,41 @@ static char *history_after_close(void)
 	return history();
 }
 
+/* `argus start --notifier` on this desktop's bus, reading pipefd[0]
+ * (closed here); opener runs for the action when not NULL. */
+static pid_t notifier_start(const char *bin, int pipefd[2], const char *opener)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[0], 0);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		if (opener)
+			setenv("ARGUS_OPEN", opener, 1);
+		execl(bin, "argus", "start", "--notifier", getenv("DBUS_SESSION_BUS_ADDRESS"),
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+/* Whether the notifier ended within 5 s (its status in *st); killed if not. */
+static bool notifier_ended(pid_t *pid, int *st)
+{
+	bool ended = false;
+	for (int i = 0; i < 500 && !ended; i++) {
+		ended = waitpid(*pid, st, WNOHANG) == *pid;
+		if (!ended)
+			usleep(10000);
+	}
+	if (!ended)
+		desktop_kill(pid);
+	return ended;
+}
+
 TEST(notification_reaches_dunst)
 {
 	const char *why = setup();
@@ -148,19 +183,7 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 	ASSERT_EQ(chmod(opener, 0700), 0);
 	int pipefd[2];
 	ASSERT_EQ(pipe(pipefd), 0);
-	pid_t notifier = fork();
-	if (notifier == 0) {
-		dup2(pipefd[0], 0);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		setenv("ARGUS_OPEN", opener, 1);
-		execl(bin, "argus", "start", "--notifier", getenv("DBUS_SESSION_BUS_ADDRESS"),
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[0]);
+	pid_t notifier = notifier_start(bin, pipefd, opener);
 	char line[512];
 	for (int i = 1; i <= 3; i++) {
 		snprintf(line, sizeof(line), "app%d stalled 2.%d s: helper blocked%c%s/r%d.html\n",
@@ -190,14 +213,7 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 	close(pipefd[1]);
 	int closed = system("dunstctl close-all >/dev/null 2>&1");
 	int st = -1;
-	bool ended = false;
-	for (int i = 0; i < 500 && !ended; i++) {
-		ended = waitpid(notifier, &st, WNOHANG) == notifier;
-		if (!ended)
-			usleep(10000);
-	}
-	if (!ended)
-		desktop_kill(&notifier);
+	bool ended = notifier_ended(&notifier, &st);
 	teardown();
 	ASSERT_MSG(shown, "three notifications were never displayed");
 	ASSERT_EQ(acted, 0);
@@ -225,18 +241,7 @@ TEST(a_line_with_a_stalls_key_replaces_its_notification)
 	}
 	int pipefd[2];
 	ASSERT_EQ(pipe(pipefd), 0);
-	pid_t notifier = fork();
-	if (notifier == 0) {
-		dup2(pipefd[0], 0);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		execl(bin, "argus", "start", "--notifier", getenv("DBUS_SESSION_BUS_ADDRESS"),
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[0]);
+	pid_t notifier = notifier_start(bin, pipefd, NULL);
 	static const char *const lines[] = {
 	    "app stalled 2.0 s: app busy in first_guess",
 	    "7",
@@ -264,14 +269,7 @@ TEST(a_line_with_a_stalls_key_replaces_its_notification)
 	char *h = history_after_close();
 	close(pipefd[1]);
 	int st = -1;
-	bool ended = false;
-	for (int i = 0; i < 500 && !ended; i++) {
-		ended = waitpid(notifier, &st, WNOHANG) == notifier;
-		if (!ended)
-			usleep(10000);
-	}
-	if (!ended)
-		desktop_kill(&notifier);
+	bool ended = notifier_ended(&notifier, &st);
 	teardown();
 	ASSERT(h);
 	bool first_gone = !strstr(h, "first_guess"), final_there = strstr(h, "whole_stall") != NULL,
