@@ -251,9 +251,11 @@ uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
 		return 0;
 	struct fsets *t = malloc(sizeof(*t));
 	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
-	if (!t || !votes) {
+	bool *ok = calloc(MAX_FUNCS, sizeof(*ok));
+	if (!t || !votes || !ok) {
 		free(t);
 		free(votes);
+		free(ok);
 		return 0;
 	}
 	t->nf = t->ns = 0;
@@ -280,23 +282,12 @@ uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
 	uint32_t need = (uint32_t)(share * t->ns) + 1;
 	if (need > t->ns || t->ns < min_samples)
 		need = t->ns;
-	for (uint32_t s = 0; s < t->ns; s++)
-		for (uint32_t i = 0; i < t->nfn[s]; i++)
-			if (t->count[t->fn[s][i]] >= need) {
-				votes[t->fn[s][i]]++;
-				break;
-			}
-	int best = -1;
 	for (uint32_t f = 0; f < t->nf; f++)
-		if (votes[f] && (best < 0 || votes[f] > votes[best]))
-			best = (int)f;
-	uint32_t support = 0;
-	if (best >= 0) {
-		*out = t->frame[best];
-		support = t->count[best];
-	}
+		ok[f] = t->count[f] >= need;
+	uint32_t support = elect(t, ok, votes, out);
 	free(t);
 	free(votes);
+	free(ok);
 	return support;
 }
 
