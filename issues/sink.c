@@ -24,6 +24,13 @@
 #define CAUSE_FRAMES 3
 /* the tracer's on-CPU samples: about 49 a second (docs/kext.md, cpu_sample) */
 #define SAMPLE_NS 20408163ull
+/* A lag's key: the innermost function held by three quarters of its
+ * samples, whatever their number. A lag of 150-300 ms holds 7-15 samples,
+ * and the diagnosis' 98 % of them is all of them below 50: one sample whose
+ * frame-pointer walk lost the function that called a library without frame
+ * pointers (a clock_gettime in a computing loop) moved the key to the
+ * caller and split one handler's lags over two issues. */
+#define LAG_KEY_SHARE 0.75
 
 struct pending {
 	bool used, ended;
@@ -37,7 +44,6 @@ struct pending {
 struct argus_issue_sink {
 	struct argus_issue_sink_opts o;
 	struct argus_session *s;
-	struct argus_beam_params bp;
 	struct pending pend[PENDING_MAX];
 	struct argus_issue_sink_stats st;
 	struct versions ver;
@@ -159,7 +165,7 @@ struct samples_of {
 	uint64_t ns; /* the time the samples were taken in */
 };
 
-static void cause_of(struct argus_issue_sink *is, const struct samples_of *l,
+static void cause_of(const struct samples_of *l,
                      struct contexts *cx, char *name, size_t ncap, char *frames, size_t fcap,
                      char *exe, size_t ecap)
 {
@@ -180,8 +186,7 @@ static void cause_of(struct argus_issue_sink *is, const struct samples_of *l,
 	const uint32_t *ids = by_waits ? l->waits : l->stacks;
 	uint32_t nids = by_waits ? l->nwaits : l->nstacks;
 	if (nids &&
-	    argus_costly_function(l->sym, l->pid, ids, nids, is->bp.costly_share,
-	                          is->bp.costly_min_samples, &costly) &&
+	    argus_costly_function(l->sym, l->pid, ids, nids, LAG_KEY_SHARE, 0, &costly) &&
 	    costly.func[0]) {
 		snprintf(name, ncap, "%s", costly.func);
 		for (uint32_t i = 0; i < nids && !found; i++) {
@@ -301,7 +306,7 @@ static void write_stall(struct argus_issue_sink *is, struct pending *p,
 		struct samples_of so = {l->lag.pid, l->stacks, l->waits,
 		                        l->nstacks, l->nwaits, l->sym,
 		                        l->lag.end - l->lag.start};
-		cause_of(is, &so, cx, name, sizeof(name), f2, sizeof(f2), exe, sizeof(exe));
+		cause_of(&so, cx, name, sizeof(name), f2, sizeof(f2), exe, sizeof(exe));
 	}
 	const char *func = p->root_func[0] ? p->root_func : "(unknown)";
 	snprintf(frames, sizeof(frames), "%s@%s", func, p->root_comm[0] ? p->root_comm : "?");
@@ -459,7 +464,7 @@ static void on_lag(void *arg, const struct argus_session_lag *l)
 	}
 	struct samples_of so = {l->lag.pid, l->stacks, l->waits, l->nstacks, l->nwaits, l->sym,
 	                        l->lag.end - l->lag.start};
-	cause_of(is, &so, h->cx, h->name, sizeof(h->name), h->frames, sizeof(h->frames), h->exe,
+	cause_of(&so, h->cx, h->name, sizeof(h->name), h->frames, sizeof(h->frames), h->exe,
 	         sizeof(h->exe));
 	snprintf(h->app, sizeof(h->app), "%s", l->comm[0] ? l->comm : "?");
 	uint64_t lat = l->lag.end - l->lag.start;
@@ -538,7 +543,7 @@ static void on_landmark(void *arg, const struct argus_session_landmark *l)
 		return;
 	struct samples_of so = {l->pid,    l->stacks, l->waits, l->nstacks,
 	                        l->nwaits, l->sym,    l->excl_ns};
-	cause_of(is, &so, cx, cname, sizeof(cname), cframes, sizeof(cframes), exe, sizeof(exe));
+	cause_of(&so, cx, cname, sizeof(cname), cframes, sizeof(cframes), exe, sizeof(exe));
 	/* keyed by the callback; one that cannot be named, by the cause inside it too */
 	if (named)
 		snprintf(frames, sizeof(frames), "%s", name);
@@ -595,7 +600,6 @@ int argus_issue_sink_new(struct argus_issue_sink **out, struct argus_session *s,
 	is->s = s;
 	if (o->versions_from)
 		version_table_of_trace(&is->ver, o->versions_from);
-	argus_beam_params_default(&is->bp);
 	struct argus_session_sink k = {.diagnosis = on_diagnosis,
 	                               .stall_end = on_stall_end,
 	                               .lag = on_lag,

@@ -37,6 +37,12 @@ struct lt_episode {
 	/* with waits: one on-CPU sample in this function (called by the
 	 * handler's innermost frame) just before it blocks - a stray */
 	const char *stray;
+	/* without waits: the handler's sample number lost_at (1 = the
+	 * first) is in this library function, and the frame-pointer walk
+	 * lost the handler's innermost frame, which called it without a
+	 * frame (a library without frame pointers) */
+	const char *lost_in;
+	unsigned lost_at;
 	/* hooks: the handler runs in a hooked dispatch whose callback is
 	 * frames[0]; nested: its last nested_ns run a nested dispatch of that
 	 * callback */
@@ -266,6 +272,8 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 			lt_put(lw, e);
 		} else if (!ep->waits) {
 			e = lt_ev(ts + t, ARGUS_EV_CPU_SAMPLE, lw->pid, lw->pid);
+			if (ep->lost_in && t == (5 + 10 * (uint64_t)(ep->lost_at - 1)) * LT_MS)
+				ips[0] = lt_ip(lw, ep->lost_in); /* the innermost frame replaced */
 			e.stack.ustack = argus_trace_intern_stack(lw->w, ips, n);
 			e.stack.kind = ARGUS_STACK_SAMPLE;
 			lt_put(lw, e);

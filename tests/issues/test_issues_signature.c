@@ -172,5 +172,41 @@ TEST(a_waiting_lag_is_keyed_by_its_wait_not_by_a_stray_sample)
 	cleanup();
 }
 
+/* Three 120 ms lags of one key handler (12 samples each, in layout_text
+ * under on_key); in the second, one sample is in a library function that
+ * layout_text called, and the frame-pointer walk through that library
+ * (no frame pointers) lost layout_text: the sample names on_key only. The
+ * lag holds few samples, so one such sample must not move its key to the
+ * caller: one issue of three occurrences, not two issues. */
+TEST(a_sample_that_lost_its_frame_does_not_split_a_handlers_lags)
+{
+	tmpdir();
+	char t[300];
+	snprintf(t, sizeof(t), "%s/run.argus", dir);
+	static const struct lt_episode eps[] = {
+	    {.at = 100 * LT_MS, .handler_ns = 120 * LT_MS, .frames = {"on_key", "layout_text"}},
+	    {.at = 700 * LT_MS,
+	     .handler_ns = 120 * LT_MS,
+	     .frames = {"on_key", "layout_text"},
+	     .lost_in = "memcpy_impl",
+	     .lost_at = 4},
+	    {.at = 1400 * LT_MS, .handler_ns = 120 * LT_MS, .frames = {"on_key", "layout_text"}},
+	};
+	struct lt_run r = {.seed = 5, .ep = eps, .nep = 3};
+	lt_write(t, &r);
+	struct argus_issues *db = open_db();
+	import(db, t);
+	size_t n;
+	struct argus_issue_summary *v = list(db, &n);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(v[0].frames, "layout_text;on_key;main");
+	ASSERT_U64_EQ(v[0].occurrences, 3);
+	ASSERT_U64_EQ(v[0].samples, 36); /* the lost sample is in its tree all the same */
+	free(v);
+	argus_issues_close(db);
+	cleanup();
+}
+
 TEST_MAIN(TEST_ENTRY(a_hang_in_two_runs_with_other_pids_is_one_issue_per_landmark),
-          TEST_ENTRY(a_waiting_lag_is_keyed_by_its_wait_not_by_a_stray_sample))
+          TEST_ENTRY(a_waiting_lag_is_keyed_by_its_wait_not_by_a_stray_sample),
+          TEST_ENTRY(a_sample_that_lost_its_frame_does_not_split_a_handlers_lags))
