@@ -152,6 +152,10 @@ int argus_session_run_file(struct argus_session *s, const char *path,
  * producer is done. */
 struct argus_sink argus_session_sink(struct argus_session *s);
 void argus_session_tick(struct argus_session *s, uint64_t now);
+/* Whether the session waits on time: a stall could fire or end, or a
+ * diagnosis or lag is waiting, with no further record (the trigger's
+ * argus_trigger_waiting). A live producer may tick it less often while not. */
+bool argus_session_waits_on_time(const struct argus_session *s);
 void argus_session_end(struct argus_session *s);
 
 void argus_session_get_stats(const struct argus_session *s, struct argus_session_stats *st);

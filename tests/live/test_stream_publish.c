@@ -30,7 +30,7 @@ static int publish_on_futex(void *arg, const struct argus_event *ev, size_t n)
 	return 0;
 }
 
-static void on_tick(void *arg, uint64_t stream_ns)
+static bool on_tick(void *arg, uint64_t stream_ns)
 {
 	struct publisher *p = arg;
 	uint64_t now = fx_now();
@@ -39,6 +39,7 @@ static void on_tick(void *arg, uint64_t stream_ns)
 		p->bad_ticks++;
 	p->last_tick = stream_ns;
 	p->ticks++;
+	return true; /* waits on time: the daemon keeps its fine tick */
 }
 
 /* Sets the tick hook from the daemon's thread (no race with its loop). */
