@@ -256,7 +256,10 @@ void argus_report_sink_free(struct argus_report_sink *rs);
  * above it are dropped and counted; table entries are never dropped but
  * count, so records give way to them; while more than 8 MiB wait, each
  * process gets at most 2 000 records per 100 ms, the rest of a flood is
- * shed and counted). inner and tick run in the worker, in delivery order. */
+ * shed and counted). inner and tick run in the worker, in delivery order.
+ * With a tick function the worker wakes at each argus_worker_tick (or once
+ * 1 MiB waits), not at each batch: a producer with one ticks after it
+ * delivers. */
 struct argus_worker;
 struct argus_worker_stats {
 	uint64_t events;           /* records the inner sink got */
