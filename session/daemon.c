@@ -5,10 +5,10 @@
  * Threads: the session runs in a worker (worker.c) fed by the daemon's
  * sink callbacks, so a diagnosis never holds up ingest; the daemon's tick
  * (5 ms while records come) queues the stream's time for it, and hears
- * back whether the session waits on time (stream/daemon.c's quiet tick). Reports and notifications are
- * made in the worker (reports.c); its stream lines wait in an outbox the
- * daemon's thread publishes on its next tick, since only that thread may
- * touch the stream clients.
+ * back whether the session waits on time (stream/daemon.c's quiet tick).
+ * Reports and notifications are made in the worker (reports.c); its stream
+ * lines wait in an outbox the daemon's thread publishes on its next tick,
+ * since only that thread may touch the stream clients.
  */
 #include <inttypes.h>
 #include <pthread.h>
