@@ -168,6 +168,9 @@ struct gcpu {
 	uint64_t timer_ts;
 };
 
+/* frame counts kept in a histogram (graph_tables.c) */
+#define FRAME_HIST 64
+
 struct argus_graph {
 	struct argus_graph_opts opts;
 	uint64_t slice_ns;
@@ -201,6 +204,9 @@ struct argus_graph {
 	struct argus_hmap stacks; /* id -> gstack */
 	uint64_t stacks_bytes;
 	struct argus_hmap frames; /* ip -> uint32_t count */
+	/* how many frames have each count below FRAME_HIST: the 10th
+	 * percentile without sorting every count (graph_tables.c) */
+	uint32_t frame_hist[FRAME_HIST];
 	uint32_t rare_threshold;
 	bool rare_dirty;
 	uint64_t rare_at;

@@ -144,7 +144,20 @@ static uint32_t *frame_get(struct argus_graph *g, uint64_t ip, bool add)
 		return argus_hmap_get(&g->frames, ip);
 	if (!g->frames.vsize)
 		argus_hmap_init(&g->frames, sizeof(uint32_t), 256);
-	return put_counted(&g->bytes_tables, &g->frames, ip, NULL);
+	bool fresh = false;
+	uint32_t *count = put_counted(&g->bytes_tables, &g->frames, ip, &fresh);
+	if (count && fresh)
+		g->frame_hist[0]++; /* a new frame's count is 0 */
+	return count;
+}
+
+/* A frame's count goes from was to now: its histogram bucket follows. */
+static void frame_hist_move(struct argus_graph *g, uint32_t was, uint32_t now)
+{
+	if (was < FRAME_HIST)
+		g->frame_hist[was]--;
+	if (now < FRAME_HIST)
+		g->frame_hist[now]++;
 }
 
 /* A segment referenced this stack: each distinct frame counts once. */
@@ -158,8 +171,10 @@ void gframes_count(struct argus_graph *g, uint32_t stack_id)
 		for (uint32_t k = 0; k < i && !dup; k++)
 			dup = s->ips[k] == s->ips[i];
 		uint32_t *count = dup ? NULL : frame_get(g, s->ips[i], true);
-		if (count && *count < UINT32_MAX)
+		if (count && *count < UINT32_MAX) {
+			frame_hist_move(g, *count, *count + 1);
 			(*count)++;
+		}
 	}
 	g->rare_dirty = true;
 }
@@ -170,8 +185,11 @@ void gframes_decay(struct argus_graph *g)
 	uint32_t n = g->opts.slices ? g->opts.slices : 1;
 	size_t pos = 0;
 	uint32_t *count;
-	while ((count = argus_hmap_next(&g->frames, &pos, NULL)))
-		*count -= *count / n;
+	while ((count = argus_hmap_next(&g->frames, &pos, NULL))) {
+		uint32_t was = *count;
+		*count -= was / n;
+		frame_hist_move(g, was, *count);
+	}
 	g->rare_dirty = true;
 }
 
@@ -181,9 +199,42 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The count at index n / 10 of the n frames' counts in ascending order;
+ * from the histogram when it is below FRAME_HIST (nearly always: most
+ * frames are seen a few times), else by sorting every count. */
+static bool percentile10(struct argus_graph *g, uint32_t *out)
+{
+	size_t n = g->frames.len, seen = 0;
+	if (!n) {
+		*out = 0;
+		return true;
+	}
+	for (uint32_t v = 0; v < FRAME_HIST; v++) {
+		seen += g->frame_hist[v];
+		if (seen > n / 10) {
+			*out = v;
+			return true;
+		}
+	}
+	uint32_t *c = malloc(n * sizeof(*c) + 1);
+	if (!c)
+		return false;
+	size_t k = 0, pos = 0;
+	const uint32_t *count;
+	while ((count = argus_hmap_next(&g->frames, &pos, NULL)))
+		c[k++] = *count;
+	qsort(c, k, sizeof(*c), cmp_u32);
+	*out = c[n / 10];
+	free(c);
+	return true;
+}
+
 /* The count at the 10th percentile of distinct frames: frames at or below
  * it are "low-frequency" (paper section 5: bottom 10 %). Recomputed when
- * stale, at most once per 4096 events (65536 on a large table). */
+ * stale, at most once per 4096 events (65536 on a large table) once that
+ * many have come; before, whenever it is stale (a start-up's first stacks
+ * change it most) - a histogram lookup, not a sort of every count, since
+ * a daemon's first 65536 records ask for it at every adjacent edge. */
 static uint32_t rare_threshold(struct argus_graph *g)
 {
 	if (!g->rare_dirty)
@@ -191,17 +242,11 @@ static uint32_t rare_threshold(struct argus_graph *g)
 	uint64_t every = g->frames.len > 4096 ? 65536 : 4096;
 	if (g->st.events >= every && g->st.events - g->rare_at < every)
 		return g->rare_threshold;
-	uint32_t *c = malloc(g->frames.len * sizeof(*c) + 1);
-	if (!c)
+	uint32_t p;
+	if (!percentile10(g, &p))
 		return g->rare_threshold;
-	size_t n = 0, pos = 0;
-	const uint32_t *count;
-	while ((count = argus_hmap_next(&g->frames, &pos, NULL)))
-		c[n++] = *count;
-	qsort(c, n, sizeof(*c), cmp_u32);
 	/* a shared frame is seen at least twice: the threshold is never below 2 */
-	g->rare_threshold = n && c[n / 10] > 2 ? c[n / 10] : 2;
-	free(c);
+	g->rare_threshold = p > 2 ? p : 2;
 	g->rare_dirty = false;
 	g->rare_at = g->st.events;
 	return g->rare_threshold;

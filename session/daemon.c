@@ -4,10 +4,11 @@
  *
  * Threads: the session runs in a worker (worker.c) fed by the daemon's
  * sink callbacks, so a diagnosis never holds up ingest; the daemon's tick
- * (5 ms) queues the stream's time for it. Reports and notifications are
- * made in the worker (reports.c); its stream lines wait in an outbox the
- * daemon's thread publishes on its next tick, since only that thread may
- * touch the stream clients.
+ * (5 ms while records come) queues the stream's time for it, and hears
+ * back whether the session waits on time (stream/daemon.c's quiet tick).
+ * Reports and notifications are made in the worker (reports.c); its stream
+ * lines wait in an outbox the daemon's thread publishes on its next tick,
+ * since only that thread may touch the stream clients.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -42,6 +43,9 @@ struct argus_daemon_diag {
 	bool (*rules_changed)(void *arg, const char *const **batch, const char *const **ignore);
 	void *rules_arg;
 	uint64_t rules_asked; /* stream time of the last question */
+	/* the session waits on time (worker's view at its last tick): the
+	 * daemon's tick stays fine; false lets an idle daemon tick coarsely */
+	atomic_bool timed;
 	/* the graph's memory, as the worker last saw it (for the status) */
 	_Atomic uint64_t graph_bytes, graph_peak, graph_cap, graph_cap_hits;
 };
@@ -108,6 +112,7 @@ static void worker_tick(void *arg, uint64_t stream_ns)
 			argus_graph_set_user_rules(argus_session_graph(dd->s), batch, ignore);
 	}
 	argus_session_tick(dd->s, stream_ns);
+	atomic_store(&dd->timed, argus_session_waits_on_time(dd->s));
 	struct argus_graph_stats gs;
 	argus_graph_get_stats(argus_session_graph(dd->s), &gs);
 	atomic_store(&dd->graph_bytes, gs.bytes_held);
@@ -136,12 +141,14 @@ static int diag_status(void *arg, char *buf, size_t cap)
 	                atomic_load(&dd->graph_cap), atomic_load(&dd->graph_cap_hits));
 }
 
-/* Daemon's thread, every 5 ms. */
-static void on_tick(void *arg, uint64_t stream_ns)
+/* Daemon's thread, every tick (5 ms while records come in numbers): true
+ * while the session waits on time. */
+static bool on_tick(void *arg, uint64_t stream_ns)
 {
 	struct argus_daemon_diag *dd = arg;
 	argus_worker_tick(dd->w, stream_ns);
 	publish_queued(dd);
+	return atomic_load(&dd->timed);
 }
 
 int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon *d,
@@ -153,6 +160,7 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	dd->d = d;
+	atomic_init(&dd->timed, true);
 	dd->rules_changed = o->rules_changed;
 	dd->rules_arg = o->rules_arg;
 	pthread_mutex_init(&dd->out_mu, NULL);

@@ -330,6 +330,13 @@ void argus_session_tick(struct argus_session *s, uint64_t now)
 		hand_lags(s);
 }
 
+bool argus_session_waits_on_time(const struct argus_session *s)
+{
+	if (!(s->o.consumers & ARGUS_SESSION_TRIGGER))
+		return false;
+	return s->nfired || s->nbusy_ended || s->nlags || argus_trigger_waiting(s->trig);
+}
+
 void argus_session_end(struct argus_session *s)
 {
 	if (s->ended)

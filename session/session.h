@@ -152,6 +152,10 @@ int argus_session_run_file(struct argus_session *s, const char *path,
  * producer is done. */
 struct argus_sink argus_session_sink(struct argus_session *s);
 void argus_session_tick(struct argus_session *s, uint64_t now);
+/* Whether the session waits on time: a stall could fire or end, or a
+ * diagnosis or lag is waiting, with no further record (the trigger's
+ * argus_trigger_waiting). A live producer may tick it less often while not. */
+bool argus_session_waits_on_time(const struct argus_session *s);
 void argus_session_end(struct argus_session *s);
 
 void argus_session_get_stats(const struct argus_session *s, struct argus_session_stats *st);
@@ -252,7 +256,10 @@ void argus_report_sink_free(struct argus_report_sink *rs);
  * above it are dropped and counted; table entries are never dropped but
  * count, so records give way to them; while more than 8 MiB wait, each
  * process gets at most 2 000 records per 100 ms, the rest of a flood is
- * shed and counted). inner and tick run in the worker, in delivery order. */
+ * shed and counted). inner and tick run in the worker, in delivery order.
+ * With a tick function the worker wakes at each argus_worker_tick (or once
+ * 1 MiB waits), not at each batch: a producer with one ticks after it
+ * delivers. */
 struct argus_worker;
 struct argus_worker_stats {
 	uint64_t events;           /* records the inner sink got */

@@ -36,6 +36,8 @@
 #define SHED_OFF_BYTES (2u << 20)
 #define SHED_EPOCH_NS  100000000ull /* 100 ms */
 #define SHED_SHARE     2000u        /* records per process per epoch: 20 000/s */
+/* with a tick, the worker is woken by the tick (or this much queued) */
+#define WAKE_BYTES (1u << 20)
 
 enum msg_kind { M_EVENTS, M_STRING, M_STACK, M_MAP, M_SYMBOL, M_TICK };
 
@@ -119,7 +121,11 @@ static void push(struct argus_worker *w, struct msg *m)
 	w->bytes += m->size;
 	if (w->bytes > w->st.max_queued_bytes)
 		w->st.max_queued_bytes = w->bytes;
-	pthread_cond_signal(&w->cv);
+	/* a producer that ticks (the daemon, after each delivery) wakes the
+	 * worker once a tick, not at each batch and table entry: it would
+	 * run each and sleep again, a futex wake-up apiece */
+	if (!w->tick || m->kind == M_TICK || w->bytes >= WAKE_BYTES)
+		pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 

@@ -265,20 +265,26 @@ static void on_awake(uv_check_t *c)
 
 /* Every TICK_MS while records come in numbers; a tick that reads fewer
  * than TICK_FEW doubles the period up to TICK_IDLE_MS (and half of
- * max_delay), so an idle machine wakes the daemon ~40 times a second
- * instead of 200. Not "reads none": an idle desktop still writes a few
- * records every tick (timers, kworkers, the compositor), and each wake-up
- * costs more than its records (two priority changes, the merge's and the
- * diagnosis thread's turn). The first full tick brings the period down at
- * once; a 4 MiB ring holds ~65 k records, far more than TICK_FEW a tick. */
+ * max_delay) while the tick hook waits on time (a stall could fire: it is
+ * seen within that of its threshold), up to TICK_QUIET_MS while it does
+ * not (every app in its loop, or no GUI app): an idle machine wakes the
+ * daemon and the diagnosis thread 5 times a second instead of 200. Not
+ * "reads none": an idle desktop still writes a few records every tick
+ * (timers, kworkers, the compositor), and each wake-up costs more than its
+ * records (the merge's and the diagnosis thread's turn). An event that
+ * starts a stall reaches the hook within two quiet ticks (the hook's
+ * answer is its worker's, one tick behind), far within the 2 s threshold.
+ * The first full tick brings the period down at once; a 4 MiB ring holds
+ * ~65 k records, far more than TICK_FEW a tick. */
 static void on_tick(uv_timer_t *t)
 {
 	struct argus_daemon *d = t->data;
 	uint64_t before = d->read_total, ms = d->tick_ms;
 	pump(d, false);
 	uint64_t now = mono_now_ns();
+	bool timed = false;
 	if (d->tick_fn && now > d->o.max_delay_ns)
-		d->tick_fn(d->tick_arg, now - d->o.max_delay_ns);
+		timed = d->tick_fn(d->tick_arg, now - d->o.max_delay_ns);
 	if (d->more.n)
 		more_sweep(d, now);
 	uint64_t cap = d->o.max_delay_ns / 2000000ull;
@@ -286,6 +292,8 @@ static void on_tick(uv_timer_t *t)
 		cap = TICK_IDLE_MS;
 	if (cap < TICK_MS)
 		cap = TICK_MS;
+	if (!timed)
+		cap = TICK_QUIET_MS;
 	ms = d->read_total - before >= TICK_FEW ? TICK_MS : ms * 2 > cap ? cap : ms * 2;
 	if (ms != d->tick_ms) {
 		d->tick_ms = ms;
@@ -600,7 +608,7 @@ int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s)
 	return 0;
 }
 
-void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_t stream_ns),
+void argus_daemon_set_tick(struct argus_daemon *d, bool (*fn)(void *arg, uint64_t stream_ns),
                            void *arg)
 {
 	d->tick_fn = fn;

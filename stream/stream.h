@@ -95,11 +95,15 @@ int argus_daemon_add_ring(struct argus_daemon *d, struct argus_ring *r);
 void argus_daemon_set_source(struct argus_daemon *d, const struct argus_daemon_source *s);
 /* Consumers (the graph builder, tests): get every merged record in order. */
 int argus_daemon_add_sink(struct argus_daemon *d, const struct argus_sink *s);
-/* Called on every tick (every 5 ms) after the records due were delivered,
- * with the stream time everything older than has been delivered (now minus
- * the merge delay): consumers that react to time passing without records
- * (the stall trigger) advance with it. One hook; NULL clears it. */
-void argus_daemon_set_tick(struct argus_daemon *d, void (*fn)(void *arg, uint64_t stream_ns),
+/* Called on every tick after the records due were delivered, with the
+ * stream time everything older than has been delivered (now minus the
+ * merge delay): consumers that react to time passing without records (the
+ * stall trigger) advance with it. fn returns whether it waits on time now
+ * (a stall could fire with no further record): then a quiet daemon still
+ * ticks every TICK_IDLE_MS (40 ms, half the merge delay at most); when it
+ * does not, or with no hook, every TICK_QUIET_MS (200 ms) while few
+ * records come. One hook; NULL clears it. */
+void argus_daemon_set_tick(struct argus_daemon *d, bool (*fn)(void *arg, uint64_t stream_ns),
                            void *arg);
 /* The members (without braces) of the status's "diagnosis" object: fn
  * writes them into buf (at most cap bytes) and returns their length, from

@@ -175,6 +175,7 @@ size_t more_status(const struct argus_daemon *d, char *buf, size_t cap, bool jso
 
 #define TICK_MS          5
 #define TICK_IDLE_MS     40 /* the longest period a quiet machine backs off to */
+#define TICK_QUIET_MS    200 /* ... when no consumer waits on time (tick hook) */
 #define TICK_FEW         256 /* a tick that reads fewer records backs off */
 #define MAX_SINKS        8
 #define NTYPES           (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
@@ -208,7 +209,7 @@ struct argus_daemon {
 	struct argus_sink sinks[MAX_SINKS];
 	unsigned nsinks;
 	struct argus_sink dsink; /* what decode writes to */
-	void (*tick_fn)(void *arg, uint64_t stream_ns);
+	bool (*tick_fn)(void *arg, uint64_t stream_ns);
 	void *tick_arg;
 	int (*status_fn)(void *arg, char *buf, size_t cap); /* the diagnosis's part */
 	void *status_arg;

@@ -697,6 +697,16 @@ void argus_trigger_advance(struct argus_trigger *t, uint64_t now)
 		check_all(t);
 }
 
+bool argus_trigger_waiting(const struct argus_trigger *t)
+{
+	for (uint32_t i = 0; i < t->nuts; i++) {
+		const struct uthr *u = &t->uts[i];
+		if (!u->dead && (episode_start(u) || u->fired || u->busy_from || !u->looped))
+			return true;
+	}
+	return false;
+}
+
 int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -90,6 +90,12 @@ void argus_trigger_free(struct argus_trigger *t);
 int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, size_t n);
 /* Let time pass without events (live: a timer tick). */
 void argus_trigger_advance(struct argus_trigger *t, uint64_t now);
+/* Whether time alone (no further event) could fire or end a stall: some UI
+ * thread has input or a dispatch pending, a busy window open, a stall
+ * going on, or has not waited in its loop yet (a launch). False on a
+ * desktop whose apps all sit in their loops: a live caller may then let
+ * time pass in coarser steps until the next events. */
+bool argus_trigger_waiting(const struct argus_trigger *t);
 
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st);
 /* The UI threads known so far; returns how many there are. */

@@ -393,6 +393,64 @@ TEST(adjacent_boosted_shared_rare_symbol)
 	done(&f);
 }
 
+/* The low-frequency threshold is the 10th percentile of the frames'
+ * counts, however large they are. Thread 31 runs `heavy` segments on a
+ * 30-frame stack (10), `mid` of them also on [0x6000] (11); thread 11's two
+ * segments are on [0x6000, 0x5000] (12). 31 frames counted: the percentile
+ * (index 3) is `heavy`; 0x6000, seen mid + 2 times, is rare at or below it. */
+static void percentile_case(struct fixture *f, int heavy, int mid)
+{
+	static struct argus_event ev[4 * 100 + 8];
+	size_t n = 0;
+	uint64_t t = 1 * MS;
+	for (int i = 0; i < heavy; i++) {
+		ev[n++] = ev_obj(t++, ARGUS_EV_CPU_SAMPLE, 30, 31, 10);
+		if (i < mid)
+			ev[n++] = ev_obj(t++, ARGUS_EV_CPU_SAMPLE, 30, 31, 11);
+		ev[n++] = ev_switch(t++, 30, 31, 1, 0, 0);
+		ev[n++] = ev_wakeup(t++, 0, 0, 30, 31, ARGUS_F_HARDIRQ);
+	}
+	ev[n++] = ev_sys_enter(t++, 10, 11, T_READ);
+	ev[n++] = ev_obj(t++, ARGUS_EV_CPU_SAMPLE, 10, 11, 12);
+	ev[n++] = ev_switch(t++, 10, 11, 1, 0, 0);
+	ev[n++] = ev_wakeup(t++, 0, 0, 10, 11, ARGUS_F_HARDIRQ);
+	ev[n++] = ev_sys_exit(t++, 10, 11, T_READ, 1);
+	ev[n++] = ev_obj(t++, ARGUS_EV_CPU_SAMPLE, 10, 11, 12);
+	ASSERT_EQ(argus_graph_new(&f->g, NULL), 0);
+	uint64_t deep[30], one[] = {0x6000}, two[] = {0x6000, 0x5000};
+	for (int i = 0; i < 30; i++)
+		deep[i] = 0x5000 + 0x10 * (uint64_t)i;
+	argus_graph_add_stack(f->g, 10, deep, 30);
+	argus_graph_add_stack(f->g, 11, one, 1);
+	argus_graph_add_stack(f->g, 12, two, 2);
+	ASSERT_EQ(argus_graph_ingest(f->g, ev, n), 0);
+	argus_graph_flush(f->g);
+	argus_graph_get_stats(f->g, &f->st);
+	argus_graph_view_begin(f->g, &f->v);
+}
+
+/* thread 11's adjacent edge: its strength (9: none) */
+static int percentile_edge(int heavy, int mid)
+{
+	struct fixture f;
+	percentile_case(&f, heavy, mid);
+	int s = 9;
+	if (edge(&f, seg(&f, 11, 1), seg(&f, 11, 0), ARGUS_EDGE_ADJACENT, &s) != 1)
+		s = 9;
+	done(&f);
+	return s;
+}
+
+TEST(adjacent_rare_threshold_is_the_10th_percentile)
+{
+	/* counts below 64 (the histogram's) and above (sorted) */
+	ASSERT_EQ(percentile_edge(40, 36), ARGUS_BOOSTED); /* 38 <= 40 */
+	ASSERT_EQ(percentile_edge(40, 40), ARGUS_WEAK);    /* 42 > 40 */
+	ASSERT_EQ(percentile_edge(70, 64), ARGUS_BOOSTED); /* 66 <= 70 */
+	ASSERT_EQ(percentile_edge(70, 69), ARGUS_WEAK);    /* 71 > 70 */
+	ASSERT_EQ(percentile_edge(100, 97), ARGUS_BOOSTED);
+}
+
 TEST(adjacent_left_out_no_shared_symbol)
 {
 	struct fixture f;
@@ -515,6 +573,7 @@ TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(stopped_segment_is_flagged
           TEST_ENTRY(split_piggyback_send_recv), TEST_ENTRY(irq_splice_no_edge),
           TEST_ENTRY(kworker_segments_alone), TEST_ENTRY(adjacent_weak_shared_common_symbol),
           TEST_ENTRY(adjacent_boosted_shared_rare_symbol),
+          TEST_ENTRY(adjacent_rare_threshold_is_the_10th_percentile),
           TEST_ENTRY(adjacent_left_out_no_shared_symbol), TEST_ENTRY(adjacent_left_out_idle_wait),
           TEST_ENTRY(ui_input_marks_vertex), TEST_ENTRY(split_loop_iteration),
           TEST_ENTRY(split_thread_exit), TEST_ENTRY(late_event_clamped),

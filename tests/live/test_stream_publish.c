@@ -5,6 +5,8 @@
  * and the tick hook that lets the stall trigger see time pass. A sink
  * publishes from the daemon's thread, as the diagnoser does.
  */
+#include <stdatomic.h>
+
 #include "daemon_fixture.h"
 #include "stream_priv.h"
 
@@ -30,7 +32,7 @@ static int publish_on_futex(void *arg, const struct argus_event *ev, size_t n)
 	return 0;
 }
 
-static void on_tick(void *arg, uint64_t stream_ns)
+static bool on_tick(void *arg, uint64_t stream_ns)
 {
 	struct publisher *p = arg;
 	uint64_t now = fx_now();
@@ -39,6 +41,7 @@ static void on_tick(void *arg, uint64_t stream_ns)
 		p->bad_ticks++;
 	p->last_tick = stream_ns;
 	p->ticks++;
+	return true; /* waits on time: the daemon keeps its fine tick */
 }
 
 /* Sets the tick hook from the daemon's thread (no race with its loop). */
@@ -140,6 +143,65 @@ TEST(tick_hook_sees_stream_time_pass_without_records)
 	fx_cleanup(&f);
 }
 
+/* A tick hook that says whether it waits on time (the diagnosis's answer). */
+struct quiet_hook {
+	struct fixture *f;
+	_Atomic bool waits;
+	_Atomic uint64_t ticks;
+	bool set;
+};
+
+static bool quiet_tick(void *arg, uint64_t stream_ns)
+{
+	(void)stream_ns;
+	struct quiet_hook *q = arg;
+	atomic_fetch_add(&q->ticks, 1);
+	return atomic_load(&q->waits);
+}
+
+static int set_quiet_on_first(void *arg, const struct argus_event *ev, size_t n)
+{
+	(void)ev;
+	struct quiet_hook *q = arg;
+	if (n && !q->set) {
+		q->set = true;
+		argus_daemon_set_tick(q->f->d, quiet_tick, q);
+	}
+	return 0;
+}
+
+/* A quiet daemon (few records) whose tick hook does not wait on time ticks
+ * every 200 ms (TICK_QUIET_MS); once the hook waits on time again, at the
+ * next tick, every 40 ms at most (daemon.c, on_tick). Counts, not timings:
+ * a loaded machine only makes fewer ticks. */
+TEST(quiet_tick_while_the_hook_does_not_wait_on_time)
+{
+	struct fixture f;
+	struct quiet_hook q = {.f = &f};
+	atomic_init(&q.waits, false);
+	atomic_init(&q.ticks, 0);
+	struct argus_sink sink = {.events = set_quiet_on_first, .arg = &q};
+	struct argus_daemon_opts o = {.rec_dir = ""};
+	fx_start(&f, &o, 64, &sink);
+	struct argus_event e = fx_ev(fx_now() - 1000000000ull, ARGUS_EV_SCHED_SWITCH, 7);
+	ASSERT_EQ(argus_ring_write(f.prod, &e), 1);
+	usleep(700000); /* backed off: 5, 10, 20 ... 200 ms */
+	uint64_t a = atomic_load(&q.ticks);
+	usleep(1000000);
+	uint64_t quiet = atomic_load(&q.ticks) - a;
+	atomic_store(&q.waits, true);
+	usleep(300000); /* the next quiet tick hears it */
+	uint64_t b = atomic_load(&q.ticks);
+	usleep(500000);
+	uint64_t timed = atomic_load(&q.ticks) - b;
+	fx_stop(&f);
+	ASSERT_MSG(quiet >= 1 && quiet <= 7, "%llu ticks in 1 s not waiting on time",
+	           (unsigned long long)quiet);
+	ASSERT_MSG(timed >= 8, "%llu ticks in 500 ms waiting on time", (unsigned long long)timed);
+	fx_cleanup(&f);
+}
+
 TEST_MAIN(TEST_ENTRY(published_lines_reach_the_clients_that_want_their_kind_and_pid),
           TEST_ENTRY(unknown_line_kind_is_refused_with_a_reason),
-          TEST_ENTRY(tick_hook_sees_stream_time_pass_without_records))
+          TEST_ENTRY(tick_hook_sees_stream_time_pass_without_records),
+          TEST_ENTRY(quiet_tick_while_the_hook_does_not_wait_on_time))

@@ -124,13 +124,14 @@ static int fake_more(void *arg, uint32_t pid, unsigned what, bool on, char *err,
 	return 0;
 }
 
-static void fake_tick(void *arg, uint64_t stream_ns)
+static bool fake_tick(void *arg, uint64_t stream_ns)
 {
 	(void)stream_ns;
 	struct fake_src *f = arg;
 	uint32_t pid = atomic_exchange(&f->end_stall_of, 0);
 	if (pid)
 		argus_daemon_stall_ended(f->d, pid);
+	return true; /* a stall's end is due any time */
 }
 
 /* fx_start with the source set before the daemon runs (src NULL: none,

@@ -240,6 +240,42 @@ TEST(threads_are_named_apart_from_their_process)
 	teardown();
 }
 
+/* Whether time alone could fire a stall (argus_trigger_waiting: a live
+ * daemon ticks coarsely while not): not while the app sits in its loop,
+ * from the input it has not read until it is back there, through a stall,
+ * and while an app launches. */
+TEST(waiting_on_time_only_while_a_stall_could_come)
+{
+	setup_started();
+	tick_until(T0, T0 + SEC);
+	ASSERT(!argus_trigger_waiting(t));
+	one_click(T0 + SEC + 10 * MS, 50 * MS);
+	ASSERT(argus_trigger_waiting(t)); /* just back in its poll */
+	tick_until(T0 + SEC + 70 * MS, T0 + 2 * SEC);
+	ASSERT(!argus_trigger_waiting(t));
+	x_send(T0 + 2 * SEC + 10 * MS); /* unread while it waits */
+	ASSERT(argus_trigger_waiting(t));
+	tick_until(T0 + 2 * SEC + 20 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT(argus_trigger_waiting(t)); /* stalled */
+	wake(T0 + 5 * SEC + 10 * MS, APP);
+	hook(T0 + 5 * SEC + 15 * MS, ARGUS_EV_DISPATCH_BEGIN);
+	app_read(T0 + 5 * SEC + 20 * MS, APP);
+	hook(T0 + 5 * SEC + 30 * MS, ARGUS_EV_DISPATCH_END);
+	sys_enter(T0 + 5 * SEC + 40 * MS, APP, 7, -1);
+	block(T0 + 5 * SEC + 50 * MS, APP);
+	tick_until(T0 + 5 * SEC + 60 * MS, T0 + 7 * SEC);
+	ASSERT_EQ(rec.nends, 1);
+	ASSERT(!argus_trigger_waiting(t));
+	teardown();
+	/* a process exec'd in the stream, connected, not yet in its loop */
+	setup(true);
+	app_connects(T0 + 10 * MS);
+	tick_until(T0 + 20 * MS, T0 + SEC);
+	ASSERT(argus_trigger_waiting(t));
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(long_running_handler_fires_once_and_records_end),
           TEST_ENTRY(short_handlers_are_lags_not_stalls),
@@ -253,4 +289,5 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
           TEST_ENTRY(threshold_is_configurable),
           TEST_ENTRY(non_display_sockets_are_ignored),
-          TEST_ENTRY(threads_are_named_apart_from_their_process))
+          TEST_ENTRY(threads_are_named_apart_from_their_process),
+          TEST_ENTRY(waiting_on_time_only_while_a_stall_could_come))
