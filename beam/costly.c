@@ -155,15 +155,18 @@ static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint
 	collect_frames(sym, pid, stacks, n, system, false, t);
 }
 
-/* Whether g is held by enough of the stacks. A sample in the own code of a
- * function that calls g (one on most of g's stacks) - its bookkeeping
- * between the calls - does not count against g, up to a tenth of the
- * samples; a sample in another callee (a system call, a second helper)
- * does. */
-static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
+/* Whether g is held by enough of the stacks lo..hi-1 (in time order). A
+ * sample in the own code of a function that calls g (one on most of g's
+ * stacks) - its bookkeeping between the calls - does not count against g,
+ * up to a tenth of the samples; a sample in another callee (a system call,
+ * a second helper) does. */
+static bool qualifies_in(const struct fsets *t, uint32_t g, double share, uint32_t min_samples,
+                         uint32_t lo, uint32_t hi)
 {
-	uint32_t neutral = 0;
-	for (uint32_t s = 0; s < t->ns; s++) {
+	uint32_t neutral = 0, count = 0;
+	for (uint32_t s = lo; s < hi; s++) {
+		if (holds(t, s, g))
+			count++;
 		if (t->self[s] < 0 || holds(t, s, g))
 			continue;
 		uint32_t f = (uint32_t)t->self[s], co = 0;
@@ -171,9 +174,9 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 			co += (uint32_t)__builtin_popcountll(t->held[g][w] & t->held[f][w]);
 		neutral += co * 2 > t->count[g];
 	}
-	if (neutral * 10 > t->ns)
+	if (neutral * 10 > hi - lo)
 		neutral = 0;
-	uint32_t with = t->ns - neutral;
+	uint32_t with = hi - lo - neutral;
 	/* need = ceil(share x with), robust to 0.9 x 10 = 9.000...01 */
 	double x = share * with - 1e-9;
 	uint32_t need = (uint32_t)x;
@@ -181,7 +184,29 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 		need++;
 	if (with < min_samples)
 		need = with;
-	return need && t->count[g] >= need;
+	return need && count >= need;
+}
+
+static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
+{
+	return qualifies_in(t, g, share, min_samples, 0, t->ns);
+}
+
+/* A phase of the handler (docs/diagnosis.md "The app's own handlers
+ * first"): g holds most of the stacks, and share of those from its first
+ * to its last (the stacks are in time order); the handler's other phases,
+ * before and after it, do not count against it. */
+static bool qualifies_phase(const struct fsets *t, uint32_t g, double share,
+                            uint32_t min_samples)
+{
+	if (t->count[g] * 2 <= t->ns)
+		return false;
+	uint32_t lo = 0, hi = t->ns;
+	while (lo < hi && !holds(t, lo, g))
+		lo++;
+	while (hi > lo && !holds(t, hi - 1, g))
+		hi--;
+	return qualifies_in(t, g, share, min_samples, lo, hi);
 }
 
 /* Each stack votes for its innermost qualifying function (votes zeroed);
@@ -316,7 +341,8 @@ uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
 		if (t->ns * 2 <= n) /* most chains never reach the app's handlers */
 			t->ns = t->nf = 0;
 		for (uint32_t f = 0; f < t->nf; f++)
-			ok[f] = qualifies(t, f, share, min_samples);
+			ok[f] = qualifies(t, f, share, min_samples) ||
+			        qualifies_phase(t, f, share, min_samples);
 		support = elect(t, ok, votes, out);
 	}
 	free(t);
