@@ -192,21 +192,41 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 	return qualifies_in(t, g, share, min_samples, 0, t->ns);
 }
 
-/* A phase of the handler (docs/diagnosis.md "The app's own handlers
- * first"): g holds most of the stacks, and share of those from its first
- * to its last (the stacks are in time order); the handler's other phases,
- * before and after it, do not count against it. */
+/* A phase of the handler (docs/diagnosis.md "A handler that works in
+ * phases"): a stretch of consecutive stacks (they are in time order), share
+ * of them holding g, that holds most of all the stacks; the handler's other
+ * phases, before and after it, and g's other calls (a later, smaller
+ * invocation) do not count against it. */
 static bool qualifies_phase(const struct fsets *t, uint32_t g, double share,
                             uint32_t min_samples)
 {
 	if (t->count[g] * 2 <= t->ns)
 		return false;
-	uint32_t lo = 0, hi = t->ns;
-	while (lo < hi && !holds(t, lo, g))
-		lo++;
-	while (hi > lo && !holds(t, hi - 1, g))
-		hi--;
-	return qualifies_in(t, g, share, min_samples, lo, hi);
+	uint32_t pre[MAX_STACKS + 1];
+	pre[0] = 0;
+	for (uint32_t s = 0; s < t->ns; s++)
+		pre[s + 1] = pre[s] + holds(t, s, g);
+	for (uint32_t lo = 0; lo < t->ns; lo++) {
+		if (!holds(t, lo, g))
+			continue;
+		for (uint32_t hi = t->ns; hi > lo; hi--) {
+			uint32_t in = pre[hi] - pre[lo];
+			if (in * 2 <= t->ns)
+				break; /* shorter stretches hold fewer */
+			if (!holds(t, hi - 1, g))
+				continue;
+			uint32_t len = hi - lo;
+			double x = share * len - 1e-9; /* need = ceil(share x len) */
+			uint32_t need = (uint32_t)x;
+			if (need < x)
+				need++;
+			if (len < min_samples)
+				need = len;
+			if (in >= need)
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Each stack votes for its innermost qualifying function (votes zeroed);

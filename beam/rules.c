@@ -188,9 +188,10 @@ static const struct dg_rule rules[] = {
          "On whole call chains, the app's own code is named first, as on frame-pointer "
          "stacks: the innermost application function that system code called back (a "
          "handler under the toolkit's loop, not main above it) held by costly_share of the "
-         "chains, or, when the handler runs in phases one after the other, by most chains "
-         "and costly_share of those from its first sample to its last (the other phases do "
-         "not count against it); whole-chains decides only when no such function is (a "
+         "chains, or, when the handler runs in phases one after the other, by a stretch of "
+         "consecutive chains costly_share of which hold it and which holds most of the "
+         "chains (the other phases do not count against it); whole-chains decides only "
+         "when no such function is (a "
          "distribution binary's code lives under the system's library directories).",
          "[ATC21] 6.4 (LongRunning) on DWARF-unwound stacks; argus's application-code "
          "preference (docs/diagnosis.md \"Application code\")",
