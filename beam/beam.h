@@ -168,7 +168,10 @@ uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
 /* On whole call chains: the innermost application function that system
  * code called back (a handler under the toolkit's loop; not main above it),
  * held by share of the chains that reach one, as argus_costly_function
- * counts; out->func "" when no chain reaches one or none is held so. */
+ * counts, or one phase of the handler: a stretch of consecutive chains
+ * (stacks in time order, oldest first), share of them holding it, that
+ * holds most of those chains; out->func "" when no chain reaches one or
+ * none is held so. */
 uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
                                const uint32_t *stacks, uint32_t n, double share,
                                uint32_t min_samples, struct argus_frame *out);

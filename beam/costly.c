@@ -155,15 +155,18 @@ static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint
 	collect_frames(sym, pid, stacks, n, system, false, t);
 }
 
-/* Whether g is held by enough of the stacks. A sample in the own code of a
- * function that calls g (one on most of g's stacks) - its bookkeeping
- * between the calls - does not count against g, up to a tenth of the
- * samples; a sample in another callee (a system call, a second helper)
- * does. */
-static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
+/* Whether g is held by enough of the stacks lo..hi-1 (in time order). A
+ * sample in the own code of a function that calls g (one on most of g's
+ * stacks) - its bookkeeping between the calls - does not count against g,
+ * up to a tenth of the samples; a sample in another callee (a system call,
+ * a second helper) does. */
+static bool qualifies_in(const struct fsets *t, uint32_t g, double share, uint32_t min_samples,
+                         uint32_t lo, uint32_t hi)
 {
-	uint32_t neutral = 0;
-	for (uint32_t s = 0; s < t->ns; s++) {
+	uint32_t neutral = 0, count = 0;
+	for (uint32_t s = lo; s < hi; s++) {
+		if (holds(t, s, g))
+			count++;
 		if (t->self[s] < 0 || holds(t, s, g))
 			continue;
 		uint32_t f = (uint32_t)t->self[s], co = 0;
@@ -171,9 +174,9 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 			co += (uint32_t)__builtin_popcountll(t->held[g][w] & t->held[f][w]);
 		neutral += co * 2 > t->count[g];
 	}
-	if (neutral * 10 > t->ns)
+	if (neutral * 10 > hi - lo)
 		neutral = 0;
-	uint32_t with = t->ns - neutral;
+	uint32_t with = hi - lo - neutral;
 	/* need = ceil(share x with), robust to 0.9 x 10 = 9.000...01 */
 	double x = share * with - 1e-9;
 	uint32_t need = (uint32_t)x;
@@ -181,7 +184,49 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 		need++;
 	if (with < min_samples)
 		need = with;
-	return need && t->count[g] >= need;
+	return need && count >= need;
+}
+
+static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
+{
+	return qualifies_in(t, g, share, min_samples, 0, t->ns);
+}
+
+/* A phase of the handler (docs/diagnosis.md "A handler that works in
+ * phases"): a stretch of consecutive stacks (they are in time order), share
+ * of them holding g, that holds most of all the stacks; the handler's other
+ * phases, before and after it, and g's other calls (a later, smaller
+ * invocation) do not count against it. */
+static bool qualifies_phase(const struct fsets *t, uint32_t g, double share,
+                            uint32_t min_samples)
+{
+	if (t->count[g] * 2 <= t->ns)
+		return false;
+	uint32_t pre[MAX_STACKS + 1];
+	pre[0] = 0;
+	for (uint32_t s = 0; s < t->ns; s++)
+		pre[s + 1] = pre[s] + holds(t, s, g);
+	for (uint32_t lo = 0; lo < t->ns; lo++) {
+		if (!holds(t, lo, g))
+			continue;
+		for (uint32_t hi = t->ns; hi > lo; hi--) {
+			uint32_t in = pre[hi] - pre[lo];
+			if (in * 2 <= t->ns)
+				break; /* shorter stretches hold fewer */
+			if (!holds(t, hi - 1, g))
+				continue;
+			uint32_t len = hi - lo;
+			double x = share * len - 1e-9; /* need = ceil(share x len) */
+			uint32_t need = (uint32_t)x;
+			if (need < x)
+				need++;
+			if (len < min_samples)
+				need = len;
+			if (in >= need)
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Each stack votes for its innermost qualifying function (votes zeroed);
@@ -316,7 +361,8 @@ uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
 		if (t->ns * 2 <= n) /* most chains never reach the app's handlers */
 			t->ns = t->nf = 0;
 		for (uint32_t f = 0; f < t->nf; f++)
-			ok[f] = qualifies(t, f, share, min_samples);
+			ok[f] = qualifies(t, f, share, min_samples) ||
+			        qualifies_phase(t, f, share, min_samples);
 		support = elect(t, ok, votes, out);
 	}
 	free(t);

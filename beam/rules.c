@@ -188,11 +188,16 @@ static const struct dg_rule rules[] = {
          "On whole call chains, the app's own code is named first, as on frame-pointer "
          "stacks: the innermost application function that system code called back (a "
          "handler under the toolkit's loop, not main above it) held by costly_share of the "
-         "chains; whole-chains decides only when no such function is (a distribution "
-         "binary's code lives under the system's library directories).",
+         "chains, or, when the handler runs in phases one after the other, by a stretch of "
+         "consecutive chains costly_share of which hold it and which holds most of the "
+         "chains (the other phases do not count against it); whole-chains decides only "
+         "when no such function is (a "
+         "distribution binary's code lives under the system's library directories).",
          "[ATC21] 6.4 (LongRunning) on DWARF-unwound stacks; argus's application-code "
          "preference (docs/diagnosis.md \"Application code\")",
-         "zoo B9 (composite_tiles, not its callee clear_tile on 83 of 98 chains), B7, B8 "
+         "zoo B9 (composite_tiles, not its callee clear_tile on 83 of 98 chains, spread "
+         "over the whole stall), B3 (a11y_describe, the describing phase between building "
+         "and laying out the window, 195 of 241 chains; on_key without phases), B7, B8 "
          "with full stacks; realapps r11 (geany: its code is in libgeany, whole-chains "
          "decides); tests/beam/test_costly.c callback_*"),
     RULE("the-wait-itself", LW | YL, NULL,

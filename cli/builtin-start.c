@@ -138,8 +138,9 @@ static void usage(FILE *f)
 	    "  --ring-size SIZE    kernel ring per CPU (default 4M)\n"
 	    "  --no-kernel         no eBPF tracer (hook rings only)\n"
 	    "  --no-samples, --no-irqs  leave those records out\n"
-	    "  --full-stacks       apps' samples with full stacks (registers and 8 KiB\n"
-	    "                      of stack unwound with the binaries' CFI; docs/kext.md)\n"
+	    "  --no-full-stacks    apps' samples without full stacks (by default they\n"
+	    "                      copy registers and 8 KiB of stack, unwound with the\n"
+	    "                      binaries' CFI; docs/kext.md)\n"
 	    "  --no-shed           a filling kernel ring loses anyone's records (default:\n"
 	    "                      past a quarter, those outside the app set; docs/kext.md)\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
@@ -167,7 +168,7 @@ int cmd_start(int argc, char **argv)
 {
 	struct argus_daemon_opts o = {.group = -1};
 	struct argus_kext_opts ko = {0};
-	bool no_kernel = false, no_diagnose = false, no_full_stacks = true;
+	bool no_kernel = false, no_diagnose = false, no_full_stacks = false;
 	struct argus_daemon_diag_opts so = {0};
 	struct store store = {0};
 	if (argc == 3 && !strcmp(argv[1], "--notifier")) {
@@ -199,7 +200,7 @@ int cmd_start(int argc, char **argv)
 			no_kernel = true;
 		} else if (!strcmp(a, "--full-stacks")) {
 			no_full_stacks = false;
-		} else if (!strcmp(a, "--no-full-stacks")) { /* the default since 2026-11-26 */
+		} else if (!strcmp(a, "--no-full-stacks")) {
 			no_full_stacks = true;
 		} else if (!strcmp(a, "--no-shed")) {
 			ko.no_shed = true;
@@ -345,6 +346,16 @@ int cmd_start(int argc, char **argv)
 	}
 out:
 	argus_daemon_free(d); /* rings first: they read kext's maps */
+	if (k && !no_full_stacks) {
+		struct argus_kext_stats ks;
+		argus_kext_get_stats(k, &ks);
+		fprintf(stderr,
+		        "argus start: full stacks: %llu sample(s) unwound, %llu lost, %.1f ms"
+		        " reading back and unwinding (%.1f us each)\n",
+		        (unsigned long long)ks.ustacks, (unsigned long long)ks.ustacks_lost,
+		        (double)ks.ustack_ns / 1e6,
+		        ks.ustacks ? (double)ks.ustack_ns / 1e3 / (double)ks.ustacks : 0.0);
+	}
 	argus_kext_close(k);
 	if (sd)
 		argus_daemon_diag_summary(sd);

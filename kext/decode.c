@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -396,6 +397,7 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 {
 	uint32_t slot = e->stack.copy - 1;
 	uint64_t pcs[TRACER_STACK_DEPTH];
+	struct timespec t0, t1;
 	unsigned n;
 
 	e->stack.copy = 0;
@@ -403,6 +405,7 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 		return 0;
 	if (!k->unwinder && !(k->unwinder = argus_unwinder_new()))
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.ustacks), &slot, k->ucopy) ||
 	    k->ucopy->ts != e->ts || k->ucopy->tid != e->tid ||
 	    k->ucopy->nregs > TRACER_UREGS_MAX || k->ucopy->size > TRACER_USTACK_BYTES_MAX) {
@@ -411,6 +414,9 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 	}
 	n = argus_unwind(k->unwinder, e->pid, e->tid, (const uint64_t *)k->ucopy->regs,
 	                 k->ucopy->nregs, k->ucopy->data, k->ucopy->size, pcs, TRACER_STACK_DEPTH);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	k->ustack_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec -
+	                (uint64_t)t0.tv_nsec;
 	if (n == 0) {
 		k->ustacks_lost++;
 		return 0;

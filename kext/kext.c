@@ -513,4 +513,5 @@ void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *s
 	st->maps_read_failed = k->maps_failed;
 	st->ustacks = k->ustacks;
 	st->ustacks_lost = k->ustacks_lost + k->skel->bss->ustack_failed;
+	st->ustack_ns = k->ustack_ns;
 }

@@ -157,6 +157,7 @@ struct argus_kext_stats {
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
 	uint64_t ustacks;          /* full stacks unwound (argus_kext_full_stacks) */
 	uint64_t ustacks_lost;     /* copies unreadable or overwritten before decode */
+	uint64_t ustack_ns;        /* the decoder's time on them: read back and unwound */
 };
 void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *st);
 

@@ -56,6 +56,7 @@ struct argus_kext {
 	struct argus_unwinder *unwinder; /* full stacks (unwind.c), NULL until one */
 	struct tracer_ustack *ucopy;     /* a slot read back (decode.c) */
 	uint64_t ustacks, ustacks_lost;
+	uint64_t ustack_ns; /* reading slots back and unwinding them (decode.c) */
 };
 
 /* appset.c: the display servers already running join the app set */

@@ -460,8 +460,10 @@ static int kext_status(void *arg, char *buf, size_t cap)
 	argus_kext_get_stats(arg, &st);
 	return snprintf(buf, cap,
 	                "\"ring_drops\":%" PRIu64 ",\"ring_shed\":%" PRIu64 ",\"appset\":%" PRIu64
-	                ",\"stack_drops\":%" PRIu64,
-	                st.ring_drops, st.ring_shed, argus_kext_appset_size(arg), st.stack_drops);
+	                ",\"stack_drops\":%" PRIu64 ",\"ustacks\":%" PRIu64 ",\"ustacks_lost\":%" PRIu64
+	                ",\"ustack_ns\":%" PRIu64,
+	                st.ring_drops, st.ring_shed, argus_kext_appset_size(arg), st.stack_drops,
+	                st.ustacks, st.ustacks_lost, st.ustack_ns);
 }
 
 /* argus trace-more (docs/daemon.md "Finer tracing on demand"): full stacks

@@ -41,10 +41,13 @@ format=text
 baselines=1
 live=1
 capture=
-# full stacks (argus start / record --full-stacks) for both the daemon and the
-# recording when ARGUS_FULL_STACKS is set: off by default while their naming
-# rule disagrees with the zoo's truth on B8 / B9 (docs/diagnosis.md)
-fullstacks=${ARGUS_FULL_STACKS:+--full-stacks}
+# full stacks for both the daemon (argus start's default) and the recording
+# (argus record --full-stacks); ARGUS_FULL_STACKS=0 turns them off for both
+if [ "${ARGUS_FULL_STACKS:-1}" = 0 ]; then
+	fullstacks= startstacks=--no-full-stacks
+else
+	fullstacks=--full-stacks startstacks=
+fi
 while [ $# -gt 0 ]; do
 	case $1 in
 	--argus) argus=$2; shift 2 ;;
@@ -147,7 +150,7 @@ run_pass() (
 		else
 			# shellcheck disable=SC2086 # capture: empty or one word
 			env -u DBUS_SESSION_BUS_ADDRESS "$argus" start --run-dir "$rundir" --no-recorder \
-				--hooks-dir "" --reports "$PWD/reports" $capture $fullstacks \
+				--hooks-dir "" --reports "$PWD/reports" $capture $startstacks \
 				--issues-db "${ARGUS_ISSUES_DB:-$PWD/issues.db}" >daemon.log 2>&1 &
 			daemon=$!
 			pids="$daemon $pids"

@@ -276,7 +276,9 @@ def busy_start(work, hang_ns):
     busy.txt, the kernel's schedstat of its main thread), not by argus nor by
     the driver's guess: the first stretch of 50 ms steps each at least
     BUSY_SHARE on CPU or runnable (over the 200 ms around it), at least
-    BUSY_MIN_S long, starting within BUSY_WINDOW_S of the mark. None when there is none (a hang that waits:
+    BUSY_MIN_S long, starting within BUSY_WINDOW_S of the mark and still
+    running at the mark (the hang answers the driver's action: a stretch over
+    before it is the app's own start-up). None when there is none (a hang that waits:
     the driver's mark is its start)."""
     rows = []
     for line in (read(work, "busy.txt") or "").splitlines():
@@ -300,7 +302,7 @@ def busy_start(work, hang_ns):
         if not busy or i == len(rows) - 2:
             if start is not None:
                 end = t1 if busy else t0
-                if (end - start >= BUSY_MIN_S * 1e9
+                if (end - start >= BUSY_MIN_S * 1e9 and end >= hang_ns
                         and -BUSY_WINDOW_S[0] <= (start - hang_ns) / 1e9 <= BUSY_WINDOW_S[1]
                         and best is None):
                     best = (start, end)

@@ -60,6 +60,14 @@ with tempfile.TemporaryDirectory() as work:
     busy_file(work, lambda t: 1.0 if H - 5 * S <= t < H - 3.5 * S else 0.0)
     check("a busy stretch before the window is not the hang", score.busy_start(work, H) is None)
 
+    # the app's start-up busy 1.2 s, over 1.4 s before the mark, then the
+    # hang from the mark (zoo B7, 2026-11-26 14:09 on a loaded machine)
+    busy_file(work, lambda t: 1.0 if (H - 2.6 * S <= t < H - 1.4 * S or H <= t < H + 9 * S)
+              else 0.0)
+    b = score.busy_start(work, H)
+    check("a busy stretch over before the mark is not the hang",
+          b is not None and within(b[0], H))
+
     # a thread that waits all along: no busy hang, the mark stays
     busy_file(work, lambda t: 0.05)
     check("a waiting thread has no busy start", score.busy_start(work, H) is None)
