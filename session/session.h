@@ -239,6 +239,11 @@ struct argus_report_sink_opts {
 	void *owner_arg;
 	void (*publish)(void *arg, const char *kind, uint32_t pid, const char *json);
 	void *publish_arg;
+	/* each notification (tests): the one-line answer and the page it opens,
+	 * instead of the session bus's notifier; sent before the reports are
+	 * written (docs/daemon.md) */
+	void (*notify)(void *arg, const char *body, const char *report);
+	void *notify_arg;
 };
 struct argus_report_sink;
 int argus_report_sink_new(struct argus_report_sink **rs, struct argus_session *s,
