@@ -738,7 +738,11 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 		struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0,
 		                              argus_session_thread_comm, NULL};
 		p->d.stall.end = s->end;
-		write_all(sd, &p->d, &rc, p->base, true);
+		/* a busy stall's Perfetto trace: once, by on_final (the trace of
+		 * the window's records took 19 s to write in a storm, in the
+		 * diagnosis's thread: written at the end and again at the final,
+		 * twice there, it held the diagnosis up for 35 s) */
+		write_all(sd, &p->d, &rc, p->base, s->cls != ARGUS_STALL_LONG_RUNNING);
 		if (p->ubase[0]) {
 			char ubase[1000];
 			write_user_copy(sd, &p->d, &rc, p->base, p->uid, p->gid, false, ubase,
@@ -772,10 +776,7 @@ static void on_final(void *arg, const struct argus_diagnosis *d)
 		argus_report_oneline(&p->d, first, sizeof(first));
 		snprintf(report, sizeof(report), "%s.json", p->base);
 		snprintf(html, sizeof(html), "%s.html", p->base);
-		write_all(sd, d, &rc, p->base, true);
-		if (!write_one(p->base, "pftrace", w_perfetto, sd, d, &rc))
-			fprintf(stderr, "argus %s: cannot write the report %s.pftrace: %s\n",
-			        sd->o.name, p->base, strerror(errno));
+		write_all(sd, d, &rc, p->base, true); /* the Perfetto trace too: once */
 		if (p->ubase[0] && (ud = malloc(sizeof(*ud)))) {
 			char ubase[1000];
 			*ud = *d;

@@ -28,7 +28,8 @@
  * process at 2 000 records per 100 ms beside hundreds of others, a worker
  * starved of CPU taking 60 000/s: 46 MiB queued, the stall of an app seen
  * 7 s late); this one drains it. The apps the trigger found (UI threads:
- * argus_worker_favour) are never shed: the stall detection needs them.
+ * argus_worker_favour) are never shed, nor the records of other processes
+ * that switch them onto a CPU or wake them: the stall detection needs them.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -122,6 +123,21 @@ static void epoch_roll(struct argus_worker *w, uint64_t now, uint64_t events)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* A record an app needs: its own, and another process's that switches it
+ * onto a CPU or wakes it (its time on and off CPU is the stall's class). */
+static bool favoured(const struct argus_worker *w, const struct argus_event *e)
+{
+	if (!w->fav.len)
+		return false;
+	if (argus_hmap_get(&w->fav, e->pid))
+		return true;
+	if (e->type == ARGUS_EV_SCHED_SWITCH)
+		return argus_hmap_get(&w->fav, e->sched_switch.next_pid);
+	if (e->type == ARGUS_EV_SCHED_WAKEUP || e->type == ARGUS_EV_SCHED_WAKEUP_NEW)
+		return argus_hmap_get(&w->fav, e->wakeup.wakee_pid);
+	return false;
+}
+
 /* The records of a batch within their processes' shares (w->kept; n
  * becomes their number); false when out of memory (nothing shed). */
 static bool shed(struct argus_worker *w, const struct argus_event **ev, size_t *n)
@@ -136,7 +152,7 @@ static bool shed(struct argus_worker *w, const struct argus_event **ev, size_t *
 	size_t m = 0;
 	for (size_t i = 0; i < *n; i++) {
 		const struct argus_event *e = &(*ev)[i];
-		if (e->type != ARGUS_EV_DROP && !(w->fav.len && argus_hmap_get(&w->fav, e->pid))) {
+		if (e->type != ARGUS_EV_DROP && !favoured(w, e)) {
 			uint64_t *c = argus_hmap_put(&w->taken, e->pid, NULL);
 			if (c && ++*c > w->share)
 				continue;

@@ -225,13 +225,15 @@ TEST(behind_a_flooding_process_the_others_records_still_go_through)
 
 /* Records of APP_PID and QUIET_PID that reached the inner sink. */
 enum { APP_PID = 300, MANY = 100, MANY_PID0 = 1000 };
-static uint64_t app_seen, quiet2_seen;
+static uint64_t app_seen, quiet2_seen, switch_in_seen;
 
 static int in_events_app(void *arg, const struct argus_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		app_seen += ev[i].pid == APP_PID;
 		quiet2_seen += ev[i].pid == QUIET_PID;
+		switch_in_seen += ev[i].pid != APP_PID && ev[i].type == ARGUS_EV_SCHED_SWITCH &&
+		                  ev[i].sched_switch.next_pid == APP_PID;
 	}
 	return in_events(arg, ev, n);
 }
@@ -245,7 +247,7 @@ TEST(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_throug
 	 * late); every record of the app the trigger found goes through */
 	static struct inner in;
 	memset(&in, 0, sizeof(in));
-	app_seen = quiet2_seen = 0;
+	app_seen = quiet2_seen = switch_in_seen = 0;
 	pthread_mutex_init(&in.gate, NULL);
 	struct argus_sink inner = {.events = in_events_app, .arg = &in};
 	struct argus_worker *w;
@@ -277,6 +279,13 @@ TEST(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_throug
 	for (int i = 0; i < 8; i++)
 		batch[i] = (struct argus_event){.ts = 3, .pid = QUIET_PID, .type = ARGUS_EV_SCHED_SWITCH};
 	ASSERT_EQ(s.events(s.arg, batch, 8), 0);
+	/* a process over its share switching the app onto a CPU: kept (the
+	 * app's time on and off CPU is its stall's class) */
+	for (int i = 0; i < 600; i++) {
+		batch[i] = (struct argus_event){.ts = 3, .pid = MANY_PID0, .type = ARGUS_EV_SCHED_SWITCH};
+		batch[i].sched_switch.next_pid = APP_PID;
+	}
+	ASSERT_EQ(s.events(s.arg, batch, 600), 0);
 	struct argus_worker_stats st1;
 	argus_worker_get_stats(w, &st1);
 	pthread_mutex_unlock(&in.gate);
@@ -284,15 +293,16 @@ TEST(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_throug
 	struct argus_worker_stats end;
 	argus_worker_get_stats(w, &end);
 	argus_worker_free(w);
-	uint64_t taken = offered + 8192 + 8 - (st1.shed - st0.shed);
+	uint64_t taken = offered + 8192 + 8 + 600 - (st1.shed - st0.shed);
 	fprintf(stderr, "%d processes offered %" PRIu64 " records, %" PRIu64 " queued (app 8192 + quiet 8 among them)\n",
 	        MANY, offered, taken);
 	/* a fixed share of 2 000 took at least MANY x 2 000 */
-	ASSERT_MSG(taken - 8192 - 8 < MANY * 1000u, "%" PRIu64 " records of %d processes queued",
-	           taken - 8192 - 8, MANY);
+	ASSERT_MSG(taken - 8192 - 8 - 600 < MANY * 1000u, "%" PRIu64 " records of %d processes queued",
+	           taken - 8192 - 8 - 600, MANY);
 	ASSERT_U64_EQ(app_seen, 8192);
 	ASSERT_U64_EQ(quiet2_seen, 8);
-	ASSERT_U64_EQ(end.events + end.dropped, 40 * 4096 + offered + 8192 + 8);
+	ASSERT_U64_EQ(switch_in_seen, 600);
+	ASSERT_U64_EQ(end.events + end.dropped, 40 * 4096 + offered + 8192 + 8 + 600);
 	pthread_mutex_destroy(&in.gate);
 }
 
