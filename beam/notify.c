@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "beam.h"
 
@@ -90,6 +91,7 @@ struct notifier {
 	const char *opener;
 	unsigned timeout_s;
 	bool input_open;
+	unsigned opening; /* pages clicked, waited for (n_open_when_there) */
 	guint idle; /* with none pending: the timer that ends the notifier */
 	int result; /* -1 once an opener could not run */
 	char err[256];
@@ -120,7 +122,7 @@ static void n_forget(struct notifier *n, uint32_t id)
  * timeout_s of nothing. */
 static void n_check_done(struct notifier *n)
 {
-	if (g_hash_table_size(n->pending))
+	if (g_hash_table_size(n->pending) || n->opening)
 		return;
 	if (!n->input_open)
 		g_main_loop_quit(n->loop);
@@ -142,6 +144,38 @@ static gboolean n_expire(gpointer arg)
 	return G_SOURCE_REMOVE;
 }
 
+/* The default action on a notification whose page is not written yet (the
+ * daemon notifies first, then writes it): opened once it is there, or
+ * after OPEN_WAIT_TICKS x 100 ms anyway (the opener says what is missing). */
+#define OPEN_WAIT_TICKS 100
+struct n_open {
+	struct notifier *n;
+	char *report;
+	unsigned ticks;
+};
+
+static void n_run_opener(struct notifier *n, const char *report)
+{
+	char *argv[] = {(char *)n->opener, (char *)report, NULL};
+	if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL)) {
+		snprintf(n->err, sizeof(n->err), "cannot run %s", n->opener);
+		n->result = -1;
+	}
+}
+
+static gboolean n_open_when_there(gpointer arg)
+{
+	struct n_open *o = arg;
+	if (access(o->report, F_OK) != 0 && ++o->ticks < OPEN_WAIT_TICKS)
+		return G_SOURCE_CONTINUE;
+	n_run_opener(o->n, o->report);
+	o->n->opening--;
+	n_check_done(o->n);
+	g_free(o->report);
+	g_free(o);
+	return G_SOURCE_REMOVE;
+}
+
 static void n_signal(GDBusConnection *c, const char *sender, const char *path, const char *iface,
                      const char *name, GVariant *params, gpointer arg)
 {
@@ -154,10 +188,14 @@ static void n_signal(GDBusConnection *c, const char *sender, const char *path, c
 		const char *report = g_hash_table_lookup(n->pending, GUINT_TO_POINTER(id));
 		if (!report || strcmp(key, "default") != 0)
 			return;
-		char *argv[] = {(char *)n->opener, (char *)report, NULL};
-		if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL)) {
-			snprintf(n->err, sizeof(n->err), "cannot run %s", n->opener);
-			n->result = -1;
+		if (access(report, F_OK) == 0) {
+			n_run_opener(n, report);
+		} else {
+			struct n_open *o = g_new0(struct n_open, 1);
+			o->n = n;
+			o->report = g_strdup(report);
+			n->opening++;
+			g_timeout_add(100, n_open_when_there, o);
 		}
 		n_forget(n, id);
 	} else if (!strcmp(name, "NotificationClosed")) {

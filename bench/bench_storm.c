@@ -199,7 +199,11 @@ static pid_t start_hang(const char *name, const char *run, const char *rec, cons
 	fflush(stdout);
 	pid_t p = fork();
 	if (p == 0) {
-		setpgid(0, 0); /* its desktop and driver: one group to stop */
+		/* its desktop and driver: one group to stop, and a session of
+		 * their own, as a user's desktop session is: the kernel's
+		 * autogroup scheduling gives them a group's share of the CPUs
+		 * beside the load's (see where the load starts) */
+		setsid();
 		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -339,6 +343,9 @@ int argus_bench_storm(int argc, char **argv)
 	snprintf(status_log, sizeof(status_log), "%s/status.log", base);
 	pid_t d = fork();
 	if (d == 0) {
+		/* a session of its own, as systemd or a terminal starts it: not
+		 * in one scheduling group with the flooding threads below */
+		setsid();
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -379,7 +386,13 @@ int argus_bench_storm(int argc, char **argv)
 	if (kernel && kload) {
 		load = fork();
 		if (load == 0) {
-			setpgid(0, 0);
+			/* a session of its own, as a job a user starts from a
+			 * terminal: with autogroup scheduling (the default on
+			 * desktop kernels) its 800 processes share one group's
+			 * weight instead of each weighing as much as the hang
+			 * case's Xvfb, app and driver (which then starved: the
+			 * case's window never came up, no hang started) */
+			setsid();
 			int null = open("/dev/null", O_WRONLY);
 			dup2(null, 1);
 			dup2(null, 2);

@@ -48,7 +48,21 @@ struct argus_daemon_diag {
 	atomic_bool timed;
 	/* the graph's memory, as the worker last saw it (for the status) */
 	_Atomic uint64_t graph_bytes, graph_peak, graph_cap, graph_cap_hits;
+	/* argus_daemon_diag_opts.app */
+	void (*app)(void *arg, uint32_t pid);
+	void *app_arg;
 };
+
+/* From the worker: the trigger found an app. Its records are never shed
+ * from the worker's queue (session/worker.c); then the daemon's own hook. */
+static void app_found(void *arg, uint32_t pid)
+{
+	struct argus_daemon_diag *dd = arg;
+	if (dd->w)
+		argus_worker_favour(dd->w, pid);
+	if (dd->app)
+		dd->app(dd->app_arg, pid);
+}
 
 /* From the worker: a line for the stream clients. */
 static void queue_line(void *arg, const char *kind, uint32_t pid, const char *json)
@@ -175,8 +189,10 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		so.trigger.stall_ns = so.trigger.launch_ns = o->stall_ns;
 	so.graph.user_batch_comms = o->user_batch_comms;
 	so.graph.ignore_wake_comms = o->ignore_wake_comms;
-	so.app = o->app;
-	so.app_arg = o->app_arg;
+	dd->app = o->app;
+	dd->app_arg = o->app_arg;
+	so.app = app_found;
+	so.app_arg = dd;
 	if (argus_session_new(&dd->s, &so)) {
 		snprintf(err, ecap, "out of memory (diagnoser)");
 		argus_daemon_diag_free(dd);

@@ -245,42 +245,78 @@ static struct notifier *notifier_start(struct argus_report_sink *sd, const char 
 	return n;
 }
 
-static void notify_async(struct argus_report_sink *sd, const struct argus_diagnosis *d,
-                         const char *body, const char *report)
+/* The session bus of the stalled app pid (bus[0] = 0: none, said once
+ * per call when loud); who owns pid in *owner, *uid, *gid. */
+static void bus_of(struct argus_report_sink *sd, uint32_t pid, const char *comm, bool loud,
+                   char *bus, size_t cap, bool *owner, uid_t *uid, gid_t *gid)
 {
-	char bus[512] = "";
-	uid_t uid = 0;
-	gid_t gid = 0;
-	bool owner = owner_of(sd, d->stall.pid, &uid, &gid);
+	bus[0] = 0;
+	*owner = owner_of(sd, pid, uid, gid);
 	if (sd->o.notify_bus && *sd->o.notify_bus) {
-		snprintf(bus, sizeof(bus), "%s", sd->o.notify_bus);
+		snprintf(bus, cap, "%s", sd->o.notify_bus);
 	} else {
-		proc_env(d->stall.pid, "DBUS_SESSION_BUS_ADDRESS", bus, sizeof(bus));
-		if (!bus[0] && owner) {
+		proc_env(pid, "DBUS_SESSION_BUS_ADDRESS", bus, cap);
+		if (!bus[0] && *owner) {
 			char p[64];
-			snprintf(p, sizeof(p), "/run/user/%u/bus", (unsigned)uid);
+			snprintf(p, sizeof(p), "/run/user/%u/bus", (unsigned)*uid);
 			if (access(p, F_OK) == 0)
-				snprintf(bus, sizeof(bus), "unix:path=%s", p);
+				snprintf(bus, cap, "unix:path=%s", p);
 		}
 	}
 	if (!bus[0]) {
 		const char *own = getenv("DBUS_SESSION_BUS_ADDRESS");
 		if (own)
-			snprintf(bus, sizeof(bus), "%s", own);
+			snprintf(bus, cap, "%s", own);
 	}
-	if (!bus[0]) {
+	if (!bus[0] && loud)
 		/* no address: GIO would autolaunch a bus of its own */
 		fprintf(stderr,
 		        "argus %s: no session bus found for %s %u (not notified; "
 		        "--notify-bus sets one)\n",
-		        sd->o.name, d->stall.comm, d->stall.pid);
+		        sd->o.name, comm, pid);
+}
+
+/* The running notifier of bus, or NULL. */
+static struct notifier *notifier_of(struct argus_report_sink *sd, const char *bus)
+{
+	reap_notifiers(sd);
+	for (unsigned i = 0; i < NOTIFIERS; i++)
+		if (sd->nf[i].pid && sd->nf[i].fd >= 0 && !strcmp(sd->nf[i].bus, bus))
+			return &sd->nf[i];
+	return NULL;
+}
+
+/* A stall fired, its diagnosis next: the notifier of its app's bus is
+ * started now if none runs, so that its start (a fork and exec, GIO, the
+ * bus's hello: most of a second on a loaded machine) goes on while the
+ * diagnosis runs, not after it. */
+static void notifier_warm(struct argus_report_sink *sd, const struct argus_stall *s)
+{
+	char bus[512];
+	bool owner;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	bus_of(sd, s->pid, s->comm, false, bus, sizeof(bus), &owner, &uid, &gid);
+	if (bus[0] && !notifier_of(sd, bus))
+		notifier_start(sd, bus, owner, uid, gid);
+}
+
+static void notify_async(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                         const char *body, const char *report)
+{
+	if (sd->o.notify) {
+		sd->o.notify(sd->o.notify_arg, body, report);
 		return;
 	}
-	reap_notifiers(sd);
-	for (unsigned i = 0; i < NOTIFIERS; i++) {
-		struct notifier *n = &sd->nf[i];
-		if (!n->pid || strcmp(n->bus, bus))
-			continue;
+	char bus[512];
+	bool owner;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	bus_of(sd, d->stall.pid, d->stall.comm, true, bus, sizeof(bus), &owner, &uid, &gid);
+	if (!bus[0])
+		return;
+	struct notifier *n = notifier_of(sd, bus);
+	if (n) {
 		if (notifier_send(n, body, report, d->stall.id))
 			return;
 		/* ended or stuck: let it go, start another */
@@ -288,7 +324,7 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		n->fd = -1;
 		n->bus[0] = 0;
 	}
-	struct notifier *n = notifier_start(sd, bus, owner, uid, gid);
+	n = notifier_start(sd, bus, owner, uid, gid);
 	if (n && !notifier_send(n, body, report, d->stall.id))
 		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
 		        sd->o.name, d->stall.id, d->stall.comm);
@@ -473,18 +509,34 @@ static int w_html_user(struct argus_report_sink *sd, const struct argus_diagnosi
 	return 0;
 }
 
-/* The owner's copy of the reports whose root copy is base: ubase gets its
- * path without the extension ("" none); d is redacted in place. */
-static void write_user_copy(struct argus_report_sink *sd, struct argus_diagnosis *d,
-                            const struct argus_report_ctx *rc, const char *base, uid_t uid,
-                            gid_t gid, char *ubase, size_t cap)
+/* Whether the app's owner uid gets a copy of the reports at base. */
+static bool user_copy_wanted(const struct argus_report_sink *sd, const char *base, uid_t uid)
 {
-	ubase[0] = 0;
-	if (!sd->user_dir[0] || !base[0] || uid == 0 || geteuid() != 0)
-		return;
+	return sd->user_dir[0] && base[0] && uid != 0 && geteuid() == 0;
+}
+
+/* d as the owner uid may read it: other users' frames redacted. */
+static void user_redact(struct argus_report_sink *sd, struct argus_diagnosis *d, uid_t uid)
+{
 	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
 	struct viewer v = {sd, uid, &sym};
 	argus_diagnosis_redact(d, viewer_owns, &v);
+}
+
+/* The owner's copy of the reports whose root copy is base: ubase gets its
+ * path without the extension ("" none); d is redacted in place unless
+ * redacted says it was (user_redact). */
+static void write_user_copy(struct argus_report_sink *sd, struct argus_diagnosis *d,
+                            const struct argus_report_ctx *rc, const char *base, uid_t uid,
+                            gid_t gid, bool redacted, char *ubase, size_t cap)
+{
+	ubase[0] = 0;
+	if (!user_copy_wanted(sd, base, uid))
+		return;
+	struct argus_symbolizer sym = argus_session_symbolizer(sd->s);
+	struct viewer v = {sd, uid, &sym};
+	if (!redacted)
+		argus_diagnosis_redact(d, viewer_owns, &v);
 	int dfd = user_dir_fd(sd, uid, gid);
 	const char *name = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
 	sd->viewer = &v; /* w_html_user's symbols */
@@ -502,10 +554,10 @@ static void write_user_copy(struct argus_report_sink *sd, struct argus_diagnosis
 	snprintf(ubase, cap, "%s/%u/%s", sd->user_dir, (unsigned)uid, name);
 }
 
-/* Write the text, JSON and HTML reports; base gets their path without the
- * extension ("" on failure). */
-static void write_reports(struct argus_report_sink *sd, const struct argus_diagnosis *d,
-                          const struct argus_report_ctx *rc, char *base, size_t cap)
+/* The path of a diagnosis's reports, without the extension, in base (""
+ * when no reports are written). */
+static void report_base(struct argus_report_sink *sd, const struct argus_diagnosis *d,
+                        char *base, size_t cap)
 {
 	base[0] = 0;
 	if (!sd->reports_ok)
@@ -519,8 +571,7 @@ static void write_reports(struct argus_report_sink *sd, const struct argus_diagn
 	for (char *p = b + strlen(sd->o.reports_dir) + 1; *p; p++)
 		if (*p == '/' || *p == ' ')
 			*p = '_'; /* a process name is not a path */
-	if (write_all(sd, d, rc, b, false))
-		snprintf(base, cap, "%s", b);
+	snprintf(base, cap, "%s", b);
 }
 
 /* The Perfetto trace, after the notification; a stall still going on is
@@ -614,6 +665,20 @@ static void publish_diagnosis(struct argus_report_sink *sd, const struct argus_d
 	}
 }
 
+/* A stall fired: its notifier is made ready while it is diagnosed. */
+static void on_stall(void *arg, const struct argus_stall *s)
+{
+	struct argus_report_sink *sd = arg;
+	if (!sd->o.no_notify && !sd->o.notify)
+		notifier_warm(sd, s);
+}
+
+/*
+ * A diagnosis: the notification first, then the reports. The notification
+ * needs only the one-line answer and the page's path; the page (the
+ * window's records, symbolized) took most of 2 s in a storm, so it is
+ * written after (the notifier opens it once it is there, beam/notify.c).
+ */
 static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 {
 	struct argus_report_sink *sd = arg;
@@ -622,39 +687,44 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	                              NULL};
 	publish_stall(sd, &d->stall, false);
 	char base[1000], ubase[1000] = "", html[1024] = "", report[1024] = "", body[512];
-	write_reports(sd, d, &rc, base, sizeof(base));
-	if (base[0]) {
+	report_base(sd, d, base, sizeof(base));
+	if (base[0])
 		snprintf(html, sizeof(html), "%s.html", base);
-		snprintf(report, sizeof(report), "%s.json", base);
-	}
 	/* the app's owner (not root) gets a copy with other users' frames
 	 * redacted: the notification names it and says what it says */
 	uid_t uid = 0;
 	gid_t gid = 0;
 	struct argus_diagnosis *ud = NULL;
-	if (base[0] && sd->user_dir[0] && owner_of(sd, d->stall.pid, &uid, &gid) && uid != 0 &&
+	if (owner_of(sd, d->stall.pid, &uid, &gid) && user_copy_wanted(sd, base, uid) &&
 	    (ud = malloc(sizeof(*ud)))) {
 		*ud = *d;
-		write_user_copy(sd, ud, &rc, base, uid, gid, ubase, sizeof(ubase));
-		if (ubase[0])
-			snprintf(html, sizeof(html), "%s.html", ubase);
+		user_redact(sd, ud, uid);
+		const char *name = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+		snprintf(html, sizeof(html), "%s/%u/%s.html", sd->user_dir, (unsigned)uid, name);
 	}
-	argus_report_oneline(ubase[0] ? ud : d, body, sizeof(body));
-	free(ud);
+	argus_report_oneline(ud ? ud : d, body, sizeof(body));
 	/* "Open report" opens the page */
 	if (!sd->o.no_notify)
 		notify_async(sd, d, body, html);
+	uint64_t t_notified = mono_ns();
+	if (base[0] && !write_all(sd, d, &rc, base, false))
+		base[0] = 0;
+	if (base[0])
+		snprintf(report, sizeof(report), "%s.json", base);
+	if (ud)
+		write_user_copy(sd, ud, &rc, base, uid, gid, true, ubase, sizeof(ubase));
+	free(ud);
 	publish_diagnosis(sd, d, &rc, report, false);
 	uint64_t t_out = mono_ns();
 	write_trace(sd, d, &rc, base, ubase, uid, gid);
 	/* stream time is the kernel's CLOCK_MONOTONIC: how long after the
-	 * threshold the diagnosis was out */
+	 * threshold the notification went out, and the reports */
 	fprintf(stderr,
-	        "argus %s: stall %" PRIu64 ": %s (diagnosed in %.1f ms, reported in %.1f ms, "
-	        "%.0f ms after the threshold)%s%s\n",
-	        sd->o.name, d->stall.id, body, d->diagnose_ns / 1e6, (t_out - t_in) / 1e6,
-	        t_out > d->stall.detected ? (t_out - d->stall.detected) / 1e6 : 0.0,
-	        report[0] ? "; report " : "", report);
+	        "argus %s: stall %" PRIu64 ": %s (diagnosed in %.1f ms, notified in %.1f ms, "
+	        "%.0f ms after the threshold; reported in %.1f ms)%s%s\n",
+	        sd->o.name, d->stall.id, body, d->diagnose_ns / 1e6, (t_notified - t_in) / 1e6,
+	        t_notified > d->stall.detected ? (t_notified - d->stall.detected) / 1e6 : 0.0,
+	        (t_out - t_in) / 1e6, report[0] ? "; report " : "", report);
 }
 
 static void on_stall_end(void *arg, const struct argus_stall *s)
@@ -668,10 +738,14 @@ static void on_stall_end(void *arg, const struct argus_stall *s)
 		struct argus_report_ctx rc = {argus_session_comm, sd->s, sd->t0,
 		                              argus_session_thread_comm, NULL};
 		p->d.stall.end = s->end;
-		write_all(sd, &p->d, &rc, p->base, true);
+		/* a busy stall's Perfetto trace: once, by on_final (the trace of
+		 * the window's records took 19 s to write in a storm, in the
+		 * diagnosis's thread: written at the end and again at the final,
+		 * twice there, it held the diagnosis up for 35 s) */
+		write_all(sd, &p->d, &rc, p->base, s->cls != ARGUS_STALL_LONG_RUNNING);
 		if (p->ubase[0]) {
 			char ubase[1000];
-			write_user_copy(sd, &p->d, &rc, p->base, p->uid, p->gid, ubase,
+			write_user_copy(sd, &p->d, &rc, p->base, p->uid, p->gid, false, ubase,
 			                sizeof(ubase));
 		}
 		/* a busy stall's final diagnosis (on_final) writes it again */
@@ -702,14 +776,12 @@ static void on_final(void *arg, const struct argus_diagnosis *d)
 		argus_report_oneline(&p->d, first, sizeof(first));
 		snprintf(report, sizeof(report), "%s.json", p->base);
 		snprintf(html, sizeof(html), "%s.html", p->base);
-		write_all(sd, d, &rc, p->base, true);
-		if (!write_one(p->base, "pftrace", w_perfetto, sd, d, &rc))
-			fprintf(stderr, "argus %s: cannot write the report %s.pftrace: %s\n",
-			        sd->o.name, p->base, strerror(errno));
+		write_all(sd, d, &rc, p->base, true); /* the Perfetto trace too: once */
 		if (p->ubase[0] && (ud = malloc(sizeof(*ud)))) {
 			char ubase[1000];
 			*ud = *d;
-			write_user_copy(sd, ud, &rc, p->base, p->uid, p->gid, ubase, sizeof(ubase));
+			write_user_copy(sd, ud, &rc, p->base, p->uid, p->gid, false, ubase,
+			                sizeof(ubase));
 			if (ubase[0])
 				snprintf(html, sizeof(html), "%s.html", ubase);
 		}
@@ -771,8 +843,11 @@ int argus_report_sink_new(struct argus_report_sink **out, struct argus_session *
 		else
 			snprintf(sd->user_dir, sizeof(sd->user_dir), "%s-users", sd->o.reports_dir);
 	}
-	struct argus_session_sink k = {
-	    .diagnosis = on_diagnosis, .stall_end = on_stall_end, .final = on_final, .arg = sd};
+	struct argus_session_sink k = {.stall = on_stall,
+	                               .diagnosis = on_diagnosis,
+	                               .stall_end = on_stall_end,
+	                               .final = on_final,
+	                               .arg = sd};
 	if (argus_session_add_sink(s, &k)) {
 		snprintf(err, ecap, "the session has no room for another sink");
 		free(sd);

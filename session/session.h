@@ -243,6 +243,11 @@ struct argus_report_sink_opts {
 	void *owner_arg;
 	void (*publish)(void *arg, const char *kind, uint32_t pid, const char *json);
 	void *publish_arg;
+	/* each notification (tests): the one-line answer and the page it opens,
+	 * instead of the session bus's notifier; sent before the reports are
+	 * written (docs/daemon.md) */
+	void (*notify)(void *arg, const char *body, const char *report);
+	void *notify_arg;
 };
 struct argus_report_sink;
 int argus_report_sink_new(struct argus_report_sink **rs, struct argus_session *s,
@@ -255,8 +260,10 @@ void argus_report_sink_free(struct argus_report_sink *rs);
  * only queues (at most max_bytes, 0 = 256 MiB, of queued messages: records
  * above it are dropped and counted; table entries are never dropped but
  * count, so records give way to them; while more than 8 MiB wait, each
- * process gets at most 2 000 records per 100 ms, the rest of a flood is
- * shed and counted). inner and tick run in the worker, in delivery order.
+ * process gets a share per 100 ms - half of what the worker took in the
+ * last 100 ms divided among the processes that sent, 256 to 2 000 records -
+ * the rest of a flood is shed and counted; an app's records never are:
+ * argus_worker_favour). inner and tick run in the worker, in delivery order.
  * With a tick function the worker wakes at each argus_worker_tick (or once
  * 1 MiB waits), not at each batch: a producer with one ticks after it
  * delivers. */
@@ -277,6 +284,9 @@ int argus_worker_new(struct argus_worker **w, const struct argus_sink *inner,
                      uint64_t max_bytes);
 struct argus_sink argus_worker_sink(struct argus_worker *w);
 void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns); /* at most one waits */
+/* pid is an app (the trigger found its UI thread): its records are never
+ * shed while the worker is behind (the newest 64 apps). Any thread. */
+void argus_worker_favour(struct argus_worker *w, uint32_t pid);
 void argus_worker_stop(struct argus_worker *w); /* run what is queued, end the thread */
 void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *st);
 void argus_worker_free(struct argus_worker *w);

@@ -13,13 +13,23 @@
  * records give way to them.
  *
  * Behind (more than SHED_ON_BYTES waiting, until it is below SHED_OFF_BYTES
- * again), the queue takes at most SHED_SHARE records of each process per
+ * again), the queue takes at most a share of records of each process per
  * SHED_EPOCH_NS; a process's records above its share are shed (counted in
  * dropped and in shed). A process flooding the daemon (a hooked app writing
  * its ring as fast as it can, a storm) so costs the diagnosis its share, and
  * the other apps' records - an app that hangs meanwhile - still reach the
  * stall detection within a fraction of a second instead of waiting behind
  * the flood or being dropped with it. Drop records are never shed.
+ *
+ * The share follows the worker: half of what it took in the last epoch,
+ * divided among the processes that sent records then, between SHARE_FLOOR
+ * and SHED_SHARE. A fixed share let the queue grow whenever the processes'
+ * shares together were more than the worker took (a storm: one flooding
+ * process at 2 000 records per 100 ms beside hundreds of others, a worker
+ * starved of CPU taking 60 000/s: 46 MiB queued, the stall of an app seen
+ * 7 s late); this one drains it. The apps the trigger found (UI threads:
+ * argus_worker_favour) are never shed, nor the records of other processes
+ * that switch them onto a CPU or wake them: the stall detection needs them.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -35,7 +45,9 @@
 #define SHED_ON_BYTES  (8u << 20) /* ~130 k records waiting */
 #define SHED_OFF_BYTES (2u << 20)
 #define SHED_EPOCH_NS  100000000ull /* 100 ms */
-#define SHED_SHARE     2000u        /* records per process per epoch: 20 000/s */
+#define SHED_SHARE     2000u        /* records per process per epoch: 20 000/s at most */
+#define SHARE_FLOOR    256u         /* and at least 2 560/s */
+#define FAVOUR_MAX     64u          /* apps never shed (the newest) */
 /* with a tick, the worker is woken by the tick (or this much queued) */
 #define WAKE_BYTES (1u << 20)
 
@@ -63,10 +75,17 @@ struct argus_worker {
 	uint64_t bytes, max_bytes; /* of queued messages */
 	bool stop, started, tick_pending;
 	struct argus_worker_stats st;
+	/* apps (argus_worker_favour; under mu) */
+	uint32_t favour[FAVOUR_MAX];
+	unsigned nfavour, favour_gen;
 	/* shedding: the producer's thread only */
 	bool shedding;
 	uint64_t epoch_ns;          /* start of the share's epoch */
-	struct argus_hmap taken;    /* pid -> records queued in this epoch */
+	uint64_t epoch_events;      /* the worker's st.events then */
+	uint32_t share;             /* records per process in this epoch */
+	struct argus_hmap taken;    /* pid -> records queued in this epoch (while shedding) */
+	struct argus_hmap fav;      /* pid -> 1: favour, copied at an epoch's start */
+	unsigned fav_gen;
 	struct argus_event *kept;   /* the batch's records not shed */
 	size_t kept_cap;
 };
@@ -78,15 +97,53 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* A new epoch every SHED_EPOCH_NS (called with the worker's st.events):
+ * the share from what the worker took in the last one and how many
+ * processes sent records then (while shedding; else 1). */
+static void epoch_roll(struct argus_worker *w, uint64_t now, uint64_t events)
+{
+	if (w->epoch_ns && now - w->epoch_ns < SHED_EPOCH_NS)
+		return;
+	uint64_t took = w->epoch_ns ? (events - w->epoch_events) * SHED_EPOCH_NS /
+	                                  (now - w->epoch_ns)
+	                            : 2ull * SHED_SHARE;
+	uint64_t senders = w->taken.len ? w->taken.len : 1;
+	uint64_t share = took / 2 / senders;
+	w->share = share < SHARE_FLOOR   ? SHARE_FLOOR
+	           : share > SHED_SHARE ? SHED_SHARE
+	                                : (uint32_t)share;
+	argus_hmap_free(&w->taken);
+	w->epoch_ns = now;
+	w->epoch_events = events;
+	pthread_mutex_lock(&w->mu);
+	if (w->fav_gen != w->favour_gen) {
+		argus_hmap_free(&w->fav);
+		for (unsigned i = 0; i < w->nfavour && i < FAVOUR_MAX; i++)
+			argus_hmap_put(&w->fav, w->favour[i], NULL);
+		w->fav_gen = w->favour_gen;
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* A record an app needs: its own, and another process's that switches it
+ * onto a CPU or wakes it (its time on and off CPU is the stall's class). */
+static bool favoured(const struct argus_worker *w, const struct argus_event *e)
+{
+	if (!w->fav.len)
+		return false;
+	if (argus_hmap_get(&w->fav, e->pid))
+		return true;
+	if (e->type == ARGUS_EV_SCHED_SWITCH)
+		return argus_hmap_get(&w->fav, e->sched_switch.next_pid);
+	if (e->type == ARGUS_EV_SCHED_WAKEUP || e->type == ARGUS_EV_SCHED_WAKEUP_NEW)
+		return argus_hmap_get(&w->fav, e->wakeup.wakee_pid);
+	return false;
+}
+
 /* The records of a batch within their processes' shares (w->kept; n
  * becomes their number); false when out of memory (nothing shed). */
 static bool shed(struct argus_worker *w, const struct argus_event **ev, size_t *n)
 {
-	uint64_t now = mono_ns();
-	if (now - w->epoch_ns >= SHED_EPOCH_NS) {
-		argus_hmap_free(&w->taken);
-		w->epoch_ns = now;
-	}
 	if (*n > w->kept_cap) {
 		struct argus_event *k = realloc(w->kept, *n * sizeof(*k));
 		if (!k)
@@ -97,9 +154,9 @@ static bool shed(struct argus_worker *w, const struct argus_event **ev, size_t *
 	size_t m = 0;
 	for (size_t i = 0; i < *n; i++) {
 		const struct argus_event *e = &(*ev)[i];
-		if (e->type != ARGUS_EV_DROP) {
+		if (e->type != ARGUS_EV_DROP && !favoured(w, e)) {
 			uint64_t *c = argus_hmap_put(&w->taken, e->pid, NULL);
-			if (c && ++*c > SHED_SHARE)
+			if (c && ++*c > w->share)
 				continue;
 		}
 		w->kept[m++] = *e;
@@ -107,6 +164,19 @@ static bool shed(struct argus_worker *w, const struct argus_event **ev, size_t *
 	*ev = w->kept;
 	*n = m;
 	return true;
+}
+
+void argus_worker_favour(struct argus_worker *w, uint32_t pid)
+{
+	pthread_mutex_lock(&w->mu);
+	bool known = false;
+	for (unsigned i = 0; i < w->nfavour && i < FAVOUR_MAX && !known; i++)
+		known = w->favour[i] == pid;
+	if (!known) {
+		w->favour[w->nfavour++ % FAVOUR_MAX] = pid;
+		w->favour_gen++;
+	}
+	pthread_mutex_unlock(&w->mu);
 }
 
 static void push(struct argus_worker *w, struct msg *m)
@@ -146,8 +216,9 @@ static int w_events(void *arg, const struct argus_event *ev, size_t n)
 {
 	struct argus_worker *w = arg;
 	pthread_mutex_lock(&w->mu);
-	uint64_t queued = w->bytes;
+	uint64_t queued = w->bytes, events = w->st.events;
 	pthread_mutex_unlock(&w->mu);
+	epoch_roll(w, mono_ns(), events);
 	if (w->shedding ? queued > SHED_OFF_BYTES : queued > SHED_ON_BYTES) {
 		w->shedding = true;
 		size_t before = n;
@@ -398,6 +469,7 @@ void argus_worker_free(struct argus_worker *w)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	argus_hmap_free(&w->taken);
+	argus_hmap_free(&w->fav);
 	free(w->kept);
 	free(w);
 }

@@ -181,6 +181,14 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
 	fclose(f);
 	ASSERT_EQ(chmod(opener, 0700), 0);
+	/* the pages are there (the daemon writes them right after notifying) */
+	for (int i = 1; i <= 3; i++) {
+		char page[128];
+		snprintf(page, sizeof(page), "%s/r%d.html", dir, i);
+		FILE *pf = fopen(page, "w");
+		ASSERT(pf);
+		fclose(pf);
+	}
 	int pipefd[2];
 	ASSERT_EQ(pipe(pipefd), 0);
 	pid_t notifier = notifier_start(bin, pipefd, opener);
@@ -285,6 +293,61 @@ TEST(a_line_with_a_stalls_key_replaces_its_notification)
 	ASSERT_MSG(ended, "the notifier did not end with its input closed");
 }
 
+/* The daemon notifies before it writes the page (docs/daemon.md): a click
+ * that comes first opens the page once it is there, not before. */
+TEST(a_click_before_the_page_is_written_opens_it_once_there)
+{
+	const char *bin = getenv("ARGUS_BIN");
+	if (!bin || access(bin, X_OK) != 0)
+		SKIP("ARGUS_BIN not set (run through ctest)");
+	const char *why = setup();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	char opener[128], opened[128], page[128];
+	snprintf(opener, sizeof(opener), "%s/open.sh", dir);
+	snprintf(opened, sizeof(opened), "%s/opened", dir);
+	snprintf(page, sizeof(page), "%s/late.html", dir);
+	FILE *f = fopen(opener, "w");
+	ASSERT(f);
+	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
+	fclose(f);
+	ASSERT_EQ(chmod(opener, 0700), 0);
+	int pipefd[2];
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid_t notifier = notifier_start(bin, pipefd, opener);
+	char line[512];
+	snprintf(line, sizeof(line), "app stalled 2.0 s: helper blocked%c%s\n", ARGUS_NOTIFY_SEP,
+	         page);
+	ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
+	bool shown = false;
+	for (int i = 0; i < 250 && !shown; i++) {
+		shown = desktop_dunst_count("displayed") >= 1;
+		if (!shown)
+			usleep(20000);
+	}
+	int acted = shown ? system("dunstctl action 0 >/dev/null 2>&1") : -1;
+	/* the page is not there: nothing opened yet */
+	bool early = desktop_wait_path(opened, 700);
+	f = fopen(page, "w");
+	if (f)
+		fclose(f);
+	bool later = desktop_wait_path(opened, 5000);
+	close(pipefd[1]);
+	int closed = system("dunstctl close-all >/dev/null 2>&1");
+	int st = -1;
+	bool ended = notifier_ended(&notifier, &st);
+	teardown();
+	ASSERT_MSG(shown, "the notification was never displayed");
+	ASSERT_EQ(acted, 0);
+	ASSERT_MSG(!early, "the page was opened before it was written");
+	ASSERT_MSG(later, "the page was not opened once written");
+	ASSERT_EQ(closed, 0);
+	ASSERT_MSG(ended, "the notifier did not end with its input closed");
+}
+
 TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall),
           TEST_ENTRY(one_notifier_serves_every_notification_and_opens_the_report),
-          TEST_ENTRY(a_line_with_a_stalls_key_replaces_its_notification))
+          TEST_ENTRY(a_line_with_a_stalls_key_replaces_its_notification),
+          TEST_ENTRY(a_click_before_the_page_is_written_opens_it_once_there))

@@ -5,8 +5,10 @@
  * inner sink falls behind by more than the bound, records are dropped and
  * counted while table entries never are. Label "concurrent" (TSan).
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session.h"
 #include "test.h"
@@ -221,7 +223,91 @@ TEST(behind_a_flooding_process_the_others_records_still_go_through)
 	pthread_mutex_destroy(&in.gate);
 }
 
+/* Records of APP_PID and QUIET_PID that reached the inner sink. */
+enum { APP_PID = 300, MANY = 100, MANY_PID0 = 1000 };
+static uint64_t app_seen, quiet2_seen, switch_in_seen;
+
+static int in_events_app(void *arg, const struct argus_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		app_seen += ev[i].pid == APP_PID;
+		quiet2_seen += ev[i].pid == QUIET_PID;
+		switch_in_seen += ev[i].pid != APP_PID && ev[i].type == ARGUS_EV_SCHED_SWITCH &&
+		                  ev[i].sched_switch.next_pid == APP_PID;
+	}
+	return in_events(arg, ev, n);
+}
+
+TEST(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_through)
+{
+	/* the worker stalled (it takes nothing): once shedding has begun and
+	 * an epoch (100 ms) has passed, each of MANY processes gets the floor's
+	 * share, not 2 000 records per 100 ms (together more than the worker
+	 * takes: the queue grew without bound in a storm, a stall was seen 7 s
+	 * late); every record of the app the trigger found goes through */
+	static struct inner in;
+	memset(&in, 0, sizeof(in));
+	app_seen = quiet2_seen = switch_in_seen = 0;
+	pthread_mutex_init(&in.gate, NULL);
+	struct argus_sink inner = {.events = in_events_app, .arg = &in};
+	struct argus_worker *w;
+	ASSERT_EQ(argus_worker_new(&w, &inner, NULL, NULL, 0), 0);
+	argus_worker_favour(w, APP_PID);
+	struct argus_sink s = argus_worker_sink(w);
+	pthread_mutex_lock(&in.gate);
+	static struct argus_event batch[8192];
+	/* past the 8 MiB at which shedding begins: one process */
+	for (int i = 0; i < 4096; i++)
+		batch[i] = (struct argus_event){.ts = 1, .pid = FLOOD_PID, .type = ARGUS_EV_COND_SIGNAL};
+	for (int b = 0; b < 40; b++)
+		ASSERT_EQ(s.events(s.arg, batch, 4096), 0);
+	struct argus_worker_stats st0;
+	argus_worker_get_stats(w, &st0);
+	ASSERT(st0.shed > 0);
+	usleep(150000); /* a new epoch: its share from what the worker took (nothing) */
+	uint64_t offered = 0;
+	for (int p = 0; p < MANY; p++) {
+		for (int i = 0; i < 8192; i++)
+			batch[i] = (struct argus_event){
+			    .ts = 2, .pid = (uint32_t)(MANY_PID0 + p), .type = ARGUS_EV_SCHED_SWITCH};
+		ASSERT_EQ(s.events(s.arg, batch, 8192), 0);
+		offered += 8192;
+	}
+	for (int i = 0; i < 8192; i++)
+		batch[i] = (struct argus_event){.ts = 3, .pid = APP_PID, .type = ARGUS_EV_SCHED_SWITCH};
+	ASSERT_EQ(s.events(s.arg, batch, 8192), 0);
+	for (int i = 0; i < 8; i++)
+		batch[i] = (struct argus_event){.ts = 3, .pid = QUIET_PID, .type = ARGUS_EV_SCHED_SWITCH};
+	ASSERT_EQ(s.events(s.arg, batch, 8), 0);
+	/* a process over its share switching the app onto a CPU: kept (the
+	 * app's time on and off CPU is its stall's class) */
+	for (int i = 0; i < 600; i++) {
+		batch[i] = (struct argus_event){.ts = 3, .pid = MANY_PID0, .type = ARGUS_EV_SCHED_SWITCH};
+		batch[i].sched_switch.next_pid = APP_PID;
+	}
+	ASSERT_EQ(s.events(s.arg, batch, 600), 0);
+	struct argus_worker_stats st1;
+	argus_worker_get_stats(w, &st1);
+	pthread_mutex_unlock(&in.gate);
+	argus_worker_stop(w);
+	struct argus_worker_stats end;
+	argus_worker_get_stats(w, &end);
+	argus_worker_free(w);
+	uint64_t taken = offered + 8192 + 8 + 600 - (st1.shed - st0.shed);
+	fprintf(stderr, "%d processes offered %" PRIu64 " records, %" PRIu64 " queued (app 8192 + quiet 8 among them)\n",
+	        MANY, offered, taken);
+	/* a fixed share of 2 000 took at least MANY x 2 000 */
+	ASSERT_MSG(taken - 8192 - 8 - 600 < MANY * 1000u, "%" PRIu64 " records of %d processes queued",
+	           taken - 8192 - 8 - 600, MANY);
+	ASSERT_U64_EQ(app_seen, 8192);
+	ASSERT_U64_EQ(quiet2_seen, 8);
+	ASSERT_U64_EQ(switch_in_seen, 600);
+	ASSERT_U64_EQ(end.events + end.dropped, 40 * 4096 + offered + 8192 + 8 + 600);
+	pthread_mutex_destroy(&in.gate);
+}
+
 TEST_MAIN(TEST_ENTRY(everything_reaches_the_inner_sink_in_order),
           TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries),
           TEST_ENTRY(table_entries_count_against_the_bound_and_records_give_way),
-          TEST_ENTRY(behind_a_flooding_process_the_others_records_still_go_through))
+          TEST_ENTRY(behind_a_flooding_process_the_others_records_still_go_through),
+          TEST_ENTRY(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_through))

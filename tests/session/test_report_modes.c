@@ -232,6 +232,42 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The notifications (the report sink's notify callback). */
+#define NOTES_MAX 64
+static struct {
+	unsigned n;
+	char body[NOTES_MAX][512];
+	char page[NOTES_MAX][512];
+} notes;
+
+static void note(void *arg, const char *body, const char *report)
+{
+	(void)arg;
+	if (notes.n < NOTES_MAX) {
+		snprintf(notes.body[notes.n], sizeof(notes.body[0]), "%s", body);
+		snprintf(notes.page[notes.n], sizeof(notes.page[0]), "%s", report);
+		notes.n++;
+	}
+}
+
+/* The stall of a report's path: .../NAME-PID-ID.EXT. */
+static bool stall_of(const char *path, uint32_t *pid, uint64_t *id)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *dot = strrchr(base, '.'), *dash = NULL;
+	for (const char *q = base; dot && q < dot; q++)
+		if (*q == '-')
+			dash = q;
+	if (!dash)
+		return false;
+	*id = strtoull(dash + 1, NULL, 10);
+	const char *pd = dash - 1;
+	while (pd > base && *pd != '-')
+		pd--;
+	*pid = (uint32_t)strtoul(pd + 1, NULL, 10);
+	return true;
+}
+
 TEST(the_apps_owner_gets_a_copy_without_other_users_frames)
 {
 	if (geteuid() != 0)
@@ -247,8 +283,11 @@ TEST(the_apps_owner_gets_a_copy_without_other_users_frames)
 	memset(&names, 0, sizeof(names));
 	struct argus_session_sink ks = {.diagnosis = collect, .arg = s};
 	ASSERT_EQ(argus_session_add_sink(s, &ks), 0);
+	/* notified (the callback, not a bus): nobody's apps' notifications
+	 * open nobody's copy and say what it says */
+	memset(&notes, 0, sizeof(notes));
 	struct argus_report_sink_opts ro = {
-	    .reports_dir = reports, .no_notify = true, .name = "test", .owner = fake_owner};
+	    .reports_dir = reports, .name = "test", .owner = fake_owner, .notify = note};
 	struct argus_report_sink *rs;
 	char err[256];
 	ASSERT_MSG(argus_report_sink_new(&rs, s, &ro, err, sizeof(err)) == 0, "%s", err);
@@ -321,6 +360,27 @@ TEST(the_apps_owner_gets_a_copy_without_other_users_frames)
 	ASSERT_MSG(files >= 3 && files % 3 == 0, "%u copies (txt, json, html each)", files);
 	ASSERT_MSG(redacted > 0, "no copy says [redacted]");
 	ASSERT_MSG(leaks_in_root > 0, "the root copies name none of it either: the test saw nothing");
+	unsigned owners_notes = 0;
+	for (unsigned k = 0; k < notes.n; k++) {
+		uint32_t pid;
+		uint64_t id;
+		ASSERT_MSG(stall_of(notes.page[k], &pid, &id), "notification opens '%s'",
+		           notes.page[k]);
+		if (!is_app(pid))
+			continue;
+		owners_notes++;
+		ASSERT_MSG(!strncmp(notes.page[k], udir, strlen(udir)) &&
+		               access(notes.page[k], R_OK) == 0,
+		           "a notification of nobody's app opens '%s', not its copy in %s",
+		           notes.page[k], udir);
+		for (unsigned i = 0; i < names.n; i++)
+			if (names.s[i].app == pid && names.s[i].id == id && !is_app(names.s[i].pid) &&
+			    !also_nobodys(names.s[i].what))
+				ASSERT_MSG(!strstr(notes.body[k], names.s[i].what),
+				           "the notification '%s' names root's '%s'", notes.body[k],
+				           names.s[i].what);
+	}
+	ASSERT_MSG(owners_notes > 0, "no notification of nobody's apps (%u in all)", notes.n);
 	fprintf(stderr, "%u copies for %u stalls, %u names of root's processes kept out\n", files,
 	        names.stalls, secrets);
 	argus_report_sink_free(rs);
