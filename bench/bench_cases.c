@@ -218,10 +218,11 @@ static void take_line(struct zoo_run *r, const char *line)
 		z->false_stalls /= 2;
 	}
 	jsonline_str(line, "offwaketime_na", z->offwake_na, sizeof(z->offwake_na));
-	char notify[64] = "no notification seen";
+	char notify[96] = "no notification seen", by[16] = "";
+	jsonline_str(line, "notify_by", by, sizeof(by));
 	if (z->notify_s >= 0)
-		snprintf(notify, sizeof(notify), "notified %.2f s after the stall's start",
-		         z->notify_s);
+		snprintf(notify, sizeof(notify), "notified %.2f s after the stall's start%s",
+		         z->notify_s, !strcmp(by, "window") ? " (argus's own window)" : "");
 	int k = r->corpus->score_live ? 0 : 1;
 	printf("%-22s argus %s (%s: %s), %s\n", name, z->top1[k] == ZOO_YES ? "right" : "wrong",
 	       k == 0 ? "live" : "replay",

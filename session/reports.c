@@ -183,12 +183,16 @@ static void reap_notifiers(struct argus_report_sink *sd)
 }
 
 /* A line to a notifier, keyed by the stall (its final diagnosis replaces
- * the first notification); false when it is gone (its socket closed). */
-static bool notifier_send(struct notifier *n, const char *body, const char *report, uint64_t key)
+ * the first notification), with the app's X display and its Xauthority
+ * file (the fallback window's, when the bus does not answer in time);
+ * false when it is gone (its socket closed). */
+static bool notifier_send(struct notifier *n, const char *body, const char *report, uint64_t key,
+                          const char *display, const char *xauth)
 {
-	char line[2048];
-	int len = snprintf(line, sizeof(line), "%s%c%s%c%" PRIu64 "\n", body, ARGUS_NOTIFY_SEP,
-	                   report, ARGUS_NOTIFY_SEP, key);
+	char line[3072];
+	int len = snprintf(line, sizeof(line), "%s%c%s%c%" PRIu64 "%c%s%c%s\n", body,
+	                   ARGUS_NOTIFY_SEP, report, ARGUS_NOTIFY_SEP, key, ARGUS_NOTIFY_SEP,
+	                   display, ARGUS_NOTIFY_SEP, xauth);
 	if (len < 0 || (size_t)len >= sizeof(line))
 		return false;
 	for (char *p = line; p < line + len - 1; p++)
@@ -276,12 +280,20 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		        sd->o.name, d->stall.comm, d->stall.pid);
 		return;
 	}
+	/* the app's display, like its bus: from its environment, else the
+	 * daemon's own (none: the notifier has no fallback window) */
+	char display[256] = "", xauth[512] = "";
+	proc_env(d->stall.pid, "DISPLAY", display, sizeof(display));
+	if (display[0])
+		proc_env(d->stall.pid, "XAUTHORITY", xauth, sizeof(xauth));
+	else if (getenv("DISPLAY"))
+		snprintf(display, sizeof(display), "%s", getenv("DISPLAY"));
 	reap_notifiers(sd);
 	for (unsigned i = 0; i < NOTIFIERS; i++) {
 		struct notifier *n = &sd->nf[i];
 		if (!n->pid || strcmp(n->bus, bus))
 			continue;
-		if (notifier_send(n, body, report, d->stall.id))
+		if (notifier_send(n, body, report, d->stall.id, display, xauth))
 			return;
 		/* ended or stuck: let it go, start another */
 		close(n->fd);
@@ -289,7 +301,7 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		n->bus[0] = 0;
 	}
 	struct notifier *n = notifier_start(sd, bus, owner, uid, gid);
-	if (n && !notifier_send(n, body, report, d->stall.id))
+	if (n && !notifier_send(n, body, report, d->stall.id, display, xauth))
 		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
 		        sd->o.name, d->stall.id, d->stall.comm);
 }
