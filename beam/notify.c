@@ -425,7 +425,11 @@ static void n_pump(struct notifier *n)
 	                       "Notify",
 	                       g_variant_new("(susssasa{sv}i)", "argus", replaces, "dialog-warning",
 	                                     ARGUS_NOTIFY_SUMMARY, text, &actions, &hints, -1),
-	                       G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, n_sent, n);
+	                       G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE,
+	                       /* as long as a notification is kept: a call that timed
+	                        * out would still be delivered by a bus that runs
+	                        * again, beside a window left up for it */
+	                       (int)MIN(n->timeout_s, 3600u) * 1000, NULL, n_sent, n);
 }
 
 static void n_connected(GObject *src, GAsyncResult *res, gpointer arg)

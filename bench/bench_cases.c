@@ -345,8 +345,9 @@ static void print_table(const struct zoo_run *r)
 			snprintf(cell, sizeof(cell), "%d", r->res[i].false_stalls);
 		printf(" %-*s", i + 1 < r->ncases ? w : 0, cell);
 	}
-	printf("\n(seconds from the stall's start: to the live daemon's desktop notification; to\n"
-	       " the detection argus diagnose replays on the recorded trace. False stalls: the\n"
+	printf("\n(seconds from the stall's start: to the live daemon's notification, the desktop's\n"
+	       " or argus's own window when the bus was late, whichever showed first; to the\n"
+	       " detection argus diagnose replays on the recorded trace. False stalls: the\n"
 	       " live daemon's stalls of the case's desktop other than the hang's)\n\n");
 	for (int i = 0; i < r->ncases; i++) {
 		const struct zoo_result *z = &r->res[i];
