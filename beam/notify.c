@@ -264,7 +264,8 @@ static void note_fallback(struct note *no, const char *why)
 	pu->n = n;
 	pu->x = x;
 	pu->key = g_strdup(no->key);
-	pu->watch = g_unix_fd_add(argus_popup_fd(x), G_IO_IN | G_IO_HUP | G_IO_ERR, popup_event, pu);
+	pu->watch =
+	    g_unix_fd_add(argus_popup_fd(x), G_IO_IN | G_IO_HUP | G_IO_ERR, popup_event, pu);
 	pu->expiry = g_timeout_add_seconds(n->timeout_s, popup_expire, pu);
 	n->popups = g_list_prepend(n->popups, pu);
 	no->pu = pu;
@@ -439,14 +440,16 @@ static void n_connected(GObject *src, GAsyncResult *res, gpointer arg)
 	GError *e = NULL;
 	n->bus = g_bus_get_finish(res, &e);
 	if (!n->bus) {
-		fprintf(stderr, "argus notifier: session bus: %s\n", e ? e->message : "unavailable");
+		fprintf(stderr, "argus notifier: session bus: %s\n",
+		        e ? e->message : "unavailable");
 		g_clear_error(&e);
 		n->bus_failed = true;
 	} else {
 		/* subscribed before the first Notify: a fast click must not be missed */
 		n->sub = g_dbus_connection_signal_subscribe(
 		    n->bus, NULL, "org.freedesktop.Notifications", NULL,
-		    "/org/freedesktop/Notifications", NULL, G_DBUS_SIGNAL_FLAGS_NONE, n_signal, n, NULL);
+		    "/org/freedesktop/Notifications", NULL, G_DBUS_SIGNAL_FLAGS_NONE, n_signal, n,
+		    NULL);
 	}
 	n_pump(n);
 	n_check_done(n);
@@ -477,7 +480,8 @@ static void n_line(struct notifier *n, char *line)
 	 * goes to the window at once */
 	bool shown = false;
 	for (GList *l = n->popups; l && no->key; l = l->next)
-		shown |= ((struct popup *)l->data)->key && !strcmp(((struct popup *)l->data)->key, no->key);
+		shown |= ((struct popup *)l->data)->key &&
+		         !strcmp(((struct popup *)l->data)->key, no->key);
 	g_queue_push_tail(&n->todo, no);
 	if (shown)
 		note_fallback(no, "an update of a notification shown as a window");

@@ -19,11 +19,11 @@
 #include <xcb/xcb.h>
 
 enum {
-	POPUP_WIDTH = 460,   /* px */
-	POPUP_MARGIN = 12,   /* from the screen's edges */
-	POPUP_PAD = 10,      /* text from the window's edges */
-	POPUP_LINE = 15,     /* the "fixed" font's 13 px and a little air */
-	POPUP_COLS = 72,     /* characters a line: (460 - 2 * 10) / 6 px */
+	POPUP_WIDTH = 460, /* px */
+	POPUP_MARGIN = 12, /* from the screen's edges */
+	POPUP_PAD = 10,    /* text from the window's edges */
+	POPUP_LINE = 15,   /* the "fixed" font's 13 px and a little air */
+	POPUP_COLS = 72,   /* characters a line: (460 - 2 * 10) / 6 px */
 	POPUP_MAX_LINES = 24,
 };
 
@@ -88,9 +88,10 @@ static void draw(struct argus_popup *p)
 	for (unsigned i = 0; i < p->nlines; i++) {
 		size_t n = strlen(p->lines[i]);
 		if (n)
-			xcb_image_text_8(p->c, (uint8_t)n, p->win, p->gc, POPUP_PAD,
-			                 (int16_t)(POPUP_PAD + 11 + (int)i * POPUP_LINE + (i ? 4 : 0)),
-			                 p->lines[i]);
+			xcb_image_text_8(
+			    p->c, (uint8_t)n, p->win, p->gc, POPUP_PAD,
+			    (int16_t)(POPUP_PAD + 11 + (int)i * POPUP_LINE + (i ? 4 : 0)),
+			    p->lines[i]);
 	}
 	xcb_flush(p->c);
 }
@@ -127,12 +128,11 @@ struct argus_popup *argus_popup_open(const char *display, const char *xauth, con
 	p->win = xcb_generate_id(c);
 	uint32_t wv[] = {scr->black_pixel, scr->white_pixel, 1,
 	                 XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_BUTTON_PRESS};
-	xcb_create_window(c, XCB_COPY_FROM_PARENT, p->win, scr->root, (int16_t)(x < 0 ? 0 : x),
-	                  POPUP_MARGIN, POPUP_WIDTH, h, 2, XCB_WINDOW_CLASS_INPUT_OUTPUT,
-	                  scr->root_visual,
-	                  XCB_CW_BACK_PIXEL | XCB_CW_BORDER_PIXEL | XCB_CW_OVERRIDE_REDIRECT |
-	                      XCB_CW_EVENT_MASK,
-	                  wv);
+	xcb_create_window(
+	    c, XCB_COPY_FROM_PARENT, p->win, scr->root, (int16_t)(x < 0 ? 0 : x), POPUP_MARGIN,
+	    POPUP_WIDTH, h, 2, XCB_WINDOW_CLASS_INPUT_OUTPUT, scr->root_visual,
+	    XCB_CW_BACK_PIXEL | XCB_CW_BORDER_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK,
+	    wv);
 	/* the core font every X server has built in */
 	xcb_font_t font = xcb_generate_id(c);
 	xcb_open_font(c, font, 5, "fixed");
@@ -142,7 +142,8 @@ struct argus_popup *argus_popup_open(const char *display, const char *xauth, con
 	xcb_close_font(c, font);
 	size_t sn = strlen(summary), tn = strlen(text);
 	xcb_atom_t utf8 = atom(c, "UTF8_STRING"), net_name = atom(c, "_NET_WM_NAME"),
-	           body = atom(c, "_ARGUS_NOTIFICATION_BODY"), type = atom(c, "_NET_WM_WINDOW_TYPE"),
+	           body = atom(c, "_ARGUS_NOTIFICATION_BODY"),
+	           type = atom(c, "_NET_WM_WINDOW_TYPE"),
 	           type_n = atom(c, "_NET_WM_WINDOW_TYPE_NOTIFICATION");
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, p->win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
 	                    (uint32_t)sn, summary);

@@ -16,7 +16,7 @@
 #define ARGUS_NOTIFY_FALLBACK_MS 500
 /* The fallback window's WM_CLASS (instance, class). */
 #define ARGUS_POPUP_INSTANCE "argus-notification"
-#define ARGUS_POPUP_CLASS "argus"
+#define ARGUS_POPUP_CLASS    "argus"
 
 struct argus_popup;
 

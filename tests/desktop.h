@@ -154,8 +154,8 @@ static inline int desktop_dunst_count(const char *what)
  * WM_NAME) when body is not NULL. */
 static inline unsigned long desktop_fallback_window(char *body, size_t cap)
 {
-	FILE *p = popen("xdotool search --onlyvisible --classname argus-notification 2>/dev/null",
-	                "r");
+	FILE *p =
+	    popen("xdotool search --onlyvisible --classname argus-notification 2>/dev/null", "r");
 	unsigned long w = 0;
 	if (p) {
 		if (fscanf(p, "%lu", &w) != 1)
@@ -164,8 +164,8 @@ static inline unsigned long desktop_fallback_window(char *body, size_t cap)
 	}
 	if (w && body) {
 		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "xprop -id %lu _ARGUS_NOTIFICATION_BODY WM_NAME 2>/dev/null",
-		         w);
+		snprintf(cmd, sizeof(cmd),
+		         "xprop -id %lu _ARGUS_NOTIFICATION_BODY WM_NAME 2>/dev/null", w);
 		body[0] = 0;
 		p = popen(cmd, "r");
 		if (p) {

@@ -341,7 +341,8 @@ TEST(a_stopped_bus_shows_the_notification_as_a_window)
 	ASSERT_EQ(pipe(pipefd), 0);
 	pid_t notifier = notifier_start(bin, pipefd, NULL);
 	char line[512];
-	snprintf(line, sizeof(line), "app stalled 2.0 s: dbus-daemon 7/7 stopped%c%s/r.html%c9%c%s%c\n",
+	snprintf(line, sizeof(line),
+	         "app stalled 2.0 s: dbus-daemon 7/7 stopped%c%s/r.html%c9%c%s%c\n",
 	         ARGUS_NOTIFY_SEP, dir, ARGUS_NOTIFY_SEP, ARGUS_NOTIFY_SEP, getenv("DISPLAY"),
 	         ARGUS_NOTIFY_SEP);
 	uint64_t t0 = mono_ms();
@@ -379,7 +380,8 @@ TEST(a_stopped_bus_shows_the_notification_as_a_window)
 	teardown();
 	printf("fallback window %lu shown %llu ms after the line\n", w, (unsigned long long)shown);
 	ASSERT_MSG(w, "no fallback window within 3 s; notifier log: %s", log);
-	ASSERT_MSG(shown <= 1500, "the window came %llu ms after the line", (unsigned long long)shown);
+	ASSERT_MSG(shown <= 1500, "the window came %llu ms after the line",
+	           (unsigned long long)shown);
 	ASSERT_CONTAINS(body, "pinwheel root cause found");
 	ASSERT_CONTAINS(body, "app stalled 2.0 s: dbus-daemon 7/7 stopped");
 	ASSERT_CONTAINS(body, "/r.html");

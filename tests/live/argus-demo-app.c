@@ -167,10 +167,9 @@ __attribute__((noinline)) static void ask_bus(struct app *a)
 	if (!a->bus)
 		return;
 	GError *e = NULL;
-	GVariant *r = g_dbus_connection_call_sync(a->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-	                                          "org.freedesktop.DBus", "GetId", NULL,
-	                                          G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE,
-	                                          30000, NULL, &e);
+	GVariant *r = g_dbus_connection_call_sync(
+	    a->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+	    "GetId", NULL, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &e);
 	if (r)
 		g_variant_unref(r);
 	printf("answer b %s\n", r ? "ok" : e ? e->message : "failed");

@@ -203,9 +203,9 @@ static void start_session(const char *extra_arg)
 	/* no --notify-bus and no bus in its environment: argus start must find
 	 * the app's session bus itself */
 	snprintf(issues, sizeof(issues), "%s/issues.db", dir);
-	char *dargv[] = {(char *)bin, "start",     "--run-dir", run,     "--no-recorder",
-	                 "--hooks-dir", "",        "--reports", reports, "--issues-db",
-	                 issues,      NULL};
+	char *dargv[] = {(char *)bin,     "start",       "--run-dir", run,
+	                 "--no-recorder", "--hooks-dir", "",          "--reports",
+	                 reports,         "--issues-db", issues,      NULL};
 	daemon_pid = spawn(dargv, "argus.log", "DBUS_SESSION_BUS_ADDRESS");
 	if (!wait_path(sock, 15000)) {
 		char *log = slurp("argus.log");
@@ -293,12 +293,14 @@ static void live_case(const char *extra_arg)
 	    !argus_issues_list(db, "argus-demo-app", ARGUS_ISSUES_BY_LATENCY, &iv, &niv, store_err,
 	                       sizeof(store_err))) {
 		for (size_t i = 0; i < niv; i++) {
-			printf("issue %lld %s %s %s [%s] occ %llu\n", (long long)iv[i].id, iv[i].kind,
-			       iv[i].landmark, iv[i].name, iv[i].frames,
+			printf("issue %lld %s %s %s [%s] occ %llu\n", (long long)iv[i].id,
+			       iv[i].kind, iv[i].landmark, iv[i].name, iv[i].frames,
 			       (unsigned long long)iv[i].occurrences);
-			if (!strcmp(iv[i].kind, "lag") && strstr(iv[i].frames, "on_key") && !lag_page) {
+			if (!strcmp(iv[i].kind, "lag") && strstr(iv[i].frames, "on_key") &&
+			    !lag_page) {
 				FILE *m = open_memstream(&lag_page, &lag_len);
-				argus_issues_show_json(db, iv[i].id, m, store_err, sizeof(store_err));
+				argus_issues_show_json(db, iv[i].id, m, store_err,
+				                       sizeof(store_err));
 				fclose(m);
 			}
 		}
