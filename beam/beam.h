@@ -363,14 +363,18 @@ void argus_report_oneline(const struct argus_diagnosis *d, char *buf, size_t cap
  * session bus (DBUS_SESSION_BUS_ADDRESS). Returns 0, or -1 with a reason. */
 int argus_notify(const char *body, const char *report_path, char *err, size_t ecap);
 /* The notifier of one user session (the caller's session bus): reads
- * notifications from fd, one a line - the body, ARGUS_NOTIFY_SEP, the
- * report path, optionally ARGUS_NOTIFY_SEP and a key (the stall: a later
- * line with the same key replaces that notification on screen) -, sends
- * each and runs `opener REPORT` (NULL = xdg-open) when
- * its default action ("Open report") is taken. A notification waits for
- * its answer up to timeout_s (0 = 600); the notifier returns once fd is
- * closed and none waits, or after timeout_s with none waiting. Returns 0,
- * or -1 with a reason (no bus, an opener that could not run). */
+ * notifications from fd, one a line - the body, then optionally, each
+ * after ARGUS_NOTIFY_SEP: the report path, a key (the stall: a later line
+ * with the same key replaces that notification on screen), the app's X
+ * display and its Xauthority file -, sends each and runs `opener REPORT`
+ * (NULL = xdg-open) when its default action ("Open report") is taken. A
+ * line the notification server has not answered within 0.5 s, or could
+ * not take, is also shown as an X window of its own on the display (NULL:
+ * DISPLAY), until clicked or answered (docs/daemon.md). A notification
+ * waits for its answer up to timeout_s (0 = 600); the notifier returns
+ * once fd is closed and none waits, or after timeout_s with none waiting.
+ * Returns 0, or -1 with a reason (no bus address, an opener that could
+ * not run). */
 #define ARGUS_NOTIFY_SEP '\x1f'
 int argus_notifier_run(int fd, unsigned timeout_s, const char *opener, char *err, size_t ecap);
 

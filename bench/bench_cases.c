@@ -218,10 +218,11 @@ static void take_line(struct zoo_run *r, const char *line)
 		z->false_stalls /= 2;
 	}
 	jsonline_str(line, "offwaketime_na", z->offwake_na, sizeof(z->offwake_na));
-	char notify[64] = "no notification seen";
+	char notify[96] = "no notification seen", by[16] = "";
+	jsonline_str(line, "notify_by", by, sizeof(by));
 	if (z->notify_s >= 0)
-		snprintf(notify, sizeof(notify), "notified %.2f s after the stall's start",
-		         z->notify_s);
+		snprintf(notify, sizeof(notify), "notified %.2f s after the stall's start%s",
+		         z->notify_s, !strcmp(by, "window") ? " (argus's own window)" : "");
 	int k = r->corpus->score_live ? 0 : 1;
 	printf("%-22s argus %s (%s: %s), %s\n", name, z->top1[k] == ZOO_YES ? "right" : "wrong",
 	       k == 0 ? "live" : "replay",
@@ -344,8 +345,9 @@ static void print_table(const struct zoo_run *r)
 			snprintf(cell, sizeof(cell), "%d", r->res[i].false_stalls);
 		printf(" %-*s", i + 1 < r->ncases ? w : 0, cell);
 	}
-	printf("\n(seconds from the stall's start: to the live daemon's desktop notification; to\n"
-	       " the detection argus diagnose replays on the recorded trace. False stalls: the\n"
+	printf("\n(seconds from the stall's start: to the live daemon's notification, the desktop's\n"
+	       " or argus's own window when the bus was late, whichever showed first; to the\n"
+	       " detection argus diagnose replays on the recorded trace. False stalls: the\n"
 	       " live daemon's stalls of the case's desktop other than the hang's)\n\n");
 	for (int i = 0; i < r->ncases; i++) {
 		const struct zoo_result *z = &r->res[i];

@@ -157,16 +157,16 @@ static bool owner_of(const struct argus_report_sink *sd, uint32_t pid, uid_t *ui
 /*
  * The notifications go out from one notifier per user session: a child of
  * the daemon (`argus start --notifier`, a fresh single-threaded process for
- * GIO: this one is a threaded daemon) that takes the app owner's uid / gid
- * (a session bus accepts only its own user, EXTERNAL auth), connects to the
- * bus and serves every notification of that bus - sending it and answering
- * its "Open report" action - from lines the daemon writes on a socket
- * (argus_notifier_run, beam/notify.c). A D-Bus call can take up to its 5 s
- * timeout: in the notifier, never in the daemon. The bus: --notify-bus,
- * else the app's DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus, else the
- * daemon's own; with none, no notification (the report and the stream
- * still have it). A notifier that ended (all answered, idle 10 minutes) is
- * reaped and started again for the next notification of its bus.
+ * GIO) that takes the app owner's uid / gid (a session bus accepts only its
+ * own user), connects to the bus and serves every notification of that bus
+ * - sending it, its fallback window when the bus is late, answering its
+ * "Open report" action - from lines the daemon writes on a socket
+ * (argus_notifier_run, beam/notify.c): a slow bus costs the notifier, never
+ * the daemon. The bus: --notify-bus, else the app's DBUS_SESSION_BUS_ADDRESS,
+ * else /run/user/UID/bus, else the daemon's own; with none, no notification
+ * (the report and the stream still have it). The display: the app's DISPLAY
+ * (and XAUTHORITY), else the daemon's. A notifier that ended (all answered,
+ * idle 10 minutes) is reaped and started again for its bus's next one.
  */
 
 /* Reap the notifiers that ended; close a dead one's socket. */
@@ -183,12 +183,15 @@ static void reap_notifiers(struct argus_report_sink *sd)
 }
 
 /* A line to a notifier, keyed by the stall (its final diagnosis replaces
- * the first notification); false when it is gone (its socket closed). */
-static bool notifier_send(struct notifier *n, const char *body, const char *report, uint64_t key)
+ * the first notification), with the app's X display and Xauthority file;
+ * false when it is gone (its socket closed). */
+static bool notifier_send(struct notifier *n, const char *body, const char *report, uint64_t key,
+                          const char *display, const char *xauth)
 {
-	char line[2048];
-	int len = snprintf(line, sizeof(line), "%s%c%s%c%" PRIu64 "\n", body, ARGUS_NOTIFY_SEP,
-	                   report, ARGUS_NOTIFY_SEP, key);
+	char line[3072];
+	int len = snprintf(line, sizeof(line), "%s%c%s%c%" PRIu64 "%c%s%c%s\n", body,
+	                   ARGUS_NOTIFY_SEP, report, ARGUS_NOTIFY_SEP, key, ARGUS_NOTIFY_SEP,
+	                   display, ARGUS_NOTIFY_SEP, xauth);
 	if (len < 0 || (size_t)len >= sizeof(line))
 		return false;
 	for (char *p = line; p < line + len - 1; p++)
@@ -315,9 +318,14 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 	bus_of(sd, d->stall.pid, d->stall.comm, true, bus, sizeof(bus), &owner, &uid, &gid);
 	if (!bus[0])
 		return;
+	char display[256] = "", xauth[512] = "";
+	proc_env(d->stall.pid, "DISPLAY", display, sizeof(display));
+	proc_env(d->stall.pid, "XAUTHORITY", xauth, sizeof(xauth));
+	if (!display[0] && getenv("DISPLAY"))
+		snprintf(display, sizeof(display), "%s", getenv("DISPLAY"));
 	struct notifier *n = notifier_of(sd, bus);
 	if (n) {
-		if (notifier_send(n, body, report, d->stall.id))
+		if (notifier_send(n, body, report, d->stall.id, display, xauth))
 			return;
 		/* ended or stuck: let it go, start another */
 		close(n->fd);
@@ -325,7 +333,7 @@ static void notify_async(struct argus_report_sink *sd, const struct argus_diagno
 		n->bus[0] = 0;
 	}
 	n = notifier_start(sd, bus, owner, uid, gid);
-	if (n && !notifier_send(n, body, report, d->stall.id))
+	if (n && !notifier_send(n, body, report, d->stall.id, display, xauth))
 		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
 		        sd->o.name, d->stall.id, d->stall.comm);
 }

@@ -149,4 +149,32 @@ static inline int desktop_dunst_count(const char *what)
 	return n;
 }
 
+/* The id of argus's fallback notification window on this display (0 =
+ * none; xdotool), and its body and title (xprop: _ARGUS_NOTIFICATION_BODY,
+ * WM_NAME) when body is not NULL. */
+static inline unsigned long desktop_fallback_window(char *body, size_t cap)
+{
+	FILE *p =
+	    popen("xdotool search --onlyvisible --classname argus-notification 2>/dev/null", "r");
+	unsigned long w = 0;
+	if (p) {
+		if (fscanf(p, "%lu", &w) != 1)
+			w = 0;
+		pclose(p);
+	}
+	if (w && body) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd),
+		         "xprop -id %lu _ARGUS_NOTIFICATION_BODY WM_NAME 2>/dev/null", w);
+		body[0] = 0;
+		p = popen(cmd, "r");
+		if (p) {
+			size_t n = fread(body, 1, cap - 1, p);
+			body[n] = 0;
+			pclose(p);
+		}
+	}
+	return w;
+}
+
 #endif /* ARGUS_TEST_DESKTOP_H */

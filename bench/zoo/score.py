@@ -11,6 +11,7 @@ BASEDIR that of its baselines run (without argus; its prog.pid is the app):
                                  search, --algo critical-path, --no-weak-edges
   live.ndjson, notifications    the live daemon's stall and diagnosis lines;
                                  the Notify calls on the session bus
+  fallbacks                      argus's own notification windows (mapped)
   BASEDIR/eustack.txt or gdb.txt the app's stacks 1 s into the hang
   BASEDIR/perf.script, case_pids `perf script` of 1 s of the hang; the
                                  processes of the case's desktop
@@ -349,19 +350,36 @@ def live_of(work, pid, hang_ns):
 
 
 def notified_at(work, report):
-    """When the notification of this diagnosis went out (ns), or None: the
-    Notify call whose body is the report's summary."""
+    """When the user could first see the notification of this diagnosis
+    (ns), or None: the Notify call whose body is the report's summary
+    (dbus-monitor saw it go to the notification server), or argus's own
+    fallback window with that body (mapped: shown when the Notify call was
+    not answered in time), whichever came first."""
     if not report:
         return None
-    at, body = None, []
-    for line in (read(work, "notifications") or "").splitlines() + ["0"]:
-        if line.strip().isdigit():
-            if at and any(report["summary"] in b for b in body):
-                return at
-            at, body = int(line), []
-        else:
-            body.append(line)
-    return None
+    first = None
+    for name in ("notifications", "fallbacks"):
+        at, body = None, []
+        for line in (read(work, name) or "").splitlines() + ["0"]:
+            if line.strip().isdigit():
+                if at and any(report["summary"] in b for b in body):
+                    first = at if first is None else min(first, at)
+                    break
+                at, body = int(line), []
+            else:
+                body.append(line)
+    return first
+
+
+def notified_by(work, report, at):
+    """"window" when the first notification the user saw was argus's
+    fallback window, "desktop" when it was the Notify call, None."""
+    if at is None:
+        return None
+    for line in (read(work, "fallbacks") or "").splitlines():
+        if line.strip().isdigit() and int(line) == at:
+            return "window"
+    return "desktop"
 
 
 def mark(answers, truth, k):
@@ -438,6 +456,9 @@ def main():
         # (busy_start: the earlier of it and argus's own), else argus's
         "notify_s": (notified - (min(busy[0], live["since"]) if busy else live["since"])) / 1e9
         if live and notified else None,
+        # what the user saw first: the desktop's notification or argus's
+        # fallback window (the bus or the notification server too slow)
+        "notify_by": notified_by(work, live_report, notified) if live else None,
         "busy_start_s": (busy[0] - hang_ns) / 1e9 if busy else None,
         "busy_s": (busy[1] - busy[0]) / 1e9 if busy else None,
         "live_detect_s": (live["detected"] - live["since"]) / 1e9 if live else None,

@@ -14,6 +14,9 @@ Runs in the case's scratch folder, started before the driver. Two threads:
   right after, for score.py to keep only those of perf's samples.
 - notify: logs the Notify calls on the session bus (dbus-monitor) with
   their CLOCK_MONOTONIC time (ns) to `notifications`.
+- fallback: logs argus's own notification windows (shown when the Notify
+  call is not answered in time: a stopped bus or notification server) with
+  the time the X server mapped them to `fallbacks`.
 
 - busy: the app's main thread's CPU and run-queue time every 50 ms
   (busy.txt), from which score.py takes a busy hang's start.
@@ -21,8 +24,9 @@ Runs in the case's scratch folder, started before the driver. Two threads:
 Files written: desktop_pids (every process of the case's desktop seen while
 it ran: the runner's descendants and the session bus's), hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
 of the snapshot: how long the app was stopped), perf.data, case_pids,
-offwake.txt or offwake.na, notifications.
+offwake.txt or offwake.na, notifications, fallbacks.
 """
+import re
 import os
 import shutil
 import subprocess
@@ -212,6 +216,56 @@ def notify(limit_s):
     mon.wait()
 
 
+MAP = re.compile(r"window (0x[0-9a-f]+), override (YES|NO)")
+
+
+def fallback(limit_s):
+    """Logs every fallback window of argus's (WM_CLASS "argus-notification")
+    to `fallbacks`, in the format of `notifications`: the CLOCK_MONOTONIC
+    time (ns) the X server reported its MapNotify (xev on the root window's
+    children: the moment the user can see it), then its body
+    (_ARGUS_NOTIFICATION_BODY) indented. score.py takes the earlier of it
+    and the Notify call."""
+    if not shutil.which("xev") or not shutil.which("xprop"):
+        return
+    argv = ["xev", "-root", "-event", "substructure"]
+    if shutil.which("stdbuf"):
+        argv = ["stdbuf", "-oL"] + argv  # a line as soon as the event comes
+    try:
+        xev = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True,
+                               stderr=subprocess.DEVNULL)
+    except OSError:
+        return
+    timer = threading.Timer(limit_s, xev.terminate)
+    timer.start()
+    mapped = None
+    with open("fallbacks", "w") as out:
+        for line in xev.stdout:
+            if line.startswith("MapNotify"):
+                mapped = time.monotonic_ns()
+                continue
+            m = MAP.search(line) if mapped else None
+            if not m:
+                continue
+            at, mapped = mapped, None
+            if m.group(2) != "YES":
+                continue  # argus's window is override-redirect
+            try:
+                props = subprocess.run(["xprop", "-id", m.group(1), "WM_CLASS",
+                                        "_ARGUS_NOTIFICATION_BODY"], capture_output=True,
+                                       text=True, timeout=5).stdout
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if '"argus-notification"' not in props:
+                continue
+            out.write("%d\n" % at)
+            for p in props.splitlines():
+                out.write("   %s\n" % p)
+            out.flush()
+    timer.cancel()
+    xev.wait()
+
+
 def main():
     args = sys.argv[1:]
     app = root = bus = None
@@ -246,6 +300,7 @@ def main():
         threads.append(threading.Thread(target=mark_hang, args=(limit_s,)))
     if do_notify:
         threads.append(threading.Thread(target=notify, args=(limit_s,)))
+        threads.append(threading.Thread(target=fallback, args=(limit_s,)))
     threading.Thread(target=busy, args=(app, limit_s), daemon=True).start()
     # daemon: ends with the watcher, not after limit_s
     threading.Thread(target=desktop, args=(root, bus, limit_s), daemon=True).start()

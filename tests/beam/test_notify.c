@@ -86,6 +86,11 @@ static pid_t notifier_start(const char *bin, int pipefd[2], const char *opener)
 		close(pipefd[1]);
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 1);
+		char log[96];
+		snprintf(log, sizeof(log), "%s/notifier.log", dir);
+		int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (lfd >= 0)
+			dup2(lfd, 2);
 		if (opener)
 			setenv("ARGUS_OPEN", opener, 1);
 		execl(bin, "argus", "start", "--notifier", getenv("DBUS_SESSION_BUS_ADDRESS"),
@@ -94,6 +99,29 @@ static pid_t notifier_start(const char *bin, int pipefd[2], const char *opener)
 	}
 	close(pipefd[0]);
 	return pid;
+}
+
+/* The notifier's log (its stderr); caller frees. */
+static char *notifier_log(void)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "%s/notifier.log", dir);
+	char *buf = calloc(1, 1 << 16);
+	FILE *f = fopen(path, "r");
+	if (f && buf) {
+		size_t n = fread(buf, 1, (1 << 16) - 1, f);
+		buf[n] = 0;
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 /* Whether the notifier ended within 5 s (its status in *st); killed if not. */
@@ -274,11 +302,17 @@ TEST(a_line_with_a_stalls_key_replaces_its_notification)
 		usleep(300000); /* a second notification would be shown by now */
 		displayed[i] = desktop_dunst_count("displayed");
 	}
+	/* a bus that answers: no window of argus's own, ever */
+	unsigned long w = desktop_fallback_window(NULL, 0);
 	char *h = history_after_close();
 	close(pipefd[1]);
 	int st = -1;
 	bool ended = notifier_ended(&notifier, &st);
+	char *log = notifier_log();
 	teardown();
+	ASSERT_MSG(!w && log && !strstr(log, "window"), "a fallback window with a healthy bus: %s",
+	           log ? log : "");
+	free(log);
 	ASSERT(h);
 	bool first_gone = !strstr(h, "first_guess"), final_there = strstr(h, "whole_stall") != NULL,
 	     other_there = strstr(h, "helper blocked") != NULL;
@@ -347,7 +381,81 @@ TEST(a_click_before_the_page_is_written_opens_it_once_there)
 	ASSERT_MSG(ended, "the notifier did not end with its input closed");
 }
 
+
+/* The session bus stopped (SIGSTOP, as a hung bus daemon) before the
+ * notifier connects: the notification cannot reach dunst, so the notifier
+ * shows it as an X window of its own, with the summary and the body, 0.5 s
+ * after the line came; once the bus runs again the desktop's notification
+ * is shown and the window goes (one notification on screen). */
+TEST(a_stopped_bus_shows_the_notification_as_a_window)
+{
+	const char *bin = getenv("ARGUS_BIN");
+	if (!bin || access(bin, X_OK) != 0)
+		SKIP("ARGUS_BIN not set (run through ctest)");
+	if (!desktop_have("xdotool") || !desktop_have("xprop"))
+		SKIP("xdotool or xprop not installed (scripts/install-deps.sh)");
+	const char *why = setup();
+	if (why) {
+		teardown();
+		SKIP("%s", why);
+	}
+	ASSERT_EQ(kill(desk.bus, SIGSTOP), 0);
+	int pipefd[2];
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid_t notifier = notifier_start(bin, pipefd, NULL);
+	char line[512];
+	snprintf(line, sizeof(line),
+	         "app stalled 2.0 s: dbus-daemon 7/7 stopped%c%s/r.html%c9%c%s%c\n",
+	         ARGUS_NOTIFY_SEP, dir, ARGUS_NOTIFY_SEP, ARGUS_NOTIFY_SEP, getenv("DISPLAY"),
+	         ARGUS_NOTIFY_SEP);
+	uint64_t t0 = mono_ms();
+	ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
+	unsigned long w = 0;
+	uint64_t shown = 0;
+	char body[1024] = "";
+	while (!w && mono_ms() - t0 < 3000) {
+		w = desktop_fallback_window(body, sizeof(body));
+		if (w)
+			shown = mono_ms() - t0;
+		else
+			usleep(20000);
+	}
+	/* the bus runs again: dunst shows the notification, the window goes */
+	kill(desk.bus, SIGCONT);
+	int displayed = -1;
+	for (int i = 0; i < 250 && displayed < 1; i++) {
+		displayed = desktop_dunst_count("displayed");
+		if (displayed < 1)
+			usleep(20000);
+	}
+	unsigned long after = 1;
+	for (int i = 0; i < 100 && after; i++) {
+		after = desktop_fallback_window(NULL, 0);
+		if (after)
+			usleep(20000);
+	}
+	close(pipefd[1]);
+	if (system("dunstctl close-all >/dev/null 2>&1") != 0)
+		fprintf(stderr, "dunstctl close-all failed\n");
+	int st = -1;
+	bool ended = notifier_ended(&notifier, &st);
+	char *log = notifier_log();
+	teardown();
+	printf("fallback window %lu shown %llu ms after the line\n", w, (unsigned long long)shown);
+	ASSERT_MSG(w, "no fallback window within 3 s; notifier log: %s", log);
+	ASSERT_MSG(shown <= 1500, "the window came %llu ms after the line",
+	           (unsigned long long)shown);
+	ASSERT_CONTAINS(body, "pinwheel root cause found");
+	ASSERT_CONTAINS(body, "app stalled 2.0 s: dbus-daemon 7/7 stopped");
+	ASSERT_CONTAINS(body, "/r.html");
+	ASSERT_MSG(displayed == 1, "dunst displayed %d notifications once the bus ran", displayed);
+	ASSERT_MSG(!after, "the fallback window stayed beside the desktop's notification");
+	ASSERT(ended);
+	free(log);
+}
+
 TEST_MAIN(TEST_ENTRY(notification_reaches_dunst), TEST_ENTRY(diagnose_notify_sends_one_per_stall),
           TEST_ENTRY(one_notifier_serves_every_notification_and_opens_the_report),
           TEST_ENTRY(a_line_with_a_stalls_key_replaces_its_notification),
-          TEST_ENTRY(a_click_before_the_page_is_written_opens_it_once_there))
+          TEST_ENTRY(a_click_before_the_page_is_written_opens_it_once_there),
+          TEST_ENTRY(a_stopped_bus_shows_the_notification_as_a_window))

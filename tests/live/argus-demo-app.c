@@ -9,7 +9,9 @@
  * helper sleep 4 s in answer_slowly() first, so the UI stalls 4 s and the
  * root cause is the helper's sleep - a LongWait chain across processes.
  * 'l' makes the UI thread itself compute for 250 ms in recompute_layout():
- * a perceptible lag, not a stall.
+ * a perceptible lag, not a stall. 'b' asks the session bus daemon itself
+ * (org.freedesktop.DBus.GetId) synchronously in the UI thread, on the
+ * connection made at start: it hangs while the bus daemon is stopped.
  * With --via-worker the UI thread hands each request to a worker thread
  * ("lookup-worker") and waits on a condition variable for it: the chain is
  * UI thread -> worker -> helper process.
@@ -45,6 +47,7 @@ struct app {
 	GtkWidget *label;
 	unsigned requests;
 	struct worker *worker; /* NULL: the UI thread asks the helper itself */
+	GDBusConnection *bus;  /* the session bus ('b'), or NULL */
 };
 
 /* ---- the helper process ---- */
@@ -158,10 +161,28 @@ __attribute__((noinline)) static unsigned recompute_layout(void)
 	return h;
 }
 
+/* Synchronous call to the session bus daemon from the UI thread. */
+__attribute__((noinline)) static void ask_bus(struct app *a)
+{
+	if (!a->bus)
+		return;
+	GError *e = NULL;
+	GVariant *r = g_dbus_connection_call_sync(
+	    a->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+	    "GetId", NULL, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &e);
+	if (r)
+		g_variant_unref(r);
+	printf("answer b %s\n", r ? "ok" : e ? e->message : "failed");
+	fflush(stdout);
+	g_clear_error(&e);
+}
+
 static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer arg)
 {
 	(void)w;
-	if (e->keyval == GDK_KEY_l)
+	if (e->keyval == GDK_KEY_b)
+		ask_bus(arg);
+	else if (e->keyval == GDK_KEY_l)
 		recompute_layout();
 	else
 		ask_helper(arg, e->keyval == GDK_KEY_h ? 's' : 'f');
@@ -230,6 +251,8 @@ int main(int argc, char **argv)
 		a.worker = &w;
 	}
 	gtk_init(&argc, &argv);
+	if (getenv("DBUS_SESSION_BUS_ADDRESS"))
+		a.bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
 	GtkWidget *win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	gtk_window_set_title(GTK_WINDOW(win), "argus-demo");
 	gtk_window_set_default_size(GTK_WINDOW(win), 320, 120);
@@ -249,6 +272,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	gtk_main();
 	close(a.sock);
+	if (a.bus)
+		g_object_unref(a.bus);
 	kill(helper, SIGTERM);
 	while (waitpid(helper, NULL, 0) < 0 && errno == EINTR)
 		;

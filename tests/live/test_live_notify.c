@@ -170,9 +170,11 @@ static uint64_t stall_since(const char *ndjson, int pid)
 	return 0;
 }
 
-/* One live run: argus start, the app (with extra_arg, may be NULL), normal
- * look-ups, the hang; the notification must name the helper process. */
-static void live_case(const char *extra_arg)
+static char reports[96], issues[96];
+
+/* argus start on a private desktop, its stream client, the app (with
+ * extra_arg, may be NULL) ready and focused. */
+static void start_session(const char *extra_arg)
 {
 	const char *bin = getenv("ARGUS_BIN"), *app_bin = getenv("ARGUS_DEMO_APP");
 	if (!bin || access(bin, X_OK) != 0 || !app_bin || access(app_bin, X_OK) != 0)
@@ -194,17 +196,16 @@ static void live_case(const char *extra_arg)
 		teardown();
 		SKIP("%s", why);
 	}
-	char run[96], reports[96], sock[128];
+	char run[96], sock[128];
 	snprintf(run, sizeof(run), "%s/run", dir);
 	snprintf(reports, sizeof(reports), "%s/reports", dir);
 	snprintf(sock, sizeof(sock), "%s/stream.sock", run);
 	/* no --notify-bus and no bus in its environment: argus start must find
 	 * the app's session bus itself */
-	char issues[96];
 	snprintf(issues, sizeof(issues), "%s/issues.db", dir);
-	char *dargv[] = {(char *)bin, "start",     "--run-dir", run,     "--no-recorder",
-	                 "--hooks-dir", "",        "--reports", reports, "--issues-db",
-	                 issues,      NULL};
+	char *dargv[] = {(char *)bin,     "start",       "--run-dir", run,
+	                 "--no-recorder", "--hooks-dir", "",          "--reports",
+	                 reports,         "--issues-db", issues,      NULL};
 	daemon_pid = spawn(dargv, "argus.log", "DBUS_SESSION_BUS_ADDRESS");
 	if (!wait_path(sock, 15000)) {
 		char *log = slurp("argus.log");
@@ -227,6 +228,15 @@ static void live_case(const char *extra_arg)
 	ASSERT_EQ(xdo("search --onlyvisible --name argus-demo windowfocus --sync "
 	              "mousemove --window %1 160 30 click 1"),
 	          0);
+}
+
+/* One live run: argus start, the app (with extra_arg, may be NULL), normal
+ * look-ups, the hang; the notification must name the helper process; with
+ * a bus that answers, no fallback window. */
+static void live_case(const char *extra_arg)
+{
+	start_session(extra_arg);
+	const char *src = getenv("ARGUS_SRC");
 	for (int i = 0; i < 5; i++) {
 		ASSERT_EQ(xdo("key f"), 0);
 		usleep(150000);
@@ -283,12 +293,14 @@ static void live_case(const char *extra_arg)
 	    !argus_issues_list(db, "argus-demo-app", ARGUS_ISSUES_BY_LATENCY, &iv, &niv, store_err,
 	                       sizeof(store_err))) {
 		for (size_t i = 0; i < niv; i++) {
-			printf("issue %lld %s %s %s [%s] occ %llu\n", (long long)iv[i].id, iv[i].kind,
-			       iv[i].landmark, iv[i].name, iv[i].frames,
+			printf("issue %lld %s %s %s [%s] occ %llu\n", (long long)iv[i].id,
+			       iv[i].kind, iv[i].landmark, iv[i].name, iv[i].frames,
 			       (unsigned long long)iv[i].occurrences);
-			if (!strcmp(iv[i].kind, "lag") && strstr(iv[i].frames, "on_key") && !lag_page) {
+			if (!strcmp(iv[i].kind, "lag") && strstr(iv[i].frames, "on_key") &&
+			    !lag_page) {
 				FILE *m = open_memstream(&lag_page, &lag_len);
-				argus_issues_show_json(db, iv[i].id, m, store_err, sizeof(store_err));
+				argus_issues_show_json(db, iv[i].id, m, store_err,
+				                       sizeof(store_err));
 				fclose(m);
 			}
 		}
@@ -299,6 +311,8 @@ static void live_case(const char *extra_arg)
 	               !strstr(log, "runtime error"),
 	           "argus start did not stop cleanly: %s", log);
 	ASSERT_MSG(seen, "no notification within 12 s; daemon log: %s", log);
+	/* the bus answered: no window of argus's own */
+	ASSERT_MSG(!strstr(log, "as a window"), "a fallback window with a healthy bus: %s", log);
 	ASSERT_MSG(since, "no stall of the app on the stream: %s\nlog: %s", ndjson, log);
 	double latency = ((double)seen - (double)(since + 2000000000ull)) / 1e9;
 	printf("stall start + 2 s threshold -> notification shown by dunst: %.3f s\n", latency);
@@ -350,5 +364,73 @@ TEST(hang_through_a_worker_thread_names_the_helper)
 	live_case("--via-worker");
 }
 
+/* The session bus daemon stopped (as a hung bus) while the app's UI thread
+ * calls it ('b': a synchronous GetId on the session bus): the desktop's
+ * notification cannot get through that bus, so argus shows it as an X
+ * window of its own on the app's display, within 3 s of the stall's start,
+ * naming the app; once the bus runs again (6 s) dunst shows it and the
+ * window goes. */
+TEST(a_stopped_session_bus_is_notified_in_a_window_of_its_own)
+{
+	if (!desktop_have("xprop"))
+		SKIP("xprop not installed (scripts/install-deps.sh)");
+	start_session(NULL);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(xdo("key f"), 0);
+		usleep(150000);
+	}
+	ASSERT_MSG(file_has("app.log", "answer f", 3000), "the app got no key");
+	ASSERT_EQ(kill(desk.bus, SIGSTOP), 0);
+	ASSERT_EQ(xdo("key b"), 0); /* the hang */
+	uint64_t t_key = mono_ns(), shown = 0;
+	usleep(200000);
+	ASSERT_EQ(xdo("key f"), 0); /* unread input for the trigger */
+	char body[2048] = "";
+	while (!shown && mono_ns() - t_key < 10000000000ull) {
+		if (desktop_fallback_window(body, sizeof(body)))
+			shown = mono_ns();
+		else
+			usleep(20000);
+	}
+	while (mono_ns() - t_key < 6000000000ull)
+		usleep(50000);
+	kill(desk.bus, SIGCONT);
+	bool answered = file_has("app.log", "answer b ok", 8000);
+	int displayed = 0;
+	for (int i = 0; i < 250 && displayed < 1; i++) {
+		displayed = desktop_dunst_count("displayed");
+		if (displayed < 1)
+			usleep(20000);
+	}
+	unsigned long after = 1;
+	for (int i = 0; i < 100 && after; i++) {
+		after = desktop_fallback_window(NULL, 0);
+		if (after)
+			usleep(20000);
+	}
+	usleep(600000); /* the stall's end reaches the stream */
+	stop(&daemon_pid);
+	for (int i = 0; i < 300 && waitpid(client, NULL, WNOHANG) == 0; i++)
+		usleep(10000);
+	char *ndjson = slurp("stream.ndjson"), *log = slurp("argus.log");
+	uint64_t since = stall_since(ndjson, (int)app);
+	teardown();
+	ASSERT_MSG(since, "no stall of the app on the stream: %s\nlog: %s", ndjson, log);
+	ASSERT_MSG(shown, "no fallback window within 10 s of the key; daemon log: %s", log);
+	double latency = ((double)shown - (double)since) / 1e9;
+	printf("stall start -> fallback window on screen: %.3f s\n%s\n", latency, body);
+	ASSERT_MSG(latency <= 3.0, "the window came %.3f s after the stall's start", latency);
+	ASSERT_CONTAINS(body, "pinwheel root cause found");
+	ASSERT_CONTAINS(body, "argus-demo-app stalled");
+	ASSERT_MSG(strstr(body, "dbus-daemon"), "the root cause is not the bus daemon: %s", body);
+	ASSERT_MSG(answered, "the app's bus call never answered once the bus ran");
+	ASSERT_MSG(displayed >= 1, "dunst showed nothing once the bus ran; log: %s", log);
+	ASSERT_MSG(!after, "the fallback window stayed beside the desktop's notification");
+	ASSERT_MSG(strstr(log, "stopped cleanly"), "argus start did not stop cleanly: %s", log);
+	free(ndjson);
+	free(log);
+}
+
 TEST_MAIN(TEST_ENTRY(gtk_app_hang_is_diagnosed_and_notified_live),
-          TEST_ENTRY(hang_through_a_worker_thread_names_the_helper))
+          TEST_ENTRY(hang_through_a_worker_thread_names_the_helper),
+          TEST_ENTRY(a_stopped_session_bus_is_notified_in_a_window_of_its_own))
