@@ -32,7 +32,9 @@ packages=(
 	# make demo: the screenshot of the notification (import)
 	imagemagick xdg-utils
 	# argus bench quiet: ordinary apps side by side (GTK3, GTK4, Qt5, Tk)
-	# and its _NET_WM_PING probe (libxcb)
+	# and its _NET_WM_PING probe (libxcb; also the notification's fallback
+	# window, beam/notify_popup.c, whose map time the benches read with xev
+	# and xprop from x11-utils)
 	gedit geany gnome-text-editor juffed pcmanfm-qt lximage-qt idle3 libxcb1-dev
 	# the X-Resource extension: the pid of a window without _NET_WM_PID
 	libxcb-res0-dev
