@@ -8,18 +8,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "reports_priv.h"
 
 /* A stall diagnosed and not ended yet: its reports are written again with
  * its end (the Perfetto trace's window reaches it). */
@@ -33,14 +30,6 @@ struct pending {
 	gid_t gid;
 };
 
-/* One notifier per session bus (notify_async). */
-#define NOTIFIERS 16
-struct notifier {
-	pid_t pid; /* 0 = free slot */
-	int fd;    /* our end of its socket */
-	char bus[512];
-};
-
 struct viewer;
 struct argus_report_sink {
 	struct argus_report_sink_opts o;
@@ -51,8 +40,7 @@ struct argus_report_sink {
 	const struct viewer *viewer; /* while an owner's copy is written */
 	struct pending pend[PENDING_MAX];
 	unsigned next_pend; /* the slot a new one takes when all are used */
-	struct notifier nf[NOTIFIERS];
-	unsigned next_nf;
+	struct notifier_set notifiers;
 };
 
 static uint64_t mono_ns(void)
@@ -101,242 +89,6 @@ static FILE *report_file(const struct argus_report_sink *sd, const char *path)
 	return f;
 }
 
-/* A value of the stalled process's environment ("" when absent). */
-static void proc_env(uint32_t pid, const char *name, char *out, size_t cap)
-{
-	char path[64];
-	out[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	static const size_t max = 1 << 20; /* environments are small */
-	char *buf = malloc(max);
-	size_t n = buf ? fread(buf, 1, max - 1, f) : 0;
-	fclose(f);
-	if (!buf)
-		return;
-	buf[n] = 0;
-	size_t nl = strlen(name);
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-		if (!strncmp(buf + i, name, nl) && buf[i + nl] == '=') {
-			snprintf(out, cap, "%s", buf + i + nl + 1);
-			break;
-		}
-	free(buf);
-}
-
-/* Real uid / gid of a process; false when it is gone. */
-static bool proc_owner(uint32_t pid, uid_t *uid, gid_t *gid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	int got = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long v;
-		if (sscanf(line, "Uid: %lu", &v) == 1)
-			*uid = (uid_t)v, got |= 1;
-		else if (sscanf(line, "Gid: %lu", &v) == 1)
-			*gid = (gid_t)v, got |= 2;
-	}
-	fclose(f);
-	return got == 3;
-}
-
-/* Who owns pid: the test's callback, else /proc. */
-static bool owner_of(const struct argus_report_sink *sd, uint32_t pid, uid_t *uid, gid_t *gid)
-{
-	if (sd->o.owner)
-		return sd->o.owner(sd->o.owner_arg, pid, uid, gid);
-	return proc_owner(pid, uid, gid);
-}
-
-/*
- * The notifications go out from one notifier per user session: a child of
- * the daemon (`argus start --notifier`, a fresh single-threaded process for
- * GIO) that takes the app owner's uid / gid (a session bus accepts only its
- * own user), connects to the bus and serves every notification of that bus
- * - sending it, its fallback window when the bus is late, answering its
- * "Open report" action - from lines the daemon writes on a socket
- * (argus_notifier_run, beam/notify.c): a slow bus costs the notifier, never
- * the daemon. The bus: --notify-bus, else the app's DBUS_SESSION_BUS_ADDRESS,
- * else /run/user/UID/bus, else the daemon's own; with none, no notification
- * (the report and the stream still have it). The display: the app's DISPLAY
- * (and XAUTHORITY), else the daemon's. A notifier that ended (all answered,
- * idle 10 minutes) is reaped and started again for its bus's next one.
- */
-
-/* Reap the notifiers that ended; close a dead one's socket. */
-static void reap_notifiers(struct argus_report_sink *sd)
-{
-	for (unsigned i = 0; i < NOTIFIERS; i++) {
-		struct notifier *n = &sd->nf[i];
-		if (n->pid > 0 && waitpid(n->pid, NULL, WNOHANG) == n->pid) {
-			if (n->fd >= 0)
-				close(n->fd);
-			memset(n, 0, sizeof(*n));
-		}
-	}
-}
-
-/* A line to a notifier, keyed by the stall (its final diagnosis replaces
- * the first notification), with the app's X display and Xauthority file;
- * false when it is gone (its socket closed). */
-static bool notifier_send(struct notifier *n, const char *body, const char *report, uint64_t key,
-                          const char *display, const char *xauth)
-{
-	char line[3072];
-	int len = snprintf(line, sizeof(line), "%s%c%s%c%" PRIu64 "%c%s%c%s\n", body,
-	                   ARGUS_NOTIFY_SEP, report, ARGUS_NOTIFY_SEP, key, ARGUS_NOTIFY_SEP,
-	                   display, ARGUS_NOTIFY_SEP, xauth);
-	if (len < 0 || (size_t)len >= sizeof(line))
-		return false;
-	for (char *p = line; p < line + len - 1; p++)
-		if (*p == '\n')
-			*p = ' '; /* one notification, one line */
-	return send(n->fd, line, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) == len;
-}
-
-/* Start the notifier of bus as the app's owner; NULL when it cannot run. */
-static struct notifier *notifier_start(struct argus_report_sink *sd, const char *bus, bool owner,
-                                       uid_t uid, gid_t gid)
-{
-	struct notifier *n = NULL;
-	for (unsigned i = 0; i < NOTIFIERS && !n; i++)
-		if (!sd->nf[i].pid)
-			n = &sd->nf[i];
-	if (!n) {
-		/* every slot taken: the oldest one's socket is closed (it answers
-		 * what it has, then ends) to make room */
-		n = &sd->nf[sd->next_nf++ % NOTIFIERS];
-		if (n->fd >= 0)
-			close(n->fd);
-		memset(n, 0, sizeof(*n));
-	}
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		fprintf(stderr, "argus %s: cannot start the notifier: %s\n", sd->o.name,
-		        strerror(errno));
-		return NULL;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "argus %s: cannot fork the notifier: %s\n", sd->o.name,
-		        strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		if (dup2(sv[1], 0) < 0)
-			_exit(1);
-		close_range(3, ~0u, 0); /* not the daemon's sockets and rings */
-		setsid();               /* the daemon's Ctrl-C is not the notifier's */
-		if (owner && uid != 0 && geteuid() == 0 &&
-		    (setgroups(1, &gid) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
-			_exit(1);
-		execl("/proc/self/exe", "argus", "start", "--notifier", bus, (char *)NULL);
-		_exit(127);
-	}
-	close(sv[1]);
-	n->pid = pid;
-	n->fd = sv[0];
-	snprintf(n->bus, sizeof(n->bus), "%s", bus);
-	return n;
-}
-
-/* The session bus of the stalled app pid (bus[0] = 0: none, said once
- * per call when loud); who owns pid in *owner, *uid, *gid. */
-static void bus_of(struct argus_report_sink *sd, uint32_t pid, const char *comm, bool loud,
-                   char *bus, size_t cap, bool *owner, uid_t *uid, gid_t *gid)
-{
-	bus[0] = 0;
-	*owner = owner_of(sd, pid, uid, gid);
-	if (sd->o.notify_bus && *sd->o.notify_bus) {
-		snprintf(bus, cap, "%s", sd->o.notify_bus);
-	} else {
-		proc_env(pid, "DBUS_SESSION_BUS_ADDRESS", bus, cap);
-		if (!bus[0] && *owner) {
-			char p[64];
-			snprintf(p, sizeof(p), "/run/user/%u/bus", (unsigned)*uid);
-			if (access(p, F_OK) == 0)
-				snprintf(bus, cap, "unix:path=%s", p);
-		}
-	}
-	if (!bus[0]) {
-		const char *own = getenv("DBUS_SESSION_BUS_ADDRESS");
-		if (own)
-			snprintf(bus, cap, "%s", own);
-	}
-	if (!bus[0] && loud)
-		/* no address: GIO would autolaunch a bus of its own */
-		fprintf(stderr,
-		        "argus %s: no session bus found for %s %u (not notified; "
-		        "--notify-bus sets one)\n",
-		        sd->o.name, comm, pid);
-}
-
-/* The running notifier of bus, or NULL. */
-static struct notifier *notifier_of(struct argus_report_sink *sd, const char *bus)
-{
-	reap_notifiers(sd);
-	for (unsigned i = 0; i < NOTIFIERS; i++)
-		if (sd->nf[i].pid && sd->nf[i].fd >= 0 && !strcmp(sd->nf[i].bus, bus))
-			return &sd->nf[i];
-	return NULL;
-}
-
-/* A stall fired, its diagnosis next: the notifier of its app's bus is
- * started now if none runs, so that its start (a fork and exec, GIO, the
- * bus's hello: most of a second on a loaded machine) goes on while the
- * diagnosis runs, not after it. */
-static void notifier_warm(struct argus_report_sink *sd, const struct argus_stall *s)
-{
-	char bus[512];
-	bool owner;
-	uid_t uid = 0;
-	gid_t gid = 0;
-	bus_of(sd, s->pid, s->comm, false, bus, sizeof(bus), &owner, &uid, &gid);
-	if (bus[0] && !notifier_of(sd, bus))
-		notifier_start(sd, bus, owner, uid, gid);
-}
-
-static void notify_async(struct argus_report_sink *sd, const struct argus_diagnosis *d,
-                         const char *body, const char *report)
-{
-	if (sd->o.notify) {
-		sd->o.notify(sd->o.notify_arg, body, report);
-		return;
-	}
-	char bus[512];
-	bool owner;
-	uid_t uid = 0;
-	gid_t gid = 0;
-	bus_of(sd, d->stall.pid, d->stall.comm, true, bus, sizeof(bus), &owner, &uid, &gid);
-	if (!bus[0])
-		return;
-	char display[256] = "", xauth[512] = "";
-	proc_env(d->stall.pid, "DISPLAY", display, sizeof(display));
-	proc_env(d->stall.pid, "XAUTHORITY", xauth, sizeof(xauth));
-	if (!display[0] && getenv("DISPLAY"))
-		snprintf(display, sizeof(display), "%s", getenv("DISPLAY"));
-	struct notifier *n = notifier_of(sd, bus);
-	if (n) {
-		if (notifier_send(n, body, report, d->stall.id, display, xauth))
-			return;
-		/* ended or stuck: let it go, start another */
-		close(n->fd);
-		n->fd = -1;
-		n->bus[0] = 0;
-	}
-	n = notifier_start(sd, bus, owner, uid, gid);
-	if (n && !notifier_send(n, body, report, d->stall.id, display, xauth))
-		fprintf(stderr, "argus %s: notification for stall %" PRIu64 " of %s not sent\n",
-		        sd->o.name, d->stall.id, d->stall.comm);
-}
 
 /* One report file BASE.EXT written by fn; false on failure. */
 static bool write_one(const char *base, const char *ext,
@@ -429,7 +181,7 @@ static bool viewer_owns(void *arg, uint32_t pid)
 	const struct viewer *v = arg;
 	uid_t uid;
 	gid_t gid;
-	return owner_of(v->sd, pid, &uid, &gid) && uid == v->uid;
+	return report_owner_of(&v->sd->o, pid, &uid, &gid) && uid == v->uid;
 }
 
 /* The session's symbols, with other users' frames named "[redacted]". */
@@ -678,7 +430,7 @@ static void on_stall(void *arg, const struct argus_stall *s)
 {
 	struct argus_report_sink *sd = arg;
 	if (!sd->o.no_notify && !sd->o.notify)
-		notifier_warm(sd, s);
+		notifiers_warm(&sd->notifiers, &sd->o, s);
 }
 
 /*
@@ -703,7 +455,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	uid_t uid = 0;
 	gid_t gid = 0;
 	struct argus_diagnosis *ud = NULL;
-	if (owner_of(sd, d->stall.pid, &uid, &gid) && user_copy_wanted(sd, base, uid) &&
+	if (report_owner_of(&sd->o, d->stall.pid, &uid, &gid) && user_copy_wanted(sd, base, uid) &&
 	    (ud = malloc(sizeof(*ud)))) {
 		*ud = *d;
 		user_redact(sd, ud, uid);
@@ -713,7 +465,7 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	argus_report_oneline(ud ? ud : d, body, sizeof(body));
 	/* "Open report" opens the page */
 	if (!sd->o.no_notify)
-		notify_async(sd, d, body, html);
+		notifiers_send(&sd->notifiers, &sd->o, d, body, html);
 	uint64_t t_notified = mono_ns();
 	if (base[0] && !write_all(sd, d, &rc, base, false))
 		base[0] = 0;
@@ -804,7 +556,7 @@ static void on_final(void *arg, const struct argus_diagnosis *d)
 		char longer[600];
 		snprintf(longer, sizeof(longer), "%s (ended after %.1f s)", body,
 		         d->stall.end > d->stall.since ? (d->stall.end - d->stall.since) / 1e9 : 0.0);
-		notify_async(sd, d, longer, html);
+		notifiers_send(&sd->notifiers, &sd->o, d, longer, html);
 	}
 	free(ud);
 	fprintf(stderr, "argus %s: stall %" PRIu64 " final: %s (was: %s)\n", sd->o.name,
@@ -869,13 +621,6 @@ void argus_report_sink_free(struct argus_report_sink *rs)
 {
 	if (!rs)
 		return;
-	/* the notifiers answer what they have, then end on their own; those
-	 * already gone are reaped (the others are reaped by init after us) */
-	for (unsigned i = 0; i < NOTIFIERS; i++)
-		if (rs->nf[i].pid) {
-			if (rs->nf[i].fd >= 0)
-				close(rs->nf[i].fd);
-			waitpid(rs->nf[i].pid, NULL, WNOHANG);
-		}
+	notifiers_close(&rs->notifiers);
 	free(rs);
 }
