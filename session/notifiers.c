@@ -115,8 +115,9 @@ static bool notifier_send(struct notifier *n, const char *body, const char *repo
 }
 
 /* Start the notifier of bus as the app's owner; NULL when it cannot run. */
-static struct notifier *notifier_start(struct notifier_set *ns, const struct argus_report_sink_opts *o,
-                                       const char *bus, bool owner, uid_t uid, gid_t gid)
+static struct notifier *notifier_start(struct notifier_set *ns,
+                                       const struct argus_report_sink_opts *o, const char *bus,
+                                       bool owner, uid_t uid, gid_t gid)
 {
 	struct notifier *n = NULL;
 	for (unsigned i = 0; i < NOTIFIERS && !n; i++)
@@ -164,8 +165,8 @@ static struct notifier *notifier_start(struct notifier_set *ns, const struct arg
 
 /* The session bus of the stalled app pid (bus[0] = 0: none, said once
  * per call when loud); who owns pid in *owner, *uid, *gid. */
-static void bus_of(const struct argus_report_sink_opts *o, uint32_t pid, const char *comm, bool loud,
-                   char *bus, size_t cap, bool *owner, uid_t *uid, gid_t *gid)
+static void bus_of(const struct argus_report_sink_opts *o, uint32_t pid, const char *comm,
+                   bool loud, char *bus, size_t cap, bool *owner, uid_t *uid, gid_t *gid)
 {
 	bus[0] = 0;
 	*owner = report_owner_of(o, pid, uid, gid);

@@ -21,8 +21,7 @@ struct notifier_set {
 };
 
 /* Who owns pid: the options' callback, else /proc; false when it is gone. */
-bool report_owner_of(const struct argus_report_sink_opts *o, uint32_t pid, uid_t *uid,
-                     gid_t *gid);
+bool report_owner_of(const struct argus_report_sink_opts *o, uint32_t pid, uid_t *uid, gid_t *gid);
 /* A stall fired: start the notifier of its app's bus now, if none runs. */
 void notifiers_warm(struct notifier_set *ns, const struct argus_report_sink_opts *o,
                     const struct argus_stall *s);
