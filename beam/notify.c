@@ -191,6 +191,17 @@ static void popup_unlink(struct note *no)
 	no->pu = NULL;
 }
 
+/* The window goes (clicked, or its time is up): no note keeps it. */
+static void popup_dismiss(struct popup *pu)
+{
+	for (GList *l = pu->n->todo.head; l; l = l->next)
+		if (((struct note *)l->data)->pu == pu)
+			popup_unlink(l->data);
+	if (pu->n->flying && pu->n->flying->pu == pu)
+		popup_unlink(pu->n->flying);
+	popup_close(pu);
+}
+
 static gboolean popup_event(gint fd, GIOCondition cond, gpointer arg)
 {
 	(void)fd, (void)cond;
@@ -198,12 +209,7 @@ static gboolean popup_event(gint fd, GIOCondition cond, gpointer arg)
 	if (argus_popup_events(pu->x))
 		return G_SOURCE_CONTINUE;
 	pu->watch = 0; /* ends with this callback */
-	for (GList *l = pu->n->todo.head; l; l = l->next)
-		if (((struct note *)l->data)->pu == pu)
-			popup_unlink(l->data);
-	if (pu->n->flying && pu->n->flying->pu == pu)
-		popup_unlink(pu->n->flying);
-	popup_close(pu);
+	popup_dismiss(pu);
 	return G_SOURCE_REMOVE;
 }
 
@@ -211,12 +217,7 @@ static gboolean popup_expire(gpointer arg)
 {
 	struct popup *pu = arg;
 	pu->expiry = 0;
-	for (GList *l = pu->n->todo.head; l; l = l->next)
-		if (((struct note *)l->data)->pu == pu)
-			popup_unlink(l->data);
-	if (pu->n->flying && pu->n->flying->pu == pu)
-		popup_unlink(pu->n->flying);
-	popup_close(pu);
+	popup_dismiss(pu);
 	return G_SOURCE_REMOVE;
 }
 

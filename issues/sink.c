@@ -389,6 +389,22 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 	}
 }
 
+/* A busy stall's final diagnosis (over the whole stall, at its end) keys
+ * its issue, as it replaces the user's notification: the answer at
+ * detection names the phase that ran then, and one hang of two runs was two
+ * issues (gnumeric loading, then rendering, a big file: realapps r9). Not
+ * yet written (its lag comes after): the final answer replaces the first;
+ * written already, the first stands. */
+static void on_final(void *arg, const struct argus_diagnosis *d)
+{
+	struct argus_issue_sink *is = arg;
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (is->pend[i].used && is->pend[i].st.id == d->stall.id) {
+			on_diagnosis(arg, d);
+			return;
+		}
+}
+
 static void on_stall_end(void *arg, const struct argus_stall *st)
 {
 	struct argus_issue_sink *is = arg;
@@ -601,6 +617,7 @@ int argus_issue_sink_new(struct argus_issue_sink **out, struct argus_session *s,
 	if (o->versions_from)
 		version_table_of_trace(&is->ver, o->versions_from);
 	struct argus_session_sink k = {.diagnosis = on_diagnosis,
+	                               .final = on_final,
 	                               .stall_end = on_stall_end,
 	                               .lag = on_lag,
 	                               .landmark = on_landmark,

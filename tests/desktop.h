@@ -177,4 +177,27 @@ static inline unsigned long desktop_fallback_window(char *body, size_t cap)
 	return w;
 }
 
+/* dunst's count of what ("displayed", "history") once it reaches want, or
+ * the last count after ms. */
+static inline int desktop_dunst_wait(const char *what, int want, int ms)
+{
+	int n = desktop_dunst_count(what);
+	for (int i = 0; i < ms / 20 && n < want; i++) {
+		usleep(20000);
+		n = desktop_dunst_count(what);
+	}
+	return n;
+}
+
+/* Waits up to ms for argus's fallback window to go; its id if it stays. */
+static inline unsigned long desktop_fallback_gone(int ms)
+{
+	unsigned long w = desktop_fallback_window(NULL, 0);
+	for (int i = 0; i < ms / 20 && w; i++) {
+		usleep(20000);
+		w = desktop_fallback_window(NULL, 0);
+	}
+	return w;
+}
+
 #endif /* ARGUS_TEST_DESKTOP_H */

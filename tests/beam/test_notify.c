@@ -226,12 +226,7 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 		         i, i, ARGUS_NOTIFY_SEP, dir, i);
 		ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
 	}
-	bool shown = false;
-	for (int i = 0; i < 250 && !shown; i++) {
-		shown = desktop_dunst_count("displayed") >= 3;
-		if (!shown)
-			usleep(20000);
-	}
+	bool shown = desktop_dunst_wait("displayed", 3, 5000) >= 3;
 	int acted = shown ? system("dunstctl action 0 >/dev/null 2>&1") : -1;
 	bool ok = desktop_wait_path(opened, 5000);
 	char buf[256] = "";
@@ -355,12 +350,7 @@ TEST(a_click_before_the_page_is_written_opens_it_once_there)
 	snprintf(line, sizeof(line), "app stalled 2.0 s: helper blocked%c%s\n", ARGUS_NOTIFY_SEP,
 	         page);
 	ASSERT_EQ(write(pipefd[1], line, strlen(line)), (ssize_t)strlen(line));
-	bool shown = false;
-	for (int i = 0; i < 250 && !shown; i++) {
-		shown = desktop_dunst_count("displayed") >= 1;
-		if (!shown)
-			usleep(20000);
-	}
+	bool shown = desktop_dunst_wait("displayed", 1, 5000) >= 1;
 	int acted = shown ? system("dunstctl action 0 >/dev/null 2>&1") : -1;
 	/* the page is not there: nothing opened yet */
 	bool early = desktop_wait_path(opened, 700);
@@ -422,18 +412,8 @@ TEST(a_stopped_bus_shows_the_notification_as_a_window)
 	}
 	/* the bus runs again: dunst shows the notification, the window goes */
 	kill(desk.bus, SIGCONT);
-	int displayed = -1;
-	for (int i = 0; i < 250 && displayed < 1; i++) {
-		displayed = desktop_dunst_count("displayed");
-		if (displayed < 1)
-			usleep(20000);
-	}
-	unsigned long after = 1;
-	for (int i = 0; i < 100 && after; i++) {
-		after = desktop_fallback_window(NULL, 0);
-		if (after)
-			usleep(20000);
-	}
+	int displayed = desktop_dunst_wait("displayed", 1, 5000);
+	unsigned long after = desktop_fallback_gone(2000);
 	close(pipefd[1]);
 	if (system("dunstctl close-all >/dev/null 2>&1") != 0)
 		fprintf(stderr, "dunstctl close-all failed\n");

@@ -396,18 +396,8 @@ TEST(a_stopped_session_bus_is_notified_in_a_window_of_its_own)
 		usleep(50000);
 	kill(desk.bus, SIGCONT);
 	bool answered = file_has("app.log", "answer b ok", 8000);
-	int displayed = 0;
-	for (int i = 0; i < 250 && displayed < 1; i++) {
-		displayed = desktop_dunst_count("displayed");
-		if (displayed < 1)
-			usleep(20000);
-	}
-	unsigned long after = 1;
-	for (int i = 0; i < 100 && after; i++) {
-		after = desktop_fallback_window(NULL, 0);
-		if (after)
-			usleep(20000);
-	}
+	int displayed = desktop_dunst_wait("displayed", 1, 5000);
+	unsigned long after = desktop_fallback_gone(2000);
 	usleep(600000); /* the stall's end reaches the stream */
 	stop(&daemon_pid);
 	for (int i = 0; i < 300 && waitpid(client, NULL, WNOHANG) == 0; i++)
