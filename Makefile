@@ -30,8 +30,11 @@ build: deps
 	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# -O1: AddressSanitizer's advice for usable speed (at -O0 the suite took
+# 5.5 of make test's 20 minutes under it)
 build-asan: deps
-	@$(CMAKE) -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DARGUS_SANITIZE=ON >/dev/null
+	@$(CMAKE) -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+		-DARGUS_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 
 build-tsan: deps
