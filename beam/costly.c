@@ -155,6 +155,17 @@ static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint
 	collect_frames(sym, pid, stacks, n, system, false, t);
 }
 
+/* Of n stacks, how many must hold a function: ceil(share x n), robust to
+ * 0.9 x 10 = 9.000...01; all of them below min_samples. */
+static uint32_t need_of(double share, uint32_t n, uint32_t min_samples)
+{
+	double x = share * n - 1e-9;
+	uint32_t need = (uint32_t)x;
+	if (need < x)
+		need++;
+	return n < min_samples ? n : need;
+}
+
 /* Whether g is held by enough of the stacks lo..hi-1 (in time order). A
  * sample in the own code of a function that calls g (one on most of g's
  * stacks) - its bookkeeping between the calls - does not count against g,
@@ -176,14 +187,7 @@ static bool qualifies_in(const struct fsets *t, uint32_t g, double share, uint32
 	}
 	if (neutral * 10 > hi - lo)
 		neutral = 0;
-	uint32_t with = hi - lo - neutral;
-	/* need = ceil(share x with), robust to 0.9 x 10 = 9.000...01 */
-	double x = share * with - 1e-9;
-	uint32_t need = (uint32_t)x;
-	if (need < x)
-		need++;
-	if (with < min_samples)
-		need = with;
+	uint32_t need = need_of(share, hi - lo - neutral, min_samples);
 	return need && count >= need;
 }
 
@@ -215,14 +219,7 @@ static bool qualifies_phase(const struct fsets *t, uint32_t g, double share,
 				break; /* shorter stretches hold fewer */
 			if (!holds(t, hi - 1, g))
 				continue;
-			uint32_t len = hi - lo;
-			double x = share * len - 1e-9; /* need = ceil(share x len) */
-			uint32_t need = (uint32_t)x;
-			if (need < x)
-				need++;
-			if (len < min_samples)
-				need = len;
-			if (in >= need)
+			if (in >= need_of(share, hi - lo, min_samples))
 				return true;
 		}
 	}

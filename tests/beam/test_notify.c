@@ -138,6 +138,19 @@ static bool notifier_ended(pid_t *pid, int *st)
 	return ended;
 }
 
+/* An opener (the default action's command) that writes the page it was
+ * given to dir/opened: its path in opener, that file's in opened. */
+static void write_opener(char opener[128], char opened[128])
+{
+	snprintf(opener, 128, "%s/open.sh", dir);
+	snprintf(opened, 128, "%s/opened", dir);
+	FILE *f = fopen(opener, "w");
+	ASSERT(f);
+	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
+	fclose(f);
+	ASSERT_EQ(chmod(opener, 0700), 0);
+}
+
 TEST(notification_reaches_dunst)
 {
 	const char *why = setup();
@@ -202,13 +215,7 @@ TEST(one_notifier_serves_every_notification_and_opens_the_report)
 		SKIP("%s", why);
 	}
 	char opener[128], opened[128];
-	snprintf(opener, sizeof(opener), "%s/open.sh", dir);
-	snprintf(opened, sizeof(opened), "%s/opened", dir);
-	FILE *f = fopen(opener, "w");
-	ASSERT(f);
-	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
-	fclose(f);
-	ASSERT_EQ(chmod(opener, 0700), 0);
+	write_opener(opener, opened);
 	/* the pages are there (the daemon writes them right after notifying) */
 	for (int i = 1; i <= 3; i++) {
 		char page[128];
@@ -335,14 +342,8 @@ TEST(a_click_before_the_page_is_written_opens_it_once_there)
 		SKIP("%s", why);
 	}
 	char opener[128], opened[128], page[128];
-	snprintf(opener, sizeof(opener), "%s/open.sh", dir);
-	snprintf(opened, sizeof(opened), "%s/opened", dir);
+	write_opener(opener, opened);
 	snprintf(page, sizeof(page), "%s/late.html", dir);
-	FILE *f = fopen(opener, "w");
-	ASSERT(f);
-	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
-	fclose(f);
-	ASSERT_EQ(chmod(opener, 0700), 0);
 	int pipefd[2];
 	ASSERT_EQ(pipe(pipefd), 0);
 	pid_t notifier = notifier_start(bin, pipefd, opener);
@@ -354,7 +355,7 @@ TEST(a_click_before_the_page_is_written_opens_it_once_there)
 	int acted = shown ? system("dunstctl action 0 >/dev/null 2>&1") : -1;
 	/* the page is not there: nothing opened yet */
 	bool early = desktop_wait_path(opened, 700);
-	f = fopen(page, "w");
+	FILE *f = fopen(page, "w");
 	if (f)
 		fclose(f);
 	bool later = desktop_wait_path(opened, 5000);
