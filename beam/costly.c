@@ -201,8 +201,7 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
  * of them holding g, that holds most of all the stacks; the handler's other
  * phases, before and after it, and g's other calls (a later, smaller
  * invocation) do not count against it. */
-static bool qualifies_phase(const struct fsets *t, uint32_t g, double share,
-                            uint32_t min_samples)
+static bool qualifies_phase(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
 {
 	if (t->count[g] * 2 <= t->ns)
 		return false;
