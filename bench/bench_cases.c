@@ -45,7 +45,7 @@ static const struct {
     {"no_weak_edges", "no weak edges"},
     {"stack_snapshot", "stack snapshot (eu-stack)"},
     {"perf", "perf top functions"},
-    {"offwaketime", "offwaketime (BCC)"},
+    {"offwaketime", "offwaketime (BCC or perf)"},
 };
 #define ZOO_NMETHODS (sizeof(zoo_methods) / sizeof(zoo_methods[0]))
 

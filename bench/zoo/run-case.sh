@@ -192,6 +192,7 @@ run_pass() (
 	pids="$watch $pids"
 	"$case/driver.sh" "$prog" >driver.log 2>&1
 	drv=$?
+	: >driver.done # the hang is over: watch.py's off-wake recording may end
 	rc=0
 	if [ -n "$rec" ]; then
 		wait $rec
@@ -225,6 +226,13 @@ run_pass() (
 	# that its CPU time does not land inside the stall
 	if [ -s perf.data ]; then
 		perf script -i perf.data -F comm,pid,tid,ip,sym,dso >perf.script 2>perf-script.err
+	fi
+	# offwaketime's folded stacks, from perf's scheduler tracepoints
+	if [ -s offwake.data ]; then
+		perf script -i offwake.data -F trace:comm,pid,tid,time,event,trace,ip,sym,dso \
+			>offwake.script 2>>offwake.err &&
+			python3 "$here/offwake.py" offwake.script >offwake.txt 2>>offwake.err ||
+			echo "offwake.py failed: $(tail -1 offwake.err)" >offwake.na
 	fi
 	[ $drv = 0 ] || { echo "$name: driver failed ($pass run): $(cat driver.log)" >&2; exit 3; }
 	[ $rc = 0 ] || { echo "$name: argus record failed: $(cat rec.log)" >&2; exit 3; }

@@ -15,7 +15,9 @@ BASEDIR that of its baselines run (without argus; its prog.pid is the app):
   BASEDIR/eustack.txt or gdb.txt the app's stacks 1 s into the hang
   BASEDIR/perf.script, case_pids `perf script` of 1 s of the hang; the
                                  processes of the case's desktop
-  BASEDIR/offwake.txt or .na     BCC offwaketime's folded stacks, or why not
+  BASEDIR/offwake.txt or .na     offwaketime's folded stacks (BCC's, or rebuilt
+                                 from perf's scheduler tracepoints by
+                                 offwake.py), or why not
 
 A method is right at top-k when one of its first k answers names the
 root-cause process's comm (root_comm), its thread (root_thread, the thread's
@@ -23,16 +25,18 @@ own name, when the truth has one; `*`: any thread of it) and function
 (root_function, when the truth has one: a stopped process runs none). What an
 answer is, per method (bench/zoo/README.md "Scoring the baselines"):
   argus, critical path, no weak edges: the report's candidates, in order.
-  stack snapshot: the frames of the app's main thread, innermost first,
-    leaving out system code (the kernel, and shared objects outside the
-    zoo's program folder: libc, ld.so, GLib, GTK, ...) and frames without a
-    symbol; the thread is the app's, so a root cause elsewhere is a miss.
+  stack snapshot: the frames of every thread of the app, the main thread's
+    first, each thread's innermost first, leaving out system code (the
+    kernel, and shared objects outside the zoo's program folder: libc,
+    ld.so, GLib, GTK, ...) and frames without a symbol; the threads are the
+    app's, so a root cause in another process is a miss.
   perf: (comm, function) pairs by samples, each sample counted for the
     innermost frame of its call chain outside system code; only samples of
     the case's desktop (not argus, perf, dunstctl), so the rest of a shared
     machine does not decide the column.
-  offwaketime: its folded (wakee ; waker) stacks by time; right when the
-    waker side names root_comm and root_function.
+  offwaketime: its folded (wakee ; waker) stacks by time, leaving out
+    wake-ups by the measuring tools (eu-stack's ptrace stop wakes a waiting
+    thread); right when the waker side names root_comm and root_function.
 The stall scored is the app's (anomaly_comm, PID) longest one in the replay,
 and the live daemon's stall of PID nearest the hang mark in its stream (its
 diagnosis line: the report the notification carried); the live daemon's
@@ -130,31 +134,43 @@ def module_at(maps, addr):
 
 
 def stack_answers(work, truth, pid, bin_dir):
-    """The app's main-thread frames (comm, function), innermost first, or
-    None when there is no snapshot."""
+    """The frames (comm, function) of every thread of the app in its
+    snapshot, the main thread's first, each innermost first, or None when
+    there is no snapshot of the main thread."""
     comm = truth["anomaly_comm"]
     text = read(work, "eustack.txt")
-    frames, ok = [], False
     if text and ("TID %d:" % pid) in text:
-        ok = True
-        block = text.split("TID %d:" % pid, 1)[1].split("\nTID ", 1)[0]
-        for line in block.splitlines():
-            m = EUSTACK_FRAME.match(line.strip())
-            if m and m.group(1) and not system_module(m.group(2).strip(), bin_dir):
-                frames.append((comm, None, m.group(1)))
+        blocks = {}
+        for block in ("\n" + text).split("\nTID ")[1:]:
+            tid, _, body = block.partition(":")
+            if tid.strip().isdigit():
+                blocks[int(tid)] = body
+        frames = []
+        for tid in [pid] + [t for t in blocks if t != pid]:
+            for line in blocks[tid].splitlines():
+                m = EUSTACK_FRAME.match(line.strip())
+                if m and m.group(1) and not system_module(m.group(2).strip(), bin_dir):
+                    frames.append((comm, None, m.group(1)))
         return frames
     text, maps = read(work, "gdb.txt"), read(work, "maps.txt")
     if text and ("(LWP %d)" % pid) in text:
-        ok = True
-        block = text.split("(LWP %d)" % pid, 1)[1].split("\nThread ", 1)[0]
-        for line in block.splitlines():
-            m = GDB_FRAME.match(line.strip())
-            if not m or m.group(2) == "??":
-                continue
-            module = m.group(3) or (module_at(maps, int(m.group(1), 16)) if m.group(1) else None)
-            if module and not system_module(module, bin_dir):
-                frames.append((comm, None, m.group(2)))
-    return frames if ok else None
+        blocks = {}
+        for block in ("\n" + text).split("\nThread ")[1:]:
+            m = re.search(r"\(LWP (\d+)\)", block.split("\n", 1)[0])
+            if m:
+                blocks[int(m.group(1))] = block
+        frames = []
+        for tid in [pid] + [t for t in blocks if t != pid]:
+            for line in blocks[tid].splitlines()[1:]:
+                m = GDB_FRAME.match(line.strip())
+                if not m or m.group(2) == "??":
+                    continue
+                module = m.group(3) or (module_at(maps, int(m.group(1), 16))
+                                        if m.group(1) else None)
+                if module and not system_module(module, bin_dir):
+                    frames.append((comm, None, m.group(2)))
+        return frames
+    return None
 
 
 PERF_HEAD = re.compile(r"^(.*?)\s+(\d+)/(\d+)\s*$")
@@ -211,6 +227,8 @@ def offwake_answers(work, truth):
         if not stack or not count.isdigit() or ";--;" not in stack:
             continue
         waker = stack.split(";--;", 1)[1].split(";")
+        if waker[-1] in TOOL_COMMS or waker[-1].startswith("argus"):
+            continue
         # the waker side: its stack, then its comm last
         fn = truth.get("root_function", "")
         answer = (waker[-1], None, fn if fn and fn in waker[:-1]

@@ -8,8 +8,12 @@ Runs in the case's scratch folder, started before the driver. Two threads:
 
 - baselines: waits for the driver's `hang` file, then (1 s into the stall)
   takes a stack snapshot of the app (eu-stack, gdb -batch if eu-stack
-  fails) and records the machine with `perf record -a -g -F 199` for 1 s
-  (BCC offwaketime beside it when it can run here; else offwake.na says why).
+  fails) and records the machine with `perf record -a --call-graph dwarf
+  -F 199` for 1 s. BCC offwaketime runs beside it when it can run here;
+  where it cannot (no kprobes, no kernel headers), its facts are recorded
+  from the hang's mark until the driver is done (`driver.done`, or the
+  case's seconds) with perf on the scheduler's tracepoints, filtered to
+  the app's threads, into offwake.data (offwake.py folds it).
   It lists the processes of the case's desktop (descendants of --case-root)
   right after, for score.py to keep only those of perf's samples.
 - notify: logs the Notify calls on the session bus (dbus-monitor) with
@@ -24,11 +28,13 @@ Runs in the case's scratch folder, started before the driver. Two threads:
 Files written: desktop_pids (every process of the case's desktop seen while
 it ran: the runner's descendants and the session bus's), hang_ns, eustack.txt (or gdb.txt and maps.txt), snapshot_ns (start and end
 of the snapshot: how long the app was stopped), perf.data, case_pids,
-offwake.txt or offwake.na, notifications, fallbacks.
+offwake.txt, offwake.data (perf's, for offwake.py) or offwake.na,
+notifications, fallbacks.
 """
 import re
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -92,6 +98,31 @@ def offwaketime_tool():
     return (tool, None) if not why else (None, "; ".join(why))
 
 
+def offwake_perf(app, limit_s):
+    """perf recording the app's threads' switches and wake-ups with their
+    stacks (what offwaketime's kprobes see) into offwake.data: the running
+    perf, or None and why not. The filter lists the threads the app has
+    now: a thread started later is not in it (offwaketime -p filters by
+    process)."""
+    if not shutil.which("perf"):
+        return None, "perf not installed"
+    try:
+        tids = [int(t) for t in os.listdir("/proc/%d/task" % app)]
+    except OSError:
+        return None, "the app %d was gone at the hang" % app
+    switch = " || ".join("prev_pid == %d || next_pid == %d" % (t, t) for t in tids)
+    waking = " || ".join("pid == %d" % t for t in tids)
+    try:
+        return subprocess.Popen(["perf", "record", "-q", "-a", "--call-graph", "dwarf",
+                                 "-e", "sched:sched_switch", "--filter", switch,
+                                 "-e", "sched:sched_waking", "--filter", waking,
+                                 "-o", "offwake.data", "--", "sleep", "%.1f" % limit_s],
+                                stdout=subprocess.DEVNULL, stderr=open("offwake.err", "w"),
+                                start_new_session=True), None
+    except OSError as e:
+        return None, "perf: %s" % e.strerror
+
+
 def run(argv, out, err, timeout):
     """argv's exit status, stdout to the file out; -1 when it cannot run
     (a missing tool leaves its column empty, not the others)."""
@@ -110,6 +141,12 @@ def baselines(app, root, limit_s):
         write("offwake.na", "the driver never marked the hang")
         return
     write("hang_ns", "%d\n" % hang)
+    tool, why = offwaketime_tool()
+    offperf = None
+    if not tool:
+        offperf, perf_why = offwake_perf(app, limit_s)
+        if not offperf:
+            write("offwake.na", "%s; %s" % (why, perf_why))
     time.sleep(max(0.0, SNAPSHOT_DELAY_S - (time.monotonic_ns() - hang) / 1e9))
     t0 = time.monotonic_ns()
     rc = run(["eu-stack", "-m", "-p", str(app)], "eustack.txt", subprocess.STDOUT, 20)
@@ -124,17 +161,14 @@ def baselines(app, root, limit_s):
              "set print frame-info location-and-address", "-ex", "thread apply all bt"],
             "gdb.txt", subprocess.DEVNULL, 30)
     write("snapshot_ns", "%d %d\n" % (t0, time.monotonic_ns()))
-    tool, why = offwaketime_tool()
     off = None
     if tool:
         off = subprocess.Popen([tool, "-f", "-p", str(app), str(PERF_SECONDS)],
                                stdout=open("offwake.txt", "w"),
                                stderr=open("offwake.err", "w"))
-    else:
-        write("offwake.na", why)
     with open("perf.err", "w") as err:
-        run(["perf", "record", "-a", "-g", "-F", "199", "-o", "perf.data", "--", "sleep",
-             str(PERF_SECONDS)], "/dev/null", err, 30)
+        run(["perf", "record", "-a", "--call-graph", "dwarf", "-F", "199", "-o", "perf.data",
+             "--", "sleep", str(PERF_SECONDS)], "/dev/null", err, 30)
     me = os.getpid()
     write("case_pids", "".join("%d\n" % p for p in descendants(root) if p != me))
     if off:
@@ -147,6 +181,25 @@ def baselines(app, root, limit_s):
             with open("offwake.err") as f:
                 err = f.read().strip().splitlines()
             write("offwake.na", "offwaketime failed: %s" % (err[-1] if err else "exit %d" % rc))
+    if offperf:
+        # until the driver is done (its hang over) or the case's time is up
+        end = hang / 1e9 + limit_s
+        while time.monotonic() < end and offperf.poll() is None:
+            if os.path.exists("driver.done"):
+                break
+            time.sleep(0.1)
+        if offperf.poll() is None:
+            os.killpg(offperf.pid, signal.SIGINT)  # perf writes its data and ends
+        try:
+            rc = offperf.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(offperf.pid, signal.SIGKILL)
+            rc = offperf.wait()
+        if rc not in (0, -signal.SIGINT, 128 + signal.SIGINT) or not os.path.exists("offwake.data"):
+            with open("offwake.err") as f:
+                err = f.read().strip().splitlines()
+            write("offwake.na", "perf on the scheduler's tracepoints failed: %s"
+                  % (err[-1] if err else "exit %d" % rc))
 
 
 def mark_hang(limit_s):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """test_score.py - bench/zoo/score.py on hand-made work folders: the hang's
 start measured by the bench (busy_start) and the live answer scored (a busy
-stall's final diagnosis, the first notification's time). Exit 1 on a failed
-check, naming it."""
+stall's final diagnosis, the first notification's time); the baselines'
+answers (offwaketime rebuilt from perf's scheduler events by offwake.py, the
+stack snapshot of every thread). Exit 1 on a failed check, naming it."""
 import json
 import os
 import sys
@@ -10,6 +11,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(sys.argv[1], "bench", "zoo"))
 import score  # noqa: E402
+import offwake  # noqa: E402
 
 S = 10**9
 H = 1000 * S  # the driver's hang mark
@@ -95,5 +97,73 @@ with tempfile.TemporaryDirectory() as work:
     # anchored at the mark (6 s before the stall): no stall of the hang
     stall, report, notified = score.live_of(work, 7, H)
     check("the mark alone misses a stall 6 s later", stall is None)
+
+# offwake.py: `perf script` of the app's main thread (pid 50) blocking in
+# read twice: woken by its peer's write after 3 s, then by a tool's ptrace
+# stop after 1 s; preempted once (prev_state R: no wait)
+PERF = """app    50/50    100.000000: sched:sched_switch: prev_comm=app prev_pid=50 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+\t          1234 read_reply (/usr/bin/app)
+\t          1200 main (/usr/bin/app)
+
+peer    60/61    103.000000: sched:sched_waking: comm=app pid=50 prio=120 target_cpu=000
+\tffffffff813b4986 try_to_wake_up ([kernel.kallsyms])
+\t          2222 send_reply (/usr/bin/peer)
+\t          2200 worker (/usr/bin/peer)
+
+swapper     0/0    103.000100: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=50 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+
+app    50/50    103.500000: sched:sched_switch: prev_comm=app prev_pid=50 prev_prio=120 prev_state=R+ ==> next_comm=cc next_pid=70 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+\t          1300 layout (/usr/bin/app)
+
+cc    70/70    103.600000: sched:sched_switch: prev_comm=cc prev_pid=70 prev_prio=120 prev_state=R ==> next_comm=app next_pid=50 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+
+app    50/50    104.000000: sched:sched_switch: prev_comm=app prev_pid=50 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+\t          1234 read_reply (/usr/bin/app)
+\t          1200 main (/usr/bin/app)
+
+eu-stack    80/80    105.000000: sched:sched_waking: comm=app pid=50 prio=120 target_cpu=000
+\tffffffff813b4986 try_to_wake_up ([kernel.kallsyms])
+\t          3333 ptrace_attach (/usr/bin/eu-stack)
+
+swapper     0/0    105.000200: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=50 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+
+app    50/50    105.100000: sched:sched_switch: prev_comm=app prev_pid=50 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+\tffffffff82265ec8 __schedule ([kernel.kallsyms])
+\t          1234 read_reply (/usr/bin/app)
+"""
+folded = offwake.fold(PERF.splitlines())
+peer_key = ("app;main;read_reply;__schedule;--;try_to_wake_up;send_reply;worker;peer")
+check("offwake: a wait counted with its waker's stack, in us",
+      folded.get(peer_key) == 3000100)
+check("offwake: a preempted thread did not wait, a wait still going is not counted",
+      len(folded) == 2 and sum(folded.values()) == 3000100 + 1000200)
+with tempfile.TemporaryDirectory() as work:
+    with open(os.path.join(work, "offwake.txt"), "w") as f:
+        for k, us in sorted(folded.items(), key=lambda kv: -kv[1]):
+            f.write("%s %d\n" % (k, us))
+    answers, why = score.offwake_answers(work, {"root_comm": "peer",
+                                                "root_function": "send_reply"})
+    check("offwake: the tool's wake-up is left out, the peer's answered",
+          why is None and answers == [("peer", None, "send_reply")])
+    with open(os.path.join(work, "offwake.na"), "w") as f:
+        f.write("no kprobes\n")
+    answers, why = score.offwake_answers(work, {"root_comm": "peer"})
+    check("offwake: why it did not run", answers is None and why == "no kprobes")
+
+# the stack snapshot: every thread, the main thread's frames first
+with tempfile.TemporaryDirectory() as work:
+    with open(os.path.join(work, "eustack.txt"), "w") as f:
+        f.write("PID 50 - process\nTID 51:\n#0  0x0000000000001000 pool_work - /usr/bin/app\n"
+                "TID 50:\n#0  0x00007f0000001000 __poll - /usr/lib/libc.so.6\n"
+                "#1  0x0000000000001200 main_loop - /usr/bin/app\n")
+    a = score.stack_answers(work, {"anomaly_comm": "app"}, 50, None)
+    check("snapshot: every thread, the main thread first",
+          a == [("app", None, "main_loop"), ("app", None, "pool_work")])
 
 sys.exit(1 if failed else 0)
