@@ -223,13 +223,15 @@ run_pass() (
 	fi
 	cleanup
 	# perf's symbols come from the binaries on disk: after the hang, so
-	# that its CPU time does not land inside the stall
+	# that its CPU time does not land inside the stall. --no-inline: perf
+	# resolves inlined frames with addr2line, minutes for a DWARF
+	# recording of a GTK app (and names "(inlined)" its objects)
 	if [ -s perf.data ]; then
-		perf script -i perf.data -F comm,pid,tid,ip,sym,dso >perf.script 2>perf-script.err
+		perf script --no-inline -i perf.data -F comm,pid,tid,ip,sym,dso >perf.script 2>perf-script.err
 	fi
 	# offwaketime's folded stacks, from perf's scheduler tracepoints
 	if [ -s offwake.data ]; then
-		perf script -i offwake.data -F trace:comm,pid,tid,time,event,trace,ip,sym,dso \
+		perf script --no-inline -i offwake.data -F trace:comm,pid,tid,time,event,trace,ip,sym,dso \
 			>offwake.script 2>>offwake.err &&
 			python3 "$here/offwake.py" offwake.script >offwake.txt 2>>offwake.err ||
 			echo "offwake.py failed: $(tail -1 offwake.err)" >offwake.na
