@@ -148,8 +148,8 @@ int argus_procmaps_read(struct argus_procmaps *pm, uint32_t pid, uint64_t ts,
 		unsigned long long start, end, off;
 		char perms[8], file[4096];
 		file[0] = 0;
-		int k = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-		               file);
+		int k = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
+		               &off, file);
 		if (k < 4 || perms[2] != 'x')
 			continue;
 		if (p && !keep(p, start, end))
