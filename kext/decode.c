@@ -1,8 +1,9 @@
 /*
  * decode.c - the user-space half of a few kernel records: kernel stack ids
  * become interned stacks, exec records get the executable's path, and every
- * process seen gets its executable mappings and build ids written once (at
- * discovery and again at exec), so stacks can be symbolized later.
+ * process seen gets its executable mappings and build ids written (at
+ * discovery, again at exec, and the new ones when a stack holds an address
+ * in none of them), so stacks can be symbolized later.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "kext_priv.h"
+#include "procmaps.h"
 #include "tracer.h"
 #include "tracer.skel.h"
 #include "unwind.h"
@@ -144,57 +146,76 @@ static int intern_str(const struct argus_sink *sink, const char *s)
 	return sink->intern_string ? sink->intern_string(sink->arg, s, strlen(s)) : 0;
 }
 
-/* Executable mappings of pid and the build ids of their files. */
-static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts, const struct argus_sink *sink)
-{
-	char path[64], line[4096 + 128];
-	FILE *f;
-	int rc = 0;
+struct map_out {
+	struct argus_kext *k;
+	uint32_t pid;
+	uint64_t ts;
+	const struct argus_sink *sink;
+	int rc;
+};
 
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		k->maps_failed++;
+/* One executable mapping read: into the map table, its file's build id
+ * once. */
+static void put_map(void *arg, const struct argus_procmap *pm)
+{
+	struct map_out *o = arg;
+	struct argus_kext *k = o->k;
+	const struct argus_sink *sink = o->sink;
+	struct argus_map m = {.ts = o->ts, .pid = o->pid};
+	m.start = pm->start;
+	m.end = pm->end;
+	m.pgoff = pm->pgoff;
+	m.prot = (pm->readable ? PROT_READ : 0) | (pm->writable ? PROT_WRITE : 0) | PROT_EXEC;
+	m.path_str = pm->path[0] ? intern_str(sink, pm->path) : 0;
+	if (sink->map && sink->map(sink->arg, &m) < 0)
+		o->rc = -1;
+	uint32_t done;
+	if (pm->path[0] == '/' && m.path_str && !u32_table_get(&k->build_ids, m.path_str, &done)) {
+		struct argus_build_id b = {.path_str = m.path_str};
+		char mf[128];
+
+		/* map_files reaches the very file mapped, across mount
+		 * namespaces and after it was replaced on disk */
+		snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%llx-%llx", o->pid,
+		         (unsigned long long)pm->start, (unsigned long long)pm->end);
+		if ((read_build_id(mf, &b) || read_build_id(pm->path, &b)) && sink->build_id &&
+		    sink->build_id(sink->arg, &b) < 0)
+			o->rc = -1;
+		u32_table_put(&k->build_ids, m.path_str, 1);
+	}
+}
+
+/* Executable mappings of pid not written for it yet, and the build ids of
+ * their files; again: a stack held an address in none of those written. */
+static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts, const struct argus_sink *sink,
+                     bool again)
+{
+	struct map_out o = {k, pid, ts, sink, 0};
+
+	if (!k->pmaps && !(k->pmaps = argus_procmaps_new()))
+		return -1;
+	int n = argus_procmaps_read(k->pmaps, pid, ts, put_map, &o);
+	if (n < 0) {
+		if (!again)
+			k->maps_failed++;
 		return 0;
 	}
-	k->procs_seen++;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], file[4096];
-		struct argus_map m = {.ts = ts, .pid = pid};
-		int n;
+	if (again)
+		k->maps_again++;
+	else
+		k->procs_seen++;
+	return o.rc;
+}
 
-		file[0] = 0;
-		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-		           file);
-		if (n < 4 || perms[2] != 'x')
-			continue;
-		m.start = start;
-		m.end = end;
-		m.pgoff = off;
-		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-		         PROT_EXEC;
-		m.path_str = file[0] ? intern_str(sink, file) : 0;
-		if (sink->map && sink->map(sink->arg, &m) < 0)
-			rc = -1;
-		uint32_t done;
-		if (file[0] == '/' && m.path_str &&
-		    !u32_table_get(&k->build_ids, m.path_str, &done)) {
-			struct argus_build_id b = {.path_str = m.path_str};
-			char mf[128];
-
-			/* map_files reaches the very file mapped, across mount
-			 * namespaces and after it was replaced on disk */
-			snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%llx-%llx", pid,
-			         start, end);
-			if ((read_build_id(mf, &b) || read_build_id(file, &b)) && sink->build_id &&
-			    sink->build_id(sink->arg, &b) < 0)
-				rc = -1;
-			u32_table_put(&k->build_ids, m.path_str, 1);
-		}
-	}
-	fclose(f);
-	return rc;
+/* A stack of pid whose addresses (ips[0..n-1]) are in no mapping written
+ * for it: a library mapped since (the dynamic loader's, after the exec
+ * whose maps were read at once; dlopen). Its maps are read again, at most
+ * once a second: the trace must name what the live process named. */
+static void maps_again(struct argus_kext *k, uint32_t pid, uint64_t ts, const uint64_t *ips,
+                       unsigned n, const struct argus_sink *sink)
+{
+	if (argus_procmaps_stale(k->pmaps, pid, ts, ips, n))
+		read_maps(k, pid, ts, sink, true);
 }
 
 /* Per process: what has been done for it (u32_table procs). */
@@ -273,7 +294,7 @@ static int discover_maps(struct argus_kext *k, uint32_t pid, const struct argus_
 	proc_name(k, pid, true);
 	if (ev->flags & ARGUS_F_KTHREAD && ev->pid == pid)
 		return 0; /* kernel threads map nothing */
-	return read_maps(k, pid, ev->ts, sink);
+	return read_maps(k, pid, ev->ts, sink, false);
 }
 
 /* The process COMM record, in stream order (before the batch). */
@@ -337,7 +358,8 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 		u32_table_del(&k->names_idx, e->pid); /* exec renamed it */
 		proc_name(k, e->pid, true);
 		u32_table_put(&k->procs, e->pid, f | PROC_MAPS);
-		rc = read_maps(k, e->pid, e->ts, sink);
+		argus_procmaps_forget(k->pmaps, e->pid); /* a new layout */
+		rc = read_maps(k, e->pid, e->ts, sink, false);
 		break;
 	}
 	case ARGUS_EV_PROC_FORK:
@@ -422,6 +444,7 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 		return 0;
 	}
 	k->ustacks++;
+	maps_again(k, e->pid, e->ts, pcs, n, sink);
 	/* only where the frame-pointer walk broke (less than half the chain:
 	 * code without frame pointers); a program with frame pointers keeps
 	 * its frame-pointer stack and the rules written for it */
@@ -436,6 +459,12 @@ static int intern_stacks(struct argus_kext *k, struct argus_event *e, const stru
 {
 	if (e->type == ARGUS_EV_PROC_EXEC || e->type == ARGUS_EV_PROC_EXIT)
 		argus_unwinder_forget(k->unwinder, e->pid);
+	if (e->type == ARGUS_EV_PROC_EXIT)
+		argus_procmaps_forget(k->pmaps, e->pid);
+	/* the sampled or waiting ip (a frame-pointer walk's later frames
+	 * may be garbage in code without frame pointers) */
+	if ((e->type == ARGUS_EV_CPU_SAMPLE || e->type == ARGUS_EV_STACK) && e->stack.ip)
+		maps_again(k, e->pid, e->ts, &e->stack.ip, 1, sink);
 	if (e->type == ARGUS_EV_CPU_SAMPLE && e->stack.copy) {
 		uint32_t depth = 0, id;
 

@@ -22,6 +22,7 @@
 #include "kext_priv.h"
 #include "tracer.h"
 #include "tracer.skel.h"
+#include "procmaps.h"
 #include "unwind.h"
 
 #define DEFAULT_RING_BYTES (4u << 20)
@@ -375,6 +376,7 @@ void argus_kext_close(struct argus_kext *k)
 	free(k->names);
 	u32_table_free(&k->build_ids);
 	argus_unwinder_free(k->unwinder);
+	argus_procmaps_free(k->pmaps);
 	free(k->ucopy);
 	pthread_mutex_destroy(&k->full_mu);
 	free(k);
@@ -511,6 +513,7 @@ void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *s
 	st->ring_shed = argus_kext_ring_shed(k);
 	st->procs_seen = k->procs_seen;
 	st->maps_read_failed = k->maps_failed;
+	st->maps_read_again = k->maps_again;
 	st->ustacks = k->ustacks;
 	st->ustacks_lost = k->ustacks_lost + k->skel->bss->ustack_failed;
 	st->ustack_ns = k->ustack_ns;

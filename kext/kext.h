@@ -155,6 +155,7 @@ struct argus_kext_stats {
 	uint64_t stack_drops;
 	uint64_t procs_seen;       /* processes whose maps were read */
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
+	uint64_t maps_read_again;  /* read again: a stack's address in none written */
 	uint64_t ustacks;          /* full stacks unwound (argus_kext_full_stacks) */
 	uint64_t ustacks_lost;     /* copies unreadable or overwritten before decode */
 	uint64_t ustack_ns;        /* the decoder's time on them: read back and unwound */

@@ -14,6 +14,7 @@
 struct tracer_bpf;
 struct tracer_ustack;
 struct argus_unwinder;
+struct argus_procmaps;
 struct bpf_link;
 
 /* u32 -> u32 on the one hash table; key 0 is never stored, value 0 = absent.
@@ -52,6 +53,8 @@ struct argus_kext {
 	uint32_t last_mapped;       /* pid last found with PROC_MAPS (discover_maps) */
 	struct u32_table build_ids; /* path string id -> 1 once written */
 	uint64_t procs_seen, maps_failed;
+	struct argus_procmaps *pmaps; /* the mappings written per process (procmaps.c) */
+	uint64_t maps_again;          /* maps read again: a stack outside them (decode.c) */
 	uint64_t stacks_replaced; /* stack-map entries overwritten before decode */
 	struct argus_unwinder *unwinder; /* full stacks (unwind.c), NULL until one */
 	struct tracer_ustack *ucopy;     /* a slot read back (decode.c) */

@@ -56,6 +56,16 @@ struct lt_episode {
 	/* the handler's frames below the toolkit's dispatch, outermost first
 	 * (main > toolkit_run > toolkit_dispatch are added) */
 	const char *frames[LT_MAX_FRAMES];
+	/* a handler that works in phases: from phase2_ns into it, its
+	 * samples are in these frames instead */
+	uint64_t phase2_ns;
+	const char *phase2[LT_MAX_FRAMES];
+	/* the samples are whole call chains (full stacks, unwound with the
+	 * binaries' CFI: stack.unwind ARGUS_UNWIND_DWARF) */
+	bool chains;
+	/* more input (a key) comes input2_ns into the handler and waits unread
+	 * until it ends: a handler past the threshold is a stall */
+	uint64_t input2_ns;
 };
 
 struct lt_run {
@@ -224,8 +234,18 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 	lt_put(lw, e);
 	/* the handler: samples every 10 ms, interleaved with time passing; or
 	 * one wait in a read that blocks (its stack recorded) */
-	bool nested_on = false;
+	bool nested_on = false, sent2 = false;
 	for (uint64_t t = 5 * LT_MS; t < ep->handler_ns; t += 10 * LT_MS) {
+		if (ep->input2_ns && !sent2 && t >= ep->input2_ns) {
+			e = lt_ev(ts + ep->input2_ns, ARGUS_EV_IPC_SEND, lw->xpid, lw->xpid);
+			e.ipc.obj = SRV;
+			e.ipc.peer_obj = CLI;
+			e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+			e.ipc.ret = 32;
+			e.ipc.nr = 1;
+			lt_put(lw, e);
+			sent2 = true;
+		}
 		if (ep->nested && !nested_on && t >= ep->handler_ns - ep->nested_ns) {
 			uint64_t nb = ts + ep->handler_ns - ep->nested_ns - 2 * LT_MS;
 			if (!ep->signal) {
@@ -237,7 +257,9 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 		uint64_t ips[LT_MAX_FRAMES + 4];
 		uint32_t n = 0;
 		size_t nf = 0;
-		while (nf < LT_MAX_FRAMES && ep->frames[nf])
+		const char *const *frames =
+		    ep->phase2[0] && t >= ep->phase2_ns ? ep->phase2 : ep->frames;
+		while (nf < LT_MAX_FRAMES && frames[nf])
 			nf++;
 		bool in_nested = ep->nested && t >= ep->handler_ns - ep->nested_ns;
 		if (ep->waits)
@@ -245,7 +267,7 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 		if (in_nested)
 			ips[n++] = lt_ip(lw, ep->nested);
 		for (size_t k = nf; k-- > 0;)
-			ips[n++] = lt_ip(lw, ep->frames[k]);
+			ips[n++] = lt_ip(lw, frames[k]);
 		ips[n++] = lt_ip(lw, "toolkit_dispatch");
 		ips[n++] = lt_ip(lw, "toolkit_run");
 		ips[n++] = lt_ip(lw, "main");
@@ -276,6 +298,7 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 				ips[0] = lt_ip(lw, ep->lost_in); /* the innermost frame replaced */
 			e.stack.ustack = argus_trace_intern_stack(lw->w, ips, n);
 			e.stack.kind = ARGUS_STACK_SAMPLE;
+			e.stack.unwind = ep->chains ? ARGUS_UNWIND_DWARF : ARGUS_UNWIND_FP;
 			lt_put(lw, e);
 		}
 		lt_put(lw, lt_ev(ts + t + 2000, ARGUS_EV_SYS_EXIT, 99, 99));
@@ -308,6 +331,14 @@ static inline void lt_episode(struct lt_writer *lw, const struct lt_episode *ep,
 		if (!ep->signal)
 			lt_hook(lw, end - 1000, ARGUS_EV_ASYNC_RUN_END, lt_entry(lw, ep->frames[0]));
 		lt_hook(lw, end - 500, ARGUS_EV_DISPATCH_END, lt_entry(lw, "toolkit_dispatch"));
+	}
+	if (sent2) { /* the key that waited is read */
+		e = lt_ev(end - 100, ARGUS_EV_IPC_RECV, lw->pid, lw->pid);
+		e.ipc.obj = CLI;
+		e.ipc.peer_obj = SRV;
+		e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+		e.ipc.ret = 32;
+		lt_put(lw, e);
 	}
 	e = lt_ev(end, ARGUS_EV_SYS_ENTER, lw->pid, lw->pid);
 	e.sys_enter.nr = 7; /* poll, waiting */

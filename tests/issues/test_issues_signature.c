@@ -10,6 +10,7 @@
 
 #include "issues.h"
 #include "lagtrace.h"
+#include "session.h"
 #include "synth.h"
 #include "test.h"
 
@@ -207,6 +208,118 @@ TEST(a_sample_that_lost_its_frame_does_not_split_a_handlers_lags)
 	cleanup();
 }
 
+/* What a session says of a trace's first stall: its costly function at
+ * detection and in its final diagnosis (over the whole stall). */
+struct answers {
+	char detected[128], final[128];
+};
+
+static void on_diag(void *arg, const struct argus_diagnosis *d)
+{
+	struct answers *a = arg;
+	if (!a->detected[0])
+		snprintf(a->detected, sizeof(a->detected), "%s", d->costly_func);
+}
+
+static void on_final_diag(void *arg, const struct argus_diagnosis *d)
+{
+	struct answers *a = arg;
+	if (!a->final[0])
+		snprintf(a->final, sizeof(a->final), "%s", d->costly_func);
+}
+
+static void answers_of(const char *trace, struct answers *a)
+{
+	memset(a, 0, sizeof(*a));
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct argus_session *s;
+	ASSERT_EQ(argus_session_new(&s, &o), 0);
+	struct argus_session_sink k = {.diagnosis = on_diag, .final = on_final_diag, .arg = a};
+	ASSERT_EQ(argus_session_add_sink(s, &k), 0);
+	struct argus_trace_error err;
+	ASSERT_EQ(argus_session_run_file(s, trace, &err), 0);
+	argus_session_free(s);
+	printf("%s: at detection %s, final %s\n", trace, a->detected, a->final);
+}
+
+/* A key handler that works in phases, sampled as whole call chains (full
+ * stacks): it parses the file for its first 2.4 s - the stall is detected
+ * 2 s into it, so its answer at detection names the parsing phase - and
+ * lays the text out for the next 3.6 s, most of the stall. The two runs
+ * parse differently (parse_file, then tokenize under it), so their answers
+ * at detection differ; their final diagnoses both name layout_text, the
+ * answer the user's notification ends with. The store keys the stall by
+ * that final answer (issues/sink.c on_final): one issue with two sessions,
+ * not one issue per detection-time answer. */
+TEST(a_busy_stall_is_keyed_by_its_final_diagnosis_not_by_its_answer_at_detection)
+{
+	tmpdir();
+	char t1[300], t2[300];
+	snprintf(t1, sizeof(t1), "%s/run1.argus", dir);
+	snprintf(t2, sizeof(t2), "%s/run2.argus", dir);
+	static const struct lt_episode parse[] = {
+	    {.at = 100 * LT_MS, .handler_ns = 30 * LT_MS, .frames = {"on_click"}},
+	    {.at = 1000 * LT_MS,
+	     .handler_ns = 6000 * LT_MS,
+	     .frames = {"on_key", "cmd_open", "parse_file"},
+	     .phase2_ns = 2400 * LT_MS,
+	     .phase2 = {"on_key", "cmd_open", "layout_text"},
+	     .chains = true,
+	     .input2_ns = 50 * LT_MS},
+	};
+	static const struct lt_episode tokens[] = {
+	    {.at = 100 * LT_MS, .handler_ns = 30 * LT_MS, .frames = {"on_click"}},
+	    {.at = 1000 * LT_MS,
+	     .handler_ns = 6000 * LT_MS,
+	     .frames = {"on_key", "cmd_open", "parse_file", "tokenize"},
+	     .phase2_ns = 2400 * LT_MS,
+	     .phase2 = {"on_key", "cmd_open", "layout_text"},
+	     .chains = true,
+	     .input2_ns = 50 * LT_MS},
+	};
+	struct lt_run r1 = {.seed = 3, .ep = parse, .nep = 2};
+	struct lt_run r2 = {.seed = 21, .ep = tokens, .nep = 2};
+	lt_write(t1, &r1);
+	lt_write(t2, &r2);
+	/* the premise: the answers at detection differ, the final ones agree */
+	struct answers a1, a2;
+	answers_of(t1, &a1);
+	answers_of(t2, &a2);
+	ASSERT_STR_EQ(a1.detected, "parse_file");
+	ASSERT_STR_EQ(a2.detected, "tokenize");
+	ASSERT_STR_EQ(a1.final, "layout_text");
+	ASSERT_STR_EQ(a2.final, "layout_text");
+	struct argus_issues *db = open_db();
+	import(db, t1);
+	size_t n;
+	struct argus_issue_summary *v = list(db, &n);
+	size_t stalls = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].kind, "stall")) {
+			stalls++;
+			ASSERT_STR_EQ(v[i].frames, "layout_text@demo-app");
+			ASSERT_U64_EQ(v[i].sessions, 1);
+		}
+	ASSERT_EQ(stalls, 1);
+	free(v);
+	import(db, t2);
+	v = list(db, &n);
+	stalls = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].kind, "stall")) {
+			stalls++;
+			ASSERT_STR_EQ(v[i].frames, "layout_text@demo-app");
+			ASSERT_U64_EQ(v[i].sessions, 2);
+			ASSERT_U64_EQ(v[i].occurrences, 2);
+		}
+	ASSERT_EQ(stalls, 1);
+	free(v);
+	argus_issues_close(db);
+	cleanup();
+}
+
 TEST_MAIN(TEST_ENTRY(a_hang_in_two_runs_with_other_pids_is_one_issue_per_landmark),
           TEST_ENTRY(a_waiting_lag_is_keyed_by_its_wait_not_by_a_stray_sample),
-          TEST_ENTRY(a_sample_that_lost_its_frame_does_not_split_a_handlers_lags))
+          TEST_ENTRY(a_sample_that_lost_its_frame_does_not_split_a_handlers_lags),
+          TEST_ENTRY(a_busy_stall_is_keyed_by_its_final_diagnosis_not_by_its_answer_at_detection))
