@@ -5,7 +5,11 @@
  * inner sink falls behind by more than the bound, records are dropped and
  * counted while table entries never are. Label "concurrent" (TSan).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -306,8 +310,54 @@ TEST(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_throug
 	pthread_mutex_destroy(&in.gate);
 }
 
+/* the nice of this process's autogroup, or -100 */
+static int autogroup_nice(void)
+{
+	FILE *f = fopen("/proc/self/autogroup", "re");
+	int nice = -100;
+	if (f) {
+		if (fscanf(f, "/autogroup-%*d nice %d", &nice) != 1)
+			nice = -100;
+		fclose(f);
+	}
+	return nice;
+}
+
+TEST(the_daemon_lifts_its_own_sessions_group_and_no_other)
+{
+	/* with autogroup scheduling a session weighs as one nice-0 task: the
+	 * worker's nice -20 alone left the daemon 0.3 of a CPU beside a
+	 * session of 800 busy processes (the storm). A session leader (the
+	 * daemon as systemd or the bench starts it) lifts its group; a process
+	 * in someone else's session (a terminal's) does not touch it */
+	if (geteuid() != 0)
+		SKIP("needs root (CAP_SYS_NICE) to lift a group");
+	if (access("/proc/self/autogroup", R_OK))
+		SKIP("the kernel has no autogroup scheduling");
+	pid_t c = fork();
+	ASSERT(c >= 0);
+	if (c == 0) {
+		/* a forked child never leads a session */
+		int before = autogroup_nice();
+		if (argus_worker_group_nice(-20) != 1 || autogroup_nice() != before)
+			_exit(1);
+		if (setsid() < 0)
+			_exit(2);
+		if (autogroup_nice() != 0)
+			_exit(3);
+		if (argus_worker_group_nice(-20) != 0)
+			_exit(4);
+		_exit(autogroup_nice() == -20 ? 0 : 5);
+	}
+	int status = 0;
+	ASSERT_EQ(waitpid(c, &status, 0), c);
+	ASSERT(WIFEXITED(status));
+	ASSERT_MSG(WEXITSTATUS(status) == 0, "child step %d failed", WEXITSTATUS(status));
+}
+
 TEST_MAIN(TEST_ENTRY(everything_reaches_the_inner_sink_in_order),
           TEST_ENTRY(a_stalled_worker_drops_records_counted_but_never_table_entries),
           TEST_ENTRY(table_entries_count_against_the_bound_and_records_give_way),
           TEST_ENTRY(behind_a_flooding_process_the_others_records_still_go_through),
-          TEST_ENTRY(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_through))
+          TEST_ENTRY(behind_many_processes_their_shares_shrink_and_an_apps_records_all_go_through),
+          TEST_ENTRY(the_daemon_lifts_its_own_sessions_group_and_no_other))
