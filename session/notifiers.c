@@ -4,7 +4,6 @@
  * one line per notification (docs/daemon.md, "Notifications").
  */
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdio.h>

@@ -5,13 +5,12 @@
  * inner sink falls behind by more than the bound, records are dropped and
  * counted while table entries never are. Label "concurrent" (TSan).
  */
-#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
-#include <pthread.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session.h"
