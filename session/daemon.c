@@ -222,6 +222,11 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 		return -1;
 	}
 	struct argus_sink inner = argus_session_sink(dd->s);
+	/* the worker's nice -20 counts within the daemon's group only: the
+	 * group itself weighs as one nice-0 task beside a user's session of
+	 * 800 busy processes (a storm: the worker got 0.1-0.3 of a CPU and was
+	 * seconds behind). Best effort, the daemon as a session leader only. */
+	(void)argus_worker_group_nice(-20);
 	if (argus_worker_new(&dd->w, &inner, worker_tick, dd, DIAG_QUEUE_BYTES)) {
 		snprintf(err, ecap, "cannot start the diagnosis thread");
 		argus_daemon_diag_free(dd);

@@ -290,6 +290,16 @@ void argus_worker_favour(struct argus_worker *w, uint32_t pid);
 void argus_worker_stop(struct argus_worker *w); /* run what is queued, end the thread */
 void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *st);
 void argus_worker_free(struct argus_worker *w);
+/* The daemon's scheduling group: with autogroup scheduling (a kernel's
+ * sched_autogroup_enabled, the CPU controller not splitting it) a session
+ * is one group, weighed as one nice-0 task however many threads it has and
+ * whatever their nice; a thread's nice only orders the group's own threads.
+ * When the calling process leads its session (setsid: `argus start` from
+ * systemd or the storm bench; never a terminal's session, which would lift
+ * the user's jobs with it), the session's group gets `nice`
+ * (/proc/self/autogroup). 0 done, 1 not a session leader or no autogroup,
+ * -1 refused (errno; no CAP_SYS_NICE). */
+int argus_worker_group_nice(int nice);
 
 /* `argus start`'s diagnosis: a full session (live symbols) in a worker fed
  * by the daemon's merge, ticked with the stream's time, with a report sink

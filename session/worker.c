@@ -31,6 +31,8 @@
  * argus_worker_favour) are never shed, nor the records of other processes
  * that switch them onto a CPU or wake them: the stall detection needs them.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hashmap.h"
 #include "session.h"
@@ -454,6 +457,22 @@ void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *s
 	*st = w->st;
 	st->queued_bytes = w->bytes;
 	pthread_mutex_unlock(&w->mu);
+}
+
+int argus_worker_group_nice(int nice)
+{
+	if (getsid(0) != getpid())
+		return 1;
+	int fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -1; /* a kernel without autogroup */
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", nice);
+	ssize_t w = write(fd, buf, (size_t)len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return w == len ? 0 : -1;
 }
 
 void argus_worker_free(struct argus_worker *w)
