@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "kext_priv.h"
+#include "procmaps.h"
 #include "tracer.h"
 #include "tracer.skel.h"
 #include "unwind.h"
@@ -144,57 +145,59 @@ static int intern_str(const struct argus_sink *sink, const char *s)
 	return sink->intern_string ? sink->intern_string(sink->arg, s, strlen(s)) : 0;
 }
 
-/* Executable mappings of pid and the build ids of their files. */
+struct read_maps_ctx {
+	struct argus_kext *k;
+	uint32_t pid;
+	uint64_t ts;
+	const struct argus_sink *sink;
+	int rc;
+};
+
+static int one_map(void *arg, const struct argus_vma *v)
+{
+	struct read_maps_ctx *c = arg;
+	struct argus_kext *k = c->k;
+	const struct argus_sink *sink = c->sink;
+	struct argus_map m = {.ts = c->ts,
+	                      .pid = c->pid,
+	                      .start = v->start,
+	                      .end = v->end,
+	                      .pgoff = v->pgoff,
+	                      .prot = v->prot};
+	uint32_t done;
+
+	m.path_str = v->path[0] ? intern_str(sink, v->path) : 0;
+	if (sink->map && sink->map(sink->arg, &m) < 0)
+		c->rc = -1;
+	if (v->path[0] == '/' && m.path_str && !u32_table_get(&k->build_ids, m.path_str, &done)) {
+		struct argus_build_id b = {.path_str = m.path_str};
+		char mf[128];
+
+		/* map_files reaches the very file mapped, across mount
+		 * namespaces and after it was replaced on disk */
+		snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%llx-%llx", c->pid,
+		         (unsigned long long)v->start, (unsigned long long)v->end);
+		if ((read_build_id(mf, &b) || read_build_id(v->path, &b)) && sink->build_id &&
+		    sink->build_id(sink->arg, &b) < 0)
+			c->rc = -1;
+		u32_table_put(&k->build_ids, m.path_str, 1);
+	}
+	return 0;
+}
+
+/* Executable mappings of pid (procmaps.c) and the build ids of their
+ * files. */
 static int read_maps(struct argus_kext *k, uint32_t pid, uint64_t ts, const struct argus_sink *sink)
 {
-	char path[64], line[4096 + 128];
-	FILE *f;
-	int rc = 0;
+	struct read_maps_ctx c = {.k = k, .pid = pid, .ts = ts, .sink = sink};
 
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
-	f = fopen(path, "re");
-	if (!f) {
+	if (argus_procmaps_exec(pid, ARGUS_PROCMAPS_AUTO, &k->procmap_ioctl_missing, one_map, &c) <
+	    0) {
 		k->maps_failed++;
 		return 0;
 	}
 	k->procs_seen++;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], file[4096];
-		struct argus_map m = {.ts = ts, .pid = pid};
-		int n;
-
-		file[0] = 0;
-		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-		           file);
-		if (n < 4 || perms[2] != 'x')
-			continue;
-		m.start = start;
-		m.end = end;
-		m.pgoff = off;
-		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-		         PROT_EXEC;
-		m.path_str = file[0] ? intern_str(sink, file) : 0;
-		if (sink->map && sink->map(sink->arg, &m) < 0)
-			rc = -1;
-		uint32_t done;
-		if (file[0] == '/' && m.path_str &&
-		    !u32_table_get(&k->build_ids, m.path_str, &done)) {
-			struct argus_build_id b = {.path_str = m.path_str};
-			char mf[128];
-
-			/* map_files reaches the very file mapped, across mount
-			 * namespaces and after it was replaced on disk */
-			snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%llx-%llx", pid,
-			         start, end);
-			if ((read_build_id(mf, &b) || read_build_id(file, &b)) && sink->build_id &&
-			    sink->build_id(sink->arg, &b) < 0)
-				rc = -1;
-			u32_table_put(&k->build_ids, m.path_str, 1);
-		}
-	}
-	fclose(f);
-	return rc;
+	return c.rc;
 }
 
 /* Per process: what has been done for it (u32_table procs). */
@@ -335,7 +338,10 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 		if (!e->exec.exe_str)
 			e->exec.exe_str = exec_path(k, e->pid, sink);
 		u32_table_del(&k->names_idx, e->pid); /* exec renamed it */
-		proc_name(k, e->pid, true);
+		/* the name exec gave it, from the record; renames after are
+		 * records of their own (task_rename) */
+		if (!keep_name(k, e->pid, e->exec.comm))
+			proc_name(k, e->pid, true);
 		u32_table_put(&k->procs, e->pid, f | PROC_MAPS);
 		rc = read_maps(k, e->pid, e->ts, sink);
 		break;
