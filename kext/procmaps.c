@@ -27,11 +27,11 @@ struct procmap_query_abi {
 	uint32_t vma_name_size, build_id_size;
 	uint64_t vma_name_addr, build_id_addr;
 };
-#define PMQ_IOCTL             _IOWR('f', 17, struct procmap_query_abi)
-#define PMQ_VMA_READABLE      0x01
-#define PMQ_VMA_WRITABLE      0x02
-#define PMQ_VMA_EXECUTABLE    0x04
-#define PMQ_COVERING_OR_NEXT  0x10
+#define PMQ_IOCTL            _IOWR('f', 17, struct procmap_query_abi)
+#define PMQ_VMA_READABLE     0x01
+#define PMQ_VMA_WRITABLE     0x02
+#define PMQ_VMA_EXECUTABLE   0x04
+#define PMQ_COVERING_OR_NEXT 0x10
 _Static_assert(sizeof(struct procmap_query_abi) == 104, "PROCMAP_QUERY's struct is 104 bytes");
 
 #define PATH_BYTES 4096

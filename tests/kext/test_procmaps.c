@@ -48,7 +48,8 @@ static void same_maps(uint32_t pid)
 	ASSERT(argus_procmaps_exec(pid, ARGUS_PROCMAPS_TEXT, NULL, keep, &text) > 0);
 	ASSERT(argus_procmaps_exec(pid, ARGUS_PROCMAPS_AUTO, &missing, keep, &kern) > 0);
 	if (missing)
-		SKIP("the kernel has no PROCMAP_QUERY (Linux < 6.11): the text was read both times");
+		SKIP(
+		    "the kernel has no PROCMAP_QUERY (Linux < 6.11): the text was read both times");
 	ASSERT(text.n >= 2);
 	ASSERT_EQ(kern.n, text.n);
 	for (size_t i = 0; i < text.n; i++) {
@@ -97,9 +98,9 @@ TEST(a_gone_process_has_none)
 	if (pid == 0)
 		_exit(0);
 	waitpid(pid, NULL, 0);
-	ASSERT_EQ(argus_procmaps_exec((uint32_t)pid, ARGUS_PROCMAPS_AUTO, NULL, keep,
-	                              &(struct vmas){0}),
-	          -1);
+	ASSERT_EQ(
+	    argus_procmaps_exec((uint32_t)pid, ARGUS_PROCMAPS_AUTO, NULL, keep, &(struct vmas){0}),
+	    -1);
 }
 
 TEST_MAIN(TEST_ENTRY(this_process_has_the_same_executable_mappings_either_way),
