@@ -156,7 +156,7 @@ struct map_out {
 
 /* One executable mapping read: into the map table, its file's build id
  * once. */
-static void put_map(void *arg, const struct argus_procmap *pm)
+static void put_map(void *arg, const struct argus_vma *pm)
 {
 	struct map_out *o = arg;
 	struct argus_kext *k = o->k;
@@ -165,7 +165,7 @@ static void put_map(void *arg, const struct argus_procmap *pm)
 	m.start = pm->start;
 	m.end = pm->end;
 	m.pgoff = pm->pgoff;
-	m.prot = (pm->readable ? PROT_READ : 0) | (pm->writable ? PROT_WRITE : 0) | PROT_EXEC;
+	m.prot = pm->prot;
 	m.path_str = pm->path[0] ? intern_str(sink, pm->path) : 0;
 	if (sink->map && sink->map(sink->arg, &m) < 0)
 		o->rc = -1;
@@ -356,7 +356,10 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
 		if (!e->exec.exe_str)
 			e->exec.exe_str = exec_path(k, e->pid, sink);
 		u32_table_del(&k->names_idx, e->pid); /* exec renamed it */
-		proc_name(k, e->pid, true);
+		/* the name exec gave it, from the record; renames after are
+		 * records of their own (task_rename) */
+		if (!keep_name(k, e->pid, e->exec.comm))
+			proc_name(k, e->pid, true);
 		u32_table_put(&k->procs, e->pid, f | PROC_MAPS);
 		argus_procmaps_forget(k->pmaps, e->pid); /* a new layout */
 		rc = read_maps(k, e->pid, e->ts, sink, false);

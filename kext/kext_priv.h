@@ -53,9 +53,9 @@ struct argus_kext {
 	uint32_t last_mapped;       /* pid last found with PROC_MAPS (discover_maps) */
 	struct u32_table build_ids; /* path string id -> 1 once written */
 	uint64_t procs_seen, maps_failed;
-	struct argus_procmaps *pmaps; /* the mappings written per process (procmaps.c) */
-	uint64_t maps_again;          /* maps read again: a stack outside them (decode.c) */
-	uint64_t stacks_replaced; /* stack-map entries overwritten before decode */
+	struct argus_procmaps *pmaps;    /* the mappings written per process (procmaps.c) */
+	uint64_t maps_again;             /* maps read again: a stack outside them (decode.c) */
+	uint64_t stacks_replaced;        /* stack-map entries overwritten before decode */
 	struct argus_unwinder *unwinder; /* full stacks (unwind.c), NULL until one */
 	struct tracer_ustack *ucopy;     /* a slot read back (decode.c) */
 	uint64_t ustacks, ustacks_lost;

@@ -10,8 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -264,7 +264,7 @@ static void on_awake(uv_check_t *c)
 }
 
 /* Every TICK_MS while records come in numbers; a tick that reads fewer
- * than TICK_FEW doubles the period up to TICK_IDLE_MS (and half of
+ * than TICK_FEW per TICK_MS of its period doubles the period up to TICK_IDLE_MS (and half of
  * max_delay) while the tick hook waits on time (a stall could fire: it is
  * seen within that of its threshold), up to TICK_QUIET_MS while it does
  * not (every app in its loop, or no GUI app): an idle machine wakes the
@@ -294,7 +294,12 @@ static void on_tick(uv_timer_t *t)
 		cap = TICK_MS;
 	if (!timed)
 		cap = TICK_QUIET_MS;
-	ms = d->read_total - before >= TICK_FEW ? TICK_MS : ms * 2 > cap ? cap : ms * 2;
+	/* in numbers: TICK_FEW or more per TICK_MS of the period (a rate:
+	 * counted per tick, a longer tick read TICK_FEW at a rate a shorter
+	 * one backed off at, and the period swung between TICK_MS and the
+	 * cap under a steady few thousand records a second) */
+	bool many = (d->read_total - before) * TICK_MS >= (uint64_t)TICK_FEW * ms;
+	ms = many ? TICK_MS : ms * 2 > cap ? cap : ms * 2;
 	if (ms != d->tick_ms) {
 		d->tick_ms = ms;
 		uv_timer_start(&d->tick, on_tick, ms, ms);
@@ -327,8 +332,8 @@ static void daemon_stop(struct argus_daemon *d)
 		return;
 	d->stopping = true;
 	more_all_off(d); /* the rings and the source are still there */
-	hooks_close(d); /* drains each hook ring into the merge */
-	pump(d, true);  /* everything still in the rings and the merge */
+	hooks_close(d);  /* drains each hook ring into the merge */
+	pump(d, true);   /* everything still in the rings and the merge */
 	if (d->rec) {
 		rec_close(d->rec);
 		d->rec = NULL;

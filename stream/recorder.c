@@ -238,7 +238,9 @@ static int open_chunk(struct recorder *r, uint64_t first_ts)
 	struct argus_trace_meta meta;
 	argus_trace_meta_init(&meta, "argus start (flight recorder)");
 	struct argus_trace_error err;
-	struct argus_trace_writer_opts wo = {.chunk_events = 16384};
+	/* zstd level 1, as argus record: level 3 cost the daemon about a
+	 * tenth of its CPU on a desktop with a build (docs/daemon.md) */
+	struct argus_trace_writer_opts wo = {.chunk_events = 16384, .zstd_level = 1};
 	if (argus_trace_writer_fdopen(&r->w, r->wfd, path, &meta, &wo, &err)) {
 		close(r->wfd);
 		r->wfd = -1;

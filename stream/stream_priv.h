@@ -176,7 +176,7 @@ size_t more_status(const struct argus_daemon *d, char *buf, size_t cap, bool jso
 #define TICK_MS          5
 #define TICK_IDLE_MS     40  /* the longest period a quiet machine backs off to */
 #define TICK_QUIET_MS    200 /* ... when no consumer waits on time (tick hook) */
-#define TICK_FEW         256 /* a tick that reads fewer records backs off */
+#define TICK_FEW         256 /* a tick that reads fewer records per TICK_MS backs off */
 #define MAX_SINKS        8
 #define NTYPES           (ARGUS_EV_TYPE_MAX + 1) /* last slot: unknown types */
 #define MAX_KERNEL_RINGS 1024
