@@ -563,8 +563,10 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_pkind = u->last_pkind;
 				u->wait_okind = u->last_okind;
 				u->wait_handed = u->handed;
-				u->wait_loop = loop_wait(u);
-				if (!u->looped && u->wait_loop)
+				bool lw = loop_wait(u);
+				/* idle there: not a call handed to a worker */
+				u->wait_loop = lw && !awaits_a_worker(u);
+				if (!u->looped && lw)
 					started(u, ev->ts);
 				u->sent_req = false;
 				if (u->wait_at)

@@ -119,7 +119,7 @@ struct uthr {
 	 * go, or half of a stretch of lag_ns in its loop's own wait (idle_from:
 	 * the stretch's first loop wait, idle_loop: loop-wait time in it) */
 	bool idle_once;
-	bool wait_loop; /* the wait it is blocked in is its loop's (loop_wait) */
+	bool wait_loop; /* the wait it is blocked in is its loop's (loop_wait), no call */
 	uint64_t idle_from, idle_loop;
 	bool looped;   /* waited in its loop once (loop_wait): it has started up */
 	bool sent_req; /* wrote a request to the display, not waited since */
