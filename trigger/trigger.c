@@ -27,8 +27,14 @@ static void episode_begin(struct argus_trigger *t, struct uthr *u)
 	u->ep_start = t->now;
 	u->oncpu_acc = u->blocked_acc = 0;
 	u->yields = u->zero_polls = 0;
-	if (u->on_cpu)
+	if (u->on_cpu) {
+		/* the busy window's time on CPU so far is kept: on_since
+		 * restarts for the episode's counters only */
+		uint64_t os = u->on_since > u->busy_from ? u->on_since : u->busy_from;
+		if (u->busy_from && t->now > os)
+			u->busy_oncpu += t->now - os;
 		u->on_since = t->now;
+	}
 	if (u->blocked)
 		u->blocked_since = t->now;
 }
@@ -317,6 +323,18 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 {
 	if (ts >= u->wait_since + t->o.lag_ns)
 		u->idle_once = true;
+	/* an app animating (a frame clock: GTK 4's blinking cursor) is idle
+	 * between frames, a few ms at a time: half of a stretch of lag_ns
+	 * spent in its loop's wait (no round trip, call or helper's futex) */
+	if (u->wait_loop && ts > u->wait_since) {
+		if (!u->idle_from || ts > u->idle_from + t->o.lag_ns) {
+			u->idle_from = u->wait_since;
+			u->idle_loop = 0;
+		}
+		u->idle_loop += ts - u->wait_since;
+		if (u->idle_loop * 2 >= t->o.lag_ns)
+			u->idle_once = true;
+	}
 	uint64_t ws = u->wait_since > u->busy_from ? u->wait_since : u->busy_from;
 	if (u->busy_from && ts > ws)
 		u->busy_blocked += ts - ws;
@@ -409,8 +427,12 @@ static void check_episode(struct argus_trigger *t, struct uthr *u)
 		return;
 	}
 	/* a reply read before the first window opened an episode that is no
-	 * stall (no window): the launch rule decides */
-	if (u->blocked && t->now >= u->blocked_since + t->o.launch_ns && launching(t, u)) {
+	 * stall (no window): the launch rule decides. A stall's end resumes
+	 * the thread: a wait recorded as begun before it (records late under
+	 * load, the tick ahead of them) counts from that end, so no second
+	 * stall of the same start */
+	uint64_t blocked_from = u->blocked_since > u->resumed ? u->blocked_since : u->resumed;
+	if (u->blocked && t->now >= blocked_from + t->o.launch_ns && launching(t, u)) {
 		episode_begin(t, u);
 		u->blocked_since = u->ep_start - t->o.launch_ns;
 		u->ep_start = u->blocked_since;
@@ -541,7 +563,10 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_pkind = u->last_pkind;
 				u->wait_okind = u->last_okind;
 				u->wait_handed = u->handed;
-				if (!u->looped && loop_wait(u))
+				bool lw = loop_wait(u);
+				/* idle there: not a call handed to a worker */
+				u->wait_loop = lw && !awaits_a_worker(u);
+				if (!u->looped && lw)
 					started(u, ev->ts);
 				u->sent_req = false;
 				if (u->wait_at)

@@ -115,9 +115,14 @@ struct uthr {
 	/* busy_evt: an event came in the window (the window opens when the
 	 * thread stops waiting; it can fire only once someone waits for it) */
 	bool busy_probation, sat, busy_evt;
-	bool idle_once; /* waited lag_ns in one go once: it has started up */
-	bool looped;    /* waited in its loop once (loop_wait): it has started up */
-	bool sent_req;  /* wrote a request to the display, not waited since */
+	/* idle in its loop once: it has started up. A wait of lag_ns in one
+	 * go, or half of a stretch of lag_ns in its loop's own wait (idle_from:
+	 * the stretch's first loop wait, idle_loop: loop-wait time in it) */
+	bool idle_once;
+	bool wait_loop; /* the wait it is blocked in is its loop's (loop_wait), no call */
+	uint64_t idle_from, idle_loop;
+	bool looped;   /* waited in its loop once (loop_wait): it has started up */
+	bool sent_req; /* wrote a request to the display, not waited since */
 	/* episode counters */
 	uint64_t ep_start, oncpu_acc, blocked_acc;
 	uint32_t yields, zero_polls;

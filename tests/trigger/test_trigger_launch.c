@@ -351,6 +351,36 @@ TEST(a_client_that_blocks_long_after_its_start_is_no_launch_stall)
 	teardown();
 }
 
+/* Under a storm the records come late: the live tick has moved the
+ * trigger's time past them. A launch fires at the tick; the thread's
+ * wake-up, recorded before it, comes next and ends the stall at once
+ * ("ended after 0.00 s"), then its next wait, also from before the tick:
+ * a stall's end resumes the thread, so that wait counts from the end and
+ * fires no second stall of the same start (argus bench storm: zoo-b6 and
+ * dunst notified twice). */
+TEST(late_records_after_a_launch_stalls_end_fire_no_stall_of_the_same_start)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	futex_wait(T0 + 2 * MS, APP, APP_LOCK);
+	block(T0 + 2 * MS + 100, APP);
+	argus_trigger_advance(t, T0 + 5 * SEC); /* the live tick */
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	wake(T0 + 2500 * MS, APP); /* late */
+	ASSERT_EQ(rec.nends, 1);
+	futex_wait(T0 + 2600 * MS, APP, APP_LOCK); /* late too */
+	block(T0 + 2600 * MS + 100, APP);
+	tick_until(T0 + 2700 * MS, T0 + 2800 * MS);
+	argus_trigger_advance(t, T0 + 5100 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	/* still blocked 2 s after that end: a stall of its own */
+	argus_trigger_advance(t, T0 + 7100 * MS);
+	ASSERT_EQ(rec.nstalls, 2);
+	ASSERT(rec.stalls[1].since >= rec.ends[0].end);
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
           TEST_ENTRY(input_pending_at_a_launch_stalls_end_is_the_same_hang),
@@ -367,4 +397,5 @@ TEST_MAIN(TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_idle_in_poll_is_not_a_launch_stall),
           TEST_ENTRY(a_windowless_client_waiting_for_its_child_is_no_launch_stall),
           TEST_ENTRY(a_windowless_client_reading_its_input_is_no_launch_stall),
-          TEST_ENTRY(a_client_that_blocks_long_after_its_start_is_no_launch_stall))
+          TEST_ENTRY(a_client_that_blocks_long_after_its_start_is_no_launch_stall),
+          TEST_ENTRY(late_records_after_a_launch_stalls_end_fire_no_stall_of_the_same_start))
