@@ -184,6 +184,20 @@ void argus_procmaps_free(struct argus_procmaps *pm)
 	free(pm);
 }
 
+/* Room for one more of n items in *a (capacity *cap, doubled from first). */
+static bool grow(void **a, uint32_t n, uint32_t *cap, uint32_t first, size_t size)
+{
+	if (n < *cap)
+		return true;
+	uint32_t nc = *cap ? *cap * 2 : first;
+	void *na = realloc(*a, nc * size);
+	if (!na)
+		return false;
+	*a = na;
+	*cap = nc;
+	return true;
+}
+
 static struct pslot *slot_of(const struct argus_procmaps *pm, uint32_t pid)
 {
 	uint32_t s;
@@ -215,14 +229,8 @@ static struct pslot *slot_make(struct argus_procmaps *pm, uint32_t pid)
 	if (pm->nfree)
 		s = pm->free_slots[--pm->nfree];
 	else {
-		if (pm->nslot == pm->cap) {
-			uint32_t nc = pm->cap ? pm->cap * 2 : 64;
-			struct pslot *ns = realloc(pm->slot, nc * sizeof(*ns));
-			if (!ns)
-				return NULL;
-			pm->slot = ns;
-			pm->cap = nc;
-		}
+		if (!grow((void **)&pm->slot, pm->nslot, &pm->cap, 64, sizeof(*pm->slot)))
+			return NULL;
 		s = pm->nslot++;
 	}
 	memset(&pm->slot[s], 0, sizeof(pm->slot[s]));
@@ -255,14 +263,8 @@ static bool keep(struct pslot *p, uint64_t start, uint64_t end)
 	uint32_t at;
 	if (find(p, start, &at) && p->r[at - 1].start == start && p->r[at - 1].end == end)
 		return false; /* kept already */
-	if (p->n == p->cap) {
-		uint32_t nc = p->cap ? p->cap * 2 : 32;
-		struct range *nr = realloc(p->r, nc * sizeof(*nr));
-		if (!nr)
-			return false;
-		p->r = nr;
-		p->cap = nc;
-	}
+	if (!grow((void **)&p->r, p->n, &p->cap, 32, sizeof(*p->r)))
+		return false;
 	memmove(&p->r[at + 1], &p->r[at], (p->n - at) * sizeof(p->r[0]));
 	p->r[at] = (struct range){start, end};
 	p->n++;
