@@ -43,6 +43,10 @@ struct argus_beam_params {
 	 * "" = every rule */
 	char rules_off[256];
 	double chain_share; /* whole call chains: held by more than this share (0.5) */
+	/* a busy root cause's key for the issue store: the innermost function
+	 * held by this share of its samples (0.75), away from the majority line
+	 * the answer is chosen on (docs/issues.md "The signature") */
+	double key_share;
 };
 void argus_beam_params_default(struct argus_beam_params *p);
 
@@ -224,6 +228,9 @@ struct argus_diagnosis {
 	char costly_func[128];   /* LongRunning: argus_costly_function of the anomaly segment */
 	uint32_t samples;        /* samples in the anomaly segment */
 	uint32_t costly_samples; /* of them, those holding costly_func */
+	/* a busy root cause (costly_func, or a busy root's own function): the
+	 * innermost function key_share of the same samples hold, "" = none */
+	char key_func[128];
 	uint64_t diagnose_ns;    /* time the diagnosis took */
 	uint64_t vertices_indexed;
 	char summary[256]; /* "<root cause in one line>" */

@@ -439,6 +439,22 @@ uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	                             c->p->costly_min_samples, out);
 }
 
+void dg_key_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
+                     uint64_t to, struct argus_frame *out)
+{
+	uint32_t stacks[SAMPLES_PER_THREAD], chains[SAMPLES_PER_THREAD];
+	memset(out, 0, sizeof(*out));
+	if (!c->samples || !c->sym || !c->sym->stack)
+		return;
+	uint32_t n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, NULL,
+	                                           SAMPLES_PER_THREAD);
+	uint32_t nc = (uint32_t)argus_samples_range_full(c->samples, tid, from, to, chains,
+	                                                 SAMPLES_PER_THREAD);
+	bool by_chains = nc && nc * 2 > n;
+	argus_costly_function(c->sym, pid, by_chains ? chains : stacks, by_chains ? nc : n,
+	                      c->p->key_share, 0, out);
+}
+
 /* ---- Algorithm 2 ---- */
 
 void dg_add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t reason,
