@@ -450,9 +450,13 @@ void dg_key_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t f
 	                                           SAMPLES_PER_THREAD);
 	uint32_t nc = (uint32_t)argus_samples_range_full(c->samples, tid, from, to, chains,
 	                                                 SAMPLES_PER_THREAD);
-	bool by_chains = nc && nc * 2 > n;
-	argus_costly_function(c->sym, pid, by_chains ? chains : stacks, by_chains ? nc : n,
-	                      c->p->key_share, 0, out);
+	/* whole chains: the rule that names the answer on them (whole-chains),
+	 * at key_share; application code first would key a distribution
+	 * binary's hang by main, the only function in its executable */
+	if (nc && nc * 2 > n)
+		argus_costly_chain(c->sym, pid, chains, nc, c->p->key_share, 0, out);
+	else
+		argus_costly_function(c->sym, pid, stacks, n, c->p->key_share, 0, out);
 }
 
 /* ---- Algorithm 2 ---- */

@@ -91,8 +91,9 @@ void dg_name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_w
 uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                             uint64_t to, struct argus_frame *out, uint32_t *nsamples, bool *whole);
 /* The key of a busy segment for the issue store: the innermost function
- * held by key_share of the samples dg_costly_function reads, application
- * code first, on whole call chains when most samples are, no phases. */
+ * held by key_share of the samples dg_costly_function reads: on whole call
+ * chains when most samples are (argus_costly_chain, any object), else
+ * application code first (argus_costly_function); no phases. */
 void dg_key_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                      uint64_t to, struct argus_frame *out);
 void dg_add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t reason,
