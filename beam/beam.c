@@ -29,7 +29,6 @@ void argus_beam_params_default(struct argus_beam_params *p)
 	p->costly_share = 0.98;
 	p->costly_min_samples = 10;
 	p->chain_share = 0.5;
-	p->key_share = 0.75;
 }
 
 static bool view_vertex(void *arg, argus_vid id, struct argus_vertex_info *out)

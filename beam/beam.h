@@ -43,10 +43,6 @@ struct argus_beam_params {
 	 * "" = every rule */
 	char rules_off[256];
 	double chain_share; /* whole call chains: held by more than this share (0.5) */
-	/* a busy root cause's key for the issue store: the innermost function
-	 * held by this share of its samples (0.75), away from the majority line
-	 * the answer is chosen on (docs/issues.md "The signature") */
-	double key_share;
 };
 void argus_beam_params_default(struct argus_beam_params *p);
 
@@ -180,6 +176,13 @@ uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
                                const uint32_t *stacks, uint32_t n, double share,
                                uint32_t min_samples, struct argus_frame *out);
 
+/* The functions with a symbol, in any object, that more than half of the
+ * stacks hold, innermost first (fewer stacks hold a callee than its
+ * caller), ";"-joined into out; the outermost that do not fit are left
+ * out. Returns how many were written. */
+size_t argus_majority_path(const struct argus_symbolizer *sym, uint32_t pid,
+                           const uint32_t *stacks, uint32_t n, char *out, size_t cap);
+
 #define ARGUS_DIAG_CANDIDATES 5
 
 struct argus_culprit {
@@ -229,8 +232,10 @@ struct argus_diagnosis {
 	uint32_t samples;        /* samples in the anomaly segment */
 	uint32_t costly_samples; /* of them, those holding costly_func */
 	/* a busy root cause (costly_func, or a busy root's own function): the
-	 * innermost function key_share of the same samples hold, "" = none */
-	char key_func[128];
+	 * functions more than half of the same samples hold, innermost first,
+	 * ";"-joined (argus_majority_path), "" = none: the issue store joins
+	 * two busy stalls whose answers lie on each other's (docs/issues.md) */
+	char majority[512];
 	uint64_t diagnose_ns;    /* time the diagnosis took */
 	uint64_t vertices_indexed;
 	char summary[256]; /* "<root cause in one line>" */

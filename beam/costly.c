@@ -283,22 +283,10 @@ uint32_t argus_costly_function(const struct argus_symbolizer *sym, uint32_t pid,
  * past the first are return addresses: looked up one byte back, inside
  * the call (a call that ends a function would name the next one).
  */
-uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
-                            const uint32_t *stacks, uint32_t n, double share, uint32_t min_samples,
-                            struct argus_frame *out)
+/* Every function with a symbol on each chain, in any object, once. */
+static void collect_chains(const struct argus_symbolizer *sym, uint32_t pid,
+                           const uint32_t *stacks, uint32_t n, struct fsets *t)
 {
-	memset(out, 0, sizeof(*out));
-	if (!sym || !sym->stack || !sym->resolve || !n)
-		return 0;
-	struct fsets *t = malloc(sizeof(*t));
-	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
-	bool *ok = calloc(MAX_FUNCS, sizeof(*ok));
-	if (!t || !votes || !ok) {
-		free(t);
-		free(votes);
-		free(ok);
-		return 0;
-	}
 	t->nf = t->ns = 0;
 	for (uint32_t k = 0; k < n && t->ns < MAX_STACKS; k++) {
 		const uint64_t *ips;
@@ -319,6 +307,25 @@ uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
 		}
 		t->ns++; /* a sample with no symbol at all still counts */
 	}
+}
+
+uint32_t argus_costly_chain(const struct argus_symbolizer *sym, uint32_t pid,
+                            const uint32_t *stacks, uint32_t n, double share, uint32_t min_samples,
+                            struct argus_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!sym || !sym->stack || !sym->resolve || !n)
+		return 0;
+	struct fsets *t = malloc(sizeof(*t));
+	uint32_t *votes = calloc(MAX_FUNCS, sizeof(*votes));
+	bool *ok = calloc(MAX_FUNCS, sizeof(*ok));
+	if (!t || !votes || !ok) {
+		free(t);
+		free(votes);
+		free(ok);
+		return 0;
+	}
+	collect_chains(sym, pid, stacks, n, t);
 	/* more than share of them: 51 of 100 at 0.5 */
 	uint32_t need = (uint32_t)(share * t->ns) + 1;
 	if (need > t->ns || t->ns < min_samples)
@@ -365,4 +372,34 @@ uint32_t argus_costly_callback(const struct argus_symbolizer *sym, uint32_t pid,
 	free(votes);
 	free(ok);
 	return support;
+}
+
+size_t argus_majority_path(const struct argus_symbolizer *sym, uint32_t pid,
+                           const uint32_t *stacks, uint32_t n, char *out, size_t cap)
+{
+	if (cap)
+		out[0] = 0;
+	if (!sym || !sym->stack || !sym->resolve || !n || !cap)
+		return 0;
+	struct fsets *t = malloc(sizeof(*t));
+	if (!t)
+		return 0;
+	collect_chains(sym, pid, stacks, n, t);
+	/* innermost first: a nested chain of callers holds more and more */
+	size_t len = 0, nout = 0;
+	for (uint32_t c = 0; c <= t->ns; c++)
+		for (uint32_t f = 0; f < t->nf; f++) {
+			if (t->count[f] != c || c * 2 <= t->ns || !t->frame[f].func[0])
+				continue;
+			int w = snprintf(out + len, cap - len, "%s%s", len ? ";" : "", t->frame[f].func);
+			if (w < 0 || (size_t)w >= cap - len) {
+				out[len] = 0; /* the outermost callers do not fit: left out */
+				free(t);
+				return nout;
+			}
+			len += (size_t)w;
+			nout++;
+		}
+	free(t);
+	return nout;
 }

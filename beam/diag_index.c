@@ -439,24 +439,22 @@ uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uin
 	                             c->p->costly_min_samples, out);
 }
 
-void dg_key_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                     uint64_t to, struct argus_frame *out)
+void dg_majority_path(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
+                      uint64_t to, char *out, size_t cap)
 {
 	uint32_t stacks[SAMPLES_PER_THREAD], chains[SAMPLES_PER_THREAD];
-	memset(out, 0, sizeof(*out));
+	if (cap)
+		out[0] = 0;
 	if (!c->samples || !c->sym || !c->sym->stack)
 		return;
 	uint32_t n = (uint32_t)argus_samples_range(c->samples, tid, from, to, stacks, NULL,
 	                                           SAMPLES_PER_THREAD);
 	uint32_t nc = (uint32_t)argus_samples_range_full(c->samples, tid, from, to, chains,
 	                                                 SAMPLES_PER_THREAD);
-	/* whole chains: the rule that names the answer on them (whole-chains),
-	 * at key_share; application code first would key a distribution
-	 * binary's hang by main, the only function in its executable */
 	if (nc && nc * 2 > n)
-		argus_costly_chain(c->sym, pid, chains, nc, c->p->key_share, 0, out);
+		argus_majority_path(c->sym, pid, chains, nc, out, cap);
 	else
-		argus_costly_function(c->sym, pid, stacks, n, c->p->key_share, 0, out);
+		argus_majority_path(c->sym, pid, stacks, n, out, cap);
 }
 
 /* ---- Algorithm 2 ---- */

@@ -90,12 +90,10 @@ void dg_name_vertex(const struct ctx *c, struct argus_culprit *cu, bool prefer_w
  * whole-chains), in whatever object: dg_name_vertex must not replace it. */
 uint32_t dg_costly_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
                             uint64_t to, struct argus_frame *out, uint32_t *nsamples, bool *whole);
-/* The key of a busy segment for the issue store: the innermost function
- * held by key_share of the samples dg_costly_function reads: on whole call
- * chains when most samples are (argus_costly_chain, any object), else
- * application code first (argus_costly_function); no phases. */
-void dg_key_function(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
-                     uint64_t to, struct argus_frame *out);
+/* The majority path of a busy segment (argus_majority_path) over the
+ * samples dg_costly_function reads: whole call chains when most are. */
+void dg_majority_path(const struct ctx *c, uint32_t pid, uint32_t tid, uint64_t from,
+                      uint64_t to, char *out, size_t cap);
 void dg_add_candidate(struct ctx *c, const struct argus_vertex_info *v, uint8_t reason,
                       int32_t penalty, uint32_t depth);
 bool dg_in_chain(const uint32_t *chain, uint32_t n, uint32_t tid);

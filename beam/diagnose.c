@@ -265,20 +265,18 @@ int argus_diagnose_hinted(const struct argus_graph_view *view, const struct argu
 		d->costly_samples =
 		    dg_costly_function(&c, a.pid, a.tid, from, to, &f, &d->samples, NULL);
 		snprintf(d->costly_func, sizeof(d->costly_func), "%s", f.func);
-		dg_key_function(&c, a.pid, a.tid, from, to, &f);
-		snprintf(d->key_func, sizeof(d->key_func), "%s", f.func);
+		dg_majority_path(&c, a.pid, a.tid, from, to, d->majority, sizeof(d->majority));
 	}
 	if (d->ncandidates) {
 		d->root = d->candidates[0];
 		if (d->root.reason == ARGUS_ROOT_BUSY && !d->costly_func[0]) {
 			const struct argus_vertex_info *rv = &d->root.v;
-			struct argus_frame f;
 			uint64_t to = rv->end > now || (rv->flags & ARGUS_VF_OPEN) ? now : rv->end;
 			uint64_t from = rv->start;
 			if (unwaited && rv->tid == stall->tid && from > stall->since)
 				from = stall->since;
-			dg_key_function(&c, rv->pid, rv->tid, from, to, &f);
-			snprintf(d->key_func, sizeof(d->key_func), "%s", f.func);
+			dg_majority_path(&c, rv->pid, rv->tid, from, to, d->majority,
+			                 sizeof(d->majority));
 		}
 		const struct argus_culprit *r = &d->root;
 		const char *pname = comm ? comm(comm_arg, r->v.pid) : NULL;

@@ -60,11 +60,11 @@ void argus_diagnosis_redact(struct argus_diagnosis *d, bool (*mine)(void *arg, u
 	if (!mine(arg, d->anomaly_v.pid)) {
 		redact_in(d->summary, sizeof(d->summary), d->costly_func);
 		d->costly_func[0] = 0;
-		d->key_func[0] = 0;
+		d->majority[0] = 0;
 		redact_vertex(&d->anomaly_v);
 	}
 	if (d->root.vid && !mine(arg, d->root.v.pid))
-		d->key_func[0] = 0; /* it names the root's code */
+		d->majority[0] = 0; /* it names the root's code */
 	for (uint32_t i = 0; i < d->path.n && i < ARGUS_PATH_MAX; i++)
 		if (!mine(arg, d->path_v[i].pid))
 			redact_vertex(&d->path_v[i]);

@@ -261,7 +261,18 @@ void argus_report_json(const struct argus_diagnosis *d, const struct argus_repor
 		jstr(out, d->costly_func);
 	else
 		fputs("null", out);
-	fputs(",\"rules_used\":[", out);
+	fputs(",\"majority_path\":[", out);
+	for (const char *m = d->majority; *m;) { /* ";"-joined, innermost first */
+		const char *e = strchr(m, ';');
+		size_t n = e ? (size_t)(e - m) : strlen(m);
+		char f[256];
+		snprintf(f, sizeof(f), "%.*s", (int)n, m);
+		if (m != d->majority)
+			fputc(',', out);
+		jstr(out, f);
+		m = e ? e + 1 : m + n;
+	}
+	fputs("],\"rules_used\":[", out);
 	for (uint32_t i = 0; i < d->nrules_used; i++) {
 		if (i)
 			fputc(',', out);

@@ -44,7 +44,8 @@ static int drop_oldest(struct argus_issues *db, int64_t keep, char *err, size_t 
 	    "DELETE FROM latency_bins WHERE issue = ?",   "DELETE FROM occurrences WHERE issue = ?",
 	    "DELETE FROM issue_sessions WHERE issue = ?", "DELETE FROM issue_users WHERE issue = ?",
 	    "DELETE FROM issue_versions WHERE issue = ?", "DELETE FROM cct WHERE issue = ?",
-	    "DELETE FROM diagnoses WHERE issue = ?",      "DELETE FROM issues WHERE id = ?",
+	    "DELETE FROM diagnoses WHERE issue = ?",      "DELETE FROM issue_paths WHERE issue = ?",
+	    "DELETE FROM issues WHERE id = ?",
 	};
 	static const char count[] =
 	    "INSERT INTO evicted(id, issues, occurrences) VALUES(1, 1, ?)"

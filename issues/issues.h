@@ -29,7 +29,7 @@
 #define ARGUS_ISSUES_OCCURRENCES  100  /* occurrence details kept per issue */
 #define ARGUS_ISSUES_CONTEXTS     4096 /* calling contexts kept per issue */
 #define ARGUS_ISSUES_DIAGNOSES    10   /* stall diagnoses kept per issue */
-#define ARGUS_ISSUES_SCHEMA       2    /* PRAGMA user_version */
+#define ARGUS_ISSUES_SCHEMA       3    /* PRAGMA user_version */
 #define ARGUS_ISSUES_MAX_BYTES    (256ull << 20) /* the size cap's default */
 #define ARGUS_ISSUES_SIMILAR_MAX  0.6  /* links: CCT distance at most this */
 #define ARGUS_ISSUES_HANDLER_NS   100000000ull /* hooked dispatches: perceptible */
@@ -99,6 +99,11 @@ struct argus_issue_occurrence {
 	const char *const *contexts;
 	const uint32_t *weights;
 	uint32_t ncontexts;
+	/* a busy stall: the functions more than half of its root's samples
+	 * hold, innermost first, ";"-joined (argus_diagnosis.majority), NULL
+	 * none. It joins a stall issue of the same app and root process whose
+	 * answer is one of them, or whose own hold its answer */
+	const char *majority;
 	const char *diagnosis;      /* a stall's one-line root cause, NULL none */
 	const char *diagnosis_json; /* its report (docs/report.md), NULL none */
 };

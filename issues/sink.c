@@ -37,7 +37,7 @@ struct pending {
 	struct argus_stall st;
 	char root_comm[ARGUS_COMM_LEN];
 	char root_func[128];
-	char key_func[128]; /* a busy root's key (argus_diagnosis.key_func) */
+	char majority[512]; /* a busy root's majority path (argus_diagnosis) */
 	char summary[256];
 	char *json;
 };
@@ -310,8 +310,7 @@ static void write_stall(struct argus_issue_sink *is, struct pending *p,
 		cause_of(&so, cx, name, sizeof(name), f2, sizeof(f2), exe, sizeof(exe));
 	}
 	const char *func = p->root_func[0] ? p->root_func : "(unknown)";
-	snprintf(frames, sizeof(frames), "%s@%s", p->key_func[0] ? p->key_func : func,
-	         p->root_comm[0] ? p->root_comm : "?");
+	snprintf(frames, sizeof(frames), "%s@%s", func, p->root_comm[0] ? p->root_comm : "?");
 	uint64_t end = p->ended ? p->st.end : p->st.detected;
 	uint64_t lat = end > p->st.since ? end - p->st.since : 0;
 	struct argus_issue_occurrence o = {
@@ -331,6 +330,7 @@ static void write_stall(struct argus_issue_sink *is, struct pending *p,
 	    .contexts = (const char *const *)cx->ctx,
 	    .weights = cx->w,
 	    .ncontexts = cx->n,
+	    .majority = p->majority[0] ? p->majority : NULL,
 	    .diagnosis = p->summary[0] ? p->summary : NULL,
 	    .diagnosis_json = p->json,
 	};
@@ -371,10 +371,11 @@ static void on_diagnosis(void *arg, const struct argus_diagnosis *d)
 		const char *f = d->root.func[0] ? d->root.func : d->costly_func;
 		if (d->root.reason == ARGUS_ROOT_BUSY && d->costly_func[0])
 			f = d->costly_func;
-		/* a busy root is keyed away from the answer's majority line: a
-		 * function near it is the answer in one run and not the next */
-		if (d->root.reason == ARGUS_ROOT_BUSY && d->key_func[0])
-			snprintf(p->key_func, sizeof(p->key_func), "%s", d->key_func);
+		/* a busy root joins the issue of an answer on its majority path
+		 * (store.c): a function near the majority line is the answer in
+		 * one run and its caller in the next */
+		if (d->root.reason == ARGUS_ROOT_BUSY && d->majority[0])
+			snprintf(p->majority, sizeof(p->majority), "%s", d->majority);
 		if (f[0])
 			snprintf(p->root_func, sizeof(p->root_func), "%s", f);
 		else /* no frame named: why it was named keys it */

@@ -17,6 +17,12 @@
 	"CREATE TABLE evicted(id INTEGER PRIMARY KEY CHECK(id = 1), issues INTEGER NOT NULL,"      \
 	" occurrences INTEGER NOT NULL)"
 
+/* Schema 3's table: a busy stall issue's majority paths (the join of a
+ * stall whose answer lies on them, or on whose path its answer lies). */
+#define PATHS_DDL                                                                                  \
+	"CREATE TABLE issue_paths(issue INTEGER NOT NULL, func TEXT NOT NULL,"                     \
+	" PRIMARY KEY(issue, func)) WITHOUT ROWID"
+
 /* The schema, version ARGUS_ISSUES_SCHEMA (docs/issues.md). */
 static const char *const schema[] = {
     "CREATE TABLE sessions(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
@@ -53,10 +59,13 @@ static const char *const schema[] = {
     "CREATE INDEX diagnoses_issue ON diagnoses(issue, id)",
     /* schema 2 */
     EVICTED_DDL,
+    /* schema 3 */
+    PATHS_DDL,
 };
-/* The statements that take schema 1 to 2 (an older argus's file). */
-static const char *const schema_2[] = {
-    EVICTED_DDL,
+/* The statement that takes schema N - 1 to N (an older argus's file). */
+static const char *const upgrade[] = {
+    [2] = EVICTED_DDL,
+    [3] = PATHS_DDL,
 };
 
 int argus_issues_exit(int err)
@@ -220,16 +229,20 @@ static int check_schema(struct argus_issues *db, bool readonly, char *err, size_
 	if (rc != SQLITE_ROW)
 		return store_fail(db, rc, "reading the schema", err, ecap);
 	db->version = version;
-	if (version == ARGUS_ISSUES_SCHEMA || (version == 1 && readonly))
-		return 0; /* schema 1 reads as 2 with nothing evicted */
-	if (version == 1) {
+	/* an older schema reads as the newest with nothing evicted and no
+	 * paths; opened for writing, it is upgraded */
+	if (version == ARGUS_ISSUES_SCHEMA || (version >= 1 && readonly))
+		return 0;
+	if (version >= 1) {
 		int e = exec_raw(db, "BEGIN IMMEDIATE", err, ecap);
-		for (size_t i = 0; !e && i < sizeof(schema_2) / sizeof(schema_2[0]); i++)
-			e = exec_raw(db, schema_2[i], err, ecap);
+		for (int v = version + 1; !e && v <= ARGUS_ISSUES_SCHEMA; v++)
+			e = exec_raw(db, upgrade[v], err, ecap);
+		char pv[64];
+		snprintf(pv, sizeof(pv), "PRAGMA user_version = %d", ARGUS_ISSUES_SCHEMA);
 		if (!e)
-			e = exec_raw(db, "PRAGMA user_version = 2", err, ecap);
+			e = exec_raw(db, pv, err, ecap);
 		if (!e && !(e = exec_raw(db, "COMMIT", err, ecap)))
-			db->version = 2;
+			db->version = ARGUS_ISSUES_SCHEMA;
 		else
 			sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		return e;
@@ -396,6 +409,88 @@ uint64_t store_bin_value(int bin)
 	return (uint64_t)llround(exp((bin + 0.5) * log(1.02)));
 }
 
+/* Is f one of the ";"-joined names in path? */
+static bool on_path(const char *path, const char *f, size_t flen)
+{
+	for (const char *p = path; p && *p;) {
+		const char *e = strchr(p, ';');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == flen && !strncmp(p, f, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* A busy stall that no issue's signature holds joins a stall issue of its
+ * app and root process when either's answer lies on the other's majority
+ * path: the two answers are a function and a caller of it that held most
+ * of the samples in both runs - the diagnosis picks the innermost function
+ * more than half hold, and a function near that line is the answer in one
+ * run and its caller in the next (realapps r9). Two answers off each
+ * other's paths are two hangs. *issue 0: none. */
+static int join_by_path(struct argus_issues *db, const struct argus_issue_occurrence *o,
+                        int64_t *issue, char *err, size_t ecap)
+{
+	static const char q[] =
+	    "SELECT id, frames, EXISTS(SELECT 1 FROM issue_paths p WHERE p.issue = issues.id"
+	    " AND p.func = ?) FROM issues WHERE kind = ? AND app = ? AND landmark = ?"
+	    " AND frames LIKE ? ESCAPE '\\' ORDER BY id";
+	*issue = 0;
+	const char *at = strrchr(o->frames, '@');
+	if (!o->majority || !at || db->version < 3)
+		return 0;
+	size_t alen = (size_t)(at - o->frames);
+	char answer[400], like[400];
+	snprintf(answer, sizeof(answer), "%.*s", (int)alen, o->frames);
+	/* any answer "@" the same root process, LIKE's wildcards escaped */
+	size_t k = 0;
+	like[k++] = '%';
+	for (const char *c = at; *c && k + 3 < sizeof(like); c++) {
+		if (*c == '%' || *c == '_' || *c == '\\')
+			like[k++] = '\\';
+		like[k++] = *c;
+	}
+	like[k] = 0;
+	sqlite3_stmt *st = store_stmt(db, q, err, ecap, "ttttt", answer, o->kind, o->app, o->landmark,
+	                              like);
+	if (!st)
+		return ARGUS_ISSUES_EIO;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *fr = (const char *)sqlite3_column_text(st, 1);
+		const char *fat = fr ? strrchr(fr, '@') : NULL;
+		if (!fat || strcmp(fat, at))
+			continue;
+		if (sqlite3_column_int(st, 2) || on_path(o->majority, fr, (size_t)(fat - fr))) {
+			*issue = sqlite3_column_int64(st, 0);
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(db, rc, "reading the issues", err, ecap);
+	return 0;
+}
+
+static int add_paths(struct argus_issues *db, int64_t issue,
+                     const struct argus_issue_occurrence *o, char *err, size_t ecap)
+{
+	static const char ins[] = "INSERT OR IGNORE INTO issue_paths(issue, func) VALUES(?, ?)";
+	if (!o->majority || db->version < 3)
+		return 0;
+	int e = 0;
+	char f[256];
+	for (const char *p = o->majority; !e && p && *p;) {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		snprintf(f, sizeof(f), "%.*s", (int)n, p);
+		e = store_exec(db, ins, err, ecap, "it", issue, f);
+		p = end ? end + 1 : NULL;
+	}
+	return e;
+}
+
 static int add_issue_row(struct argus_issues *db, const struct argus_issue_occurrence *o,
                          const char *sig, int64_t *issue, char *err, size_t ecap)
 {
@@ -415,7 +510,10 @@ static int add_issue_row(struct argus_issues *db, const struct argus_issue_occur
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return store_fail(db, rc, "reading the issues", err, ecap);
-	int e = store_exec(db, ins, err, ecap, "tttttttuu", sig, o->kind, o->app, o->landmark,
+	int e = join_by_path(db, o, issue, err, ecap);
+	if (e || *issue)
+		return e;
+	e = store_exec(db, ins, err, ecap, "tttttttuu", sig, o->kind, o->app, o->landmark,
 	                   o->name, o->frames, o->exe ? o->exe : "", o->at, o->at);
 	*issue = sqlite3_last_insert_rowid(db->db);
 	return e;
@@ -518,6 +616,7 @@ int argus_issues_add(struct argus_issues *db, int64_t session,
 	if (e)
 		return e;
 	if ((e = add_issue_row(db, o, sig, issue, err, ecap)) ||
+	    (e = add_paths(db, *issue, o, err, ecap)) ||
 	    (e = add_rows(db, session, o, *issue, err, ecap)) ||
 	    (e = store_enforce_cap(db, *issue, err, ecap))) {
 		rollback(db);
