@@ -55,9 +55,25 @@ static __always_inline bool stack_moved(struct pt_regs *regs, struct thread_stat
 	return st->wait_ip != *ip || st->wait_sp != *sp;
 }
 
-/* The STACK record of a thread that blocks at a new place (stack_moved). */
+#define TASK_UNINTERRUPTIBLE_ 0x0002
+
+/* Whether a wait's kernel stack says more than its records: an
+ * uninterruptible (or killable) sleep - block I/O, a lock, a killable wait -
+ * or a wait outside any call the records name (a page fault; a stat, open or
+ * file read that waits on a FUSE daemon: request_wait_answer sleeps
+ * interruptibly first). An interruptible wait inside a named call (a poll,
+ * futex, pipe or socket read, sleep, wait4) is in the kernel's code for that
+ * call: its stack, an unwind of some 20 kernel frames that cost about as
+ * much as the rest of sched_switch on a desktop, is not taken. */
+static __always_inline bool kstack_tells(unsigned int prev_state, bool in_call)
+{
+	return (prev_state & TASK_UNINTERRUPTIBLE_) || !in_call;
+}
+
+/* The STACK record of a thread that blocks at a new place (stack_moved);
+ * with its kernel stack when kstack_tells. */
 static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
-                                       __u64 ts, __u64 ip, __u64 sp)
+                                       __u64 ts, __u64 ip, __u64 sp, bool kstack)
 {
 	struct mm_struct *mm;
 	struct emit em;
@@ -73,8 +89,10 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	id = user_stack_id(ctx, em.ev->cpu);
 	em.ev->stack.ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
 	/* where in the kernel it waits (request_wait_answer, io_schedule...) */
-	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
-	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	if (kstack) {
+		id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
+		em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	}
 	em.ev->stack.ip = ip;
 	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_WAIT;
@@ -180,7 +198,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
-	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self;
+	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self, in_call = false;
 	struct sys_call *c, *enter = NULL, *done = NULL;
 	struct task_struct *hdr;
 	struct thread_state *st = NULL;
@@ -208,6 +226,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (tprev) {
 		regs = user_regs(prev); /* read once: the call and the stack */
 		st = call_left_cpu(prev, regs, ts);
+		in_call = st && st->call.cls != SC_NONE;
 	}
 	if (tprev && blocks) {
 		if (!st) /* a pending call has storage already; stacks need it */
@@ -231,7 +250,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 				if (enter)
 					emit_entry(enter, prev, ts);
 				enter = NULL;
-				wait_stack(ctx, prev, st, ts, ip, sp);
+				wait_stack(ctx, prev, st, ts, ip, sp, kstack_tells(prev_state, in_call));
 			}
 		}
 	} else if (tprev && !per_call && st && st->call.cls == SC_WAIT &&
