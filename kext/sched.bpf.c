@@ -71,11 +71,19 @@ static __always_inline bool kstack_tells(unsigned int prev_state, bool in_call)
 }
 
 /* The STACK record of a thread that blocks at a new place (stack_moved);
- * with its kernel stack when kstack_tells. */
+ * with its kernel stack when kstack_tells. A place among the thread's last
+ * TRACER_WAIT_PLACES (same user ip and sp: the same call chain, as
+ * stack_moved assumes) reuses the stacks walked there
+ * (TRACER_STACK_REUSED): a thread that alternates between a few waits (a
+ * main loop's poll and a worker's futex) walks each once. A walk whose id
+ * another kept place has drops that place: the map's bucket, and the
+ * frames the decoder keeps for this thread and id, are the new stack's. */
 static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
                                        __u64 ts, __u64 ip, __u64 sp, bool kstack)
 {
+	struct wait_place *pl = NULL;
 	struct mm_struct *mm;
+	__u32 ustack, kid = 0;
 	struct emit em;
 	__u64 sp_ret;
 	long id;
@@ -83,18 +91,50 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	mm = prev->mm;
 	if (!mm)
 		return;
-	sp_ret = user_sp_ret(mm, sp, true);
-	if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
-		return;
-	id = user_stack_id(ctx, em.ev->cpu);
-	em.ev->stack.ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
-	/* where in the kernel it waits (request_wait_answer, io_schedule...) */
-	if (kstack) {
-		id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
-		em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
+		struct wait_place *p = &st->places[i];
+
+		if (p->ip == ip && p->sp == sp && p->ip && (!kstack || p->kstack)) {
+			pl = p;
+			break;
+		}
+	}
+	if (pl) {
+		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
+			return;
+		em.ev->stack.ustack = pl->ustack;
+		em.ev->stack.kstack = pl->kstack;
+		em.ev->stack.sp_ret = pl->sp_ret;
+		em.ev->stack.depth = TRACER_STACK_REUSED;
+	} else {
+		sp_ret = user_sp_ret(mm, sp, true);
+		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
+			return;
+		id = user_stack_id(ctx, em.ev->cpu);
+		ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
+		/* where in the kernel it waits (request_wait_answer, io_schedule...) */
+		if (kstack) {
+			id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
+			kid = id < 0 ? 0 : id + 1;
+		}
+		em.ev->stack.ustack = ustack;
+		em.ev->stack.kstack = kid;
+		em.ev->stack.sp_ret = sp_ret;
+		for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
+			struct wait_place *p = &st->places[i];
+
+			if ((ustack && p->ustack == ustack) || (kid && p->kstack == kid))
+				p->ip = 0;
+		}
+		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
+		st->next_place++;
+		pl->ip = ip;
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
+		pl->ustack = ustack;
+		pl->kstack = kid;
 	}
 	em.ev->stack.ip = ip;
-	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_WAIT;
 	submit(&em);
 	st->wait_ip = ip;
