@@ -389,7 +389,9 @@ static int discover_comm(struct argus_kext *k, uint32_t pid, const struct argus_
 }
 
 /* The executable of an exec: /proc while the process lives, else the path
- * exec was given (kept by the kernel side). */
+ * exec was given (kept by the kernel side in an LRU map: an entry left
+ * there ages out, and a later exec of the pid replaces it, so the map is
+ * read only when /proc has nothing: one BPF syscall less per exec). */
 static uint32_t exec_path(struct argus_kext *k, uint32_t pid, const struct argus_sink *sink)
 {
 	char path[64], exe[4096], kpath[TRACER_PATH_MAX] = "";
@@ -397,16 +399,15 @@ static uint32_t exec_path(struct argus_kext *k, uint32_t pid, const struct argus
 	uint32_t key = pid;
 	ssize_t n;
 
-	if (bpf_map_lookup_and_delete_elem(fd, &key, kpath) != 0 &&
-	    bpf_map_lookup_elem(fd, &key, kpath) == 0)
-		bpf_map_delete_elem(fd, &key);
-	kpath[sizeof(kpath) - 1] = 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/exe", pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
 		return intern_str(sink, exe);
 	}
+	if (bpf_map_lookup_elem(fd, &key, kpath) != 0)
+		return 0;
+	kpath[sizeof(kpath) - 1] = 0;
 	return kpath[0] ? intern_str(sink, kpath) : 0;
 }
 
