@@ -72,7 +72,7 @@ struct wait_frames {
 
 /* Threads x stacks kept at most; past it the table starts over (a reused
  * record then reads the map, as a new one does). */
-#define WAIT_FRAMES_MAX 16384
+#define WAIT_FRAMES_MAX 4096 /* at most 4 MiB of frames (127 each) */
 
 void argus_kext_wait_frames_free(struct argus_kext *k)
 {
