@@ -333,13 +333,18 @@ __attribute__((noinline)) void kext_test_place_a(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* a larger frame than place_a's: the two reads' stack pointers differ
+ * (a wait's place is its user ip and sp, and both wait at libc's read) */
 __attribute__((noinline)) void kext_test_place_b(void)
 {
+	volatile char pad[256];
 	char b;
 
+	pad[0] = 0;
 	if (read(place_pipe[1][0], &b, 1) != 1)
 		_exit(1);
 	__asm__ volatile("" ::: "memory");
+	(void)pad[0];
 }
 
 static void two_places_main(void *arg)
