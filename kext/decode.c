@@ -63,18 +63,84 @@ void u32_table_free(struct u32_table *t)
  * written (argus_kext_prefetch) and checked: the innermost frame must be the
  * record's user ip, else its stack was replaced and counts as lost.
  */
+
+/* A wait stack's frames kept for the records that reuse them. */
+struct wait_frames {
+	uint32_t depth;
+	uint64_t ips[];
+};
+
+/* Threads x stacks kept at most; past it the table starts over (a reused
+ * record then reads the map, as a new one does). */
+#define WAIT_FRAMES_MAX 4096 /* at most 4 MiB of frames (127 each) */
+
+void argus_kext_wait_frames_free(struct argus_kext *k)
+{
+	size_t pos = 0;
+	uint64_t *v;
+
+	while ((v = argus_hmap_next(&k->wait_frames, &pos, NULL)) != NULL)
+		free((void *)(uintptr_t)*v);
+	argus_hmap_free(&k->wait_frames);
+	memset(&k->wait_frames, 0, sizeof(k->wait_frames));
+}
+
+/* The frames of stack map id kid (a user stack, or a wait's kernel stack),
+ * into ips (zeroed past them); false when the map no longer holds the
+ * stack the record names (replaced: counted). A wait's STACK record that
+ * reuses its thread's earlier walk (reused: TRACER_STACK_REUSED) takes the
+ * frames read for that thread and id then, with no map read; the frames of
+ * every wait's stack read from the map are kept for that. */
+static bool stack_frames(struct argus_kext *k, const struct argus_event *e, uint32_t kid,
+                         bool kernel, bool reused, uint64_t ips[TRACER_STACK_DEPTH])
+{
+	bool wait = e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT;
+	uint64_t key = (uint64_t)e->tid << 32 | (kernel ? 1u << 31 : 0) | kid, *v;
+	struct wait_frames *f;
+	uint32_t depth = 0;
+
+	memset(ips, 0, TRACER_STACK_DEPTH * sizeof(ips[0]));
+	if (reused && wait && (v = argus_hmap_get(&k->wait_frames, key)) != NULL) {
+		f = (struct wait_frames *)(uintptr_t)*v;
+		memcpy(ips, f->ips, f->depth * sizeof(ips[0]));
+		k->stacks_reused++;
+		return true;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips) ||
+	    (kernel ? ips[0] < KERNEL_HALF : e->stack.ip && ips[0] != e->stack.ip)) {
+		k->stacks_replaced++;
+		return false;
+	}
+	if (!wait)
+		return true;
+	while (depth < TRACER_STACK_DEPTH && ips[depth])
+		depth++;
+	if (k->wait_frames.len >= WAIT_FRAMES_MAX)
+		argus_kext_wait_frames_free(k);
+	f = malloc(sizeof(*f) + depth * sizeof(ips[0]));
+	if (!f)
+		return true;
+	f->depth = depth;
+	memcpy(f->ips, ips, depth * sizeof(ips[0]));
+	v = argus_hmap_put(&k->wait_frames, key, NULL);
+	if (!v) {
+		free(f);
+		return true;
+	}
+	free((void *)(uintptr_t)*v); /* a slot put returns zeroed when new */
+	*v = (uint64_t)(uintptr_t)f;
+	return true;
+}
+
 static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_event *e,
-                                    const struct argus_sink *sink, uint32_t *depth_out)
+                                    const struct argus_sink *sink, bool reused,
+                                    uint32_t *depth_out)
 {
 	uint64_t ips[TRACER_STACK_DEPTH];
-	uint32_t kid = e->stack.ustack - 1, depth = 0;
+	uint32_t depth = 0;
 
-	memset(ips, 0, sizeof(ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips) ||
-	    (e->stack.ip && ips[0] != e->stack.ip)) {
-		k->stacks_replaced++;
+	if (!stack_frames(k, e, e->stack.ustack - 1, false, reused, ips))
 		return 0;
-	}
 	while (depth < TRACER_STACK_DEPTH && ips[depth])
 		depth++;
 	/* A wait inside a libc wrapper, or a sample inside a libc function,
@@ -323,7 +389,9 @@ static int discover_comm(struct argus_kext *k, uint32_t pid, const struct argus_
 }
 
 /* The executable of an exec: /proc while the process lives, else the path
- * exec was given (kept by the kernel side). */
+ * exec was given (kept by the kernel side in an LRU map: an entry left
+ * there ages out, and a later exec of the pid replaces it, so the map is
+ * read only when /proc has nothing: one BPF syscall less per exec). */
 static uint32_t exec_path(struct argus_kext *k, uint32_t pid, const struct argus_sink *sink)
 {
 	char path[64], exe[4096], kpath[TRACER_PATH_MAX] = "";
@@ -331,16 +399,15 @@ static uint32_t exec_path(struct argus_kext *k, uint32_t pid, const struct argus
 	uint32_t key = pid;
 	ssize_t n;
 
-	if (bpf_map_lookup_and_delete_elem(fd, &key, kpath) != 0 &&
-	    bpf_map_lookup_elem(fd, &key, kpath) == 0)
-		bpf_map_delete_elem(fd, &key);
-	kpath[sizeof(kpath) - 1] = 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/exe", pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
 		return intern_str(sink, exe);
 	}
+	if (bpf_map_lookup_elem(fd, &key, kpath) != 0)
+		return 0;
+	kpath[sizeof(kpath) - 1] = 0;
 	return kpath[0] ? intern_str(sink, kpath) : 0;
 }
 
@@ -394,17 +461,13 @@ static int observe(struct argus_kext *k, struct argus_event *e, const struct arg
  * stack. A bucket a user stack took since holds user addresses: the first
  * frame must be in the kernel's half, else it counts as replaced. */
 static uint32_t intern_kstack(struct argus_kext *k, const struct argus_event *e,
-                              const struct argus_sink *sink)
+                              const struct argus_sink *sink, bool reused)
 {
 	uint64_t ips[TRACER_STACK_DEPTH];
-	uint32_t kid = e->stack.kstack - 1, depth = 0;
+	uint32_t depth = 0;
 
-	memset(ips, 0, sizeof(ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips) ||
-	    ips[0] < KERNEL_HALF) {
-		k->stacks_replaced++;
+	if (!stack_frames(k, e, e->stack.kstack - 1, true, reused, ips))
 		return 0;
-	}
 	while (depth < TRACER_STACK_DEPTH && ips[depth])
 		depth++;
 	return sink->intern_stack ? sink->intern_stack(sink->arg, ips, depth) : 0;
@@ -460,6 +523,12 @@ static uint32_t intern_full_stack(struct argus_kext *k, struct argus_event *e,
 
 static int intern_stacks(struct argus_kext *k, struct argus_event *e, const struct argus_sink *sink)
 {
+	bool reused = false;
+
+	if (e->type == ARGUS_EV_STACK) { /* the kernel ring's marker, not a depth */
+		reused = e->stack.depth == TRACER_STACK_REUSED;
+		e->stack.depth = 0;
+	}
 	if (e->type == ARGUS_EV_PROC_EXEC || e->type == ARGUS_EV_PROC_EXIT)
 		argus_unwinder_forget(k->unwinder, e->pid);
 	if (e->type == ARGUS_EV_PROC_EXIT)
@@ -472,7 +541,7 @@ static int intern_stacks(struct argus_kext *k, struct argus_event *e, const stru
 		uint32_t depth = 0, id;
 
 		if (e->stack.ustack) {
-			e->stack.ustack = intern_kernel_stack(k, e, sink, &depth);
+			e->stack.ustack = intern_kernel_stack(k, e, sink, false, &depth);
 			e->stack.depth = e->stack.ustack ? depth : 0;
 		}
 		id = intern_full_stack(k, e, sink, e->stack.ustack ? depth : 0);
@@ -483,11 +552,11 @@ static int intern_stacks(struct argus_kext *k, struct argus_event *e, const stru
 	if ((e->type == ARGUS_EV_STACK || e->type == ARGUS_EV_CPU_SAMPLE) && e->stack.ustack) {
 		uint32_t depth = 0;
 
-		e->stack.ustack = intern_kernel_stack(k, e, sink, &depth);
+		e->stack.ustack = intern_kernel_stack(k, e, sink, reused, &depth);
 		e->stack.depth = e->stack.ustack ? depth : 0;
 	}
 	if (e->type == ARGUS_EV_STACK && e->stack.kstack)
-		e->stack.kstack = intern_kstack(k, e, sink);
+		e->stack.kstack = intern_kstack(k, e, sink, reused);
 	return 0;
 }
 

@@ -375,6 +375,7 @@ void argus_kext_close(struct argus_kext *k)
 	u32_table_free(&k->names_idx);
 	free(k->names);
 	u32_table_free(&k->build_ids);
+	argus_kext_wait_frames_free(k);
 	argus_unwinder_free(k->unwinder);
 	argus_procmaps_free(k->pmaps);
 	free(k->ucopy);

@@ -56,11 +56,19 @@ struct argus_kext {
 	struct argus_procmaps *pmaps;    /* the mappings written per process (procmaps.c) */
 	uint64_t maps_again;             /* maps read again: a stack outside them (decode.c) */
 	uint64_t stacks_replaced;        /* stack-map entries overwritten before decode */
+	/* (tid << 32 | kernel << 31 | map id) -> struct wait_frames *: the
+	 * frames of each thread's wait stacks as last read from the map, for
+	 * the records that reuse them (TRACER_STACK_REUSED, decode.c) */
+	struct argus_hmap wait_frames;
+	uint64_t stacks_reused; /* wait stacks taken from wait_frames */
 	struct argus_unwinder *unwinder; /* full stacks (unwind.c), NULL until one */
 	struct tracer_ustack *ucopy;     /* a slot read back (decode.c) */
 	uint64_t ustacks, ustacks_lost;
 	uint64_t ustack_ns; /* reading slots back and unwinding them (decode.c) */
 };
+
+/* decode.c: the wait stacks' frames kept (wait_frames) go */
+void argus_kext_wait_frames_free(struct argus_kext *k);
 
 /* appset.c: the display servers already running join the app set */
 void appset_seed(struct argus_kext *k);

@@ -55,11 +55,35 @@ static __always_inline bool stack_moved(struct pt_regs *regs, struct thread_stat
 	return st->wait_ip != *ip || st->wait_sp != *sp;
 }
 
-/* The STACK record of a thread that blocks at a new place (stack_moved). */
-static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
-                                       __u64 ts, __u64 ip, __u64 sp)
+#define TASK_UNINTERRUPTIBLE_ 0x0002
+
+/* Whether a wait's kernel stack says more than its records: an
+ * uninterruptible (or killable) sleep - block I/O, a lock, a killable wait -
+ * or a wait outside any call the records name (a page fault; a stat, open or
+ * file read that waits on a FUSE daemon: request_wait_answer sleeps
+ * interruptibly first). An interruptible wait inside a named call (a poll,
+ * futex, pipe or socket read, sleep, wait4) is in the kernel's code for that
+ * call: its stack, an unwind of some 20 kernel frames that cost about as
+ * much as the rest of sched_switch on a desktop, is not taken. */
+static __always_inline bool kstack_tells(unsigned int prev_state, bool in_call)
 {
+	return (prev_state & TASK_UNINTERRUPTIBLE_) || !in_call;
+}
+
+/* The STACK record of a thread that blocks at a new place (stack_moved);
+ * with its kernel stack when kstack_tells. A place among the thread's last
+ * TRACER_WAIT_PLACES (same user ip and sp: the same call chain, as
+ * stack_moved assumes) reuses the stacks walked there
+ * (TRACER_STACK_REUSED): a thread that alternates between a few waits (a
+ * main loop's poll and a worker's futex) walks each once. A walk whose id
+ * another kept place has drops that place: the map's bucket, and the
+ * frames the decoder keeps for this thread and id, are the new stack's. */
+static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
+                                       __u64 ts, __u64 ip, __u64 sp, bool kstack)
+{
+	struct wait_place *pl = NULL;
 	struct mm_struct *mm;
+	__u32 ustack, kid = 0;
 	struct emit em;
 	__u64 sp_ret;
 	long id;
@@ -67,16 +91,50 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	mm = prev->mm;
 	if (!mm)
 		return;
-	sp_ret = user_sp_ret(mm, sp, true);
-	if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
-		return;
-	id = user_stack_id(ctx, em.ev->cpu);
-	em.ev->stack.ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
-	/* where in the kernel it waits (request_wait_answer, io_schedule...) */
-	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
-	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
+		struct wait_place *p = &st->places[i];
+
+		if (p->ip == ip && p->sp == sp && p->ip && (!kstack || p->kstack)) {
+			pl = p;
+			break;
+		}
+	}
+	if (pl) {
+		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
+			return;
+		em.ev->stack.ustack = pl->ustack;
+		em.ev->stack.kstack = pl->kstack;
+		em.ev->stack.sp_ret = pl->sp_ret;
+		em.ev->stack.depth = TRACER_STACK_REUSED;
+	} else {
+		sp_ret = user_sp_ret(mm, sp, true);
+		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
+			return;
+		id = user_stack_id(ctx, em.ev->cpu);
+		ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
+		/* where in the kernel it waits (request_wait_answer, io_schedule...) */
+		if (kstack) {
+			id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
+			kid = id < 0 ? 0 : id + 1;
+		}
+		em.ev->stack.ustack = ustack;
+		em.ev->stack.kstack = kid;
+		em.ev->stack.sp_ret = sp_ret;
+		for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
+			struct wait_place *p = &st->places[i];
+
+			if ((ustack && p->ustack == ustack) || (kid && p->kstack == kid))
+				p->ip = 0;
+		}
+		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
+		st->next_place++;
+		pl->ip = ip;
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
+		pl->ustack = ustack;
+		pl->kstack = kid;
+	}
 	em.ev->stack.ip = ip;
-	em.ev->stack.sp_ret = sp_ret;
 	em.ev->stack.kind = ARGUS_STACK_WAIT;
 	submit(&em);
 	st->wait_ip = ip;
@@ -180,7 +238,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
-	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self;
+	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self, in_call = false;
 	struct sys_call *c, *enter = NULL, *done = NULL;
 	struct task_struct *hdr;
 	struct thread_state *st = NULL;
@@ -208,6 +266,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (tprev) {
 		regs = user_regs(prev); /* read once: the call and the stack */
 		st = call_left_cpu(prev, regs, ts);
+		in_call = st && st->call.cls != SC_NONE;
 	}
 	if (tprev && blocks) {
 		if (!st) /* a pending call has storage already; stacks need it */
@@ -231,7 +290,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 				if (enter)
 					emit_entry(enter, prev, ts);
 				enter = NULL;
-				wait_stack(ctx, prev, st, ts, ip, sp);
+				wait_stack(ctx, prev, st, ts, ip, sp, kstack_tells(prev_state, in_call));
 			}
 		}
 	} else if (tprev && !per_call && st && st->call.cls == SC_WAIT &&

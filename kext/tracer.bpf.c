@@ -120,12 +120,25 @@ struct {
 	__type(value, struct tracer_held);
 } held SEC(".maps");
 
-/* Per thread: a call that left its CPU, and where the thread last blocked.
- * Task-local storage: no hash lookups, and it goes away with the thread. */
+/* A place a thread blocked at (user ip and sp) and the stacks found there
+ * (ids as the STACK record carries them: map id + 1, 0 = none). */
+struct wait_place {
+	__u64 ip;
+	__u64 sp;
+	__u64 sp_ret;
+	__u32 ustack;
+	__u32 kstack;
+};
+
+/* Per thread: a call that left its CPU, where the thread last blocked, and
+ * the last few places it blocked at (wait_stack). Task-local storage: no
+ * hash lookups, and it goes away with the thread. */
 struct thread_state {
 	struct sys_call call;
 	__u64 wait_ip; /* user ip and sp of the last STACK emitted */
 	__u64 wait_sp;
+	struct wait_place places[TRACER_WAIT_PLACES];
+	__u32 next_place; /* the one to replace next */
 };
 
 struct {

@@ -96,6 +96,13 @@ struct tracer_held {
 #define TRACER_STACKS_MAX   16384 /* distinct user stacks in the stack map */
 #define TRACER_STACK_DEPTH  127   /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
+#define TRACER_WAIT_PLACES  4     /* places a thread's wait stacks are kept for */
+/* stack.depth of a wait's STACK record on the kernel ring (the decoder
+ * writes the real depth): its stacks were not walked again, the thread
+ * blocked at a place it blocked at before (same user ip and sp) and the
+ * ids are those of its last walk there; the decoder takes the frames it
+ * read then (docs/kext.md "Wait stacks"). */
+#define TRACER_STACK_REUSED 0xffffffffu
 #define TRACER_PATH_MAX     256   /* exec paths kept for the decoder */
 #define TRACER_EXECS_MAX    4096  /* exec paths not yet decoded */
 #define TRACER_APPSET_MAX   8192  /* processes of the app set (appset.bpf.h) */

@@ -1,7 +1,8 @@
 /*
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
  * waits' entries, yields and zero-timeout polls in the default capture, clone
- * flags of forks and threads, wait stacks naming the function that blocked,
+ * flags of forks and threads, wait stacks naming the function that blocked
+ * and walked once per place,
  * CPU samples inside libc naming the function that called it, drops under a
  * burst into tiny rings, argus never tracing itself, the comm filter, and the
  * privilege / BTF errors. The IPC records are test_kext_ipc_live.c's.
@@ -24,6 +25,8 @@
 #include <termios.h>
 
 #include "collect.h"
+#include "tracer.h"
+
 
 /* ---- waits: entry when blocked, else entry and exit at the exit ------------ */
 static void poll_child(void *arg)
@@ -318,6 +321,124 @@ TEST(wait_stack_names_the_function_that_blocked)
 	collector_free(&c);
 }
 
+/* ---- a thread blocking at two places in turn: each place's stacks walked once ---- */
+static int place_pipe[2][2];
+
+__attribute__((noinline)) void kext_test_place_a(void)
+{
+	char b;
+
+	if (read(place_pipe[0][0], &b, 1) != 1)
+		_exit(1);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* a larger frame than place_a's: the two reads' stack pointers differ
+ * (a wait's place is its user ip and sp, and both wait at libc's read) */
+__attribute__((noinline)) void kext_test_place_b(void)
+{
+	volatile char pad[256];
+	char b;
+
+	pad[0] = 0;
+	if (read(place_pipe[1][0], &b, 1) != 1)
+		_exit(1);
+	__asm__ volatile("" ::: "memory");
+	(void)pad[0];
+}
+
+static void two_places_main(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 4; i++) {
+		kext_test_place_a();
+		kext_test_place_b();
+	}
+}
+
+/* The decoder's stacks, interned by content: equal frames, equal id. */
+struct frames_table {
+	uint64_t ips[16][TRACER_STACK_DEPTH];
+	uint32_t depth[16], n;
+};
+
+static uint32_t intern_frames(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct frames_table *t = arg;
+
+	if (depth > TRACER_STACK_DEPTH)
+		depth = TRACER_STACK_DEPTH;
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->depth[i] == depth && !memcmp(t->ips[i], ips, depth * sizeof(*ips)))
+			return i + 1;
+	if (t->n == 16)
+		return 0;
+	memcpy(t->ips[t->n], ips, depth * sizeof(*ips));
+	t->depth[t->n] = depth;
+	return ++t->n;
+}
+
+TEST(wait_stacks_walked_once_per_place)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	static struct frames_table t;
+	struct collector c;
+
+	require_live();
+	ASSERT(pipe(place_pipe[0]) == 0 && pipe(place_pipe[1]) == 0);
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(two_places_main, NULL);
+	trace_and_go(&c, &g);
+	for (int i = 0; i < 8; i++) { /* the child blocks at a, then b, in turn */
+		usleep(30000);
+		collector_drain(&c);
+		ASSERT(write(place_pipe[i % 2][1], "w", 1) == 1);
+	}
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	/* the raw records: 8 waits at 2 places, the last 6 reusing the walks */
+	unsigned fresh = 0, reused = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid)
+			continue;
+		if (e->stack.depth == TRACER_STACK_REUSED)
+			reused++;
+		else
+			fresh++;
+	}
+	ASSERT_MSG(fresh >= 2 && reused >= 4, "fresh %u, reused %u STACK records", fresh, reused);
+
+	/* decoded: a reused record names the stack its place's walk found
+	 * (both places wait at libc's read: the same ip, apart by sp_ret) */
+	struct argus_sink sink = {.intern_stack = intern_frames, .arg = &t};
+	uint32_t at[2] = {0, 0};
+	uint64_t ret[2] = {0, 0};
+	unsigned same = 0;
+	argus_kext_decode(c.k, c.ev, c.n, &sink);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+		int slot;
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid || !e->stack.ustack)
+			continue;
+		ASSERT(e->stack.depth != TRACER_STACK_REUSED);
+		slot = ret[0] == 0 || ret[0] == e->stack.sp_ret ? 0 : 1;
+		if (!ret[slot]) {
+			ret[slot] = e->stack.sp_ret;
+			at[slot] = e->stack.ustack;
+			continue;
+		}
+		ASSERT_MSG(e->stack.ustack == at[slot], "a place's stack changed: %u, then %u",
+		           at[slot], e->stack.ustack);
+		same++;
+	}
+	ASSERT_MSG(same >= 4, "%u decoded waits at a place seen before", same);
+	collector_free(&c);
+}
+
 /* ---- a thread on CPU inside libc: the sample names the function that called ---- */
 /* exported (ENABLE_EXPORTS) so dladdr can name it; copies with libc's
  * memcpy, which keeps no frame pointer, for secs */
@@ -547,6 +668,7 @@ TEST(unprivileged_is_epriv)
 TEST_MAIN(TEST_ENTRY(waits_have_entries_blocked_or_not),
           TEST_ENTRY(fork_and_thread_records_carry_clone_flags),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
+          TEST_ENTRY(wait_stacks_walked_once_per_place),
           TEST_ENTRY(sample_in_libc_names_the_function_that_called_it),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
           TEST_ENTRY(comm_filter_keeps_only_that_name), TEST_ENTRY(missing_btf_is_nosupport),
