@@ -252,6 +252,56 @@ static uint32_t rare_threshold(struct argus_graph *g)
 	return g->rare_threshold;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a binary search of sorted[0..n) finds ip. */
+static bool sorted_has(const uint64_t *sorted, uint32_t n, uint64_t ip)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (sorted[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && sorted[lo] == ip;
+}
+
+/* A frame of sa that sb holds too (share); a low-frequency one (true: the
+ * answer is known). sb's frames sorted once and each of sa's searched:
+ * comparing every pair was depth x depth compares, 16 k for two full
+ * stacks, at every adjacent edge. */
+static bool pair_share(struct argus_graph *g, const struct gstack *sa, const struct gstack *sb,
+                       uint32_t thr, bool *share)
+{
+	uint64_t sorted[ARGUS_STACK_MAX_DEPTH + 1];
+	uint32_t n = sb->depth <= ARGUS_STACK_MAX_DEPTH + 1 ? sb->depth : 0;
+	if (n) {
+		memcpy(sorted, sb->ips, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	}
+	for (uint32_t x = 0; x < sa->depth; x++) {
+		bool in = false;
+		if (n)
+			in = sorted_has(sorted, n, sa->ips[x]);
+		else
+			for (uint32_t y = 0; y < sb->depth && !in; y++)
+				in = sa->ips[x] == sb->ips[y];
+		if (!in)
+			continue;
+		*share = true;
+		const uint32_t *count = frame_get(g, sa->ips[x], false);
+		if (count && *count <= thr)
+			return true;
+	}
+	return false;
+}
+
 /* Whether stacks a[] and b[] share a frame; *rare when a shared frame is
  * low-frequency. Stacks with unknown frames are skipped. */
 bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const uint32_t *b,
@@ -264,15 +314,9 @@ bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const ui
 		const struct gstack *sa = gstack_get(g, a[i]);
 		for (size_t j = 0; sa && j < nb; j++) {
 			const struct gstack *sb = gstack_get(g, b[j]);
-			for (uint32_t x = 0; sb && x < sa->depth; x++) {
-				for (uint32_t y = 0; y < sb->depth; y++) {
-					if (sa->ips[x] != sb->ips[y])
-						continue;
-					share = true;
-					uint32_t *count = frame_get(g, sa->ips[x], false);
-					if (count && *count <= thr)
-						*rare = true;
-				}
+			if (sb && pair_share(g, sa, sb, thr, &share)) {
+				*rare = true;
+				return true; /* shared, and rare: nothing changes either */
 			}
 		}
 	}
