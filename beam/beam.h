@@ -409,6 +409,12 @@ int argus_tsym_new_tables(struct argus_tsym **s, const struct argus_map *maps, s
                           const char *(*string)(const void *arg, uint32_t id),
                           bool (*stack)(const void *arg, uint32_t id, struct argus_stack *out),
                           const void *arg);
+/* Adds tables' entries that came since (a session's maps and symbols
+ * pushed after it was made): sorted into the others, as one
+ * argus_tsym_new_tables over all of them would. Returns 0, -1 out of
+ * memory (the table is then as before, or holds the maps only). */
+int argus_tsym_add_tables(struct argus_tsym *s, const struct argus_map *maps, size_t nmaps,
+                          const struct argus_symbol *syms, size_t nsyms);
 void argus_tsym_free(struct argus_tsym *s);
 /* Where a process forked and not exec'd finds its layout: parent(arg, pid)
  * is the pid it was forked from, 0 unknown (the session's PROC_FORK

@@ -24,19 +24,25 @@ struct proc_dwfl {
 	Dwfl *dwfl; /* NULL = could not be reported (gone, no access) */
 	uint64_t used;
 	uint64_t reported; /* CLOCK_MONOTONIC ns of its latest report */
+	uint64_t gen;      /* of its latest report: what the memo holds of it */
 };
 
 /* Frames resolved already (pid, ip): a libdwfl lookup costs tens of
- * microseconds, and whole call chains ask for the same return addresses
- * over and over (every sample of a busy stall, several passes). Dropped
- * whole when full and whenever a process's modules are read (again): a new
- * session (a reused pid) or a module mapped since (a dlopen, an exec). An
- * address in no module is not kept: it asks for the maps again. */
+ * microseconds (its symbol search is linear), and whole call chains ask for
+ * the same return addresses over and over (every sample of a busy stall,
+ * several passes, every lag of an app). Dropped whole when full; a
+ * process's entries lapse whenever its modules are read (again): a new
+ * session (a reused pid) or a module mapped since (a dlopen, an exec) - by
+ * the report's generation, so that one process's report (an address in no
+ * module asks for its maps again, at most every ELFSYM_REREPORT_NS: a
+ * broken frame-pointer chain does at every lag) leaves the others' frames
+ * named. An address in no module is not kept: it asks for the maps again. */
 #define ELFSYM_MEMO 8192
 struct memo {
 	uint32_t pid;
 	bool ok;
 	uint64_t ip;
+	uint64_t gen; /* the process's report it was named under */
 	struct argus_frame f;
 };
 
@@ -44,6 +50,7 @@ struct argus_elfsym {
 	struct proc_dwfl cache[ELFSYM_CACHE];
 	struct argus_hmap memo;
 	uint64_t clock;
+	uint64_t gen; /* reports so far */
 	struct argus_symbolizer stacks; /* where stack ids resolve */
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
@@ -89,8 +96,7 @@ static void report(struct argus_elfsym *s, struct proc_dwfl *slot)
 {
 	char maps[64];
 	slot->reported = mono_ns();
-	argus_hmap_free(&s->memo); /* what it named may be another layout's */
-	argus_hmap_init(&s->memo, sizeof(struct memo), 256);
+	slot->gen = ++s->gen; /* what it named may be another layout's */
 	snprintf(maps, sizeof(maps), "/proc/%u/maps", slot->pid);
 	if (slot->dwfl && access(maps, R_OK) != 0)
 		return;
@@ -170,10 +176,11 @@ static bool elf_lookup(Dwfl_Module *m, uint64_t ip, struct argus_frame *out);
 static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame *out)
 {
 	struct argus_elfsym *s = arg;
-	session(s, pid); /* a new session drops the memo first */
+	/* a new session lapses the process's memo first */
+	const struct proc_dwfl *slot = session(s, pid);
 	uint64_t key = (ip ^ (uint64_t)pid << 47) * 0x9e3779b97f4a7c15ull;
 	struct memo *mo = argus_hmap_get(&s->memo, key);
-	if (mo && mo->pid == pid && mo->ip == ip) {
+	if (mo && mo->pid == pid && mo->ip == ip && mo->gen == slot->gen) {
 		if (mo->ok)
 			*out = mo->f;
 		return mo->ok;
@@ -181,6 +188,7 @@ static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame
 	Dwfl_Module *m = module_of(s, pid, ip); /* may read the maps again */
 	if (!m)
 		return false;
+	uint64_t gen = slot->gen; /* module_of's report, if any, lapsed the rest */
 	struct argus_frame f;
 	bool ok = elf_lookup(m, ip, &f);
 	if (s->memo.len >= ELFSYM_MEMO) {
@@ -190,6 +198,7 @@ static bool elf_resolve(void *arg, uint32_t pid, uint64_t ip, struct argus_frame
 	if ((mo = argus_hmap_put(&s->memo, key, NULL))) {
 		mo->pid = pid;
 		mo->ip = ip;
+		mo->gen = gen;
 		mo->ok = ok;
 		if (ok)
 			mo->f = f;

@@ -90,6 +90,85 @@ int argus_tsym_new_tables(struct argus_tsym **sp, const struct argus_map *m, siz
 	return 0;
 }
 
+/* The new entries, by their index (qsort_r's context). */
+struct by_index {
+	const unsigned char *add;
+	size_t sz;
+	int (*cmp)(const void *, const void *);
+};
+
+static int cmp_index(const void *x, const void *y, void *arg)
+{
+	const struct by_index *b = arg;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = b->cmp(b->add + i * b->sz, b->add + j * b->sz);
+	return c ? c : i < j ? -1 : i > j;
+}
+
+/* Sorts nadd new entries of size sz stably (each one's index breaks ties,
+ * as the tables' order does) and merges them after the nall sorted ones,
+ * which come first among equals: the order one stable sort of all gives,
+ * without sorting again what was sorted. */
+static int merge_sorted(void **all, size_t nall, const void *add, size_t nadd, size_t sz,
+                        int (*cmp)(const void *, const void *))
+{
+	if (!nadd)
+		return 0;
+	unsigned char *grown = realloc(*all, (nall + nadd) * sz);
+	size_t *order = malloc(nadd * sizeof(*order));
+	if (grown)
+		*all = grown;
+	if (!grown || !order) {
+		free(order);
+		return -1;
+	}
+	for (size_t i = 0; i < nadd; i++)
+		order[i] = i;
+	struct by_index b = {add, sz, cmp};
+	qsort_r(order, nadd, sizeof(*order), cmp_index, &b);
+	/* from the back: the larger of the two tails, the new one on ties */
+	size_t i = nall, j = nadd, k = nall + nadd;
+	while (j > 0) {
+		const unsigned char *y = b.add + order[j - 1] * sz;
+		if (i > 0 && cmp(grown + (i - 1) * sz, y) > 0) {
+			memmove(grown + (k - 1) * sz, grown + (i - 1) * sz, sz);
+			i--;
+		} else {
+			memcpy(grown + (k - 1) * sz, y, sz);
+			j--;
+		}
+		k--;
+	}
+	free(order);
+	return 0;
+}
+
+int argus_tsym_add_tables(struct argus_tsym *s, const struct argus_map *m, size_t nm,
+                          const struct argus_symbol *sy, size_t ns)
+{
+	struct tmap *add = malloc((nm ? nm : 1) * sizeof(*add));
+	if (!add)
+		return -1;
+	for (size_t i = 0; i < nm; i++) {
+		const char *path = s->string(s->arg, m[i].path_str);
+		add[i] = (struct tmap){m[i].pid,   m[i].start,    m[i].end,
+		                       m[i].pgoff, m[i].path_str, argus_system_code(path)};
+	}
+	void *maps = s->maps, *syms = s->syms;
+	int rc = merge_sorted(&maps, s->nmaps, add, nm, sizeof(*add), cmp_map);
+	s->maps = maps;
+	free(add);
+	if (rc)
+		return -1;
+	s->nmaps += nm;
+	rc = merge_sorted(&syms, s->nsyms, sy, ns, sizeof(*sy), cmp_sym);
+	s->syms = syms;
+	if (rc)
+		return -1;
+	s->nsyms += ns;
+	return 0;
+}
+
 static const char *reader_string(const void *arg, uint32_t id)
 {
 	return argus_trace_string(arg, id);

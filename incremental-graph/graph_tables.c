@@ -160,15 +160,63 @@ static void frame_hist_move(struct argus_graph *g, uint32_t was, uint32_t now)
 		g->frame_hist[now]++;
 }
 
-/* A segment referenced this stack: each distinct frame counts once. */
+/* A set of one stack's frames (at most IPSET_MAX), open addressing at
+ * half load: whether two stacks share a frame and which frames of a stack
+ * repeat, in time linear in their depths - comparing every pair took
+ * depth x depth compares (16 k for two full stacks) at every adjacent edge,
+ * sample and wait stack. */
+#define IPSET_MAX  (ARGUS_STACK_MAX_DEPTH + 1)
+#define IPSET_BITS 8
+struct ipset {
+	uint64_t ip[1u << IPSET_BITS];
+	bool used[1u << IPSET_BITS];
+};
+
+static void ipset_clear(struct ipset *set)
+{
+	memset(set->used, 0, sizeof(set->used));
+}
+
+/* Adds ip; false when it was there already. */
+static bool ipset_add(struct ipset *set, uint64_t ip)
+{
+	uint32_t mask = (1u << IPSET_BITS) - 1;
+	uint32_t h = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - IPSET_BITS));
+	for (;; h = (h + 1) & mask) {
+		if (!set->used[h]) {
+			set->used[h] = true;
+			set->ip[h] = ip;
+			return true;
+		}
+		if (set->ip[h] == ip)
+			return false;
+	}
+}
+
+static bool ipset_has(const struct ipset *set, uint64_t ip)
+{
+	uint32_t mask = (1u << IPSET_BITS) - 1;
+	uint32_t h = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - IPSET_BITS));
+	for (; set->used[h]; h = (h + 1) & mask)
+		if (set->ip[h] == ip)
+			return true;
+	return false;
+}
+
+/* A segment referenced this stack: each distinct frame counts once (at its
+ * first place in the stack). */
 void gframes_count(struct argus_graph *g, uint32_t stack_id)
 {
 	const struct gstack *s = gstack_get(g, stack_id);
 	if (!s)
 		return;
+	struct ipset set;
+	bool small = s->depth <= IPSET_MAX;
+	if (small)
+		ipset_clear(&set);
 	for (uint32_t i = 0; i < s->depth; i++) {
-		bool dup = false;
-		for (uint32_t k = 0; k < i && !dup; k++)
+		bool dup = small ? !ipset_add(&set, s->ips[i]) : false;
+		for (uint32_t k = 0; !small && k < i && !dup; k++)
 			dup = s->ips[k] == s->ips[i];
 		uint32_t *count = dup ? NULL : frame_get(g, s->ips[i], true);
 		if (count && *count < UINT32_MAX) {
@@ -252,6 +300,31 @@ static uint32_t rare_threshold(struct argus_graph *g)
 	return g->rare_threshold;
 }
 
+/* A frame of sa that sb holds too (share); a low-frequency one (true: the
+ * answer is known). */
+static bool pair_share(struct argus_graph *g, const struct gstack *sa, const struct gstack *sb,
+                       struct ipset *set, uint32_t thr, bool *share)
+{
+	bool small = sb->depth <= IPSET_MAX;
+	if (small) {
+		ipset_clear(set);
+		for (uint32_t y = 0; y < sb->depth; y++)
+			ipset_add(set, sb->ips[y]);
+	}
+	for (uint32_t x = 0; x < sa->depth; x++) {
+		bool in = small && ipset_has(set, sa->ips[x]);
+		for (uint32_t y = 0; !small && y < sb->depth && !in; y++)
+			in = sa->ips[x] == sb->ips[y];
+		if (!in)
+			continue;
+		*share = true;
+		const uint32_t *count = frame_get(g, sa->ips[x], false);
+		if (count && *count <= thr)
+			return true;
+	}
+	return false;
+}
+
 /* Whether stacks a[] and b[] share a frame; *rare when a shared frame is
  * low-frequency. Stacks with unknown frames are skipped. */
 bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const uint32_t *b,
@@ -260,19 +333,14 @@ bool gframes_share(struct argus_graph *g, const uint32_t *a, size_t na, const ui
 	bool share = false;
 	*rare = false;
 	uint32_t thr = rare_threshold(g);
+	struct ipset set;
 	for (size_t i = 0; i < na; i++) {
 		const struct gstack *sa = gstack_get(g, a[i]);
 		for (size_t j = 0; sa && j < nb; j++) {
 			const struct gstack *sb = gstack_get(g, b[j]);
-			for (uint32_t x = 0; sb && x < sa->depth; x++) {
-				for (uint32_t y = 0; y < sb->depth; y++) {
-					if (sa->ips[x] != sb->ips[y])
-						continue;
-					share = true;
-					uint32_t *count = frame_get(g, sa->ips[x], false);
-					if (count && *count <= thr)
-						*rare = true;
-				}
+			if (sb && pair_share(g, sa, sb, &set, thr, &share)) {
+				*rare = true;
+				return true; /* shared, and rare: nothing changes either */
 			}
 		}
 	}

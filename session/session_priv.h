@@ -27,7 +27,8 @@ struct ptables {
 	size_t nmaps, cmaps;
 	struct argus_symbol *syms;
 	size_t nsyms, csyms;
-	struct argus_tsym *tsym; /* rebuilt when maps / symbols changed */
+	struct argus_tsym *tsym; /* over the maps and symbols so far */
+	size_t tsym_maps, tsym_syms; /* of them, the ones tsym holds */
 	bool tsym_dirty;
 	struct argus_elfsym *elf; /* live_symbols */
 };

@@ -179,18 +179,29 @@ bool ptables_stack_of(void *arg, uint32_t id, const uint64_t **ips, uint32_t *de
 	return true;
 }
 
-/* Before a diagnosis: the symbol table over the maps and symbols so far. */
+/* Before a diagnosis (and every lag): the symbol table over the maps and
+ * symbols so far. The ones pushed since the last are sorted into it: the
+ * maps are never dropped (an always-on daemon's grow by each exec), and
+ * sorting them all again at each lag took longer the longer it ran. */
 int ptables_prepare(struct argus_session *s)
 {
 	struct ptables *dx = &s->pt;
 	if (!dx->tsym_dirty)
 		return 0;
-	argus_tsym_free(dx->tsym);
-	dx->tsym = NULL;
-	if (argus_tsym_new_tables(&dx->tsym, dx->maps, dx->nmaps, dx->syms, dx->nsyms, tab_string,
-	                          tab_stack, s))
+	if (!dx->tsym) {
+		if (argus_tsym_new_tables(&dx->tsym, NULL, 0, NULL, 0, tab_string, tab_stack, s))
+			return -1;
+		argus_tsym_set_parent(dx->tsym, session_parent, s);
+		dx->tsym_maps = dx->tsym_syms = 0;
+	}
+	if (argus_tsym_add_tables(dx->tsym, dx->maps + dx->tsym_maps, dx->nmaps - dx->tsym_maps,
+	                          dx->syms + dx->tsym_syms, dx->nsyms - dx->tsym_syms)) {
+		argus_tsym_free(dx->tsym); /* made again whole next time */
+		dx->tsym = NULL;
 		return -1;
-	argus_tsym_set_parent(dx->tsym, session_parent, s);
+	}
+	dx->tsym_maps = dx->nmaps;
+	dx->tsym_syms = dx->nsyms;
 	dx->tsym_dirty = false;
 	return 0;
 }

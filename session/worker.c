@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdlib.h>
@@ -75,16 +76,24 @@ struct argus_worker {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct msg *head, *tail;
-	uint64_t bytes, max_bytes; /* of queued messages */
-	bool stop, started, tick_pending;
-	struct argus_worker_stats st;
+	uint64_t max_bytes;
+	bool stop, started;
+	struct argus_worker_stats st; /* under mu; events, table_losses and
+	                                 inner_errors are the atomics below */
+	/* What the worker thread counts without the lock: it takes all that
+	 * is queued at once and runs it, a lock and an unlock per wake-up
+	 * instead of two of each per message (every table entry is one); the
+	 * queue's bytes still go down as each message is taken. */
+	_Atomic uint64_t bytes; /* of queued messages */
+	_Atomic uint64_t events, table_losses, inner_errors;
+	atomic_bool tick_pending;
 	/* apps (argus_worker_favour; under mu) */
 	uint32_t favour[FAVOUR_MAX];
 	unsigned nfavour, favour_gen;
 	/* shedding: the producer's thread only */
 	bool shedding;
 	uint64_t epoch_ns;          /* start of the share's epoch */
-	uint64_t epoch_events;      /* the worker's st.events then */
+	uint64_t epoch_events;      /* the worker's events then */
 	uint32_t share;             /* records per process in this epoch */
 	struct argus_hmap taken;    /* pid -> records queued in this epoch (while shedding) */
 	struct argus_hmap fav;      /* pid -> 1: favour, copied at an epoch's start */
@@ -100,7 +109,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* A new epoch every SHED_EPOCH_NS (called with the worker's st.events):
+/* A new epoch every SHED_EPOCH_NS (called with the worker's events):
  * the share from what the worker took in the last one and how many
  * processes sent records then (while shedding; else 1). */
 static void epoch_roll(struct argus_worker *w, uint64_t now, uint64_t events)
@@ -191,13 +200,13 @@ static void push(struct argus_worker *w, struct msg *m)
 	else
 		w->head = m;
 	w->tail = m;
-	w->bytes += m->size;
-	if (w->bytes > w->st.max_queued_bytes)
-		w->st.max_queued_bytes = w->bytes;
+	uint64_t bytes = atomic_fetch_add(&w->bytes, m->size) + m->size;
+	if (bytes > w->st.max_queued_bytes)
+		w->st.max_queued_bytes = bytes;
 	/* a producer that ticks (the daemon, after each delivery) wakes the
 	 * worker once a tick, not at each batch and table entry: it would
 	 * run each and sleep again, a futex wake-up apiece */
-	if (!w->tick || m->kind == M_TICK || w->bytes >= WAKE_BYTES)
+	if (!w->tick || m->kind == M_TICK || bytes >= WAKE_BYTES)
 		pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -218,9 +227,7 @@ static struct msg *new_msg(enum msg_kind kind, size_t data_bytes)
 static int w_events(void *arg, const struct argus_event *ev, size_t n)
 {
 	struct argus_worker *w = arg;
-	pthread_mutex_lock(&w->mu);
-	uint64_t queued = w->bytes, events = w->st.events;
-	pthread_mutex_unlock(&w->mu);
+	uint64_t queued = atomic_load(&w->bytes), events = atomic_load(&w->events);
 	epoch_roll(w, mono_ns(), events);
 	if (w->shedding ? queued > SHED_OFF_BYTES : queued > SHED_ON_BYTES) {
 		w->shedding = true;
@@ -237,11 +244,12 @@ static int w_events(void *arg, const struct argus_event *ev, size_t n)
 		w->shedding = false;
 	}
 	size_t bytes = n * sizeof(*ev);
-	pthread_mutex_lock(&w->mu);
-	bool full = w->bytes + sizeof(struct msg) + bytes > w->max_bytes;
-	if (full)
+	bool full = atomic_load(&w->bytes) + sizeof(struct msg) + bytes > w->max_bytes;
+	if (full) {
+		pthread_mutex_lock(&w->mu);
 		w->st.dropped += n;
-	pthread_mutex_unlock(&w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
 	struct msg *m = full ? NULL : new_msg(M_EVENTS, bytes);
 	if (!m) {
 		if (!full) {
@@ -262,9 +270,7 @@ static uint32_t w_string(void *arg, const char *s, size_t len)
 	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_STRING, len + 1);
 	if (!m) {
-		pthread_mutex_lock(&w->mu);
-		w->st.table_losses++;
-		pthread_mutex_unlock(&w->mu);
+		atomic_fetch_add(&w->table_losses, 1);
 		return 0;
 	}
 	m->n = len;
@@ -279,9 +285,7 @@ static uint32_t w_stack(void *arg, const uint64_t *ips, uint32_t depth)
 	struct argus_worker *w = arg;
 	struct msg *m = new_msg(M_STACK, depth * sizeof(*ips));
 	if (!m) {
-		pthread_mutex_lock(&w->mu);
-		w->st.table_losses++;
-		pthread_mutex_unlock(&w->mu);
+		atomic_fetch_add(&w->table_losses, 1);
 		return 0;
 	}
 	m->n = depth;
@@ -316,42 +320,36 @@ static int w_symbol(void *arg, const struct argus_symbol *sym)
 void argus_worker_tick(struct argus_worker *w, uint64_t stream_ns)
 {
 	/* one pending tick is enough: a busy worker catches up with the last */
-	pthread_mutex_lock(&w->mu);
-	bool pending = w->tick_pending;
-	w->tick_pending = true;
-	pthread_mutex_unlock(&w->mu);
-	if (pending)
+	if (atomic_exchange(&w->tick_pending, true))
 		return;
 	struct msg *m = new_msg(M_TICK, 0);
 	if (!m) {
-		pthread_mutex_lock(&w->mu);
-		w->tick_pending = false;
-		pthread_mutex_unlock(&w->mu);
+		atomic_store(&w->tick_pending, false);
 		return;
 	}
 	m->tick = stream_ns;
 	push(w, m);
 }
 
-/* Runs in the worker without the lock; counts go to delta. */
-static void run_msg(struct argus_worker *w, struct msg *m, struct argus_worker_stats *delta)
+/* Runs in the worker without the lock. */
+static void run_msg(struct argus_worker *w, struct msg *m)
 {
 	const struct argus_sink *s = &w->inner;
 	switch (m->kind) {
 	case M_EVENTS:
 		if (s->events &&
 		    s->events(s->arg, (const struct argus_event *)(void *)m->data, m->n))
-			delta->inner_errors++;
-		delta->events += m->n;
+			atomic_fetch_add(&w->inner_errors, 1);
+		atomic_fetch_add(&w->events, m->n);
 		break;
 	case M_STRING:
 		if (s->intern_string && !s->intern_string(s->arg, (const char *)m->data, m->n))
-			delta->table_losses++;
+			atomic_fetch_add(&w->table_losses, 1);
 		break;
 	case M_STACK:
 		if (s->intern_stack &&
 		    !s->intern_stack(s->arg, (const uint64_t *)(void *)m->data, (uint32_t)m->n))
-			delta->table_losses++;
+			atomic_fetch_add(&w->table_losses, 1);
 		break;
 	case M_MAP:
 		if (s->map)
@@ -385,21 +383,19 @@ static void *worker(void *arg)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (!w->head)
 			break; /* stopped and drained */
-		struct msg *m = w->head;
-		w->head = m->next;
-		if (!w->head)
-			w->tail = NULL;
-		w->bytes -= m->size;
-		if (m->kind == M_TICK)
-			w->tick_pending = false;
+		struct msg *list = w->head;
+		w->head = w->tail = NULL;
 		pthread_mutex_unlock(&w->mu);
-		struct argus_worker_stats delta = {0};
-		run_msg(w, m, &delta);
-		free(m);
+		while (list) {
+			struct msg *m = list;
+			list = m->next;
+			atomic_fetch_sub(&w->bytes, m->size);
+			if (m->kind == M_TICK)
+				atomic_store(&w->tick_pending, false);
+			run_msg(w, m);
+			free(m);
+		}
 		pthread_mutex_lock(&w->mu);
-		w->st.events += delta.events;
-		w->st.inner_errors += delta.inner_errors;
-		w->st.table_losses += delta.table_losses;
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
@@ -455,8 +451,11 @@ void argus_worker_get_stats(struct argus_worker *w, struct argus_worker_stats *s
 {
 	pthread_mutex_lock(&w->mu);
 	*st = w->st;
-	st->queued_bytes = w->bytes;
 	pthread_mutex_unlock(&w->mu);
+	st->events = atomic_load(&w->events);
+	st->table_losses = atomic_load(&w->table_losses);
+	st->inner_errors = atomic_load(&w->inner_errors);
+	st->queued_bytes = atomic_load(&w->bytes);
 }
 
 int argus_worker_group_nice(int nice)
