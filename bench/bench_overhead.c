@@ -422,6 +422,23 @@ static bool read_metrics(const char *path, struct metric_names *names, struct ru
 	return names->n > 0;
 }
 
+/* What the daemon saw while the command ran, from its log: the stalls it
+ * diagnosed (each one's diagnosis and report cost CPU the round counts;
+ * on a desktop workload, a stall is a false alarm) and its counts. */
+static void daemon_said(const struct overhead_opts *o)
+{
+	char log[96], line[1024];
+	snprintf(log, sizeof(log), "%s/start.log", o->tmpdir);
+	FILE *f = fopen(log, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "argus start: stall ", 19) ||
+		    !strncmp(line, "argus start: diagnosis: ", 24))
+			fprintf(stderr, "  daemon: %s", line + 13);
+	fclose(f);
+}
+
 /* One timed run of CMD under mode m; wall < 0 on failure. */
 static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
                                 struct metric_names *names)
@@ -453,6 +470,8 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
 	if (tracer > 0 && stop_tracer(tracer) != 0 && m != MODE_PERF && m != MODE_PERF_SYS)
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
+	if (tracer > 0 && (m == MODE_START || m == MODE_START_SYS))
+		daemon_said(o);
 	if (rc == 0 && o->metrics && !read_metrics(out, names, &cost)) {
 		fprintf(stderr, "bench overhead: the command printed no (or other) metric lines\n");
 		rc = 1;
