@@ -194,8 +194,11 @@ int ptables_prepare(struct argus_session *s)
 		argus_tsym_set_parent(dx->tsym, session_parent, s);
 		dx->tsym_maps = dx->tsym_syms = 0;
 	}
-	if (argus_tsym_add_tables(dx->tsym, dx->maps + dx->tsym_maps, dx->nmaps - dx->tsym_maps,
-	                          dx->syms + dx->tsym_syms, dx->nsyms - dx->tsym_syms)) {
+	/* none pushed yet: the tables are NULL, and NULL + 0 is undefined */
+	if (argus_tsym_add_tables(dx->tsym, dx->maps ? dx->maps + dx->tsym_maps : NULL,
+	                          dx->nmaps - dx->tsym_maps,
+	                          dx->syms ? dx->syms + dx->tsym_syms : NULL,
+	                          dx->nsyms - dx->tsym_syms)) {
 		argus_tsym_free(dx->tsym); /* made again whole next time */
 		dx->tsym = NULL;
 		return -1;
