@@ -385,21 +385,29 @@ size_t argus_majority_path(const struct argus_symbolizer *sym, uint32_t pid,
 	if (!t)
 		return 0;
 	collect_chains(sym, pid, stacks, n, t);
-	/* innermost first: a nested chain of callers holds more and more */
+	/* the functions more than half hold, innermost first: a nested chain
+	 * of callers holds more and more (insertion by count, ties in order) */
+	uint16_t order[MAX_FUNCS];
+	uint32_t nq = 0;
+	for (uint32_t f = 0; f < t->nf; f++) {
+		if (t->count[f] * 2 <= t->ns || !t->frame[f].func[0])
+			continue;
+		uint32_t j = nq++;
+		for (; j > 0 && t->count[order[j - 1]] > t->count[f]; j--)
+			order[j] = order[j - 1];
+		order[j] = (uint16_t)f;
+	}
 	size_t len = 0, nout = 0;
-	for (uint32_t c = 0; c <= t->ns; c++)
-		for (uint32_t f = 0; f < t->nf; f++) {
-			if (t->count[f] != c || c * 2 <= t->ns || !t->frame[f].func[0])
-				continue;
-			int w = snprintf(out + len, cap - len, "%s%s", len ? ";" : "", t->frame[f].func);
-			if (w < 0 || (size_t)w >= cap - len) {
-				out[len] = 0; /* the outermost callers do not fit: left out */
-				free(t);
-				return nout;
-			}
-			len += (size_t)w;
-			nout++;
+	for (uint32_t k = 0; k < nq; k++) {
+		int w = snprintf(out + len, cap - len, "%s%s", len ? ";" : "",
+		                 t->frame[order[k]].func);
+		if (w < 0 || (size_t)w >= cap - len) {
+			out[len] = 0; /* the outermost callers do not fit: left out */
+			break;
 		}
+		len += (size_t)w;
+		nout++;
+	}
 	free(t);
 	return nout;
 }
