@@ -67,6 +67,7 @@ struct overhead_opts {
 	bool syscalls;         /* also run MODE_START_SYS, MODE_RECORD_SYS */
 	bool metrics;          /* CMD prints "metric NAME VALUE" lines */
 	bool prog_stats;       /* the kernel's BPF run-time statistics on (progstats.c) */
+	bool meter;            /* argus rows with --meter; CMD's "pid NAME PID" lines */
 	char **cmd;
 	char tmpdir[64];
 };
@@ -269,6 +270,7 @@ static pid_t start_daemon(const struct overhead_opts *o, bool syscalls)
 	                "",
 	                "--no-notify",
 	                (char *)opt,
+	                o->meter ? "--meter" : NULL,
 	                NULL};
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -326,8 +328,16 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 			return -1;
 		snprintf(path, sizeof(path), "%s/argus.argus", o->tmpdir);
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
-		char *argv[] = {(char *)o->argus, "record",     "-o",  path, "--all",
-		                (char *)opt,      "--ready-fd", fdarg, NULL};
+		char *argv[] = {(char *)o->argus,
+		                "record",
+		                "-o",
+		                path,
+		                "--all",
+		                (char *)opt,
+		                "--ready-fd",
+		                fdarg,
+		                o->meter ? "--meter" : NULL,
+		                NULL};
 		pid_t pid = spawn(argv, p[1], true);
 		close(p[1]);
 		ssize_t n = read(p[0], buf, sizeof(buf));
@@ -386,6 +396,7 @@ static int stop_tracer(pid_t pid)
 struct run_cost {
 	double wall, cmd_cpu, tracer_cpu;
 	double prog_s, prog_runs; /* tracing programs while CMD ran (--prog-stats) */
+	struct prog_meter meter;  /* their time in the process CMD named (--meter) */
 	double metric[MAX_METRICS];
 };
 
@@ -394,6 +405,24 @@ struct metric_names {
 	unsigned n;
 	char name[MAX_METRICS][32];
 };
+
+/* The process CMD named on its stdout ("pid NAME PID"), 0 if none. */
+static uint32_t named_pid(const char *path, char *name, size_t size)
+{
+	char line[256], n[32];
+	unsigned long pid = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "pid %31s %lu", n, &pid) == 2) {
+			snprintf(name, size, "%s", n);
+			break;
+		}
+	fclose(f);
+	return (uint32_t)pid;
+}
 
 /* Reads CMD's "metric NAME VALUE" lines from its stdout file into cost;
  * false when a metric is missing or new after the first run (the runs
@@ -465,13 +494,19 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 	}
 	struct prog_stats p0 = o->prog_stats ? prog_stats_now() : (struct prog_stats){0};
 	t0 = now_s();
-	int rc = wait_exit_ru(spawn_to(o->cmd, false, o->metrics ? out : NULL), &ru);
+	int rc = wait_exit_ru(spawn_to(o->cmd, false, o->metrics || o->meter ? out : NULL), &ru);
 	t1 = now_s();
 	cost.cmd_cpu = ru_seconds(&ru);
 	if (o->prog_stats) { /* before the tracer stops: its programs' totals go with them */
 		struct prog_stats p1 = prog_stats_now();
 		cost.prog_s = (double)(p1.run_ns - p0.run_ns) / 1e9;
 		cost.prog_runs = (double)(p1.runs - p0.runs);
+	}
+	if (o->meter && tracer > 0 && m != MODE_PERF && m != MODE_PERF_SYS) {
+		uint32_t pid = named_pid(out, cost.meter.task, sizeof(cost.meter.task));
+		if (pid && prog_meter_add(pid, &cost.meter))
+			fprintf(stderr, "bench overhead: --meter: %s loaded no meter\n",
+			        mode_names[m]);
 	}
 	if (tracer > 0)
 		cost.tracer_cpu = sched_cpu_seconds(tracer) - c0;
@@ -555,6 +590,33 @@ static void idle_cost(const struct overhead_opts *o)
 	       "  traced tasks and count in busy CPU)\n");
 }
 
+/* The meter's rows: the argus rows' programs in the process CMD named, as
+ * a share of its CPU when CMD prints it as metric NAME_cpu. */
+static void print_meter(const struct overhead_opts *o, struct prog_meter *meters[],
+                        double *metric[][MAX_METRICS], const struct metric_names *names)
+{
+	const char *task = meters[MODE_START][0].task;
+	char cpu_name[40];
+	const double *cpu[MODE_COUNT] = {NULL};
+
+	if (!*task) {
+		printf("--meter: the command named no process (a line \"pid NAME PID\")\n");
+		return;
+	}
+	snprintf(cpu_name, sizeof(cpu_name), "%s_cpu", task);
+	for (unsigned k = 0; k < names->n; k++)
+		if (!strcmp(names->name[k], cpu_name))
+			for (int m = 0; m < MODE_COUNT; m++)
+				cpu[m] = metric[m][k];
+	printf("median time of the tracing programs in the command's %s (pid line), by the "
+	       "meter; then each program's mean a round, ms (a run):\n",
+	       task);
+	for (int m = 0; m < MODE_COUNT; m++)
+		if (mode_on(o, (enum mode)m) && m != MODE_NONE && m != MODE_PERF &&
+		    m != MODE_PERF_SYS && m != MODE_FLOOR)
+			prog_meter_print(mode_names[m], meters[m], o->rounds, cpu[m]);
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -568,7 +630,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: argus bench overhead [--rounds N] [--idle S] [--floor] [--syscalls]\n"
 	           "                            [--argus PATH] [--argus-opt OPTION] [--metrics]\n"
-	           "                            [--prog-stats]\n"
+	           "                            [--prog-stats] [--meter]\n"
 	           "                            [--desktop | -- CMD ARGS]\n"
 	           "Runs CMD untraced, under the argus daemon (argus start), under argus record\n"
 	           "--all (both with OPTION added), under perf record of sched_switch +\n"
@@ -585,6 +647,9 @@ static void usage(FILE *f)
 	           "time, the build's wall and CPU time. --prog-stats: the kernel's BPF\n"
 	           "run-time statistics on (two clock reads more per program run), and the\n"
 	           "time the tracing programs ran is printed per row, and for --idle.\n"
+	           "--meter: argus rows run with --meter, and the programs' time in the\n"
+	           "process CMD names on stdout (a line \"pid NAME PID\") is printed per\n"
+	           "row, as a share of its CPU when CMD prints metric NAME_cpu.\n"
 	           "Needs root and perf.\n");
 }
 
@@ -611,6 +676,8 @@ int argus_bench_overhead(int argc, char **argv)
 			o.syscalls = true;
 		} else if (!strcmp(argv[i], "--prog-stats")) {
 			o.prog_stats = true;
+		} else if (!strcmp(argv[i], "--meter")) {
+			o.meter = true;
 		} else if (!strcmp(argv[i], "--metrics")) {
 			o.metrics = true;
 		} else if (!strcmp(argv[i], "--desktop")) {
@@ -649,12 +716,15 @@ int argus_bench_overhead(int argc, char **argv)
 	}
 	int rc = 0, stats_fd = -1;
 	if (o.prog_stats && (stats_fd = prog_stats_on()) < 0) {
-		fprintf(stderr, "bench overhead: --prog-stats: the kernel refused BPF run-time "
-		                "statistics (BPF_ENABLE_STATS): %s\n", strerror(-stats_fd));
+		fprintf(stderr,
+		        "bench overhead: --prog-stats: the kernel refused BPF run-time "
+		        "statistics (BPF_ENABLE_STATS): %s\n",
+		        strerror(-stats_fd));
 		nftw(o.tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 		return 5;
 	}
 	double *prog_s[MODE_COUNT], *prog_runs[MODE_COUNT];
+	struct prog_meter *meters[MODE_COUNT];
 	if (o.cmd) {
 		for (int m = 0; m < MODE_COUNT; m++) {
 			times[m] = calloc(o.rounds, sizeof(double));
@@ -662,6 +732,7 @@ int argus_bench_overhead(int argc, char **argv)
 			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
 			prog_s[m] = calloc(o.rounds, sizeof(double));
 			prog_runs[m] = calloc(o.rounds, sizeof(double));
+			meters[m] = calloc(o.rounds, sizeof(struct prog_meter));
 			for (int k = 0; k < MAX_METRICS; k++)
 				metric[m][k] = calloc(o.rounds, sizeof(double));
 		}
@@ -678,9 +749,10 @@ int argus_bench_overhead(int argc, char **argv)
 				tracer_cpu[m][r] = c.tracer_cpu;
 				prog_s[m][r] = c.prog_s;
 				prog_runs[m][r] = c.prog_runs;
+				meters[m][r] = c.meter;
 				/* each run as it ends: a long bench stopped early keeps them */
-				fprintf(stderr, "round %u %-20s wall %.3f s, CPU %.3f + %.3f s", r + 1,
-				        mode_names[m], c.wall, c.cmd_cpu, c.tracer_cpu);
+				fprintf(stderr, "round %u %-20s wall %.3f s, CPU %.3f + %.3f s",
+				        r + 1, mode_names[m], c.wall, c.cmd_cpu, c.tracer_cpu);
 				for (unsigned k = 0; k < names.n; k++)
 					fprintf(stderr, ", %s %.3f", names.name[k], c.metric[k]);
 				fputc('\n', stderr);
@@ -726,8 +798,10 @@ int argus_bench_overhead(int argc, char **argv)
 				       ((cc + tc) / cbase - 1) * 100);
 			}
 			if (o.prog_stats) {
-				printf("median time of the machine's tracing programs while the command "
-				       "ran (the kernel's BPF statistics; part of the command's CPU):\n");
+				printf("median time of the machine's tracing programs while the "
+				       "command "
+				       "ran (the kernel's BPF statistics; part of the command's "
+				       "CPU):\n");
 				for (int m = 0; m < MODE_COUNT; m++) {
 					if (!mode_on(&o, (enum mode)m))
 						continue;
@@ -735,12 +809,15 @@ int argus_bench_overhead(int argc, char **argv)
 					double pr = median(prog_runs[m], o.rounds);
 					double cc = median(cmd_cpu[m], o.rounds);
 
-					printf("  %-20s %9.3f s   %5.2f %% of the command's CPU, %.0f runs, "
+					printf("  %-20s %9.3f s   %5.2f %% of the command's CPU, "
+					       "%.0f runs, "
 					       "%.0f ns a run\n",
 					       mode_names[m], ps, cc > 0 ? ps / cc * 100 : 0, pr,
 					       pr > 0 ? ps * 1e9 / pr : 0);
 				}
 			}
+			if (o.meter)
+				print_meter(&o, meters, metric, &names);
 			for (unsigned k = 0; k < names.n; k++) {
 				double mb = median(metric[MODE_NONE][k], o.rounds);
 
@@ -750,8 +827,9 @@ int argus_bench_overhead(int argc, char **argv)
 						continue;
 					double mv = median(metric[m][k], o.rounds);
 
-					printf("  %-20s %9.3f     x%.3f (%+.1f %%)\n", mode_names[m], mv,
-					       mb > 0 ? mv / mb : 0, mb > 0 ? (mv / mb - 1) * 100 : 0);
+					printf("  %-20s %9.3f     x%.3f (%+.1f %%)\n",
+					       mode_names[m], mv, mb > 0 ? mv / mb : 0,
+					       mb > 0 ? (mv / mb - 1) * 100 : 0);
 				}
 			}
 		}
@@ -761,6 +839,7 @@ int argus_bench_overhead(int argc, char **argv)
 			free(tracer_cpu[m]);
 			free(prog_s[m]);
 			free(prog_runs[m]);
+			free(meters[m]);
 			for (int k = 0; k < MAX_METRICS; k++)
 				free(metric[m][k]);
 		}

@@ -20,4 +20,28 @@ int prog_stats_on(void);
  * take the second snapshot before the tracer stops). */
 struct prog_stats prog_stats_now(void);
 
+/* The meter (argus start / record --meter, docs/kext.md): the tracing
+ * programs' time in one process's tasks, per program. */
+#define PROG_METER_MAX 48
+
+struct prog_meter {
+	char task[32]; /* the name CMD gave the process ("pid NAME PID") */
+	double ns, runs;
+	unsigned n;
+	struct {
+		char name[16];
+		double ns, runs;
+	} prog[PROG_METER_MAX];
+};
+
+/* Adds process tgid's figures from the loaded tracer's argus_meter map to
+ * *m; -ENOENT when no tracer with a meter is loaded. */
+int prog_meter_add(uint32_t tgid, struct prog_meter *m);
+
+/* Prints one row: the median over n rounds of the programs' time in the
+ * process, as a share of its CPU time in the same round (cpu[r], seconds;
+ * NULL: not known), and each program's mean per round, largest first. */
+void prog_meter_print(const char *row, const struct prog_meter *rounds, unsigned n,
+                      const double *cpu);
+
 #endif

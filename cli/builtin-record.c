@@ -23,7 +23,7 @@ static void record_usage(FILE *f)
 	        "usage: argus record -o FILE [--duration S] [--pid P... | --all] [--comm NAME]\n"
 	        "                    [--cgroup DIR] [--ring-size SIZE] [--no-samples] [--no-irqs]\n"
 	        "                    [--no-recv-enter] [--syscalls] [--full-stacks] [--no-rt]\n"
-	        "                    [--ready-fd FD]\n"
+	        "                    [--ready-fd FD] [--meter]\n"
 	        "                    [--hooks] [-- CMD ARGS...]\n\n"
 	        "Trace the machine (default), some processes and their children, or CMD and its\n"
 	        "children, into an .argus trace until SIGINT/SIGTERM, --duration or CMD's exit.\n"

@@ -22,7 +22,7 @@
 /* The issue store on the daemon's session (docs/issues.md): a store that
  * cannot be opened is said in one line, and the daemon runs without it. */
 struct store {
-	const char *path; /* NULL = ARGUS_ISSUES_DB, "" = none */
+	const char *path;   /* NULL = ARGUS_ISSUES_DB, "" = none */
 	uint64_t max_bytes; /* its size cap; 0 = ARGUS_ISSUES_MAX_BYTES */
 	bool max_set;
 	struct argus_issues *db;
@@ -145,6 +145,8 @@ static void usage(FILE *f)
 	    "                      past a quarter, those outside the app set; docs/kext.md)\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
+	    "  --meter             time the tracing programs per process (benchmarks:\n"
+	    "                      argus bench overhead --meter; docs/kext.md)\n"
 	    "  --no-rt             the ring reader at normal priority (default: nice -20\n"
 	    "                      asleep, SCHED_FIFO awake); the diagnosis stays at nice -20\n"
 	    "  --no-diagnose       no stall detection and diagnosis\n"
@@ -228,6 +230,8 @@ int cmd_start(int argc, char **argv)
 			ko.no_irqs = true;
 		} else if (!strcmp(a, "--syscalls")) {
 			ko.syscalls = true;
+		} else if (!strcmp(a, "--meter")) {
+			ko.meter = true;
 		} else if (!strcmp(a, "--no-rt")) {
 			o.no_rt = true;
 		} else if (!v) {

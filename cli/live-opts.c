@@ -76,6 +76,8 @@ int cli_live_parse(struct argus_live_opts *o, int argc, char **argv, int *i, pid
 		o->kext.no_recv_enter = true;
 	} else if (!strcmp(a, "--syscalls")) {
 		o->kext.syscalls = true;
+	} else if (!strcmp(a, "--meter")) {
+		o->kext.meter = true;
 	} else if (!strcmp(a, "--")) {
 		if (*i + 1 >= argc) {
 			cli_error(name, "-- needs a command");

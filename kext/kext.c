@@ -100,6 +100,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 	skel->rodata->wait_stacks = !o->no_wait_stacks;
 	skel->rodata->recv_enter = !o->no_recv_enter;
 	skel->rodata->per_call = o->syscalls;
+	skel->rodata->meter_tasks = o->meter;
 	if (o->ustack_bytes && (o->ustack_bytes < 256 || o->ustack_bytes > TRACER_USTACK_BYTES_MAX))
 		return fail(err, errlen, ARGUS_KEXT_EINVAL,
 		            "full stacks of %u bytes: must be 256 to %d", o->ustack_bytes,

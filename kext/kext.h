@@ -57,6 +57,8 @@ struct argus_kext_opts {
 	                        * (256 .. 16384); 0 = 8192 */
 	bool full_stacks_all;  /* full stacks for every traced process (else only
 	                        * those given to argus_kext_full_stacks) */
+	bool meter;            /* time every program run per process and program in
+	                        * the map argus_meter (docs/kext.md, "The meter") */
 };
 
 /* Load the tracer (not yet attached). On failure returns a status, *k is

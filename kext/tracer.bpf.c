@@ -40,6 +40,9 @@ const volatile bool recv_enter = true; /* SYS_ENTER for receives too */
 const volatile bool per_call = false;
 const volatile __u8 sys_class[TRACER_NR_MAX] = {};
 const volatile __u8 sys_arg[TRACER_NR_MAX] = {};
+/* The bench's meter (`--meter`): every program run timed and added up per
+ * process and program in argus_meter. Off, the verifier drops its code. */
+const volatile bool meter_tasks = false;
 
 /* ---- maps -------------------------------------------------------------- */
 struct ring_map {
@@ -236,6 +239,90 @@ struct {
 	__type(key, struct tcp_tuple);
 	__type(value, __u64); /* struct sock * */
 } tcp_ends SEC(".maps");
+
+/* ---- the meter: what each process pays for each program ---------------- */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACER_METER_MAX);
+	__type(key, struct tracer_meter_key);
+	__type(value, struct tracer_meter_val);
+} argus_meter SEC(".maps");
+
+static const struct tracer_meter_val meter_zero = {};
+
+/* Per CPU: when each program running now began (programs nest when an
+ * interrupt cuts into one). Kept in a map rather than across the body, so
+ * that with the meter off the bodies compile as without it. */
+#define METER_DEPTH 4
+
+struct meter_cpu {
+	__u64 t0[METER_DEPTH];
+	__u32 depth;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct meter_cpu);
+} meter_cpu SEC(".maps");
+
+static __always_inline void meter_begin(void)
+{
+	__u32 zero = 0;
+	struct meter_cpu *c = bpf_map_lookup_elem(&meter_cpu, &zero);
+
+	if (!c)
+		return;
+	__u32 d = c->depth;
+	if (d < METER_DEPTH)
+		c->t0[d & (METER_DEPTH - 1)] = bpf_ktime_get_ns();
+	c->depth = d + 1;
+}
+
+/* The padding keeps the copy of 15 bytes inside the literal. */
+#define METER_END(id, name)                                                                        \
+	do {                                                                                       \
+		__u32 zero = 0;                                                                    \
+		struct meter_cpu *c = bpf_map_lookup_elem(&meter_cpu, &zero);                      \
+		if (!c || !c->depth)                                                               \
+			break;                                                                     \
+		__u32 d = --c->depth;                                                              \
+		if (d >= METER_DEPTH)                                                              \
+			break;                                                                     \
+		__u64 dt = bpf_ktime_get_ns() - c->t0[d & (METER_DEPTH - 1)];                      \
+		struct tracer_meter_key mk = {.tgid = bpf_get_current_pid_tgid() >> 32,            \
+		                              .prog = (id)};                                       \
+		struct tracer_meter_val *mv = bpf_map_lookup_elem(&argus_meter, &mk);              \
+		if (!mv) {                                                                         \
+			bpf_map_update_elem(&argus_meter, &mk, &meter_zero, BPF_NOEXIST);          \
+			mv = bpf_map_lookup_elem(&argus_meter, &mk);                               \
+			if (!mv)                                                                   \
+				break;                                                             \
+			__builtin_memcpy(mv->prog, name "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15);     \
+		}                                                                                  \
+		__sync_fetch_and_add(&mv->ns, dt);                                                 \
+		__sync_fetch_and_add(&mv->runs, 1);                                                \
+	} while (0)
+
+/* libbpf's BPF_PROG with the meter around the body: every tracepoint program
+ * is defined through it, so none is left out of the meter (the cpu-clock
+ * sampler, a perf_event program, is not metered). */
+#undef BPF_PROG
+#define BPF_PROG(name, args...)                                                                    \
+	name(unsigned long long *ctx);                                                             \
+	static __always_inline typeof(name(0)) ____##name(unsigned long long *ctx, ##args);        \
+	typeof(name(0)) name(unsigned long long *ctx)                                              \
+	{                                                                                          \
+		if (meter_tasks)                                                                   \
+			meter_begin();                                                             \
+		_Pragma("GCC diagnostic push") _Pragma(                                            \
+		    "GCC diagnostic ignored \"-Wint-conversion\"") typeof(name(0)) meter_ret =     \
+		    ____##name(___bpf_ctx_cast(args));                                             \
+		_Pragma("GCC diagnostic pop") if (meter_tasks) METER_END(__COUNTER__, #name);      \
+		return meter_ret;                                                                  \
+	}                                                                                          \
+	static __always_inline typeof(name(0)) ____##name(unsigned long long *ctx, ##args)
 
 #include "helpers.bpf.c"
 

@@ -92,6 +92,7 @@ struct tracer_held {
 #define TRACER_CPUS_MAX     1024  /* CPUs with their own loss counters */
 #define TRACER_INFLIGHT_MAX 32768 /* threads inside a traced syscall */
 #define TRACER_TIMERS_MAX   16384 /* armed hrtimers being followed */
+#define TRACER_METER_MAX    16384 /* the bench meter's (process, program) pairs */
 #define TRACER_PIDS_MAX     4096  /* processes of a --pid / command filter */
 #define TRACER_STACKS_MAX   16384 /* distinct user stacks in the stack map */
 #define TRACER_STACK_DEPTH  127   /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
@@ -103,15 +104,15 @@ struct tracer_held {
  * ids are those of its last walk there; the decoder takes the frames it
  * read then (docs/kext.md "Wait stacks"). */
 #define TRACER_STACK_REUSED 0xffffffffu
-#define TRACER_PATH_MAX     256   /* exec paths kept for the decoder */
-#define TRACER_EXECS_MAX    4096  /* exec paths not yet decoded */
-#define TRACER_APPSET_MAX   8192  /* processes of the app set (appset.bpf.h) */
+#define TRACER_PATH_MAX     256  /* exec paths kept for the decoder */
+#define TRACER_EXECS_MAX    4096 /* exec paths not yet decoded */
+#define TRACER_APPSET_MAX   8192 /* processes of the app set (appset.bpf.h) */
 /* Seeds of the app set by name: display servers and compositors (the
  * trigger's lists, trigger/tables.c). */
 #define TRACER_DISPLAY_NAMES                                                                       \
 	"Xorg", "X", "Xvfb", "Xwayland", "Xephyr", "Xnest", "Xvnc", "weston", "sway",              \
 	    "kwin_wayland", "mutter", "gnome-shell", "Hyprland", "labwc", "wayfire", "cage"
-#define TRACER_TCP_MAX      8192  /* loopback TCP ends (peers; ends not paired yet) */
+#define TRACER_TCP_MAX 8192 /* loopback TCP ends (peers; ends not paired yet) */
 
 /*
  * Full user stacks (kext_full_stacks, kext/ustack.bpf.c): a cpu-clock
@@ -136,6 +137,21 @@ struct tracer_ustack {
 	__u32 _pad;
 	__u64 regs[TRACER_UREGS_MAX];
 	__u8 data[TRACER_USTACK_BYTES_MAX];
+};
+
+/* The bench meter (const volatile meter_tasks, `argus start --meter`): the
+ * map argus_meter adds up each program's runs per process it ran in (the
+ * current task: the interrupted one in an interrupt, the one switching out
+ * at a context switch). */
+struct tracer_meter_key {
+	__u32 tgid;
+	__u32 prog; /* the program's number in the object */
+};
+
+struct tracer_meter_val {
+	__u64 ns;
+	__u64 runs;
+	char prog[16]; /* the program's name, cut to 15 bytes */
 };
 
 #endif /* ARGUS_KEXT_TRACER_H */

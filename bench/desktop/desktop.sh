@@ -13,6 +13,7 @@
 #                             window's first appearance to the script's end
 #   metric build_wall SECONDS the build's wall time
 #   metric build_cpu SECONDS  the build's CPU time (its compilers)
+#   pid app PID               the app's process (argus bench overhead --meter)
 # Nothing else goes to stdout. Exit status: 0 it ran, 2 usage, 4 a tool or
 # the app missing (scripts/install-deps.sh), 5 the desktop or the app did
 # not come up, 6 the build failed.
@@ -140,4 +141,5 @@ bcpu=$(awk 'NR == 2 {
 echo "metric app_cpu $(echo "$a1 $a0" | awk '{ printf "%.4f", $1 - $2 }')"
 echo "metric build_wall $(echo "$b1 $b0" | awk '{ printf "%.4f", $1 - $2 }')"
 echo "metric build_cpu $bcpu"
+echo "pid app $apppid"
 exit 0
