@@ -123,7 +123,11 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
 			struct wait_place *p = &st->places[i];
 
-			if ((ustack && p->ustack == ustack) || (kid && p->kstack == kid))
+			/* the same id at the same ip is the same stack (a walk
+			 * from that ip; a bucket collision there is the one case
+			 * told wrong): places that share a stack stay */
+			if ((ustack && p->ustack == ustack && p->ip != ip) ||
+			    (kid && p->kstack == kid))
 				p->ip = 0;
 		}
 		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
