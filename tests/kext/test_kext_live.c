@@ -438,6 +438,82 @@ TEST(wait_stacks_walked_once_per_place)
 	collector_free(&c);
 }
 
+/* ---- two places that share one stack: both kept ---- */
+/* alloca makes the two waits' stack pointers differ while the frame chain
+ * (this function's frame pointer, its caller) stays the same: two places,
+ * one user stack, as a main loop's poll reached at several depths */
+__attribute__((noinline)) void kext_test_place_shared(size_t pad)
+{
+	volatile char *p = __builtin_alloca(pad);
+	char b;
+
+	p[0] = 0;
+	if (read(place_pipe[0][0], &b, 1) != 1)
+		_exit(1);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void shared_places_main(void *arg)
+{
+	(void)arg;
+	/* a volatile count: the loop is not unrolled into two call sites
+	 * (two return addresses, two stacks) */
+	for (volatile int i = 0; i < 8; i++)
+		kext_test_place_shared(i % 2 ? 1024 : 32);
+}
+
+TEST(places_sharing_a_stack_are_both_kept)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	static struct frames_table t;
+	struct collector c;
+
+	require_live();
+	ASSERT(pipe(place_pipe[0]) == 0);
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(shared_places_main, NULL);
+	trace_and_go(&c, &g);
+	for (int i = 0; i < 8; i++) {
+		usleep(30000);
+		collector_drain(&c);
+		ASSERT(write(place_pipe[0][1], "w", 1) == 1);
+	}
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	unsigned fresh = 0, reused = 0;
+	uint32_t first = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid)
+			continue;
+		if (e->stack.depth == TRACER_STACK_REUSED)
+			reused++;
+		else
+			fresh++;
+	}
+	/* decoded, the eight waits name one stack: the places share it */
+	struct argus_sink sink = {.intern_stack = intern_frames, .arg = &t};
+	argus_kext_decode(c.k, c.ev, c.n, &sink);
+	unsigned waits = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid || !e->stack.ustack)
+			continue;
+		first = first ? first : e->stack.ustack;
+		ASSERT_MSG(e->stack.ustack == first, "the places' stacks differ: %u and %u", first,
+		           e->stack.ustack);
+		waits++;
+	}
+	ASSERT_MSG(waits >= 8, "%u decoded waits", waits);
+	/* one walk at each place; a walk dropping the other place would make
+	 * every wait a walk */
+	ASSERT_MSG(fresh <= 3 && reused >= 5, "fresh %u, reused %u STACK records", fresh, reused);
+	collector_free(&c);
+}
+
 /* ---- a thread on CPU inside libc: the sample names the function that called ---- */
 /* exported (ENABLE_EXPORTS) so dladdr can name it; copies with libc's
  * memcpy, which keeps no frame pointer, for secs */
@@ -668,6 +744,7 @@ TEST_MAIN(TEST_ENTRY(waits_have_entries_blocked_or_not),
           TEST_ENTRY(fork_and_thread_records_carry_clone_flags),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
           TEST_ENTRY(wait_stacks_walked_once_per_place),
+          TEST_ENTRY(places_sharing_a_stack_are_both_kept),
           TEST_ENTRY(sample_in_libc_names_the_function_that_called_it),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
           TEST_ENTRY(comm_filter_keeps_only_that_name), TEST_ENTRY(missing_btf_is_nosupport),
