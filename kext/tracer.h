@@ -97,7 +97,7 @@ struct tracer_held {
 #define TRACER_STACKS_MAX   16384 /* distinct user stacks in the stack map */
 #define TRACER_STACK_DEPTH  127   /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
-#define TRACER_WAIT_PLACES  4     /* places a thread's wait stacks are kept for */
+#define TRACER_WAIT_PLACES  8     /* places a thread's wait stacks are kept for */
 /* stack.depth of a wait's STACK record on the kernel ring (the decoder
  * writes the real depth): its stacks were not walked again, the thread
  * blocked at a place it blocked at before (same user ip and sp) and the
