@@ -107,6 +107,11 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
  * embedded in a struct hrtimer_sleeper that names the sleeping thread. 0 when
  * the kernel does not list it (then every timer is marked in `timers`). */
 extern const void hrtimer_wakeup __ksym __weak;
+/* ITIMER_REAL's callback (setitimer, alarm): the timer is the process's
+ * own, in its struct signal_struct. An X server arms it at every burst of
+ * requests (its scheduler's time slice). 0 when the kernel does not list
+ * it. */
+extern const void it_real_fn __ksym __weak;
 /* The scheduler tick's callback: the timer that expires most often. It is
  * the kernel's (armed by the idle task or in an interrupt), never followed:
  * its fire and cancel leave before the map lookup (0 when the kernel does
@@ -131,23 +136,37 @@ static __always_inline bool restarting(struct hrtimer *timer)
 	return b && b->running == timer && b->cpu_base->cpu == bpf_get_smp_processor_id();
 }
 
-/* The thread a sleeper timer wakes, NULL for any other timer. Such a timer
- * is armed by that thread itself, in process context, so whether it is
- * traced says what `timers` would: a GUI thread arms one for nearly every
- * poll with a timeout, and an LRU map update per arm cost more than the
- * TIMER_ARM record itself. */
-static __always_inline struct task_struct *sleeper_task(struct hrtimer *timer)
+/* The thread a timer belongs to, for the timers only a thread of their own
+ * arms, from task context: a sleeper (the thread it wakes) and a process's
+ * ITIMER_REAL (its first thread: all share the process); NULL for any
+ * other timer. Whether that thread is traced then says what `timers` would
+ * have: a GUI thread arms a sleeper for nearly every poll with a timeout,
+ * and an LRU map update per arm cost more than the TIMER_ARM record. */
+static __always_inline struct task_struct *timer_owner(struct hrtimer *timer)
 {
 	__u64 fn = (__u64)timer->function;
+	struct signal_struct *sig;
+	__u64 next;
 
-	if (!fn || fn != (__u64)&hrtimer_wakeup)
+	if (!fn)
 		return NULL;
-	return KCAST(struct hrtimer_sleeper, timer)->task;
+	if (fn == (__u64)&hrtimer_wakeup)
+		return KCAST(struct hrtimer_sleeper, timer)->task;
+	if (fn != (__u64)&it_real_fn)
+		return NULL;
+	sig =
+	    KCAST(struct signal_struct,
+	          (void *)((__u64)timer - bpf_core_field_offset(struct signal_struct, real_timer)));
+	next = (__u64)sig->thread_head.next;
+	if (!next || next == (__u64)&sig->thread_head)
+		return NULL;
+	return KCAST(struct task_struct,
+	             (void *)(next - bpf_core_field_offset(struct task_struct, thread_node)));
 }
 
-/* Whether a sleeper timer's records are wanted: its thread's arm wrote a
+/* Whether an owned timer's records are wanted: its thread's arm wrote a
  * TIMER_ARM (a traced user thread; a kernel thread's is the kernel's). */
-static __always_inline bool sleeper_traced(struct task_struct *t)
+static __always_inline bool owner_traced(struct task_struct *t)
 {
 	return t && !(t->flags & PF_KTHREAD_) && traced(t);
 }
@@ -187,22 +206,22 @@ int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool 
 	now = bpf_ktime_get_ns();
 	if (context_flags(now))
 		return 0;
-	/* a sleeper is known again at its fire or cancel (sleeper_task) */
-	if (!sleeper_task(timer))
+	/* an owned timer is known again at its fire or cancel (timer_owner) */
+	if (!timer_owner(timer))
 		bpf_map_update_elem(&timers, &key, &one, BPF_ANY);
 	timer_record(ARGUS_EV_TIMER_ARM, timer, false, now);
 	return 0;
 }
 
-/* Whether the fire or cancel of timer is recorded: a traced thread's
- * sleeper, or a timer marked at its arm (the mark goes). */
+/* Whether the fire or cancel of timer is recorded: a traced thread's own
+ * timer, or a timer marked at its arm (the mark goes). */
 static __always_inline bool timer_marked(struct hrtimer *timer)
 {
 	__u64 key = (__u64)timer;
-	struct task_struct *st = sleeper_task(timer);
+	struct task_struct *owner = timer_owner(timer);
 
-	if (st)
-		return sleeper_traced(st);
+	if (owner)
+		return owner_traced(owner);
 	if (is_tick(timer) || !bpf_map_lookup_elem(&timers, &key))
 		return false;
 	bpf_map_delete_elem(&timers, &key);

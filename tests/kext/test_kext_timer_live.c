@@ -3,11 +3,14 @@
  * "live"; kext/proc.bpf.c, docs/kext.md "Timers"): a blocking call's own
  * timeout (an hrtimer_sleeper, known by its callback and the thread it
  * names, no map entry) is armed, fired and cancelled like any timer a
- * traced thread arms; a timerfd's hrtimer (marked in the `timers` map at its
+ * traced thread arms, and so is a process's ITIMER_REAL (known by its
+ * callback and the process it is in); a timerfd's hrtimer (marked in the `timers` map at its
  * arm) is armed and fired on the same object.
  */
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/timerfd.h>
 
 #include "collect.h"
@@ -123,5 +126,63 @@ TEST(default_capture_timerfd_hrtimer_is_armed_and_fired)
 	collector_free(&c);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* ITIMER_REAL armed, then cancelled; armed again, then fired (SIGALRM). */
+static void itimer_main(void *arg)
+{
+	(void)arg;
+	struct itimerval v = {.it_value = {.tv_usec = 500000}}, z = {0};
+
+	signal(SIGALRM, on_alarm);
+	if (setitimer(ITIMER_REAL, &v, NULL) || setitimer(ITIMER_REAL, &z, NULL))
+		_exit(1);
+	v.it_value.tv_usec = 20000;
+	if (setitimer(ITIMER_REAL, &v, NULL))
+		_exit(1);
+	pause();
+}
+
+TEST(itimer_real_is_armed_cancelled_and_fired)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	struct gated_child g = collect_child(&c, &o, itimer_main, NULL);
+
+	const struct argus_event *arm1 = NULL, *cancel = NULL, *arm2 = NULL, *fire = NULL;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type == ARGUS_EV_TIMER_ARM && e->pid == (uint32_t)g.pid &&
+		    e->timer.expires_ns > e->ts + 15000000ull) {
+			if (!arm1)
+				arm1 = e;
+			else if (cancel && !arm2)
+				arm2 = e;
+		}
+		if (arm1 && !cancel && e->type == ARGUS_EV_TIMER_CANCEL &&
+		    e->timer.obj == arm1->timer.obj)
+			cancel = e;
+		if (arm2 && !fire && e->type == ARGUS_EV_TIMER_FIRE &&
+		    e->timer.obj == arm2->timer.obj)
+			fire = e;
+	}
+	ASSERT_MSG(arm1, "no TIMER_ARM of the first setitimer");
+	ASSERT_MSG(cancel, "no TIMER_CANCEL of the itimer");
+	ASSERT_MSG(arm2, "no TIMER_ARM of the second setitimer");
+	ASSERT_MSG(fire, "no TIMER_FIRE of the itimer");
+	ASSERT_EQ(arm2->timer.obj, arm1->timer.obj); /* the process's one timer */
+	ASSERT_EQ(cancel->pid, (uint32_t)g.pid);
+	ASSERT(fire->ts >= arm2->ts + 15000000ull);
+	ASSERT(fire->flags & ARGUS_F_HARDIRQ);
+	collector_free(&c);
+}
+
 TEST_MAIN(TEST_ENTRY(poll_timeouts_fire_and_cancel),
-          TEST_ENTRY(default_capture_timerfd_hrtimer_is_armed_and_fired))
+          TEST_ENTRY(default_capture_timerfd_hrtimer_is_armed_and_fired),
+          TEST_ENTRY(itimer_real_is_armed_cancelled_and_fired))
