@@ -47,15 +47,17 @@ static __always_inline void appset_put(__u32 tgid, __u8 hops)
 	bpf_map_update_elem(&appset, &tgid, &hops, BPF_ANY);
 }
 
-/* A wake-up between two processes: the one farther from a seed (or outside)
- * joins one hop farther than the other. */
-static __always_inline void appset_wake(struct task_struct *waker, struct task_struct *wakee)
+/* A wake-up between two processes (irq: it is made by an interrupt, which
+ * joins no one): the one farther from a seed (or outside) joins one hop
+ * farther than the other. */
+static __always_inline void appset_wake(struct task_struct *waker, struct task_struct *wakee,
+                                        bool irq)
 {
 	__u32 a = waker->tgid, b = wakee->tgid;
 	__u8 *ha, *hb;
 
-	if (!shed_bytes || a == b || !a || !b ||
-	    ((waker->flags | wakee->flags) & PF_KTHREAD_) || in_interrupt_ctx())
+	if (!shed_bytes || a == b || !a || !b || ((waker->flags | wakee->flags) & PF_KTHREAD_) ||
+	    irq)
 		return;
 	/* the distances as values (0xff: outside): the verifier refuses
 	 * the pointer arithmetic clang makes of testing both pointers */

@@ -41,6 +41,13 @@ static __always_inline __u16 context_flags(__u64 now)
 	return f;
 }
 
+/* The expiry of a hard hrtimer counts as a hard interrupt level of its
+ * own (HARD_EXPIRY in `hard`): hrtimer_expire_exit cannot read its timer,
+ * which the callback may have freed (a sleeper's stack), to know whether
+ * its entry counted. Hard expiries do not nest (interrupts are off), nor
+ * does any other hard level inside one. */
+#define HARD_EXPIRY 0x10000u
+
 /* hard: 1 = hardirq nesting, 0 = softirq; delta +1 entry, -1 exit */
 static __always_inline void irq_nest(bool hard, int delta)
 {
@@ -55,8 +62,25 @@ static __always_inline void irq_nest(bool hard, int delta)
 		if (!(d->hard | d->soft))
 			d->since = bpf_ktime_get_ns();
 		*v += 1;
-	} else if (*v > 0) /* attached mid-handler: its entry was never seen */
-		*v -= 1;
+	} else if (hard ? *v & (HARD_EXPIRY - 1) : *v) {
+		*v -= 1; /* else attached mid-handler: its entry was never seen */
+	}
+}
+
+static __always_inline void expiry_nest(int delta)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+
+	if (!d)
+		return;
+	if (delta > 0) {
+		if (!(d->hard | d->soft))
+			d->since = bpf_ktime_get_ns();
+		d->hard += HARD_EXPIRY;
+	} else if (d->hard >= HARD_EXPIRY) {
+		d->hard -= HARD_EXPIRY;
+	}
 }
 
 static __always_inline bool in_interrupt_ctx(void)
@@ -165,8 +189,10 @@ static __always_inline void flush_held(void *ring, __u32 cpu)
 	}
 }
 
-static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
-                                      bool task_ctx, const int nrec)
+/* ctx: the interrupt flags when the caller knows them (context_flags, or 0
+ * in a task's own context), -1 to look them up. */
+static __always_inline bool reserve_ctx(struct emit *em, __u16 type, struct task_struct *t,
+                                        __u64 ts, int ctx, const int nrec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct argus_event *ev;
@@ -187,7 +213,7 @@ static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_s
 	em->entry = ev;
 	__builtin_memset(ev, 0, nrec * sizeof(struct argus_event));
 	ts = ts ? ts : bpf_ktime_get_ns();
-	flags = task_ctx ? 0 : context_flags(ts);
+	flags = ctx >= 0 ? ctx : context_flags(ts);
 	for (int i = 0; i < nrec; i++) {
 		ev[i].ts = ts;
 		ev[i].type = type;
@@ -202,6 +228,12 @@ static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_s
 	}
 	em->ev = &ev[nrec - 1];
 	return true;
+}
+
+static __always_inline bool reserve_n(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,
+                                      bool task_ctx, const int nrec)
+{
+	return reserve_ctx(em, type, t, ts, task_ctx ? 0 : -1, nrec);
 }
 
 static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_struct *t, __u64 ts,

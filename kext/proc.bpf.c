@@ -102,20 +102,91 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 }
 
 /* ---- timers ---------------------------------------------------------------- */
-static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool irq_anon)
+/* The hrtimer_sleeper's callback: a timer with it is the timeout of a
+ * blocking call (poll, epoll_wait, nanosleep, a futex wait with a timeout),
+ * embedded in a struct hrtimer_sleeper that names the sleeping thread. 0 when
+ * the kernel does not list it (then every timer is marked in `timers`). */
+extern const void hrtimer_wakeup __ksym __weak;
+/* ITIMER_REAL's callback (setitimer, alarm): the timer is the process's
+ * own, in its struct signal_struct. An X server arms it at every burst of
+ * requests (its scheduler's time slice). 0 when the kernel does not list
+ * it. */
+extern const void it_real_fn __ksym __weak;
+/* The scheduler tick's callback: the timer that expires most often. It is
+ * the kernel's (armed by the idle task or in an interrupt), never followed:
+ * its fire and cancel leave before the map lookup (0 when the kernel does
+ * not list it). */
+extern const void tick_nohz_handler __ksym __weak;
+
+static __always_inline bool is_tick(struct hrtimer *timer)
+{
+	__u64 tick = (__u64)&tick_nohz_handler;
+
+	return tick && (__u64)timer->function == tick;
+}
+
+/* A timer its own callback restarted (HRTIMER_RESTART: perf's cpu-clock,
+ * a periodic kernel timer): the expiry enqueues it again after
+ * hrtimer_expire_exit, still in the interrupt (hrtimer_start fires there),
+ * while its base on this CPU says it runs. Not a thread's arm. */
+static __always_inline bool restarting(struct hrtimer *timer)
+{
+	struct hrtimer_clock_base *b = timer->base;
+
+	return b && b->running == timer && b->cpu_base->cpu == bpf_get_smp_processor_id();
+}
+
+/* The thread a timer belongs to, for the timers only a thread of their own
+ * arms, from task context: a sleeper (the thread it wakes) and a process's
+ * ITIMER_REAL (its first thread: all share the process); NULL for any
+ * other timer. Whether that thread is traced then says what `timers` would
+ * have: a GUI thread arms a sleeper for nearly every poll with a timeout,
+ * and an LRU map update per arm cost more than the TIMER_ARM record. */
+static __always_inline struct task_struct *timer_owner(struct hrtimer *timer)
+{
+	__u64 fn = (__u64)timer->function;
+	struct signal_struct *sig;
+	__u64 next;
+
+	if (!fn)
+		return NULL;
+	if (fn == (__u64)&hrtimer_wakeup)
+		return KCAST(struct hrtimer_sleeper, timer)->task;
+	if (fn != (__u64)&it_real_fn)
+		return NULL;
+	sig =
+	    KCAST(struct signal_struct,
+	          (void *)((__u64)timer - bpf_core_field_offset(struct signal_struct, real_timer)));
+	next = (__u64)sig->thread_head.next;
+	if (!next || next == (__u64)&sig->thread_head)
+		return NULL;
+	return KCAST(struct task_struct,
+	             (void *)(next - bpf_core_field_offset(struct task_struct, thread_node)));
+}
+
+/* Whether an owned timer's records are wanted: its thread's arm wrote a
+ * TIMER_ARM (a traced user thread; a kernel thread's is the kernel's). */
+static __always_inline bool owner_traced(struct task_struct *t)
+{
+	return t && !(t->flags & PF_KTHREAD_) && traced(t);
+}
+
+/* ts 0: interrupt context possible (the flags are looked up). */
+static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool irq_anon, __u64 ts)
 {
 	struct emit em;
 
-	if (!reserve(&em, type, cur()))
+	if (!reserve_at(&em, type, cur(), ts, ts != 0))
 		return;
 	if (irq_anon && (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ))) {
 		em.ev->pid = 0;
 		em.ev->tid = 0;
 		em.ev->flags &= ~ARGUS_F_KTHREAD;
 	}
+	/* direct loads: timer is the tracepoint's own argument */
 	em.ev->timer.obj = (__u64)timer;
-	em.ev->timer.expires_ns = BPF_CORE_READ(timer, node.expires);
-	em.ev->timer.function = (__u64)BPF_CORE_READ(timer, function);
+	em.ev->timer.expires_ns = timer->node.expires;
+	em.ev->timer.function = (__u64)timer->function;
 	em.ev->timer.fd = -1;
 	em.ev->timer.kind = ARGUS_TIMER_HRTIMER;
 	submit(&em);
@@ -125,39 +196,66 @@ SEC("tp_btf/hrtimer_start")
 int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool was_armed)
 {
 	struct task_struct *t = cur();
-	__u64 key = (__u64)timer;
+	__u64 key = (__u64)timer, now;
 	__u8 one = 1;
 
 	/* only timers user threads arm; the kernel's own ticks are noise */
-	if (!trace_timers || (BPF_CORE_READ(t, flags) & PF_KTHREAD_) || in_interrupt_ctx() ||
-	    !traced(t))
+	if (!trace_timers || (t->flags & PF_KTHREAD_) || !traced(t) || is_tick(timer) ||
+	    restarting(timer))
 		return 0;
-	bpf_map_update_elem(&timers, &key, &one, BPF_ANY);
-	timer_record(ARGUS_EV_TIMER_ARM, timer, false);
+	now = bpf_ktime_get_ns();
+	if (context_flags(now))
+		return 0;
+	/* an owned timer is known again at its fire or cancel (timer_owner) */
+	if (!timer_owner(timer))
+		bpf_map_update_elem(&timers, &key, &one, BPF_ANY);
+	timer_record(ARGUS_EV_TIMER_ARM, timer, false, now);
+	return 0;
+}
+
+/* Whether the fire or cancel of timer is recorded: a traced thread's own
+ * timer, or a timer marked at its arm (the mark goes). */
+static __always_inline bool timer_marked(struct hrtimer *timer)
+{
+	__u64 key = (__u64)timer;
+	struct task_struct *owner = timer_owner(timer);
+
+	if (owner)
+		return owner_traced(owner);
+	if (is_tick(timer) || !bpf_map_lookup_elem(&timers, &key))
+		return false;
+	bpf_map_delete_elem(&timers, &key);
+	return true;
+}
+
+/* Hard hrtimers expire in the local timer interrupt, and everything that
+ * interrupt does for tasks runs in their callbacks (a sleeper's wake-up;
+ * the tick's work, itself the tick_nohz_handler timer, high-resolution
+ * mode): their expiry is the interrupt level, counted here instead of by
+ * two programs more on local_timer_entry / exit. Soft ones expire in the
+ * HRTIMER softirq, counted at softirq_entry. The exit is attached first. */
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(hrtimer_expire_exit, struct hrtimer *timer)
+{
+	expiry_nest(-1);
 	return 0;
 }
 
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
-	__u64 key = (__u64)timer;
-
-	if (!bpf_map_lookup_elem(&timers, &key))
-		return 0;
-	bpf_map_delete_elem(&timers, &key);
-	timer_record(ARGUS_EV_TIMER_FIRE, timer, true);
+	if (!timer->is_soft)
+		expiry_nest(1);
+	if (trace_timers && timer_marked(timer))
+		timer_record(ARGUS_EV_TIMER_FIRE, timer, true, 0);
 	return 0;
 }
 
 SEC("tp_btf/hrtimer_cancel")
 int BPF_PROG(hrtimer_cancel, struct hrtimer *timer)
 {
-	__u64 key = (__u64)timer;
-
-	if (!bpf_map_lookup_elem(&timers, &key))
-		return 0;
-	bpf_map_delete_elem(&timers, &key);
-	timer_record(ARGUS_EV_TIMER_CANCEL, timer, false);
+	if (trace_timers && timer_marked(timer))
+		timer_record(ARGUS_EV_TIMER_CANCEL, timer, false, 0);
 	return 0;
 }
 
@@ -192,16 +290,9 @@ int BPF_PROG(softirq_exit, unsigned int vec)
 	return 0;
 }
 
-/* The local APIC timer (it expires hard hrtimers) and IPIs are hard
- * interrupts that do not pass through irq_handler_entry. Their records
- * would be noise; they only keep the nesting count. */
-SEC("tp_btf/local_timer_exit")
-int BPF_PROG(local_timer_exit, int vector)
-{
-	irq_nest(true, -1);
-	return 0;
-}
-
+/* IPIs are hard interrupts that do not pass through irq_handler_entry.
+ * Their records would be noise; they only keep the nesting count (the
+ * local APIC timer's is hrtimer_expire_entry / exit, above). */
 SEC("tp_btf/call_function_single_exit")
 int BPF_PROG(call_function_single_exit, int vector)
 {
@@ -222,13 +313,6 @@ int BPF_PROG(softirq_entry, unsigned int vec)
 {
 	irq_nest(false, 1);
 	irq_record(ARGUS_EV_SOFTIRQ_ENTRY, vec, 0);
-	return 0;
-}
-
-SEC("tp_btf/local_timer_entry")
-int BPF_PROG(local_timer_entry, int vector)
-{
-	irq_nest(true, 1);
 	return 0;
 }
 

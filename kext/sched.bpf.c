@@ -445,21 +445,24 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 	struct task_struct *t = cur();
 	struct argus_event *evs;
 	struct sys_call call;
-	__u16 ctype = 0;
+	__u16 ctype = 0, irq;
 	struct emit em;
 
 	bool twaker;
 
 	if (is_self(p) || is_self(t))
 		return 0;
-	appset_wake(t, p);
+	/* the interrupt flags once, for the app set, the waker's call and
+	 * the record */
+	irq = context_flags(bpf_ktime_get_ns());
+	appset_wake(t, p, irq);
 	twaker = traced(t);
 	if (!twaker && !traced(p))
 		return 0;
 	/* a kernel worker woken by a call is not its receiver (a pty write's
 	 * worker: workqueue_queue_work says that write) */
 	if (!per_call && twaker && type == ARGUS_EV_SCHED_WAKEUP && !(p->flags & PF_KTHREAD_) &&
-	    !in_interrupt_ctx())
+	    !irq)
 		ctype = waker_call(t, &call);
 	if (ctype) {
 		if (!reserve_n(&em, type, t, 0, true, 2))
@@ -467,7 +470,7 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 		evs = em.entry;
 		fill_waker_call(&evs[1], ctype, &call);
 		em.ev = &evs[0];
-	} else if (!reserve(&em, type, t)) {
+	} else if (!reserve_ctx(&em, type, t, 0, irq, 1)) {
 		return 0;
 	}
 	if (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)) {

@@ -1,0 +1,188 @@
+/*
+ * test_kext_timer_live.c - timer records in the default capture (label
+ * "live"; kext/proc.bpf.c, docs/kext.md "Timers"): a blocking call's own
+ * timeout (an hrtimer_sleeper, known by its callback and the thread it
+ * names, no map entry) is armed, fired and cancelled like any timer a
+ * traced thread arms, and so is a process's ITIMER_REAL (known by its
+ * callback and the process it is in); a timerfd's hrtimer (marked in the `timers` map at its
+ * arm) is armed and fired on the same object.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+
+#include "collect.h"
+
+static void *late_writer(void *arg)
+{
+	struct timespec d = {.tv_nsec = 20 * 1000 * 1000};
+
+	nanosleep(&d, NULL);
+	if (write(*(int *)arg, "x", 1) != 1)
+		_exit(1);
+	return NULL;
+}
+
+/* The traced child: a poll whose timeout fires, then one that a write
+ * from another thread ends first (its timer is cancelled). */
+static void poll_timeouts_main(void *arg)
+{
+	(void)arg;
+	int p[2];
+	pthread_t t;
+
+	poll(NULL, 0, 20);
+	if (pipe(p) || pthread_create(&t, NULL, late_writer, &p[1]))
+		_exit(1);
+	struct pollfd pf = {.fd = p[0], .events = POLLIN};
+	if (poll(&pf, 1, 5000) != 1)
+		_exit(1);
+	pthread_join(t, NULL);
+}
+
+TEST(poll_timeouts_fire_and_cancel)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	struct gated_child g = collect_child(&c, &o, poll_timeouts_main, NULL);
+
+	const struct argus_event *arm1 = NULL, *fire = NULL, *arm2 = NULL, *cancel = NULL;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		/* the main thread's arms (the writer's nanosleep arms one too) */
+		if (e->type == ARGUS_EV_TIMER_ARM && e->tid == (uint32_t)g.pid) {
+			if (!arm1)
+				arm1 = e;
+			else if (fire && !arm2)
+				arm2 = e;
+		}
+		if (arm1 && !fire && e->type == ARGUS_EV_TIMER_FIRE &&
+		    e->timer.obj == arm1->timer.obj)
+			fire = e;
+		if (arm2 && !cancel && e->type == ARGUS_EV_TIMER_CANCEL &&
+		    e->timer.obj == arm2->timer.obj)
+			cancel = e;
+	}
+	ASSERT_MSG(arm1, "no TIMER_ARM of the first poll's timeout");
+	ASSERT_MSG(fire, "no TIMER_FIRE of the first poll's timeout");
+	ASSERT_MSG(arm2, "no TIMER_ARM of the second poll's timeout");
+	ASSERT_MSG(cancel, "no TIMER_CANCEL of the second poll's timeout");
+	ASSERT_EQ(arm1->timer.kind, ARGUS_TIMER_HRTIMER);
+	ASSERT(arm1->timer.expires_ns > arm1->ts);
+	ASSERT_EQ(fire->timer.function, arm1->timer.function);
+	ASSERT(fire->ts >= arm1->ts + 15000000ull);
+	/* the expiry runs in interrupt context and names no task */
+	ASSERT(fire->flags & ARGUS_F_HARDIRQ);
+	ASSERT_EQ(fire->pid, 0);
+	ASSERT_EQ(arm1->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ), 0);
+	/* the poll woke before its timeout and cancelled the timer itself */
+	ASSERT_EQ(cancel->tid, (uint32_t)g.pid);
+	ASSERT_EQ(cancel->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ), 0);
+	ASSERT(cancel->ts >= arm2->ts + 15000000ull && cancel->ts < arm2->ts + 2000000000ull);
+	collector_free(&c);
+}
+
+static void timerfd_main(void *arg)
+{
+	(void)arg;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	struct itimerspec its = {.it_value = {.tv_nsec = 20 * 1000 * 1000}};
+	uint64_t n;
+
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) || read(fd, &n, 8) != 8)
+		_exit(1);
+}
+
+/* Not a sleeper: followed through the `timers` map from its arm. */
+TEST(default_capture_timerfd_hrtimer_is_armed_and_fired)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	struct gated_child g = collect_child(&c, &o, timerfd_main, NULL);
+
+	const struct argus_event *arm = NULL, *fire = NULL;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (!arm && e->type == ARGUS_EV_TIMER_ARM && e->pid == (uint32_t)g.pid &&
+		    e->timer.expires_ns > e->ts + 15000000ull)
+			arm = e;
+		if (arm && !fire && e->type == ARGUS_EV_TIMER_FIRE &&
+		    e->timer.obj == arm->timer.obj)
+			fire = e;
+	}
+	ASSERT_MSG(arm, "no TIMER_ARM of the timerfd's hrtimer");
+	ASSERT_MSG(fire, "no TIMER_FIRE of the timerfd's hrtimer");
+	ASSERT_EQ(fire->timer.function, arm->timer.function);
+	ASSERT(fire->ts >= arm->ts + 15000000ull);
+	ASSERT(fire->flags & ARGUS_F_HARDIRQ);
+	collector_free(&c);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* ITIMER_REAL armed, then cancelled; armed again, then fired (SIGALRM). */
+static void itimer_main(void *arg)
+{
+	(void)arg;
+	struct itimerval v = {.it_value = {.tv_usec = 500000}}, z = {0};
+
+	signal(SIGALRM, on_alarm);
+	if (setitimer(ITIMER_REAL, &v, NULL) || setitimer(ITIMER_REAL, &z, NULL))
+		_exit(1);
+	v.it_value.tv_usec = 20000;
+	if (setitimer(ITIMER_REAL, &v, NULL))
+		_exit(1);
+	pause();
+}
+
+TEST(itimer_real_is_armed_cancelled_and_fired)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	struct collector c;
+
+	require_live();
+	struct gated_child g = collect_child(&c, &o, itimer_main, NULL);
+
+	const struct argus_event *arm1 = NULL, *cancel = NULL, *arm2 = NULL, *fire = NULL;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type == ARGUS_EV_TIMER_ARM && e->pid == (uint32_t)g.pid &&
+		    e->timer.expires_ns > e->ts + 15000000ull) {
+			if (!arm1)
+				arm1 = e;
+			else if (cancel && !arm2)
+				arm2 = e;
+		}
+		if (arm1 && !cancel && e->type == ARGUS_EV_TIMER_CANCEL &&
+		    e->timer.obj == arm1->timer.obj)
+			cancel = e;
+		if (arm2 && !fire && e->type == ARGUS_EV_TIMER_FIRE &&
+		    e->timer.obj == arm2->timer.obj)
+			fire = e;
+	}
+	ASSERT_MSG(arm1, "no TIMER_ARM of the first setitimer");
+	ASSERT_MSG(cancel, "no TIMER_CANCEL of the itimer");
+	ASSERT_MSG(arm2, "no TIMER_ARM of the second setitimer");
+	ASSERT_MSG(fire, "no TIMER_FIRE of the itimer");
+	ASSERT_EQ(arm2->timer.obj, arm1->timer.obj); /* the process's one timer */
+	ASSERT_EQ(cancel->pid, (uint32_t)g.pid);
+	ASSERT(fire->ts >= arm2->ts + 15000000ull);
+	ASSERT(fire->flags & ARGUS_F_HARDIRQ);
+	collector_free(&c);
+}
+
+TEST_MAIN(TEST_ENTRY(poll_timeouts_fire_and_cancel),
+          TEST_ENTRY(default_capture_timerfd_hrtimer_is_armed_and_fired),
+          TEST_ENTRY(itimer_real_is_armed_cancelled_and_fired))
