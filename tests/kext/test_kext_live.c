@@ -378,6 +378,23 @@ static uint32_t intern_frames(void *arg, const uint64_t *ips, uint32_t depth)
 	return ++t->n;
 }
 
+/* The raw STACK records of pid: walked, and reusing an earlier walk. */
+static void count_stack_records(const struct collector *c, pid_t pid, unsigned *fresh,
+                                unsigned *reused)
+{
+	*fresh = *reused = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct argus_event *e = &c->ev[i];
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)pid)
+			continue;
+		if (e->stack.depth == TRACER_STACK_REUSED)
+			(*reused)++;
+		else
+			(*fresh)++;
+	}
+}
+
 TEST(wait_stacks_walked_once_per_place)
 {
 	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
@@ -398,17 +415,8 @@ TEST(wait_stacks_walked_once_per_place)
 	collector_finish(&c);
 
 	/* the raw records: 8 waits at 2 places, the last 6 reusing the walks */
-	unsigned fresh = 0, reused = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct argus_event *e = &c.ev[i];
-
-		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid)
-			continue;
-		if (e->stack.depth == TRACER_STACK_REUSED)
-			reused++;
-		else
-			fresh++;
-	}
+	unsigned fresh, reused;
+	count_stack_records(&c, g.pid, &fresh, &reused);
 	ASSERT_MSG(fresh >= 2 && reused >= 4, "fresh %u, reused %u STACK records", fresh, reused);
 
 	/* decoded: a reused record names the stack its place's walk found. The
@@ -481,18 +489,9 @@ TEST(places_sharing_a_stack_are_both_kept)
 	ASSERT_EQ(wait_child(&c, g.pid), 0);
 	collector_finish(&c);
 
-	unsigned fresh = 0, reused = 0;
+	unsigned fresh, reused;
 	uint32_t first = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct argus_event *e = &c.ev[i];
-
-		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid)
-			continue;
-		if (e->stack.depth == TRACER_STACK_REUSED)
-			reused++;
-		else
-			fresh++;
-	}
+	count_stack_records(&c, g.pid, &fresh, &reused);
 	/* decoded, the eight waits name one stack: the places share it */
 	struct argus_sink sink = {.intern_stack = intern_frames, .arg = &t};
 	argus_kext_decode(c.k, c.ev, c.n, &sink);
