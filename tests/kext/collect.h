@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +202,18 @@ static inline struct gated_child collect_child(struct collector *c, struct argus
 	ASSERT_EQ(wait_child(c, g.pid), 0);
 	collector_finish(c);
 	return g;
+}
+
+/* A child's workload: a 20 ms timerfd, armed and read once. */
+static inline void child_timerfd_20ms(void *arg)
+{
+	(void)arg;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	struct itimerspec its = {.it_value = {.tv_nsec = 20 * 1000 * 1000}};
+	uint64_t n;
+
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) || read(fd, &n, 8) != 8)
+		_exit(1);
 }
 
 #endif /* ARGUS_TEST_KEXT_COLLECT_H */

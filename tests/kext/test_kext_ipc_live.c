@@ -679,24 +679,13 @@ static void condvar_futex_wake_pairs_with_waiters_wakeup_in(bool syscalls)
 }
 
 /* ---- timerfd: arm -> fire -> read on one object ----------------------------- */
-static void timerfd_main(void *arg)
-{
-	(void)arg;
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	struct itimerspec its = {.it_value = {.tv_nsec = 20 * 1000 * 1000}};
-	uint64_t n;
-
-	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) || read(fd, &n, 8) != 8)
-		_exit(1);
-}
-
 TEST(timerfd_arm_fire_and_read_share_the_object)
 {
 	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true, .syscalls = true};
 	struct collector c;
 
 	require_live();
-	struct gated_child g = collect_child(&c, &o, timerfd_main, NULL);
+	struct gated_child g = collect_child(&c, &o, child_timerfd_20ms, NULL);
 
 	const struct argus_event *arm = NULL, *fire = NULL, *rd = NULL;
 	for (size_t i = 0; i < c.n; i++) {

@@ -87,17 +87,6 @@ TEST(poll_timeouts_fire_and_cancel)
 	collector_free(&c);
 }
 
-static void timerfd_main(void *arg)
-{
-	(void)arg;
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	struct itimerspec its = {.it_value = {.tv_nsec = 20 * 1000 * 1000}};
-	uint64_t n;
-
-	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) || read(fd, &n, 8) != 8)
-		_exit(1);
-}
-
 /* Not a sleeper: followed through the `timers` map from its arm. */
 TEST(default_capture_timerfd_hrtimer_is_armed_and_fired)
 {
@@ -105,7 +94,7 @@ TEST(default_capture_timerfd_hrtimer_is_armed_and_fired)
 	struct collector c;
 
 	require_live();
-	struct gated_child g = collect_child(&c, &o, timerfd_main, NULL);
+	struct gated_child g = collect_child(&c, &o, child_timerfd_20ms, NULL);
 
 	const struct argus_event *arm = NULL, *fire = NULL;
 	for (size_t i = 0; i < c.n; i++) {
