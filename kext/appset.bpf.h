@@ -37,6 +37,11 @@ struct {
 /* Records shed, per CPU (a part of ring_lost). */
 __u64 ring_shed[TRACER_CPUS_MAX] = {};
 
+/* Bumped at every change of the set (appset_put, user space's adds; an LRU
+ * eviction only happens inside an add): a wake-up found settled (neither end
+ * could move closer) stays settled until it changes (struct appset_seen). */
+__u64 appset_gen = 0;
+
 static __always_inline bool appset_has(__u32 tgid)
 {
 	return tgid && bpf_map_lookup_elem(&appset, &tgid);
@@ -45,20 +50,36 @@ static __always_inline bool appset_has(__u32 tgid)
 static __always_inline void appset_put(__u32 tgid, __u8 hops)
 {
 	bpf_map_update_elem(&appset, &tgid, &hops, BPF_ANY);
+	__sync_fetch_and_add(&appset_gen, 1);
 }
 
 /* A wake-up between two processes (irq: it is made by an interrupt, which
  * joins no one): the one farther from a seed (or outside) joins one hop
- * farther than the other. */
+ * farther than the other. seen: the waker's memory of settled wake-ups (NULL:
+ * none). A thread wakes the same few processes over and over, and each time
+ * costs two lookups in a large map (cache misses, most of a wake-up's cost);
+ * a pair found settled is not looked up again until the set changes. That
+ * skips only lookups whose answer is known: the set is the same. */
 static __always_inline void appset_wake(struct task_struct *waker, struct task_struct *wakee,
-                                        bool irq)
+                                        bool irq, struct appset_seen *seen)
 {
-	__u32 a = waker->tgid, b = wakee->tgid;
+	__u32 a = waker->tgid, b = wakee->tgid, slot = b & (APPSET_SEEN - 1);
+	__u64 gen;
 	__u8 *ha, *hb;
 
 	if (!shed_bytes || a == b || !a || !b || ((waker->flags | wakee->flags) & PF_KTHREAD_) ||
 	    irq)
 		return;
+	gen = appset_gen;
+	if (seen) {
+		if (seen->gen != gen || seen->tgid != a) {
+			__builtin_memset(seen->wakee, 0, sizeof(seen->wakee));
+			seen->gen = gen;
+			seen->tgid = a;
+		} else if (seen->wakee[slot] == b) {
+			return;
+		}
+	}
 	/* the distances as values (0xff: outside): the verifier refuses
 	 * the pointer arithmetic clang makes of testing both pointers */
 	ha = bpf_map_lookup_elem(&appset, &a);
@@ -70,6 +91,8 @@ static __always_inline void appset_wake(struct task_struct *waker, struct task_s
 		appset_put(b, da + 1);
 	else if (db < APPSET_HOPS && da > db + 1)
 		appset_put(a, db + 1);
+	else if (seen)
+		seen->wakee[slot] = b; /* settled as of gen */
 }
 
 /* Display servers and compositors: the seeds (TRACER_DISPLAY_NAMES). */

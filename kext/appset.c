@@ -34,8 +34,11 @@ int argus_kext_appset_add(struct argus_kext *k, pid_t pid)
 
 	if (!k || pid <= 0)
 		return -1;
-	return bpf_map_update_elem(bpf_map__fd(k->skel->maps.appset), &key, &hops, BPF_ANY) ? -1
-	                                                                                    : 0;
+	if (bpf_map_update_elem(bpf_map__fd(k->skel->maps.appset), &key, &hops, BPF_ANY))
+		return -1;
+	/* threads that remember wake-ups as settled look again (appset.bpf.h) */
+	__atomic_fetch_add(&k->skel->bss->appset_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 void appset_seed(struct argus_kext *k)

@@ -394,6 +394,11 @@ static __always_inline __u64 tcp_peer(const struct sock *sk, __u16 family)
 	return tcp_pair(sk, family);
 }
 
+/* The poll operations of eventfd and timerfd files (0 when the kernel does
+ * not list them: fd_object then reads the files' names). */
+extern const void eventfd_poll __ksym __weak;
+extern const void timerfd_poll __ksym __weak;
+
 /* The kernel object behind fd of t (the current task: the caller's, which
  * saves a helper call), CO-RE all the way down. *named: a unix socket with
  * a bound address, such as a server's end of a connection its clients made
@@ -467,6 +472,25 @@ static __always_inline __u8 fd_object(struct task_struct *t, int fd, __u64 *obj,
 	/* eventfd and timerfd are anonymous inodes named by their dentry;
 	 * anything else (files, ttys, devices) is done here. */
 	if (f->f_inode->i_sb->s_magic != ANON_INODE_FS_MAGIC_) {
+		*obj = (__u64)f;
+		return ARGUS_OBJ_FILE;
+	}
+	/* by their file operations where the kernel lists them: two direct
+	 * loads instead of three probe reads (an eventfd write is what a main
+	 * loop wakes its threads with) */
+	if ((__u64)&eventfd_poll && (__u64)&timerfd_poll) {
+		__u64 poll = (__u64)f->f_op->poll;
+
+		if (poll == (__u64)&eventfd_poll) {
+			*obj = (__u64)priv; /* struct eventfd_ctx */
+			return ARGUS_OBJ_EVENTFD;
+		}
+		if (poll == (__u64)&timerfd_poll) {
+			struct timerfd_ctx *ctx = priv;
+
+			*obj = (__u64)&ctx->t.tmr;
+			return ARGUS_OBJ_TIMERFD;
+		}
 		*obj = (__u64)f;
 		return ARGUS_OBJ_FILE;
 	}

@@ -446,6 +446,7 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 	struct argus_event *evs;
 	struct sys_call call;
 	__u16 ctype = 0, irq;
+	struct thread_state *st = NULL;
 	struct emit em;
 
 	bool twaker;
@@ -455,7 +456,11 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 	/* the interrupt flags once, for the app set, the waker's call and
 	 * the record */
 	irq = context_flags(bpf_ktime_get_ns());
-	appset_wake(t, p, irq);
+	/* only threads that have their storage already (traced ones that
+	 * blocked): creating it for every waker would cost more than it saves */
+	if (!irq && shed_bytes)
+		st = bpf_task_storage_get(&threads, t, 0, 0);
+	appset_wake(t, p, irq, st ? &st->seen : NULL);
 	twaker = traced(t);
 	if (!twaker && !traced(p))
 		return 0;

@@ -133,6 +133,17 @@ struct wait_place {
 	__u32 kstack;
 };
 
+/* Per thread: the processes it woke last whose wake-up left the app set
+ * as it was, while appset_gen was gen (appset.bpf.h; slot = wakee tgid
+ * modulo APPSET_SEEN, 0 = empty). */
+#define APPSET_SEEN 4
+
+struct appset_seen {
+	__u64 gen;
+	__u32 tgid; /* the thread's own when filled */
+	__u32 wakee[APPSET_SEEN];
+};
+
 /* Per thread: a call that left its CPU, where the thread last blocked, and
  * the last few places it blocked at (wait_stack). Task-local storage: no
  * hash lookups, and it goes away with the thread. */
@@ -142,6 +153,7 @@ struct thread_state {
 	__u64 wait_sp;
 	struct wait_place places[TRACER_WAIT_PLACES];
 	__u32 next_place; /* the one to replace next */
+	struct appset_seen seen;
 };
 
 struct {
