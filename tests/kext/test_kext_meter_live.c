@@ -60,7 +60,9 @@ TEST(the_meter_counts_a_process_s_switches_and_their_time)
 	/* 200 round trips: the parent blocks in each read at least once */
 	ASSERT_MSG(runs_of(&m, "sched_switch") >= 200, "sched_switch ran %.0f times",
 	           runs_of(&m, "sched_switch"));
-	ASSERT(runs_of(&m, "sched_waking") >= 100);
+	/* it wakes the child only when the child blocked first: not every
+	 * time (in a sanitizer build, well under half the time) */
+	ASSERT(runs_of(&m, "sched_waking") >= 10);
 	ASSERT(m.ns > 0 && m.runs >= 300);
 	/* no program runs for seconds: the time is that of runs, not a clock's */
 	ASSERT_MSG(m.ns / m.runs < 1e6, "%.0f ns a run", m.ns / m.runs);
