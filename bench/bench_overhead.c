@@ -89,19 +89,6 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* argv in a child, its stdout to out (NULL: /dev/null). */
 static pid_t spawn_to(char *const argv[], bool quiet, const char *out)
 {
@@ -769,29 +756,29 @@ int argus_bench_overhead(int argc, char **argv)
 			for (char **a = o.cmd; *a; a++)
 				printf(" %s", *a);
 			printf("\nrounds: %u each, alternating; median wall time:\n", o.rounds);
-			double base = median(times[MODE_NONE], o.rounds);
+			double base = median_of(times[MODE_NONE], o.rounds);
 			for (int m = 0; m < MODE_COUNT; m++) {
 				if (!mode_on(&o, (enum mode)m))
 					continue;
-				double med = median(times[m], o.rounds);
+				double med = median_of(times[m], o.rounds);
 
 				printf("  %-20s %9.3f s   x%.3f (%+.1f %%)\n", mode_names[m], med,
 				       med / base, (med / base - 1) * 100);
 			}
-			double peer = median(times[MODE_PERF], o.rounds);
+			double peer = median_of(times[MODE_PERF], o.rounds);
 			printf(
 			    "  argus start - perf sched: %+.1f points; argus record - perf sched: "
 			    "%+.1f points\n",
-			    (median(times[MODE_START], o.rounds) - peer) / base * 100,
-			    (median(times[MODE_RECORD], o.rounds) - peer) / base * 100);
+			    (median_of(times[MODE_START], o.rounds) - peer) / base * 100,
+			    (median_of(times[MODE_RECORD], o.rounds) - peer) / base * 100);
 			printf(
 			    "median CPU time while the command ran (command / tracer process):\n");
-			double cbase = median(cmd_cpu[MODE_NONE], o.rounds);
+			double cbase = median_of(cmd_cpu[MODE_NONE], o.rounds);
 			for (int m = 0; m < MODE_COUNT; m++) {
 				if (!mode_on(&o, (enum mode)m))
 					continue;
-				double cc = median(cmd_cpu[m], o.rounds);
-				double tc = median(tracer_cpu[m], o.rounds);
+				double cc = median_of(cmd_cpu[m], o.rounds);
+				double tc = median_of(tracer_cpu[m], o.rounds);
 
 				printf("  %-20s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n",
 				       mode_names[m], cc, tc, (cc + tc) / cbase,
@@ -805,9 +792,9 @@ int argus_bench_overhead(int argc, char **argv)
 				for (int m = 0; m < MODE_COUNT; m++) {
 					if (!mode_on(&o, (enum mode)m))
 						continue;
-					double ps = median(prog_s[m], o.rounds);
-					double pr = median(prog_runs[m], o.rounds);
-					double cc = median(cmd_cpu[m], o.rounds);
+					double ps = median_of(prog_s[m], o.rounds);
+					double pr = median_of(prog_runs[m], o.rounds);
+					double cc = median_of(cmd_cpu[m], o.rounds);
 
 					printf("  %-20s %9.3f s   %5.2f %% of the command's CPU, "
 					       "%.0f runs, "
@@ -819,13 +806,13 @@ int argus_bench_overhead(int argc, char **argv)
 			if (o.meter)
 				print_meter(&o, meters, metric, &names);
 			for (unsigned k = 0; k < names.n; k++) {
-				double mb = median(metric[MODE_NONE][k], o.rounds);
+				double mb = median_of(metric[MODE_NONE][k], o.rounds);
 
 				printf("median %s (the command's own figure):\n", names.name[k]);
 				for (int m = 0; m < MODE_COUNT; m++) {
 					if (!mode_on(&o, (enum mode)m))
 						continue;
-					double mv = median(metric[m][k], o.rounds);
+					double mv = median_of(metric[m][k], o.rounds);
 
 					printf("  %-20s %9.3f     x%.3f (%+.1f %%)\n",
 					       mode_names[m], mv, mb > 0 ? mv / mb : 0,

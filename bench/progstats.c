@@ -118,7 +118,7 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median_of(double *v, unsigned n)
+double median_of(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(*v), by_value);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;

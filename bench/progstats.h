@@ -38,6 +38,9 @@ struct prog_meter {
  * *m; -ENOENT when no tracer with a meter is loaded. */
 int prog_meter_add(uint32_t tgid, struct prog_meter *m);
 
+/* The median of v[0..n) (n > 0; sorts v): the overhead bench's figures. */
+double median_of(double *v, unsigned n);
+
 /* Prints one row: the median over n rounds of the programs' time in the
  * process, as a share of its CPU time in the same round (cpu[r], seconds;
  * NULL: not known), and each program's mean per round, largest first. */
