@@ -55,9 +55,15 @@ static void wait_on_object(struct ictx *x, struct gthread *t)
 /* A unix socket connected to a path (the kext gives the pid that listens
  * there): until a thread reads the connection's other end (end), what is
  * sent there is for the listener - the thread seen serving an earlier
- * connection to it, else its main thread. */
-static void on_connect(struct argus_graph *g, argus_vid cur, uint64_t end, uint64_t pid)
+ * connection to it, else its main thread. The connecting end (own) is a new
+ * socket: what was known at its address belongs to a closed one the kernel
+ * freed (a server end there would make its new reader the listener's
+ * server). */
+static void on_connect(struct argus_graph *g, argus_vid cur, uint64_t own, uint64_t end,
+                       uint64_t pid)
 {
+	gmap_del(&g->listener, own);
+	gmap_del(&g->obj_reader, own);
 	struct gref *l = gmap_get(&g->listener, pid);
 	uint64_t reader = l && l->n ? l->ts[0] : pid;
 	struct gref *rd = gmap_put(g, &g->obj_reader, end);
@@ -101,7 +107,8 @@ void gr_on_sys_enter(struct ictx *x)
 	const struct argus_event *ev = x->ev;
 	if (ev->sys_enter.nr == ARGUS_NR_connect && k == ARGUS_OBJ_UNIX && ev->sys_enter.arg0 > 0 &&
 	    ev->sys_enter.peer_obj)
-		on_connect(x->g, cur, ev->sys_enter.peer_obj, (uint64_t)ev->sys_enter.arg0);
+		on_connect(x->g, cur, ev->sys_enter.obj, ev->sys_enter.peer_obj,
+		           (uint64_t)ev->sys_enter.arg0);
 	t->sys_peer = argus_syscall_wait(x->ev->sys_enter.nr) == ARGUS_SYSW_POLL &&
 	              x->ev->sys_enter.obj &&
 	              (k == ARGUS_OBJ_UNIX || k == ARGUS_OBJ_SOCKETPAIR || k == ARGUS_OBJ_TCP);
