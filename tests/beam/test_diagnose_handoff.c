@@ -147,6 +147,38 @@ TEST(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service)
 	free(d);
 }
 
+/* The woken relay preempts the UI thread on its CPU and sends, and blocks
+ * on the bus, before the UI thread's poll begins (the order of realapps
+ * r10's and r12's hand-off in about one run of three): the wake-up is in
+ * the wait's own segment all the same. */
+TEST(handoff_with_the_relay_blocked_before_the_wait_began_names_the_stopped_service)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct argus_diagnosis *d = malloc(sizeof(*d));
+	ASSERT(t && d);
+	service(t, SEC / 2, true);
+	uint64_t ts = SEC;
+	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
+	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
+	e.flags |= ARGUS_F_NORET;
+	add(t, e);
+	add(t, ev_switch(ts + 1000, APP, APP, 0 /* preempted */, APP, RELAY));
+	add(t, ev_wakeup(ts + 2000, APP, RELAY, BUS, BUS, 0));
+	add(t, ev_ipc(ts + 3000, true, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_sys_enter(ts + 4000, APP, RELAY, T_POLL));
+	add(t, ev_switch(ts + 5000, APP, RELAY, 1, APP, APP));
+	add(t, ev_sys_enter(ts + 6000, APP, APP, T_POLL));
+	add(t, ev_switch(ts + 7000, APP, APP, 1, BUS, BUS));
+	add(t, ev_ipc(ts + 9000, false, BUS, BUS, BUS_APP, APP_SOCK, ARGUS_OBJ_UNIX, 120));
+	add(t, ev_ipc(ts + 10000, true, BUS, BUS, BUS_SVC, SVC_SOCK, ARGUS_OBJ_UNIX, 160));
+	add(t, ev_sys_enter(ts + 11000, BUS, BUS, T_EPOLL_WAIT));
+	add(t, ev_switch(ts + 12000, BUS, BUS, 1, 0, 0));
+	ASSERT_EQ(diagnose_as(t, SEC + 7000, d, ARGUS_CAUSE_LAUNCH), SVC);
+	ASSERT(diag_rule_used(d, "handoff"));
+	free(t);
+	free(d);
+}
+
 /* The first hop is another process (a request, not a hand-off): ipc-peer's
  * business, not this rule's. */
 TEST(handoff_needs_a_thread_of_the_same_process)
@@ -303,4 +335,5 @@ TEST_MAIN(TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service)
           TEST_ENTRY(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it),
           TEST_ENTRY(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip),
           TEST_ENTRY(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service),
+          TEST_ENTRY(handoff_with_the_relay_blocked_before_the_wait_began_names_the_stopped_service),
           TEST_ENTRY(handoff_needs_a_thread_of_the_same_process))
