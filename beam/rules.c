@@ -150,7 +150,10 @@ static const struct dg_rule rules[] = {
          "realapps r12 (gnome-text-editor's GDBus call to the stopped accessibility bus "
          "launcher, through GDBus's thread and dbus-daemon; live, 2026-11-26), r10 "
          "(lximage-qt's D-Bus thread on the stopped session bus: with futex-sibling off, "
-         "replayed); synthetic tests/beam/test_diagnose_handoff.c"),
+         "replayed; in both orders of the hand-off, live 2026-11-27); synthetic "
+         "tests/beam/test_diagnose_handoff.c, tests/beam/test_diagnose_launch_relay.c (the "
+         "relay blocked before or after the wait began; the app's display connection on a "
+         "bus client's reused socket addresses)"),
     RULE("spin-peer", YL, dg_spin_peer,
          "A yield loop with no flag writer seen waits for the thread that received its "
          "last request: blocked in another call than the one it took the request from, it "
