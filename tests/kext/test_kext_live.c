@@ -350,7 +350,9 @@ __attribute__((noinline)) void kext_test_place_b(void)
 static void two_places_main(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 4; i++) {
+	/* a volatile count: the loop is not unrolled (eight call sites, eight
+	 * call chains: a place is the frame chain, not only the sp) */
+	for (volatile int i = 0; i < 4; i++) {
 		kext_test_place_a();
 		kext_test_place_b();
 	}
