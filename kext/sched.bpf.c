@@ -82,7 +82,7 @@ static __always_inline void wait_place_of(struct pt_regs *regs, __u64 ip, struct
 
 	*k = (struct wait_place){.ip = ip};
 	for (int i = 0; i < TRACER_PLACE_FRAMES; i++) {
-		if (bpf_probe_read_user(fr, sizeof(fr), (void *)fp)) {
+		if (fp < TRACER_MIN_USER_ADDR || bpf_probe_read_user(fr, sizeof(fr), (void *)fp)) {
 			fp = 0;
 			break;
 		}
@@ -106,8 +106,10 @@ static __always_inline bool same_place(const struct wait_place *p, const struct 
  * the thread's last TRACER_WAIT_PLACES (wait_place_of) reuses the stacks
  * walked there (TRACER_STACK_REUSED): a thread that alternates between a
  * few waits (a main loop's poll and a worker's futex), or polls at one
- * call chain from many stack depths, walks each once. sp_ret is read at
- * every wait: it depends on the stack words, not on the frame chain. A
+ * call chain from many stack depths, walks each once. sp_ret depends on
+ * the stack words, not on the frame chain: it is read again when the sp
+ * is not the one the place saw last (at the same sp it is taken to be
+ * the same, as stack_moved takes the whole record to be). A
  * walk whose id another kept place has drops that place: the map's
  * bucket, and the frames the decoder keeps for this thread and id, are
  * the new stack's. */
@@ -134,8 +136,13 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 			break;
 		}
 	}
-	sp_ret = user_sp_ret(mm, sp, true);
+	if (!pl || pl->sp != sp)
+		sp_ret = user_sp_ret(mm, sp, true);
+	else
+		sp_ret = pl->sp_ret;
 	if (pl) {
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
 		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 			return;
 		em.ev->stack.ustack = pl->ustack;
@@ -168,6 +175,8 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
 		st->next_place++;
 		*pl = k;
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
 		pl->ustack = ustack;
 		pl->kstack = kid;
 	}
