@@ -52,6 +52,12 @@ static __always_inline __u64 regs_sp(const struct pt_regs *regs)
 	return regs->sp;
 }
 
+/* The frame pointer the kernel's user stack walk starts from. */
+static __always_inline __u64 regs_fp(const struct pt_regs *regs)
+{
+	return regs->bp;
+}
+
 /* The user registers in DWARF numbering (the x86-64 psABI: rax, rdx, rcx,
  * rbx, rsi, rdi, rbp, rsp, r8-r15, then the return address column rip), for
  * an unwinder that starts from them (full stacks). Returns how many. */

@@ -70,18 +70,54 @@ static __always_inline bool kstack_tells(unsigned int prev_state, bool in_call)
 	return (prev_state & TASK_UNINTERRUPTIBLE_) || !in_call;
 }
 
-/* The STACK record of a thread that blocks at a new place (stack_moved);
- * with its kernel stack when kstack_tells. A place among the thread's last
- * TRACER_WAIT_PLACES (same user ip and sp: the same call chain, as
- * stack_moved assumes) reuses the stacks walked there
- * (TRACER_STACK_REUSED): a thread that alternates between a few waits (a
- * main loop's poll and a worker's futex) walks each once. A walk whose id
- * another kept place has drops that place: the map's bucket, and the
- * frames the decoder keeps for this thread and id, are the new stack's. */
-static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
-                                       __u64 ts, __u64 ip, __u64 sp, bool kstack)
+/* The place a thread waits at (struct wait_place): the frames the
+ * kernel's user stack walk (bpf_get_stackid) reads first, read the same
+ * way - the frame at the frame pointer is its saved frame pointer and
+ * the return address; a frame that cannot be read ends the walk. Two
+ * waits at one place give the same stack as long as the frames from
+ * next on are those seen before (the same address, on a live chain). */
+static __always_inline void wait_place_of(struct pt_regs *regs, __u64 ip, struct wait_place *k)
 {
-	struct wait_place *pl = NULL;
+	__u64 fp = regs_fp(regs), fr[2];
+
+	*k = (struct wait_place){.ip = ip};
+	for (int i = 0; i < TRACER_PLACE_FRAMES; i++) {
+		if (fp < TRACER_MIN_USER_ADDR || bpf_probe_read_user(fr, sizeof(fr), (void *)fp)) {
+			fp = 0;
+			break;
+		}
+		k->ret[i] = fr[1];
+		k->frames++;
+		fp = fr[0];
+	}
+	k->next = fp;
+}
+
+static __always_inline bool same_place(const struct wait_place *p, const struct wait_place *k)
+{
+	for (int i = 0; i < TRACER_PLACE_FRAMES; i++)
+		if (p->ret[i] != k->ret[i])
+			return false;
+	return p->ip == k->ip && p->next == k->next && p->frames == k->frames;
+}
+
+/* The STACK record of a thread that blocks at a new ip or sp
+ * (stack_moved); with its kernel stack when kstack_tells. A place among
+ * the thread's last TRACER_WAIT_PLACES (wait_place_of) reuses the stacks
+ * walked there (TRACER_STACK_REUSED): a thread that alternates between a
+ * few waits (a main loop's poll and a worker's futex), or polls at one
+ * call chain from many stack depths, walks each once. sp_ret depends on
+ * the stack words, not on the frame chain: it is read again when the sp
+ * is not the one the place saw last (at the same sp it is taken to be
+ * the same, as stack_moved takes the whole record to be). A
+ * walk whose id another kept place has drops that place: the map's
+ * bucket, and the frames the decoder keeps for this thread and id, are
+ * the new stack's. */
+static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
+                                       __u64 ts, struct pt_regs *regs, __u64 ip, __u64 sp,
+                                       bool kstack)
+{
+	struct wait_place *pl = NULL, k;
 	struct mm_struct *mm;
 	__u32 ustack, kid = 0;
 	struct emit em;
@@ -91,23 +127,29 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	mm = prev->mm;
 	if (!mm)
 		return;
+	wait_place_of(regs, ip, &k);
 	for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
 		struct wait_place *p = &st->places[i];
 
-		if (p->ip == ip && p->sp == sp && p->ip && (!kstack || p->kstack)) {
+		if (p->ip && same_place(p, &k) && (!kstack || p->kstack)) {
 			pl = p;
 			break;
 		}
 	}
+	if (!pl || pl->sp != sp)
+		sp_ret = user_sp_ret(mm, sp, true);
+	else
+		sp_ret = pl->sp_ret;
 	if (pl) {
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
 		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 			return;
 		em.ev->stack.ustack = pl->ustack;
 		em.ev->stack.kstack = pl->kstack;
-		em.ev->stack.sp_ret = pl->sp_ret;
+		em.ev->stack.sp_ret = sp_ret;
 		em.ev->stack.depth = TRACER_STACK_REUSED;
 	} else {
-		sp_ret = user_sp_ret(mm, sp, true);
 		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 			return;
 		id = user_stack_id(ctx, em.ev->cpu);
@@ -132,7 +174,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		}
 		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
 		st->next_place++;
-		pl->ip = ip;
+		*pl = k;
 		pl->sp = sp;
 		pl->sp_ret = sp_ret;
 		pl->ustack = ustack;
@@ -294,7 +336,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 				if (enter)
 					emit_entry(enter, prev, ts);
 				enter = NULL;
-				wait_stack(ctx, prev, st, ts, ip, sp, kstack_tells(prev_state, in_call));
+				wait_stack(ctx, prev, st, ts, regs, ip, sp,
+				           kstack_tells(prev_state, in_call));
 			}
 		}
 	} else if (tprev && !per_call && st && st->call.cls == SC_WAIT &&

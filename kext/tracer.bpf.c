@@ -123,14 +123,23 @@ struct {
 	__type(value, struct tracer_held);
 } held SEC(".maps");
 
-/* A place a thread blocked at (user ip and sp) and the stacks found there
- * (ids as the STACK record carries them: map id + 1, 0 = none). */
+/* A place a thread blocked at and the stacks found there (ids as the STACK
+ * record carries them: map id + 1, 0 = none). The place is the state of
+ * the kernel's frame-pointer walk after its first frames (wait_place_of):
+ * the user ip, the return addresses it read and the frame pointer it goes
+ * on from. Not the stack pointer: a poll reached at several depths through
+ * libraries without frame pointers has as many while the walk stays the
+ * same. */
 struct wait_place {
 	__u64 ip;
-	__u64 sp;
+	__u64 ret[TRACER_PLACE_FRAMES]; /* 0 past the frames read */
+	__u64 next;                     /* 0 when the walk stopped */
+	__u64 sp;                       /* the last wait's here, and its sp_ret */
 	__u64 sp_ret;
+	__u32 frames;                   /* frames read: fewer, the walk stops there */
 	__u32 ustack;
 	__u32 kstack;
+	__u32 _pad;
 };
 
 /* Per thread: the processes it woke last whose wake-up left the app set

@@ -98,9 +98,15 @@ struct tracer_held {
 #define TRACER_STACK_DEPTH  127   /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
 #define TRACER_WAIT_PLACES  8     /* places a thread's wait stacks are kept for */
+#define TRACER_PLACE_FRAMES 2     /* return addresses on the frame chain a place is keyed by */
+/* Frame pointers below this are not read (vm.mmap_min_addr's default: never
+ * mapped), the walk stops there: a fault costs about 2 us (0 in rbp under a
+ * library without frame pointers is common). */
+#define TRACER_MIN_USER_ADDR 0x10000
 /* stack.depth of a wait's STACK record on the kernel ring (the decoder
  * writes the real depth): its stacks were not walked again, the thread
- * blocked at a place it blocked at before (same user ip and sp) and the
+ * blocked at a place it blocked at before (same user ip, frame pointer and
+ * first TRACER_PLACE_FRAMES return addresses on the frame chain) and the
  * ids are those of its last walk there; the decoder takes the frames it
  * read then (docs/kext.md "Wait stacks"). */
 #define TRACER_STACK_REUSED 0xffffffffu

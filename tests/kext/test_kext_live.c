@@ -2,7 +2,7 @@
  * test_kext_live.c - the eBPF tracer against real processes (label "live"):
  * waits' entries, yields and zero-timeout polls in the default capture, clone
  * flags of forks and threads, wait stacks naming the function that blocked
- * and walked once per place,
+ * and walked once per place (its frame chain, not its stack pointer),
  * CPU samples inside libc naming the function that called it, drops under a
  * burst into tiny rings, argus never tracing itself, the comm filter, and the
  * privilege / BTF errors. The IPC records are test_kext_ipc_live.c's.
@@ -350,7 +350,9 @@ __attribute__((noinline)) void kext_test_place_b(void)
 static void two_places_main(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 4; i++) {
+	/* a volatile count: the loop is not unrolled (eight call sites, eight
+	 * call chains: a place is the frame chain, not only the sp) */
+	for (volatile int i = 0; i < 4; i++) {
 		kext_test_place_a();
 		kext_test_place_b();
 	}
@@ -510,6 +512,76 @@ TEST(places_sharing_a_stack_are_both_kept)
 	/* one walk at each place; a walk dropping the other place would make
 	 * every wait a walk */
 	ASSERT_MSG(fresh <= 3 && reused >= 5, "fresh %u, reused %u STACK records", fresh, reused);
+	collector_free(&c);
+}
+
+/* ---- a place is the frame chain: many stack pointers, one walk; another chain, its own ---- */
+#define DEPTHS 12 /* more than TRACER_WAIT_PLACES: stack pointers as places would all be walked */
+
+/* a sibling of kext_test_place_shared at the same depth, called from
+ * another call site: its own call chain */
+__attribute__((noinline)) void kext_test_place_sibling(void)
+{
+	volatile char *p = __builtin_alloca(64);
+	char b;
+
+	p[0] = 0;
+	if (read(place_pipe[0][0], &b, 1) != 1)
+		_exit(1);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void many_depths_main(void *arg)
+{
+	(void)arg;
+	for (volatile int i = 0; i < DEPTHS; i++) /* volatile: one call site */
+		kext_test_place_shared(32 + 96 * (size_t)i);
+	kext_test_place_sibling();
+}
+
+TEST(a_place_is_its_frame_chain_not_its_stack_pointer)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
+	static struct frames_table t;
+	struct collector c;
+
+	require_live();
+	ASSERT(pipe(place_pipe[0]) == 0);
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(many_depths_main, NULL);
+	trace_and_go(&c, &g);
+	for (int i = 0; i < DEPTHS + 1; i++) {
+		usleep(30000);
+		collector_drain(&c);
+		ASSERT(write(place_pipe[0][1], "w", 1) == 1);
+	}
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	/* the raw records: DEPTHS waits at DEPTHS stack pointers, one walk;
+	 * the sibling's chain walked too */
+	unsigned fresh, reused;
+	count_stack_records(&c, g.pid, &fresh, &reused);
+	ASSERT_MSG(fresh >= 2 && fresh <= 3 && reused >= DEPTHS - 2, "fresh %u, reused %u STACK records",
+	           fresh, reused);
+
+	/* decoded: the DEPTHS waits name one stack, the sibling's another */
+	struct argus_sink sink = {.intern_stack = intern_frames, .arg = &t};
+	uint32_t ids[DEPTHS + 1];
+	unsigned n = 0;
+	argus_kext_decode(c.k, c.ev, c.n, &sink);
+	for (size_t i = 0; i < c.n && n < DEPTHS + 1; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type == ARGUS_EV_STACK && e->pid == (uint32_t)g.pid && e->stack.ustack)
+			ids[n++] = e->stack.ustack;
+	}
+	ASSERT_MSG(n == DEPTHS + 1, "%u decoded waits", n);
+	for (unsigned k = 1; k < DEPTHS; k++)
+		ASSERT_MSG(ids[k] == ids[0], "wait %u at another depth: stack %u, not %u", k, ids[k],
+		           ids[0]);
+	ASSERT_MSG(ids[DEPTHS] != ids[0], "the sibling's wait named the other chain's stack %u",
+	           ids[0]);
 	collector_free(&c);
 }
 
@@ -743,6 +815,7 @@ TEST_MAIN(TEST_ENTRY(waits_have_entries_blocked_or_not),
           TEST_ENTRY(fork_and_thread_records_carry_clone_flags),
           TEST_ENTRY(wait_stack_names_the_function_that_blocked),
           TEST_ENTRY(wait_stacks_walked_once_per_place),
+          TEST_ENTRY(a_place_is_its_frame_chain_not_its_stack_pointer),
           TEST_ENTRY(places_sharing_a_stack_are_both_kept),
           TEST_ENTRY(sample_in_libc_names_the_function_that_called_it),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
