@@ -15,7 +15,8 @@
  * send's: a SYS_ENTER `connect` with the listener's pid (arg0, karg
  * LISTENER, as per-call capture gives it) and its SYS_EXIT (ret 0,
  * ARGUS_F_NORET), stamped with the send's time. Once per socket: a flag in
- * the socket's local storage (it goes away with the socket).
+ * the socket's local storage (it goes away with the socket), with a per-CPU
+ * cache of sockets seen in front of it (sent_seen).
  */
 
 #define SOCK_DGRAM_ 2
@@ -27,22 +28,53 @@ struct {
 	__type(value, __u8);
 } sock_connected SEC(".maps");
 
+/* Sockets whose first send is behind them, per CPU, by socket cookie
+ * (slot = cookie % SENT_SLOTS): a client sends on the same few connections
+ * all the time, and the local storage above, cold in an app that was idle
+ * (its pointers lead through two or three cache lines), is looked at only
+ * when a socket is not here. A cookie is never reused (a new socket at the
+ * same address starts without one), so a slot never says "seen" wrongly. */
+#define SENT_SLOTS 8
+
+struct sent_seen {
+	__u64 cookie[SENT_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sent_seen);
+} sent_seen SEC(".maps");
+
 /* The listener's pid when this send is the first of the connecting end of a
  * unix stream to a listener (and marks it seen), else 0. */
 static __always_inline __s64 first_send_listener(struct sock *sk)
 {
 	struct unix_sock *u = KCAST(struct unix_sock, (void *)sk);
+	__u64 cookie = sk->__sk_common.skc_cookie.counter;
+	struct sent_seen *c;
+	__u32 zero = 0;
 	__s64 pid;
 	__u8 *seen;
 
 	if (sk->__sk_common.skc_family != AF_UNIX_ || sk->sk_type == SOCK_DGRAM_ || u->addr ||
 	    !u->peer)
 		return 0;
+	c = bpf_map_lookup_elem(&sent_seen, &zero);
+	if (c && cookie && c->cookie[cookie & (SENT_SLOTS - 1)] == cookie)
+		return 0;
 	pid = listener_pid((__u64)sk);
 	if (pid <= 0)
 		return 0;
 	seen = bpf_sk_storage_get(&sock_connected, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!seen || *seen)
+	if (!seen)
+		return 0;
+	if (c) {
+		cookie = cookie ? cookie : bpf_get_socket_cookie(sk);
+		c->cookie[cookie & (SENT_SLOTS - 1)] = cookie;
+	}
+	if (*seen)
 		return 0;
 	*seen = 1;
 	return pid;
