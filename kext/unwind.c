@@ -215,9 +215,17 @@ unsigned argus_unwind(struct argus_unwinder *u, uint32_t pid, uint32_t tid, cons
 	p = proc_get(u, pid);
 	if (!p)
 		return 0;
-	/* a pc in no module: a library loaded since the maps were read */
-	if (!dwfl_addrmodule(p->dwfl, regs[16]) && now_ns() - p->reported_ns > REPORT_AGAIN_NS)
-		report(p);
+	/* a pc in no module: a library loaded since the maps were read. A new
+	 * Dwfl reads them: reporting again into this one would free the
+	 * modules that are gone (a plugin unloaded), and its attached state
+	 * may use the backend of one of them (libdwfl takes the first module's
+	 * when it attaches): an assertion in libdwfl, or worse, at the next walk */
+	if (!dwfl_addrmodule(p->dwfl, regs[16]) && now_ns() - p->reported_ns > REPORT_AGAIN_NS) {
+		proc_drop(p);
+		p = proc_get(u, pid);
+		if (!p)
+			return 0;
+	}
 	p->cur =
 	    (struct copy){.tid = tid, .regs = regs, .nregs = nregs, .stack = stack, .size = size};
 	dwfl_getthread_frames(p->dwfl, (pid_t)tid, frame_cb, &w);

@@ -5,10 +5,12 @@
  * sample does, here through ptrace), and argus_unwind must walk the copy
  * from the hot leaf through its callers with the binary's .eh_frame.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -142,5 +144,33 @@ TEST(a_copy_without_its_process_walks_nothing)
 	argus_unwinder_free(u);
 }
 
+/* A pc in no module makes the unwinder read the maps again; a library
+ * unloaded since its first read must not leave the process's walks on
+ * freed modules (libdwfl attaches with one module's backend). This
+ * process is the traced one: its walk starts at a function of its own. */
+TEST(maps_read_again_after_a_library_is_unloaded_still_walk)
+{
+	struct argus_unwinder *u = argus_unwinder_new();
+	uint64_t regs[17] = {0}, pcs[8];
+	uint8_t stack[256] = {0};
+	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)syscall(SYS_gettid);
+
+	ASSERT(u);
+	void *lib = dlopen("libanl.so.1", RTLD_NOW | RTLD_LOCAL);
+	ASSERT_MSG(lib, "dlopen libanl.so.1: %s", dlerror());
+	regs[7] = (uint64_t)(uintptr_t)stack;
+	regs[16] = (uint64_t)(uintptr_t)&now_ns;
+	ASSERT(argus_unwind(u, pid, tid, regs, 17, stack, sizeof(stack), pcs, 8) >= 1);
+	ASSERT_EQ(dlclose(lib), 0);
+	usleep(1100 * 1000); /* past the unwinder's interval between reads */
+	regs[16] = 0x10;
+	argus_unwind(u, pid, tid, regs, 17, stack, sizeof(stack), pcs, 8);
+	regs[16] = (uint64_t)(uintptr_t)&now_ns;
+	for (int i = 0; i < 3; i++)
+		ASSERT(argus_unwind(u, pid, tid, regs, 17, stack, sizeof(stack), pcs, 8) >= 1);
+	argus_unwinder_free(u);
+}
+
 TEST_MAIN(TEST_ENTRY(unwinds_a_recorded_sample_of_a_program_without_frame_pointers),
-          TEST_ENTRY(a_copy_without_its_process_walks_nothing))
+          TEST_ENTRY(a_copy_without_its_process_walks_nothing),
+          TEST_ENTRY(maps_read_again_after_a_library_is_unloaded_still_walk))
