@@ -28,6 +28,29 @@ static inline void diag_run(struct argus_graph *g, const struct argus_stall *st,
 	printf("%s\n", d->summary);
 }
 
+/* The root cause's thread (0: no candidate) of a launch stall: thread tid
+ * of pid blocked in call wait_nr from since, seen at detected, over the n
+ * records ev. */
+static inline uint32_t diag_launch_root(const struct argus_event *ev, size_t n, uint32_t pid,
+                                        uint32_t tid, uint64_t since, uint64_t detected,
+                                        uint32_t wait_nr, struct argus_diagnosis *d)
+{
+	struct argus_graph *g;
+	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
+	ASSERT_EQ(argus_graph_ingest(g, ev, n), 0);
+	struct argus_stall st = {.id = 1,
+	                         .pid = pid,
+	                         .tid = tid,
+	                         .since = since,
+	                         .detected = detected,
+	                         .cls = ARGUS_STALL_LONG_WAIT,
+	                         .cause = ARGUS_CAUSE_LAUNCH,
+	                         .blocked = true,
+	                         .wait_nr = wait_nr};
+	diag_run(g, &st, d);
+	return d->ncandidates ? d->root.v.tid : 0;
+}
+
 /* Whether rule is among the rules the answer used (rules_used). */
 static inline bool diag_rule_used(const struct argus_diagnosis *d, const char *rule)
 {

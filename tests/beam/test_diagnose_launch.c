@@ -88,7 +88,8 @@ static void build(struct trace *t, bool tool_first)
 		              16));
 		add(t, ev_ipc(s + 4000, true, DAEMON, DAEMON, TOOL_END, TOOL_SOCK, ARGUS_OBJ_UNIX,
 		              16));
-		add(t, ev_ipc(s + 5000, false, TOOL, TOOL, TOOL_SOCK, TOOL_END, ARGUS_OBJ_UNIX, 16));
+		add(t,
+		    ev_ipc(s + 5000, false, TOOL, TOOL, TOOL_SOCK, TOOL_END, ARGUS_OBJ_UNIX, 16));
 	}
 	add(t, ev_sys_enter(s + 6000, DAEMON, DAEMON, T_EPOLL_WAIT));
 	add(t, ev_switch(s + 7000, DAEMON, DAEMON, 1, 0, 0));
@@ -118,20 +119,7 @@ static void build(struct trace *t, bool tool_first)
 
 static uint32_t diagnose(struct trace *t, struct argus_diagnosis *d)
 {
-	struct argus_graph *g;
-	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
-	ASSERT_EQ(argus_graph_ingest(g, t->ev, t->n), 0);
-	struct argus_stall st = {.id = 1,
-	                         .pid = APP,
-	                         .tid = APP,
-	                         .since = SEC + 5000,
-	                         .detected = 3 * SEC + 5000,
-	                         .cls = ARGUS_STALL_LONG_WAIT,
-	                         .cause = ARGUS_CAUSE_LAUNCH,
-	                         .blocked = true,
-	                         .wait_nr = T_FUTEX};
-	diag_run(g, &st, d);
-	return d->ncandidates ? d->root.v.tid : 0;
+	return diag_launch_root(t->ev, t->n, APP, APP, SEC + 5000, 3 * SEC + 5000, T_FUTEX, d);
 }
 
 TEST(launch_behind_a_stopped_bus_names_the_daemon_that_serves_the_listener)

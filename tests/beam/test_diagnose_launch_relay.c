@@ -157,20 +157,7 @@ static void build(struct trace *t, bool reused, bool relay_first)
 
 static uint32_t diagnose(struct trace *t, struct argus_diagnosis *d)
 {
-	struct argus_graph *g;
-	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
-	ASSERT_EQ(argus_graph_ingest(g, t->ev, t->n), 0);
-	struct argus_stall st = {.id = 1,
-	                         .pid = APP,
-	                         .tid = APP,
-	                         .since = SEC + 9000,
-	                         .detected = 3 * SEC + 9000,
-	                         .cls = ARGUS_STALL_LONG_WAIT,
-	                         .cause = ARGUS_CAUSE_LAUNCH,
-	                         .blocked = true,
-	                         .wait_nr = T_FUTEX};
-	diag_run(g, &st, d);
-	return d->ncandidates ? d->root.v.tid : 0;
+	return diag_launch_root(t->ev, t->n, APP, APP, SEC + 9000, 3 * SEC + 9000, T_FUTEX, d);
 }
 
 static void check(bool reused, bool relay_first)
