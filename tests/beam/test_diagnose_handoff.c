@@ -39,6 +39,22 @@ static void add(struct trace *t, struct argus_event e)
 }
 
 /* the service once read what the bus sent it (its registration), then was stopped */
+/* The UI thread's eventfd write to the relay as the default capture
+ * writes it: the waker's send follows its wake-up (same ts, noret). */
+static void hand_off_send(struct trace *t, uint64_t ts)
+{
+	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
+	e.flags |= ARGUS_F_NORET;
+	add(t, e);
+}
+
+/* The wake-up of the relay (in process relay_pid) and that send. */
+static void hand_off(struct trace *t, uint64_t ts, uint32_t relay_pid)
+{
+	add(t, ev_wakeup(ts, APP, APP, relay_pid, RELAY, 0));
+	hand_off_send(t, ts);
+}
+
 static void service(struct trace *t, uint64_t ts, bool stopped)
 {
 	add(t, ev_wakeup(ts, BUS, BUS, SVC, SVC, 0));
@@ -61,18 +77,15 @@ static void call_as(struct trace *t, uint64_t ts, uint32_t relay_pid, bool per_c
 	if (per_call) {
 		add(t, ev_ipc(ts + 1000, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8));
 	} else {
-		/* the default capture: the waker's send follows its wake-up
-		 * (same ts, noret); the relay's read, after the poll that
+		/* the default capture: the relay's read, after the poll that
 		 * woke it, never blocks: not seen */
-		struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
-		e.flags |= ARGUS_F_NORET;
-		add(t, e);
+		hand_off_send(t, ts);
 	}
 	add(t, ev_sys_enter(ts + 2000, APP, APP, T_POLL));
 	add(t, ev_switch(ts + 3000, APP, APP, 1, relay_pid, RELAY));
 	if (per_call)
-		add(t, ev_ipc(ts + 4000, false, relay_pid, RELAY, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD,
-		              8));
+		add(t,
+		    ev_ipc(ts + 4000, false, relay_pid, RELAY, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8));
 	add(t, ev_wakeup(ts + 5000, relay_pid, RELAY, BUS, BUS, 0));
 	add(t, ev_ipc(ts + 6000, true, relay_pid, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
 	add(t, ev_sys_enter(ts + 7000, relay_pid, RELAY, T_POLL));
@@ -158,10 +171,7 @@ TEST(handoff_with_the_relay_blocked_before_the_wait_began_names_the_stopped_serv
 	ASSERT(t && d);
 	service(t, SEC / 2, true);
 	uint64_t ts = SEC;
-	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
-	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
-	e.flags |= ARGUS_F_NORET;
-	add(t, e);
+	hand_off(t, ts, APP);
 	add(t, ev_switch(ts + 1000, APP, APP, 0 /* preempted */, APP, RELAY));
 	add(t, ev_wakeup(ts + 2000, APP, RELAY, BUS, BUS, 0));
 	add(t, ev_ipc(ts + 3000, true, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 120));
@@ -235,10 +245,7 @@ TEST(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it)
 	ASSERT(t && d);
 	service(t, SEC / 2, true);
 	uint64_t ts = SEC;
-	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
-	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
-	e.flags |= ARGUS_F_NORET;
-	add(t, e);
+	hand_off(t, ts, APP);
 	/* the relay waits for the lock three times; the UI thread, in the
 	 * wait's segment, releases it each time */
 	for (uint64_t k = 0; k < 3; k++) {
@@ -280,10 +287,7 @@ TEST(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it)
  * wake the waiting thread"). */
 static void answered_call(struct trace *t, uint64_t ts)
 {
-	add(t, ev_wakeup(ts, APP, APP, APP, RELAY, 0));
-	struct argus_event e = ev_ipc(ts, true, APP, APP, EFD_RELAY, 0, ARGUS_OBJ_EVENTFD, 8);
-	e.flags |= ARGUS_F_NORET;
-	add(t, e);
+	hand_off(t, ts, APP);
 	add(t, ev_sys_enter(ts + 2000, APP, APP, T_POLL));
 	add(t, ev_switch(ts + 3000, APP, APP, 1, APP, RELAY));
 	add(t, ev_wakeup(ts + 5000, APP, RELAY, BUS, BUS, 0));
@@ -297,7 +301,8 @@ static void answered_call(struct trace *t, uint64_t ts)
 	add(t, ev_switch(ts + 13000, BUS, BUS, 1, APP, RELAY));
 	add(t, ev_ipc(ts + 14000, false, APP, RELAY, APP_SOCK, BUS_APP, ARGUS_OBJ_UNIX, 64));
 	add(t, ev_wakeup(ts + 15000, APP, RELAY, APP, APP, 0));
-	e = ev_ipc(ts + 15000, true, APP, RELAY, EFD_UI, 0, ARGUS_OBJ_EVENTFD, 8);
+	struct argus_event e =
+	    ev_ipc(ts + 15000, true, APP, RELAY, EFD_UI, 0, ARGUS_OBJ_EVENTFD, 8);
 	e.flags |= ARGUS_F_NORET;
 	add(t, e);
 	add(t, ev_sys_enter(ts + 16000, APP, RELAY, T_POLL));
@@ -330,10 +335,11 @@ TEST(handoff_decides_a_launch_stall_before_compare)
 	free(d);
 }
 
-TEST_MAIN(TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service),
-          TEST_ENTRY(handoff_decides_a_launch_stall_before_compare),
-          TEST_ENTRY(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it),
-          TEST_ENTRY(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip),
-          TEST_ENTRY(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service),
-          TEST_ENTRY(handoff_with_the_relay_blocked_before_the_wait_began_names_the_stopped_service),
-          TEST_ENTRY(handoff_needs_a_thread_of_the_same_process))
+TEST_MAIN(
+    TEST_ENTRY(handoff_through_relay_and_broker_names_the_stopped_service),
+    TEST_ENTRY(handoff_decides_a_launch_stall_before_compare),
+    TEST_ENTRY(handoff_follows_the_relay_past_a_lock_the_waiter_passes_it),
+    TEST_ENTRY(handoff_is_the_wait_segments_own_wakeup_not_an_earlier_round_trip),
+    TEST_ENTRY(handoff_seen_as_a_wakeup_in_the_default_capture_names_the_stopped_service),
+    TEST_ENTRY(handoff_with_the_relay_blocked_before_the_wait_began_names_the_stopped_service),
+    TEST_ENTRY(handoff_needs_a_thread_of_the_same_process))
