@@ -340,7 +340,10 @@ struct argus_ev_irq {
 	argus_s32 ret;      /* IRQ_EXIT: handler result */
 	argus_u32 name_str; /* string-table id of the handler name, 0 = none */
 	argus_u32 _pad0;
-	argus_u64 _pad[3];
+	argus_u64 dur_ns; /* IRQ_EXIT, SOFTIRQ_EXIT: the interrupt's time since its
+	                     outermost entry (no entry record then); 0 = an entry
+	                     record was written (older recordings) */
+	argus_u64 _pad[2];
 };
 
 /* payload: KREQ_SEND, KREQ_END: one request of a kernel file system to its

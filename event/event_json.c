@@ -127,6 +127,7 @@ static const struct field f_irq[] = {
     {"irq", P(argus_ev_irq, irq), F_U32},
     {"ret", P(argus_ev_irq, ret), F_S32},
     {"name", P(argus_ev_irq, name_str), F_STR},
+    {"dur_ns", P(argus_ev_irq, dur_ns), F_U64},
     {0},
 };
 static const struct field f_kreq[] = {

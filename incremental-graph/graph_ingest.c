@@ -170,6 +170,17 @@ static void on_wakeup(struct ictx *x)
 		k->wakees[k->nwakees++] = w->tid;
 }
 
+/* The interrupted thread's segment: interrupt work was cut out of it. */
+static void irq_flag(struct ictx *x)
+{
+	struct gref *r = x->ev->tid ? gmap_get(&x->g->threads, (uint64_t)x->ev->tid + 1) : NULL;
+	struct gvertex *v = r ? gw_vertex(x->g, r->thread->cur) : NULL;
+	if (v)
+		atomic_fetch_or_explicit(&v->flags, ARGUS_VF_IRQ, memory_order_relaxed);
+}
+
+/* An entry record: written by older kernel tracers only (the exit now
+ * carries the interrupt's time, dur_ns). */
 static void on_irq_entry(struct ictx *x)
 {
 	struct gcpu *c = x->c;
@@ -177,15 +188,20 @@ static void on_irq_entry(struct ictx *x)
 		return;
 	if (c->irq_depth++ == 0)
 		c->irq_since = x->ts;
-	struct gref *r = x->ev->tid ? gmap_get(&x->g->threads, (uint64_t)x->ev->tid + 1) : NULL;
-	struct gvertex *v = r ? gw_vertex(x->g, r->thread->cur) : NULL;
-	if (v)
-		atomic_fetch_or_explicit(&v->flags, ARGUS_VF_IRQ, memory_order_relaxed);
+	irq_flag(x);
 }
 
 static void on_irq_exit(struct ictx *x)
 {
 	struct gcpu *c = x->c;
+	uint64_t dur = x->ev->irq.dur_ns;
+	if (dur && c && c->irq_depth == 0) {
+		/* the outermost exit, with the time since the outermost entry */
+		c->irq_ns += dur;
+		c->timer_src = 0;
+		irq_flag(x);
+		return;
+	}
 	if (c && c->irq_depth > 0 && --c->irq_depth == 0) {
 		c->irq_ns += x->ts - c->irq_since;
 		c->timer_src = 0;

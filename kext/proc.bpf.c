@@ -260,15 +260,35 @@ int BPF_PROG(hrtimer_cancel, struct hrtimer *timer)
 }
 
 /* ---- interrupts: only those that cut into a traced thread ------------------ */
-static __always_inline void irq_record(__u16 type, __u32 irq, int ret)
+/* One record per interrupt, at the exit of its outermost level (a hard
+ * interrupt inside a softirq is part of the softirq's), carrying how long
+ * the interrupt lasted since the outermost entry (irq_ctx.since): the entry
+ * writes nothing. The interrupted thread is current throughout, so the exit
+ * knows it as well as the entry did. hard: the level leaving. */
+static __always_inline void irq_exit_record(__u16 type, bool hard, __u32 irq, int ret)
 {
-	struct task_struct *t = cur();
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+	struct task_struct *t;
 	struct emit em;
+	__u64 now;
 
-	if (!trace_irqs || !traced(t) || !reserve(&em, type, t))
+	if (!trace_irqs || !d)
+		return;
+	/* outermost: this level is the only one left (else attached
+	 * mid-handler, its entry never seen: no record, as the graph would
+	 * drop an exit without entry) */
+	if (hard ? d->hard != 1 || d->soft : d->soft != 1 || d->hard)
+		return;
+	t = cur();
+	if (!traced(t))
+		return;
+	now = bpf_ktime_get_ns();
+	if (!reserve_ctx(&em, type, t, now, hard ? ARGUS_F_HARDIRQ : ARGUS_F_SOFTIRQ, 1))
 		return;
 	em.ev->irq.irq = irq;
 	em.ev->irq.ret = ret;
+	em.ev->irq.dur_ns = now > d->since ? now - d->since : 1;
 	submit(&em);
 }
 
@@ -277,7 +297,7 @@ static __always_inline void irq_record(__u16 type, __u32 irq, int ret)
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(irq_handler_exit, int irq, struct irqaction *action, int ret)
 {
-	irq_record(ARGUS_EV_IRQ_EXIT, irq, ret);
+	irq_exit_record(ARGUS_EV_IRQ_EXIT, true, irq, ret);
 	irq_nest(true, -1);
 	return 0;
 }
@@ -285,7 +305,7 @@ int BPF_PROG(irq_handler_exit, int irq, struct irqaction *action, int ret)
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(softirq_exit, unsigned int vec)
 {
-	irq_record(ARGUS_EV_SOFTIRQ_EXIT, vec, 0);
+	irq_exit_record(ARGUS_EV_SOFTIRQ_EXIT, false, vec, 0);
 	irq_nest(false, -1);
 	return 0;
 }
@@ -304,7 +324,6 @@ SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
 {
 	irq_nest(true, 1);
-	irq_record(ARGUS_EV_IRQ_ENTRY, irq, 0);
 	return 0;
 }
 
@@ -312,7 +331,6 @@ SEC("tp_btf/softirq_entry")
 int BPF_PROG(softirq_entry, unsigned int vec)
 {
 	irq_nest(false, 1);
-	irq_record(ARGUS_EV_SOFTIRQ_ENTRY, vec, 0);
 	return 0;
 }
 

@@ -301,6 +301,41 @@ TEST(irq_splice_no_edge)
 
 /* Kernel worker threads (000 s5 kernel task): each segment stands alone,
  * and their wake-ups are no edges. */
+/* The kernel tracer writes one record per interrupt, at its outermost
+ * exit, with the time since the entry: the same splice as an entry/exit
+ * pair (irq_splice_no_edge), and the wake-up an armed timer makes in a
+ * later interrupt is not scoped to this one. */
+TEST(irq_exit_carries_its_time)
+{
+	struct argus_event ex = ev_irq(4 * MS, false, 0, 90, 91);
+	ex.irq.dur_ns = 2 * MS;
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(0, 80, 81, T_READ),
+		ev_switch(1, 80, 81, 1, 0, 0),
+		ev_switch(0 * MS + 2, 0, 0, 0, 90, 91),
+		ev_sys_enter(1 * MS, 90, 91, T_WRITE),
+		ev_wakeup(3 * MS, 90, 91, 80, 81, ARGUS_F_HARDIRQ),
+		ex,
+		ev_sys_exit(5 * MS, 90, 91, T_WRITE, 1),
+		ev_switch(6 * MS + 2, 90, 91, 0, 0, 0),
+		ev_sys_exit(7 * MS, 80, 81, T_READ, 1),
+	};
+	/* clang-format on */
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid w = seg(&f, 81, 1);
+	ASSERT_EQ(kind_count(&f, w, ARGUS_EDGE_WAKEUP), 0);
+	ASSERT_U64_EQ(f.st.wakeups_irq, 1);
+	argus_vid t[4];
+	ASSERT_EQ(segs(&f, 91, t, 4), 1);
+	struct argus_vertex_info x;
+	ASSERT(argus_graph_vertex(&f.v, t[0], &x));
+	ASSERT(x.flags & ARGUS_VF_IRQ);
+	ASSERT_U64_EQ(x.oncpu_ns, 6 * MS - 2 * MS);
+	done(&f);
+}
+
 TEST(kworker_segments_alone)
 {
 	/* clang-format off */
@@ -571,6 +606,7 @@ TEST_MAIN(TEST_ENTRY(split_blocking_wait), TEST_ENTRY(stopped_segment_is_flagged
           TEST_ENTRY(wait_stack_of_the_same_place_carried), TEST_ENTRY(split_dispatch_hooks),
           TEST_ENTRY(split_batch_daemon), TEST_ENTRY(adjacent_left_out_known_batching),
           TEST_ENTRY(split_piggyback_send_recv), TEST_ENTRY(irq_splice_no_edge),
+          TEST_ENTRY(irq_exit_carries_its_time),
           TEST_ENTRY(kworker_segments_alone), TEST_ENTRY(adjacent_weak_shared_common_symbol),
           TEST_ENTRY(adjacent_boosted_shared_rare_symbol),
           TEST_ENTRY(adjacent_rare_threshold_is_the_10th_percentile),
