@@ -246,8 +246,14 @@ int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
 	if (!timer->is_soft)
 		expiry_nest(1);
-	if (trace_timers && timer_marked(timer))
+	if (trace_timers && timer_marked(timer)) {
+		__u32 zero = 0;
+		struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+
 		timer_record(ARGUS_EV_TIMER_FIRE, timer, true, 0);
+		if (d)
+			d->fired = 1;
+	}
 	return 0;
 }
 
@@ -260,23 +266,30 @@ int BPF_PROG(hrtimer_cancel, struct hrtimer *timer)
 }
 
 /* ---- interrupts: only those that cut into a traced thread ------------------ */
-/* One record per interrupt, at the exit of its outermost level (a hard
- * interrupt inside a softirq is part of the softirq's), carrying how long
- * the interrupt lasted since the outermost entry (irq_ctx.since): the entry
- * writes nothing. The interrupted thread is current throughout, so the exit
- * knows it as well as the entry did. hard: the level leaving. */
+/* An interrupt's time is added up per CPU while it cuts into one traced
+ * thread, and written, at the exit of an interrupt's outermost level (a
+ * hard interrupt inside a softirq is part of the softirq's), once it
+ * reaches IRQ_WRITE_NS: most interrupts last a few microseconds, and a
+ * record each cost the app more than its time is worth to the graph
+ * (which takes it out of the segment's on-CPU time, to within
+ * IRQ_WRITE_NS per stretch on the CPU: docs/kext.md "Interrupts"). The
+ * entry writes nothing. An interrupt that fired a timer's record is
+ * written whatever its time: its exit ends the scope of the timer's edge
+ * in the graph. The time of another thread not written yet is dropped. */
+#define IRQ_WRITE_NS 50000ull
+
 static __always_inline void irq_exit_record(__u16 type, bool hard, __u32 irq, int ret)
 {
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
 	struct task_struct *t;
 	struct emit em;
-	__u64 now;
+	__u64 now, dur;
 
 	if (!trace_irqs || !d)
 		return;
 	/* outermost: this level is the only one left (else attached
-	 * mid-handler, its entry never seen: no record, as the graph would
+	 * mid-handler, its entry never seen: nothing, as the graph would
 	 * drop an exit without entry) */
 	if (hard ? d->hard != 1 || d->soft : d->soft != 1 || d->hard)
 		return;
@@ -284,11 +297,23 @@ static __always_inline void irq_exit_record(__u16 type, bool hard, __u32 irq, in
 	if (!traced(t))
 		return;
 	now = bpf_ktime_get_ns();
+	dur = now > d->since ? now - d->since : 1;
+	if (d->pend_tid != t->pid) {
+		d->pend_tid = t->pid;
+		d->pend_ns = 0;
+	}
+	dur += d->pend_ns;
+	if (dur < IRQ_WRITE_NS && !d->fired) {
+		d->pend_ns = dur;
+		return;
+	}
+	d->pend_ns = 0;
+	d->fired = 0;
 	if (!reserve_ctx(&em, type, t, now, hard ? ARGUS_F_HARDIRQ : ARGUS_F_SOFTIRQ, 1))
 		return;
 	em.ev->irq.irq = irq;
 	em.ev->irq.ret = ret;
-	em.ev->irq.dur_ns = now > d->since ? now - d->since : 1;
+	em.ev->irq.dur_ns = dur;
 	submit(&em);
 }
 

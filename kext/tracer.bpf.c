@@ -215,6 +215,11 @@ struct irq_depth {
 	__u32 hard;
 	__u32 soft;
 	__u64 since; /* when the outermost level was entered */
+	/* interrupt time of pend_tid not written yet, and whether a timer
+	 * fire was written since the last record (proc.bpf.c irq_exit_record) */
+	__u64 pend_ns;
+	__u32 pend_tid;
+	__u32 fired;
 };
 
 /* No handler runs this long: a count older than this lost its exit (an
