@@ -174,6 +174,8 @@ enum argus_timer_kind {
 	ARGUS_TIMER_TIMERFD = 1,
 	ARGUS_TIMER_POSIX = 2,
 	ARGUS_TIMER_GSOURCE = 3, /* g_timeout_add (hooks) */
+	ARGUS_TIMER_SLEEPER = 4, /* a blocking call's timeout (hrtimer_sleeper): fire only,
+	                            the header names its thread */
 };
 
 /* Async post kinds (hooks). */

@@ -264,7 +264,7 @@ static const struct field *const field_table[ARGUS_EV_TYPE_MAX] = {
 
 static const char *const flag_names[] = {"hardirq", "softirq", "kthread", "late",
                                          "hook",    "trunc",   "synth",   "noret"};
-static const char *const timer_kinds[] = {"hrtimer", "timerfd", "posix", "gsource"};
+static const char *const timer_kinds[] = {"hrtimer", "timerfd", "posix", "gsource", "sleeper"};
 static const char *const async_kinds[] = {"idle",       "timeout", "invoke", "attach",
                                           "threadpool", "task",    "qt"};
 static const char *const stack_kinds[] = {"wait", "sample", "event"};

@@ -231,9 +231,36 @@ static void on_timer_arm(struct ictx *x)
 		gr_remember(x->g, &x->g->timer, x->ev->timer.obj, cur, x->ts, 0);
 }
 
+/* A blocking call's timeout (kind SLEEPER, fire only): armed by the thread
+ * the header names just before it blocked, so in the segment that ended at
+ * that block (its last), or in its current one if it has not blocked yet;
+ * the edge's time is that segment's end, a few microseconds after the arm. */
+static argus_vid sleeper_src(struct ictx *x, uint64_t *ts)
+{
+	struct gref *r = x->ev->tid ? gmap_get(&x->g->threads, (uint64_t)x->ev->tid + 1) : NULL;
+	struct gthread *t = r ? r->thread : NULL;
+	if (!t)
+		return 0;
+	argus_vid src = t->cur ? t->cur : t->last;
+	struct gvertex *v = gw_vertex(x->g, src);
+	if (!v)
+		return 0;
+	*ts = t->cur ? x->ts : atomic_load_explicit(&v->end, memory_order_relaxed);
+	return src;
+}
+
 static void on_timer_fire(struct ictx *x)
 {
 	struct argus_graph *g = x->g;
+	if (x->ev->timer.kind == ARGUS_TIMER_SLEEPER) {
+		uint64_t ts = 0;
+		argus_vid src = sleeper_src(x, &ts);
+		if (src && x->c) {
+			x->c->timer_src = src;
+			x->c->timer_ts = ts;
+		}
+		return;
+	}
 	struct gref *r = gmap_get(&g->timer, x->ev->timer.obj);
 	if (timer_kernel(x)) {
 		if (!r || !gw_vertex(g, r->src[0]))

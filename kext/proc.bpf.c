@@ -171,14 +171,24 @@ static __always_inline bool owner_traced(struct task_struct *t)
 	return t && !(t->flags & PF_KTHREAD_) && traced(t);
 }
 
-/* ts 0: interrupt context possible (the flags are looked up). */
-static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool irq_anon, __u64 ts)
+/* A blocking call's own timeout: its owner is the thread it wakes. */
+static __always_inline bool is_sleeper(struct hrtimer *timer)
+{
+	__u64 fn = (__u64)&hrtimer_wakeup;
+
+	return fn && (__u64)timer->function == fn;
+}
+
+/* ts 0: interrupt context possible (the flags are looked up). sleeper:
+ * the owner a sleeper's fire names in the header (kind SLEEPER). */
+static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool irq_anon, __u64 ts,
+                                         struct task_struct *sleeper)
 {
 	struct emit em;
 
-	if (!reserve_at(&em, type, cur(), ts, ts != 0))
+	if (!reserve_at(&em, type, sleeper ? sleeper : cur(), ts, ts != 0))
 		return;
-	if (irq_anon && (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ))) {
+	if (!sleeper && irq_anon && (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ))) {
 		em.ev->pid = 0;
 		em.ev->tid = 0;
 		em.ev->flags &= ~ARGUS_F_KTHREAD;
@@ -188,7 +198,7 @@ static __always_inline void timer_record(__u16 type, struct hrtimer *timer, bool
 	em.ev->timer.expires_ns = timer->node.expires;
 	em.ev->timer.function = (__u64)timer->function;
 	em.ev->timer.fd = -1;
-	em.ev->timer.kind = ARGUS_TIMER_HRTIMER;
+	em.ev->timer.kind = sleeper ? ARGUS_TIMER_SLEEPER : ARGUS_TIMER_HRTIMER;
 	submit(&em);
 }
 
@@ -199,8 +209,9 @@ int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool 
 	__u64 key = (__u64)timer, now;
 	__u8 one = 1;
 
-	/* only timers user threads arm; the kernel's own ticks are noise */
-	if (!trace_timers || (t->flags & PF_KTHREAD_) || !traced(t) || is_tick(timer) ||
+	/* a sleeper is known at its fire alone (docs/kext.md "Timers"); only
+	 * timers user threads arm; the kernel's own ticks are noise */
+	if (is_sleeper(timer) || !trace_timers || (t->flags & PF_KTHREAD_) || !traced(t) || is_tick(timer) ||
 	    restarting(timer))
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -209,7 +220,7 @@ int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool 
 	/* an owned timer is known again at its fire or cancel (timer_owner) */
 	if (!timer_owner(timer))
 		bpf_map_update_elem(&timers, &key, &one, BPF_ANY);
-	timer_record(ARGUS_EV_TIMER_ARM, timer, false, now);
+	timer_record(ARGUS_EV_TIMER_ARM, timer, false, now, NULL);
 	return 0;
 }
 
@@ -244,13 +255,18 @@ int BPF_PROG(hrtimer_expire_exit, struct hrtimer *timer)
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
+	struct task_struct *owner;
+
 	if (!timer->is_soft)
 		expiry_nest(1);
-	if (trace_timers && timer_marked(timer)) {
+	if (!trace_timers)
+		return 0;
+	owner = is_sleeper(timer) ? timer_owner(timer) : NULL;
+	if (owner ? owner_traced(owner) : timer_marked(timer)) {
 		__u32 zero = 0;
 		struct irq_depth *d = bpf_map_lookup_elem(&irq_ctx, &zero);
 
-		timer_record(ARGUS_EV_TIMER_FIRE, timer, true, 0);
+		timer_record(ARGUS_EV_TIMER_FIRE, timer, true, 0, owner);
 		if (d)
 			d->fired = 1;
 	}
@@ -260,8 +276,8 @@ int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 SEC("tp_btf/hrtimer_cancel")
 int BPF_PROG(hrtimer_cancel, struct hrtimer *timer)
 {
-	if (trace_timers && timer_marked(timer))
-		timer_record(ARGUS_EV_TIMER_CANCEL, timer, false, 0);
+	if (!is_sleeper(timer) && trace_timers && timer_marked(timer))
+		timer_record(ARGUS_EV_TIMER_CANCEL, timer, false, 0, NULL);
 	return 0;
 }
 

@@ -425,6 +425,84 @@ TEST(timer_idle_poll_woken_meanwhile_edge)
 	done(&f);
 }
 
+/* A blocking call's own timeout as the kernel tracer writes it now: no arm
+ * nor cancel, a fire (kind SLEEPER) naming the thread it wakes. The graph
+ * gets the edges the arm / fire pairs above give. */
+static struct argus_event sleeper_fire(uint64_t ts, uint32_t pid, uint32_t tid, uint64_t obj)
+{
+	struct argus_event e = ev_obj(ts, ARGUS_EV_TIMER_FIRE, pid, tid, obj);
+	e.timer.kind = ARGUS_TIMER_SLEEPER;
+	e.flags = ARGUS_F_HARDIRQ;
+	e.cpu = 1;
+	return e;
+}
+
+TEST(sleeper_fire_edge_from_the_blocked_segment)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 70, 71, T_NANOSLEEP),
+		ev_switch(3 * MS, 70, 71, 1, 0, 0),
+		sleeper_fire(5 * MS, 70, 71, 0x77),
+		ev_wakeup(6 * MS, 0, 0, 70, 71, ARGUS_F_HARDIRQ),
+		ev_sys_exit(8 * MS, 70, 71, T_NANOSLEEP, 0),
+	};
+	/* clang-format on */
+	ev[3].cpu = 1;
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid a = seg(&f, 71, 0), b = seg(&f, 71, 1);
+	int s = 0;
+	ASSERT_EQ(edge(&f, b, a, ARGUS_EDGE_TIMER, &s), 1);
+	ASSERT_EQ(s, ARGUS_STRONG);
+	ASSERT_U64_EQ(f.st.wakeups_irq, 0);
+	done(&f);
+}
+
+TEST(sleeper_fire_idle_poll_timeout_no_edge)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 70, 71, T_EPOLL_WAIT),
+		ev_switch(3 * MS, 70, 71, 1, 0, 0),
+		sleeper_fire(5 * MS, 70, 71, 0x66),
+		ev_wakeup(6 * MS, 0, 0, 70, 71, ARGUS_F_HARDIRQ),
+		ev_sys_exit(8 * MS, 70, 71, T_EPOLL_WAIT, 0),
+	};
+	/* clang-format on */
+	ev[3].cpu = 1;
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	ASSERT_EQ(in_count(&f, seg(&f, 71, 1)), 0);
+	ASSERT_U64_EQ(f.st.left_out[ARGUS_LEFTOUT_IDLE_WAIT], 1);
+	done(&f);
+}
+
+TEST(sleeper_fire_idle_poll_woken_meanwhile_edge)
+{
+	/* clang-format off */
+	struct argus_event ev[] = {
+		ev_sys_enter(1 * MS, 70, 71, T_EPOLL_WAIT),
+		ev_switch(3 * MS, 70, 71, 1, 0, 0),
+		ev_sys_enter(4 * MS, 10, 11, T_WRITE),
+		ev_wakeup(5 * MS, 10, 11, 70, 71, 0),
+		ev_switch(7 * MS, 70, 71, 1, 0, 0),
+		sleeper_fire(9 * MS, 70, 71, 0x66),
+		ev_wakeup(10 * MS, 0, 0, 70, 71, ARGUS_F_HARDIRQ),
+		ev_sys_exit(11 * MS, 70, 71, T_EPOLL_WAIT, 0),
+	};
+	/* clang-format on */
+	ev[6].cpu = 1;
+	struct fixture f;
+	run(&f, NULL, ev, N(ev));
+	argus_vid woken = seg(&f, 71, 1), answer = seg(&f, 71, 2);
+	int s = 0;
+	ASSERT_EQ(edge(&f, answer, woken, ARGUS_EDGE_TIMER, &s), 1);
+	ASSERT_EQ(s, ARGUS_STRONG);
+	ASSERT_EQ(edge(&f, woken, seg(&f, 11, 0), ARGUS_EDGE_WAKEUP, NULL), 1);
+	done(&f);
+}
+
 /* IPC records are stamped at syscall exit: the receiver may return before
  * the sender does. The send still explains the receive (and the wake-up). */
 TEST(edge_ipc_send_stamped_after_recv)
@@ -464,4 +542,7 @@ TEST_MAIN(TEST_ENTRY(edge_ipc_request_reply), TEST_ENTRY(edge_dbus_request_reply
           TEST_ENTRY(futex_wait_record_is_the_wait_entry), TEST_ENTRY(wakeup_no_communication_weak),
           TEST_ENTRY(cond_wait_timed_out_no_edge), TEST_ENTRY(timer_idle_poll_timeout_no_edge),
           TEST_ENTRY(timer_idle_poll_woken_meanwhile_edge),
+          TEST_ENTRY(sleeper_fire_edge_from_the_blocked_segment),
+          TEST_ENTRY(sleeper_fire_idle_poll_timeout_no_edge),
+          TEST_ENTRY(sleeper_fire_idle_poll_woken_meanwhile_edge),
           TEST_ENTRY(edge_ipc_send_stamped_after_recv))
