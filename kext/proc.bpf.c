@@ -211,8 +211,8 @@ int BPF_PROG(hrtimer_start, struct hrtimer *timer, enum hrtimer_mode mode, bool 
 
 	/* a sleeper is known at its fire alone (docs/kext.md "Timers"); only
 	 * timers user threads arm; the kernel's own ticks are noise */
-	if (is_sleeper(timer) || !trace_timers || (t->flags & PF_KTHREAD_) || !traced(t) || is_tick(timer) ||
-	    restarting(timer))
+	if (is_sleeper(timer) || !trace_timers || (t->flags & PF_KTHREAD_) || !traced(t) ||
+	    is_tick(timer) || restarting(timer))
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (context_flags(now))
