@@ -10,8 +10,110 @@
  * them (a receive that blocked gets its duration from task storage). Other
  * sockets leave after a few loads. */
 #define MSG_PEEK_ 2
+#define EAGAIN_   11
 
 #include "sockpeer.bpf.c"
+
+/* ---- receives that find nothing, again ------------------------------------
+ * A main loop that reads its display connection without blocking (GTK and
+ * xcb around every iteration) finds nothing most of the time. Rule: an
+ * EAGAIN receive is left out, counted, when its CPU's last written EAGAIN
+ * record is the same thread's on the same socket and since then the thread
+ * has not left the CPU, nothing was written to the CPU's ring, no other
+ * thread's receive on the socket (nor a send to it that moved nothing) was
+ * recorded, and less than EAGAIN_MARK_NS went by (docs/kext.md "Receives
+ * that find nothing again"). The mark is one per-CPU slot, checked before
+ * anything else the record costs: a thread reading in a loop keeps it hot,
+ * and can only move to another CPU through a switch, which the check sees
+ * (nvcsw + nivcsw). Per-call capture never gets here. */
+#define SOCK_READER_SLOTS 4096 /* a power of two */
+/* A mark serves this long: whatever a left-out read could still have told
+ * (a change no check here sees) reaches user space this late at most, the
+ * trigger's own check interval (CHECK_EVERY_NS). */
+#define EAGAIN_MARK_NS 1000000ull
+
+/* Per socket, by a hash of its address: the thread of its last receive
+ * record, 0 after a send to it that moved nothing (the trigger takes it for
+ * pending input all the same). Written only when it changes: with one
+ * reader per socket the line stays in every reader's cache. Sockets sharing
+ * a slot only keep records that could have been left out. */
+__u32 sock_reader[SOCK_READER_SLOTS] = {};
+
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tracer_eagain_mark);
+} eagain_marks SEC(".maps");
+
+/* An 8-byte ring header plus one record, rounded to 8 (bpf_ringbuf_reserve). */
+#define RING_ONE_RECORD ((sizeof(struct argus_event) + 8 + 7) & ~7ul)
+
+/* The low half of a socket's address as a number: a privileged program may
+ * copy a pointer's low 32 bits (no other arithmetic on it). */
+static __always_inline __u32 addr_lo(__u64 p)
+{
+	register __u64 x asm("r1") = p;
+
+	asm volatile("w1 = w1" : "+r"(x));
+	return x;
+}
+
+static __always_inline __u32 *sock_reader_of(__u64 sk)
+{
+	__u32 h = (addr_lo(sk) >> 6) * 0x9e3779b9u;
+
+	return &sock_reader[(h >> 20) & (SOCK_READER_SLOTS - 1)];
+}
+
+/* Whether this EAGAIN receive repeats the CPU's mark (see above); cheapest
+ * and most telling checks first. */
+static __always_inline bool eagain_again(struct task_struct *t, struct sock *sk)
+{
+	__u32 zero = 0, cpu;
+	struct tracer_eagain_mark *m = bpf_map_lookup_elem(&eagain_marks, &zero);
+	void *ring;
+
+	if (!m || m->sk != (__u64)sk || m->tid != t->pid || m->switches != t->nvcsw + t->nivcsw)
+		return false;
+	cpu = bpf_get_smp_processor_id();
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (!ring || bpf_ringbuf_query(ring, BPF_RB_PROD_POS) != m->pos ||
+	    *sock_reader_of((__u64)sk) != t->pid || bpf_ktime_get_ns() - m->ts >= EAGAIN_MARK_NS)
+		return false;
+	m->left++;
+	return true;
+}
+
+/* A seed of the app set (appset.bpf.h: hops 0): a process whose in-process
+ * hooks connected to the daemon (argus_kext_appset_add), or a display
+ * server. A hooked thread's loop records (iteration, dispatch) cut its
+ * segments where the kernel cannot see them: each of its EAGAIN reads may
+ * begin a segment, so none is left out. */
+static __always_inline bool hooked(__u32 tgid)
+{
+	__u8 *hops = bpf_map_lookup_elem(&appset, &tgid);
+
+	return hops && *hops == 0;
+}
+
+/* The thread's EAGAIN record on sk went in at ring position pos - 1 record
+ * (an interrupt's record squeezed in before it only makes pos stale). */
+static __always_inline void eagain_mark(struct task_struct *t, struct sock *sk, __u64 pos,
+                                        __u64 ts)
+{
+	__u32 zero = 0;
+	struct tracer_eagain_mark *m = bpf_map_lookup_elem(&eagain_marks, &zero);
+
+	if (!m)
+		return;
+	m->sk = (__u64)sk;
+	m->pos = pos;
+	m->switches = t->nvcsw + t->nivcsw;
+	m->tid = t->pid;
+	m->ts = ts;
+}
 
 static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 type)
 {
@@ -25,8 +127,15 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 	long nr = 0;
 	__s64 lpid;
 	int fd = -1;
+	bool eagain;
+	__u32 *reader, cpu;
+	void *ring = NULL;
+	__u64 pos = 0;
 
 	if (per_call || !sk || (flags & MSG_PEEK_) || (t->flags & PF_KTHREAD_))
+		return 0;
+	eagain = type == ARGUS_EV_IPC_RECV && ret == -EAGAIN_;
+	if (eagain && eagain_again(t, sk))
 		return 0;
 	if (!sock_watched(sk) || !traced(t))
 		return 0;
@@ -49,6 +158,15 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 		}
 	}
 	now = bpf_ktime_get_ns();
+	/* after the clock read: a record stamped after a mark changes what it
+	 * checks; only when the slot changes (see sock_reader) */
+	if (type == ARGUS_EV_IPC_RECV) {
+		reader = sock_reader_of((__u64)sk);
+		if (*reader != t->pid)
+			*reader = t->pid;
+	} else if (ret <= 0 && peer) {
+		*sock_reader_of(peer) = 0;
+	}
 	if (type == ARGUS_EV_IPC_RECV) {
 		st = bpf_task_storage_get(&threads, t, 0, 0);
 		if (st && st->call.cls == SC_RECV && st->call.obj == (__u64)sk) {
@@ -62,8 +180,16 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 		if (!reserve_n(&em, type, t, now, true, 3))
 			return 0;
 		fill_first_connect(em.entry, (__u64)sk, peer, fd, lpid);
-	} else if (!reserve_at(&em, type, t, now, true)) {
-		return 0;
+	} else {
+		if (eagain) {
+			cpu = bpf_get_smp_processor_id();
+			ring = bpf_map_lookup_elem(&rings, &cpu);
+			pos = ring ? bpf_ringbuf_query(ring, BPF_RB_PROD_POS) : 0;
+		}
+		if (!reserve_at(&em, type, t, now, true))
+			return 0;
+		if (eagain && ring && !hooked(t->tgid))
+			eagain_mark(t, sk, pos + RING_ONE_RECORD, now);
 	}
 	em.ev->sys_exit.obj = (__u64)sk;
 	em.ev->sys_exit.peer_obj = peer;
