@@ -21,16 +21,14 @@
  * record is the same thread's on the same socket and since then the thread
  * has not left the CPU, nothing was written to the CPU's ring, no other
  * thread's receive on the socket (nor a send to it that moved nothing) was
- * recorded, and less than EAGAIN_MARK_NS went by (docs/kext.md "Receives
- * that find nothing again"). The mark is one per-CPU slot, checked before
- * anything else the record costs: a thread reading in a loop keeps it hot,
- * and can only move to another CPU through a switch, which the check sees
- * (nvcsw + nivcsw). Per-call capture never gets here. */
+ * recorded, and the kernel's tick count is the same (docs/kext.md
+ * "Receives that find nothing again"). The mark is one per-CPU slot,
+ * checked before anything else the record costs: a thread reading in a
+ * loop keeps it hot, and can only move to another CPU through a switch,
+ * which the check sees (nvcsw + nivcsw). The tick bounds what a left-out
+ * read could still have told (a change no check here sees): it reaches user
+ * space one tick late at most. Per-call capture never gets here. */
 #define SOCK_READER_SLOTS 4096 /* a power of two */
-/* A mark serves this long: whatever a left-out read could still have told
- * (a change no check here sees) reaches user space this late at most, the
- * trigger's own check interval (CHECK_EVERY_NS). */
-#define EAGAIN_MARK_NS 1000000ull
 
 /* Per socket, by a hash of its address: the thread of its last receive
  * record, 0 after a send to it that moved nothing (the trigger takes it for
@@ -46,9 +44,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct tracer_eagain_mark);
 } eagain_marks SEC(".maps");
-
-/* An 8-byte ring header plus one record, rounded to 8 (bpf_ringbuf_reserve). */
-#define RING_ONE_RECORD ((sizeof(struct argus_event) + 8 + 7) & ~7ul)
 
 /* The low half of a socket's address as a number: a privileged program may
  * copy a pointer's low 32 bits (no other arithmetic on it). */
@@ -67,20 +62,26 @@ static __always_inline __u32 *sock_reader_of(__u64 sk)
 	return &sock_reader[(h >> 20) & (SOCK_READER_SLOTS - 1)];
 }
 
-/* Whether this EAGAIN receive repeats the CPU's mark (see above); cheapest
- * and most telling checks first. */
+/* This CPU's ring entries so far: submit() counts them (helpers.bpf.c),
+ * every record of the default capture goes through it. */
+static __always_inline __u32 entries_written(void)
+{
+	__u32 zero = 0, *n = bpf_map_lookup_elem(&submits, &zero);
+
+	return n ? *n : 0;
+}
+
+/* Whether this EAGAIN receive repeats the CPU's mark (see above). Each check
+ * is a load of a line the loop keeps hot; no helper call (the clock alone
+ * cost as much as the rest: jiffies is one load). */
 static __always_inline bool eagain_again(struct task_struct *t, struct sock *sk)
 {
-	__u32 zero = 0, cpu;
+	__u32 zero = 0;
 	struct tracer_eagain_mark *m = bpf_map_lookup_elem(&eagain_marks, &zero);
-	void *ring;
 
-	if (!m || m->sk != (__u64)sk || m->tid != t->pid || m->switches != t->nvcsw + t->nivcsw)
-		return false;
-	cpu = bpf_get_smp_processor_id();
-	ring = bpf_map_lookup_elem(&rings, &cpu);
-	if (!ring || bpf_ringbuf_query(ring, BPF_RB_PROD_POS) != m->pos ||
-	    *sock_reader_of((__u64)sk) != t->pid || bpf_ktime_get_ns() - m->ts >= EAGAIN_MARK_NS)
+	if (!m || m->sk != (__u64)sk || m->tid != t->pid || m->switches != t->nvcsw + t->nivcsw ||
+	    m->entries != entries_written() || *sock_reader_of((__u64)sk) != t->pid ||
+	    m->jiffies != bpf_jiffies64())
 		return false;
 	m->left++;
 	return true;
@@ -98,10 +99,9 @@ static __always_inline bool hooked(__u32 tgid)
 	return hops && *hops == 0;
 }
 
-/* The thread's EAGAIN record on sk went in at ring position pos - 1 record
- * (an interrupt's record squeezed in before it only makes pos stale). */
-static __always_inline void eagain_mark(struct task_struct *t, struct sock *sk, __u64 pos,
-                                        __u64 ts)
+/* The thread's EAGAIN record on sk is the CPU's entry number entries (an
+ * interrupt's entry squeezed in before it only makes the mark stale). */
+static __always_inline void eagain_mark(struct task_struct *t, struct sock *sk, __u32 entries)
 {
 	__u32 zero = 0;
 	struct tracer_eagain_mark *m = bpf_map_lookup_elem(&eagain_marks, &zero);
@@ -109,10 +109,10 @@ static __always_inline void eagain_mark(struct task_struct *t, struct sock *sk, 
 	if (!m)
 		return;
 	m->sk = (__u64)sk;
-	m->pos = pos;
+	m->entries = entries;
 	m->switches = t->nvcsw + t->nivcsw;
 	m->tid = t->pid;
-	m->ts = ts;
+	m->jiffies = bpf_jiffies64();
 }
 
 static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 type)
@@ -128,9 +128,7 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 	__s64 lpid;
 	int fd = -1;
 	bool eagain;
-	__u32 *reader, cpu;
-	void *ring = NULL;
-	__u64 pos = 0;
+	__u32 *reader, entries = 0;
 
 	if (per_call || !sk || (flags & MSG_PEEK_) || (t->flags & PF_KTHREAD_))
 		return 0;
@@ -181,15 +179,12 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 			return 0;
 		fill_first_connect(em.entry, (__u64)sk, peer, fd, lpid);
 	} else {
-		if (eagain) {
-			cpu = bpf_get_smp_processor_id();
-			ring = bpf_map_lookup_elem(&rings, &cpu);
-			pos = ring ? bpf_ringbuf_query(ring, BPF_RB_PROD_POS) : 0;
-		}
+		if (eagain)
+			entries = entries_written() + 1;
 		if (!reserve_at(&em, type, t, now, true))
 			return 0;
-		if (eagain && ring && !hooked(t->tgid))
-			eagain_mark(t, sk, pos + RING_ONE_RECORD, now);
+		if (eagain && !hooked(t->tgid))
+			eagain_mark(t, sk, entries);
 	}
 	em.ev->sys_exit.obj = (__u64)sk;
 	em.ev->sys_exit.peer_obj = peer;

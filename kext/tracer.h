@@ -165,12 +165,11 @@ struct tracer_meter_val {
  * were left out (docs/kext.md "Receives that find nothing again"). */
 struct tracer_eagain_mark {
 	__u64 sk;
-	__u64 pos;      /* the ring's producer position right after the record */
 	__u64 switches; /* the thread's nvcsw + nivcsw then */
-	__u64 ts;       /* the record's */
+	__u64 jiffies;  /* the kernel's tick count then */
 	__u64 left;     /* EAGAIN receives left out on this CPU */
 	__u32 tid;
-	__u32 _pad;
+	__u32 entries; /* the CPU's ring entries (submit()) with the record's */
 };
 
 #endif /* ARGUS_KEXT_TRACER_H */
