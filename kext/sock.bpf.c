@@ -91,12 +91,42 @@ static __always_inline bool eagain_again(struct task_struct *t, struct sock *sk)
  * hooks connected to the daemon (argus_kext_appset_add), or a display
  * server. A hooked thread's loop records (iteration, dispatch) cut its
  * segments where the kernel cannot see them: each of its EAGAIN reads may
- * begin a segment, so none is left out. */
+ * begin a segment, so none is left out. The answer is kept per CPU by tgid
+ * while the set does not change (appset_gen): a lookup in the large LRU
+ * map misses the cache and cost more than the rest of the record. */
+#define HOOK_SEEN 8 /* a power of two */
+
+struct hook_seen {
+	__u64 gen;
+	__u32 tgid;
+	__u32 hooked;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HOOK_SEEN);
+	__type(key, __u32);
+	__type(value, struct hook_seen);
+} hook_seen SEC(".maps");
+
 static __always_inline bool hooked(__u32 tgid)
 {
-	__u8 *hops = bpf_map_lookup_elem(&appset, &tgid);
+	__u32 i = tgid & (HOOK_SEEN - 1);
+	struct hook_seen *e = bpf_map_lookup_elem(&hook_seen, &i);
+	__u64 gen = *(volatile __u64 *)&appset_gen;
+	__u8 *hops;
+	bool h;
 
-	return hops && *hops == 0;
+	if (e && e->tgid == tgid && e->gen == gen)
+		return e->hooked;
+	hops = bpf_map_lookup_elem(&appset, &tgid);
+	h = hops && *hops == 0;
+	if (e) {
+		e->gen = gen;
+		e->tgid = tgid;
+		e->hooked = h;
+	}
+	return h;
 }
 
 /* The thread's EAGAIN record on sk is the CPU's entry number entries (an
