@@ -186,8 +186,7 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 		}
 	}
 	now = bpf_ktime_get_ns();
-	/* after the clock read: a record stamped after a mark changes what it
-	 * checks; only when the slot changes (see sock_reader) */
+	/* the socket's reader (see sock_reader), written only when it changes */
 	if (type == ARGUS_EV_IPC_RECV) {
 		reader = sock_reader_of((__u64)sk);
 		if (*reader != t->pid)
