@@ -37,7 +37,6 @@
  * a slot only keep records that could have been left out. */
 __u32 sock_reader[SOCK_READER_SLOTS] = {};
 
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
