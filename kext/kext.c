@@ -506,29 +506,11 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 	return n;
 }
 
-/* The per-CPU counts in eagain_marks (kext/sock.bpf.c), added up. */
-static uint64_t eagain_left(const struct argus_kext *k)
-{
-	struct tracer_eagain_mark *m = calloc(k->ncpus, sizeof(*m));
-	uint32_t zero = 0;
-	uint64_t sum = 0;
-
-	if (!m)
-		return 0;
-	if (!bpf_map__lookup_elem(k->skel->maps.eagain_marks, &zero, sizeof(zero), m,
-	                          k->ncpus * sizeof(*m), 0))
-		for (unsigned c = 0; c < k->ncpus; c++)
-			sum += m[c].left;
-	free(m);
-	return sum;
-}
-
 void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	for (unsigned c = 0; c < k->ncpus; c++)
 		st->ring_drops += argus_kext_ring_drops((void *)k, c);
-	st->eagain_left = eagain_left(k);
 	st->stack_drops = argus_kext_stack_drops(k);
 	st->ring_shed = argus_kext_ring_shed(k);
 	st->procs_seen = k->procs_seen;

@@ -155,8 +155,6 @@ struct argus_kext_stats {
 	uint64_t ring_drops; /* all CPUs */
 	uint64_t ring_shed;  /* the part of ring_drops shed outside the app set */
 	uint64_t stack_drops;
-	uint64_t eagain_left; /* EAGAIN receives that repeat their CPU's last one, not
-	                       * written (docs/kext.md "Receives that find nothing again") */
 	uint64_t procs_seen;       /* processes whose maps were read */
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
 	uint64_t maps_read_again;  /* read again: a stack's address in none written */

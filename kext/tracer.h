@@ -160,16 +160,4 @@ struct tracer_meter_val {
 	char prog[16]; /* the program's name, cut to 15 bytes */
 };
 
-/* Per CPU (map eagain_marks, kext/sock.bpf.c): the last EAGAIN receive
- * written there, which a repeat of it may be left out against, and how many
- * were left out (docs/kext.md "Receives that find nothing again"). */
-struct tracer_eagain_mark {
-	__u64 sk;
-	__u64 switches; /* the thread's nvcsw + nivcsw then */
-	__u64 jiffies;  /* the kernel's tick count then */
-	__u64 left;     /* EAGAIN receives left out on this CPU */
-	__u32 tid;
-	__u32 entries; /* the CPU's ring entries (submit()) with the record's */
-};
-
 #endif /* ARGUS_KEXT_TRACER_H */
