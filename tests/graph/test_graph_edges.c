@@ -102,6 +102,21 @@ TEST(edge_async_post_run)
 	done(&f);
 }
 
+/* Thread 71 armed a timer in its first segment and its fire woke it: a
+ * strong timer edge into the second, and the wake-up is not counted as an
+ * interrupt's. */
+static void timer_woke_its_armer(const struct argus_event *ev, size_t n)
+{
+	struct fixture f;
+	run(&f, NULL, ev, n);
+	argus_vid a = seg(&f, 71, 0), b = seg(&f, 71, 1);
+	int s = 0;
+	ASSERT_EQ(edge(&f, b, a, ARGUS_EDGE_TIMER, &s), 1);
+	ASSERT_EQ(s, ARGUS_STRONG);
+	ASSERT_U64_EQ(f.st.wakeups_irq, 0);
+	done(&f);
+}
+
 /* A timer the thread armed (nanosleep) fires in an interrupt and wakes it:
  * strong timer edge from the arming segment. */
 TEST(edge_timer_arm_fire)
@@ -120,14 +135,7 @@ TEST(edge_timer_arm_fire)
 	/* clang-format on */
 	ev[4].cpu = ev[5].cpu = 1;
 	ev[4].flags = ev[5].flags = ARGUS_F_HARDIRQ;
-	struct fixture f;
-	run(&f, NULL, ev, N(ev));
-	argus_vid a = seg(&f, 71, 0), b = seg(&f, 71, 1);
-	int s = 0;
-	ASSERT_EQ(edge(&f, b, a, ARGUS_EDGE_TIMER, &s), 1);
-	ASSERT_EQ(s, ARGUS_STRONG);
-	ASSERT_U64_EQ(f.st.wakeups_irq, 0);
-	done(&f);
+	timer_woke_its_armer(ev, N(ev));
 }
 
 /* A kernel timer nobody armed wakes a thread from an interrupt: no edge. */
@@ -449,14 +457,7 @@ TEST(sleeper_fire_edge_from_the_blocked_segment)
 	};
 	/* clang-format on */
 	ev[3].cpu = 1;
-	struct fixture f;
-	run(&f, NULL, ev, N(ev));
-	argus_vid a = seg(&f, 71, 0), b = seg(&f, 71, 1);
-	int s = 0;
-	ASSERT_EQ(edge(&f, b, a, ARGUS_EDGE_TIMER, &s), 1);
-	ASSERT_EQ(s, ARGUS_STRONG);
-	ASSERT_U64_EQ(f.st.wakeups_irq, 0);
-	done(&f);
+	timer_woke_its_armer(ev, N(ev));
 }
 
 TEST(sleeper_fire_idle_poll_timeout_no_edge)

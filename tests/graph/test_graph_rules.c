@@ -266,6 +266,25 @@ TEST(split_piggyback_send_recv)
 	done(&f);
 }
 
+/* What an interrupt from 2 to 4 ms into thread 91's segment (0-6 ms) that
+ * wakes thread 81 leaves in the graph: no wake-up edge, one segment of 91,
+ * flagged, its on-CPU time without the interrupt's. */
+static void irq_spliced(const struct argus_event *ev, size_t n)
+{
+	struct fixture f;
+	run(&f, NULL, ev, n);
+	argus_vid w = seg(&f, 81, 1);
+	ASSERT_EQ(kind_count(&f, w, ARGUS_EDGE_WAKEUP), 0);
+	ASSERT_U64_EQ(f.st.wakeups_irq, 1);
+	argus_vid t[4];
+	ASSERT_EQ(segs(&f, 91, t, 4), 1);
+	struct argus_vertex_info x;
+	ASSERT(argus_graph_vertex(&f.v, t[0], &x));
+	ASSERT(x.flags & ARGUS_VF_IRQ);
+	ASSERT_U64_EQ(x.oncpu_ns, 6 * MS - 2 * MS);
+	done(&f);
+}
+
 /* Interrupt work is cut out (001 P1): a wake-up from the interrupt is no
  * edge, the interrupted segment is not split and its on-CPU time excludes
  * the interrupt. */
@@ -285,22 +304,9 @@ TEST(irq_splice_no_edge)
 		ev_sys_exit(7 * MS, 80, 81, T_READ, 1),
 	};
 	/* clang-format on */
-	struct fixture f;
-	run(&f, NULL, ev, N(ev));
-	argus_vid w = seg(&f, 81, 1);
-	ASSERT_EQ(kind_count(&f, w, ARGUS_EDGE_WAKEUP), 0);
-	ASSERT_U64_EQ(f.st.wakeups_irq, 1);
-	argus_vid t[4];
-	ASSERT_EQ(segs(&f, 91, t, 4), 1);
-	struct argus_vertex_info x;
-	ASSERT(argus_graph_vertex(&f.v, t[0], &x));
-	ASSERT(x.flags & ARGUS_VF_IRQ);
-	ASSERT_U64_EQ(x.oncpu_ns, 6 * MS - 2 * MS);
-	done(&f);
+	irq_spliced(ev, N(ev));
 }
 
-/* Kernel worker threads (000 s5 kernel task): each segment stands alone,
- * and their wake-ups are no edges. */
 /* The kernel tracer writes one record per interrupt, at its outermost
  * exit, with the time since the entry: the same splice as an entry/exit
  * pair (irq_splice_no_edge), and the wake-up an armed timer makes in a
@@ -322,20 +328,11 @@ TEST(irq_exit_carries_its_time)
 		ev_sys_exit(7 * MS, 80, 81, T_READ, 1),
 	};
 	/* clang-format on */
-	struct fixture f;
-	run(&f, NULL, ev, N(ev));
-	argus_vid w = seg(&f, 81, 1);
-	ASSERT_EQ(kind_count(&f, w, ARGUS_EDGE_WAKEUP), 0);
-	ASSERT_U64_EQ(f.st.wakeups_irq, 1);
-	argus_vid t[4];
-	ASSERT_EQ(segs(&f, 91, t, 4), 1);
-	struct argus_vertex_info x;
-	ASSERT(argus_graph_vertex(&f.v, t[0], &x));
-	ASSERT(x.flags & ARGUS_VF_IRQ);
-	ASSERT_U64_EQ(x.oncpu_ns, 6 * MS - 2 * MS);
-	done(&f);
+	irq_spliced(ev, N(ev));
 }
 
+/* Kernel worker threads (000 s5 kernel task): each segment stands alone,
+ * and their wake-ups are no edges. */
 TEST(kworker_segments_alone)
 {
 	/* clang-format off */
