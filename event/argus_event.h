@@ -35,9 +35,9 @@ typedef __s64 argus_s64;
 /* Bumped on any incompatible change to a record layout or meaning. */
 #define ARGUS_SCHEMA_VERSION 1
 
-/* An entry of a kernel (BPF) ring holds 1 to this many records: records a
- * program writes together share one reservation. Readers split entries. */
-#define ARGUS_RING_ENTRY_MAX 8
+/* An entry of a kernel (BPF) ring holds 1 to this many records: records
+ * gathered on one CPU share one reservation. Readers split entries. */
+#define ARGUS_RING_ENTRY_MAX 32
 
 #define ARGUS_COMM_LEN 16
 

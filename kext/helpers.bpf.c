@@ -138,8 +138,11 @@ static __always_inline __u64 load_word(const void *p)
 
 struct emit {
 	void *ring;
-	void *entry;            /* what bpf_ringbuf_reserve returned */
+	void *entry;            /* the first record: in the stage, or what
+	                         * bpf_ringbuf_reserve returned */
 	struct argus_event *ev; /* the record to fill: the entry's last */
+	struct tracer_stage *stage; /* the stage the records are in (stage.bpf.c), else NULL */
+	bool flush;                 /* write the stage out at submit */
 };
 
 /* Reserve nrec records (a constant) about the same task at the same ts in
@@ -157,6 +160,9 @@ static __always_inline void count_lost(__u32 cpu, __u64 n)
 
 /* the app set and shedding under overload (appset_*) */
 #include "appset.bpf.h"
+
+/* records gathered per CPU for the ring (stage_*) */
+#include "stage.bpf.c"
 
 /* Write the held records into ring as one entry (1..TRACER_HELD_MAX). */
 static __always_inline void write_held(struct tracer_held *h, void *ring, __u32 cpu)
@@ -198,17 +204,24 @@ static __always_inline bool reserve_ctx(struct emit *em, __u16 type, struct task
 	struct argus_event *ev;
 	__u16 flags;
 
-	em->ring = bpf_map_lookup_elem(&rings, &cpu);
-	if (!em->ring)
-		return false;
-	if (per_call)
+	em->stage = NULL;
+	em->flush = false;
+	if (!per_call) {
+		ev = stage_take(em, t, cpu, nrec);
+		if (!ev)
+			return false;
+	} else {
+		em->ring = bpf_map_lookup_elem(&rings, &cpu);
+		if (!em->ring)
+			return false;
 		flush_held(em->ring, cpu);
-	if (appset_shed(em->ring, t, cpu, nrec))
-		return false;
-	ev = bpf_ringbuf_reserve(em->ring, nrec * sizeof(struct argus_event), 0);
-	if (!ev) {
-		count_lost(cpu, nrec);
-		return false;
+		if (appset_shed(em->ring, t, cpu, nrec))
+			return false;
+		ev = bpf_ringbuf_reserve(em->ring, nrec * sizeof(struct argus_event), 0);
+		if (!ev) {
+			count_lost(cpu, nrec);
+			return false;
+		}
 	}
 	em->entry = ev;
 	__builtin_memset(ev, 0, nrec * sizeof(struct argus_event));
@@ -247,13 +260,17 @@ static __always_inline bool reserve_at(struct emit *em, __u16 type, struct task_
 #define ENTRY_RECORDS_MAX 3
 _Static_assert(ENTRY_RECORDS_MAX <= ARGUS_RING_ENTRY_MAX, "readers split entries this large");
 _Static_assert(TRACER_HELD_MAX <= ARGUS_RING_ENTRY_MAX, "held records are written as one entry");
+_Static_assert(TRACER_STAGE_MAX <= ARGUS_RING_ENTRY_MAX, "a stage is written as one entry");
+_Static_assert(STAGE_FULL + ENTRY_RECORDS_MAX + STAGE_ROOM <= TRACER_STAGE_MAX,
+               "a program that finds the stage short of full has room, and nested ones too");
 
 static __always_inline bool reserve(struct emit *em, __u16 type, struct task_struct *t)
 {
 	return reserve_at(em, type, t, 0, false);
 }
 
-/* Submit without waking the reader, except once the ring fills past
+/* Per-call capture (the default capture writes through the stage,
+ * stage_done): submit without waking the reader, except once the ring fills past
  * wake_bytes: a wake-up per record costs several times the record, and a
  * reader that lags would otherwise be woken for every one (it also polls on
  * a timer). The fill is looked at every WAKE_CHECK_EVERY entries of a CPU:
@@ -269,11 +286,16 @@ struct {
 
 static __always_inline void submit(struct emit *em)
 {
-	__u32 zero = 0, *n = bpf_map_lookup_elem(&submits, &zero);
 	/* entries of up to ENTRY_RECORDS_MAX records, 8-byte ring headers */
 	__u64 window = 2 * WAKE_CHECK_EVERY * (ENTRY_RECORDS_MAX * sizeof(struct argus_event) + 8);
+	__u32 zero = 0, *n;
 	__u64 avail;
 
+	if (!per_call) {
+		stage_done(em);
+		return;
+	}
+	n = bpf_map_lookup_elem(&submits, &zero);
 	if (n && (++*n % WAKE_CHECK_EVERY)) {
 		bpf_ringbuf_submit(em->entry, BPF_RB_NO_WAKEUP);
 		return;

@@ -323,23 +323,34 @@ int argus_kext_start(struct argus_kext *k, char *err, size_t errlen)
 	return ARGUS_KEXT_OK;
 }
 
-/* After detaching: the IPC records the tracer still held never reach a
+/* After detaching: the IPC records the tracer still held (per-call
+ * capture) and the records still staged (the default capture) never reach a
  * ring; argus_kext_drop_records hands them out. */
 static void take_held(struct argus_kext *k)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	struct tracer_held *v;
+	struct tracer_held *v = NULL;
+	struct tracer_stage *sv = NULL;
 	uint32_t zero = 0;
 
-	if (ncpu <= 0 || k->held || !(v = calloc(ncpu, sizeof(*v))))
-		return;
-	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.held), &zero, v) == 0) {
-		k->held = calloc((size_t)ncpu * TRACER_HELD_MAX, sizeof(*k->held));
-		for (int c = 0; k->held && c < ncpu; c++)
+	if (ncpu <= 0 || k->held || !(v = calloc(ncpu, sizeof(*v))) ||
+	    !(sv = calloc(ncpu, sizeof(*sv))) ||
+	    !(k->held = calloc((size_t)ncpu * (TRACER_HELD_MAX + 2 * TRACER_STAGE_MAX), sizeof(*k->held))))
+		goto out;
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.held), &zero, v) == 0)
+		for (int c = 0; c < ncpu; c++)
 			for (unsigned i = 0; i < v[c].n && i < TRACER_HELD_MAX; i++)
 				k->held[k->nheld++] = v[c].ev[i];
-	}
+	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stage), &zero, sv) == 0)
+		for (int c = 0; c < ncpu; c++)
+			for (unsigned h = 1; h <= 2; h++) { /* the other half, then the current */
+				unsigned x = (sv[c].cur + h) & 1;
+				for (unsigned i = 0; i < sv[c].n[x] && i < TRACER_STAGE_MAX; i++)
+					k->held[k->nheld++] = sv[c].ev[x][i];
+			}
+out:
 	free(v);
+	free(sv);
 }
 
 void argus_kext_stop(struct argus_kext *k)

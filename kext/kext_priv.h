@@ -35,7 +35,7 @@ struct argus_kext {
 	struct bpf_link **perf_links;
 	uint64_t *drops_reported; /* per CPU, already turned into DROP records */
 	uint64_t stack_drops_reported;
-	struct argus_event *held; /* IPC records still held at argus_kext_stop */
+	struct argus_event *held; /* records still held or staged at argus_kext_stop */
 	size_t nheld, held_out;
 	unsigned sample_hz;
 	bool samples;

@@ -257,6 +257,7 @@ int BPF_PROG(hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
 	struct task_struct *owner;
 
+	stage_settle(false); /* the tick of a busy CPU writes out an old stage */
 	if (!timer->is_soft)
 		expiry_nest(1);
 	if (!trace_timers)

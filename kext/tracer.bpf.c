@@ -115,6 +115,14 @@ struct {
 	__type(value, struct resumed);
 } resumed SEC(".maps");
 
+/* Per CPU: records gathered for the ring (kext/stage.bpf.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tracer_stage);
+} stage SEC(".maps");
+
 /* Per CPU: IPC records held to be written together (hold_ipc). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

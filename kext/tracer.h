@@ -88,6 +88,25 @@ struct tracer_held {
 	__u8 _pad;
 };
 
+/*
+ * Records the tracer gathers on one CPU (map `stage`, one per CPU) before
+ * they go to that CPU's ring as one entry, in the default capture
+ * (kext/stage.bpf.c, docs/kext.md "Rings, wake-ups and losses"): a ring
+ * entry costs a reservation and a commit whatever its size. Two halves: a
+ * program that interrupts the write-out of one writes into the other. What
+ * is still staged when tracing stops, user space reads from the map.
+ */
+#define TRACER_STAGE_MAX 32
+
+struct tracer_stage {
+	__u32 n[2];  /* slots taken in each half (records written or being written) */
+	__u32 cur;   /* the half programs write into; the other is empty */
+	__u32 depth; /* programs using it now: one, and those interrupts nest in it */
+	__u8 shed;   /* the ring was past shed_bytes at the last write-out */
+	__u8 _pad[47];
+	struct argus_event ev[2][TRACER_STAGE_MAX];
+};
+
 /* Default sizes. */
 #define TRACER_CPUS_MAX     1024  /* CPUs with their own loss counters */
 #define TRACER_INFLIGHT_MAX 32768 /* threads inside a traced syscall */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * stage.bpf.c - records gathered per CPU and written to the CPU's ring in
+ * batches, in the default capture. Part of the one tracer object:
+ * helpers.bpf.c includes it before reserve_ctx. docs/kext.md "Rings,
+ * wake-ups and losses".
+ *
+ * Why: a ring entry costs a reservation and a commit whatever its size - a
+ * lock, the consumer's position (a line the reader writes), the producer's
+ * (one it reads), and an atomic exchange on the entry's header, which waits
+ * for every store before it to reach a line last touched a lap of the ring
+ * ago. On a desktop app that was a third of what each program cost it
+ * (gedit: sock_recv_length 440 -> 320 ns a run, sched_waking 1 300 -> 1 020
+ * with records kept on the CPU instead). A program now writes its records
+ * into this CPU's stage (lines it wrote the last time round, still in its
+ * cache) and the stage goes to the ring as one entry:
+ *  - when it holds STAGE_FULL records or more;
+ *  - when its first record is STAGE_AGE_NS old, at the next program run or
+ *    tick of the CPU (hrtimer_expire_entry runs at every tick);
+ *  - when the CPU goes idle: at the switch to the idle task, and at once
+ *    for a record written in an interrupt of the idle task.
+ * So a record reaches the ring within about a tick of its time, far inside
+ * the merge's max_delay (50 ms); the order of one CPU's records is kept.
+ *
+ * Interrupts nest programs on one CPU, last in first out. A program counts
+ * itself in `depth` before it takes slots and out after its records are
+ * written; only a program that finds depth 0 writes the stage out, so a
+ * nested one only appends. Slots are taken with one atomic add: a program
+ * interrupted between reading and writing the count would otherwise hand
+ * the same slots to the one that interrupted it. The stage has two halves:
+ * the write-out makes the other one current before it copies, so a program
+ * that interrupts the copy writes there, after the records being copied. A
+ * nested program that finds no room (STAGE_ROOM slots are kept for nested
+ * ones) gives its slots back and counts its records lost; the nesting is too
+ * shallow for that to happen (at most a softirq and a hard interrupt, a few
+ * records each).
+ */
+
+#define STAGE_ROOM   8                                  /* slots kept for nested programs */
+#define STAGE_FULL   (TRACER_STAGE_MAX - STAGE_ROOM - 3) /* write out at this many (3: ENTRY_RECORDS_MAX) */
+#define STAGE_AGE_NS 4000000ull                         /* a tick at HZ=250 */
+
+#ifndef barrier
+#define barrier() asm volatile("" ::: "memory")
+#endif
+
+/* One ring entry of n records at ev; a missing ring or a full one is
+ * counted. Notes whether the ring is past shed_bytes. */
+static __always_inline void stage_output(void *ring, struct tracer_stage *s, void *ev, __u32 n,
+                                         __u32 cpu)
+{
+	__u64 bytes = n * sizeof(struct argus_event), avail;
+
+	if (!ring) {
+		count_lost(cpu, n);
+		return;
+	}
+	avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+	s->shed = shed_bytes && avail >= shed_bytes;
+	/* the reader is woken once, as the fill crosses wake_bytes */
+	if (bpf_ringbuf_output(ring, ev, bytes,
+	                       avail < wake_bytes && avail + bytes >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+	                                                                         : BPF_RB_NO_WAKEUP))
+		count_lost(cpu, n);
+}
+
+/* Write the current half out as one ring entry, and make the other half
+ * current first: a program that interrupts the copy writes there. The
+ * caller does not hold the stage (it is held here). */
+static __always_inline void stage_write(struct tracer_stage *s, __u32 cpu)
+{
+	void *ring = bpf_map_lookup_elem(&rings, &cpu);
+	__u32 old, n;
+
+	s->depth++;
+	barrier();
+	old = s->cur & 1;
+	s->cur = old ^ 1;
+	barrier();
+	n = s->n[old];
+	if (n > TRACER_STAGE_MAX)
+		n = TRACER_STAGE_MAX;
+	if (n)
+		stage_output(ring, s, s->ev[old], n, cpu);
+	s->n[old] = 0;
+	barrier();
+	s->depth--;
+}
+
+/* Take nrec slots for records about task t; NULL (counted) when shed or no
+ * room. em->stage holds the stage until stage_done. */
+static __always_inline struct argus_event *stage_take(struct emit *em, struct task_struct *t,
+                                                      __u32 cpu, const int nrec)
+{
+	struct tracer_stage *s;
+	__u32 zero = 0, at, h;
+
+	s = bpf_map_lookup_elem(&stage, &zero);
+	if (!s)
+		return NULL;
+	if (s->shed && !appset_has(t ? t->tgid : 0)) {
+		if (cpu < TRACER_CPUS_MAX) {
+			__sync_fetch_and_add(&ring_lost[cpu], nrec);
+			__sync_fetch_and_add(&ring_shed[cpu], nrec);
+		}
+		return NULL;
+	}
+	if (!s->depth && s->n[s->cur & 1] > TRACER_STAGE_MAX - STAGE_ROOM - nrec)
+		stage_write(s, cpu);
+	s->depth++;
+	barrier();
+	h = s->cur & 1;
+	at = h ? __sync_fetch_and_add(&s->n[1], nrec) : __sync_fetch_and_add(&s->n[0], nrec);
+	if (at > TRACER_STAGE_MAX - nrec) {
+		if (h)
+			__sync_fetch_and_sub(&s->n[1], nrec);
+		else
+			__sync_fetch_and_sub(&s->n[0], nrec);
+		barrier();
+		s->depth--;
+		count_lost(cpu, nrec);
+		return NULL;
+	}
+	em->stage = s;
+	/* in an interrupt of the idle task: nothing may come to write it out */
+	em->flush = !(__u32)bpf_get_current_pid_tgid();
+	return &s->ev[h][at];
+}
+
+/* The records taken are written: let go of the stage, and write it out if
+ * it is due and no program under this one is using it. */
+static __always_inline void stage_done(struct emit *em)
+{
+	struct tracer_stage *s = em->stage;
+	__u32 h;
+
+	barrier(); /* the records' stores before the stage is let go */
+	if (s->depth)
+		s->depth--;
+	if (s->depth)
+		return;
+	h = s->cur & 1;
+	if (em->flush || s->n[h] >= STAGE_FULL || em->ev->ts - s->ev[h][0].ts >= STAGE_AGE_NS)
+		stage_write(s, em->ev->cpu);
+}
+
+/* A CPU about to idle (next_idle) or at its tick: write out what is staged
+ * if nothing comes later to do it. */
+static __always_inline void stage_settle(bool next_idle)
+{
+	struct tracer_stage *s;
+	__u32 zero = 0, h;
+
+	if (per_call)
+		return;
+	s = bpf_map_lookup_elem(&stage, &zero);
+	if (!s || s->depth)
+		return;
+	h = s->cur & 1;
+	if (s->n[h] && (next_idle || bpf_ktime_get_ns() - s->ev[h][0].ts >= STAGE_AGE_NS))
+		stage_write(s, bpf_get_smp_processor_id());
+}
