@@ -142,7 +142,6 @@ struct emit {
 	                         * bpf_ringbuf_reserve returned */
 	struct argus_event *ev; /* the record to fill: the entry's last */
 	struct tracer_stage *stage; /* the stage the records are in (stage.bpf.c), else NULL */
-	bool flush;                 /* write the stage out at submit */
 };
 
 /* Reserve nrec records (a constant) about the same task at the same ts in
@@ -205,7 +204,6 @@ static __always_inline bool reserve_ctx(struct emit *em, __u16 type, struct task
 	__u16 flags;
 
 	em->stage = NULL;
-	em->flush = false;
 	if (!per_call) {
 		ev = stage_take(em, t, cpu, nrec);
 		if (!ev)

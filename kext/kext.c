@@ -247,6 +247,8 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	bpf_program__set_autoload(k->skel->progs.sock_send_length, !o->syscalls);
 	bpf_program__set_autoload(k->skel->progs.sock_recv_length, !o->syscalls);
 	bpf_program__set_autoload(k->skel->progs.workqueue_queue_work, !o->syscalls);
+	/* the stage's write-out at idle (stage.bpf.c); per-call capture has none */
+	bpf_program__set_autoload(k->skel->progs.cpu_idle, !o->syscalls);
 	/* yields that find no other task (no switch): the end of schedule(),
 	 * a bare tracepoint of Linux 6.16 and later; without it such yields
 	 * are not seen in the default capture (docs/kext.md) */

@@ -305,11 +305,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	 * traced thread that blocks while argus runs next still blocked; one
 	 * that argus hands the CPU to resumes, and the call it was blocked in
 	 * ends there) */
-	if ((from_self && to_self) || (!tprev && !tnext)) {
-		if (!next->pid) /* the CPU goes idle: what it staged goes out */
-			stage_settle(true);
+	if ((from_self && to_self) || (!tprev && !tnext))
 		return 0;
-	}
 	hdr = from_self ? NULL : prev;
 	ts = bpf_ktime_get_ns();
 	if (tprev) {
@@ -391,7 +388,6 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		comm[0] = load_word(next->comm);
 		comm[1] = load_word(next->comm + 8);
 	}
-	em.flush |= !next->pid; /* the CPU goes idle */
 	submit(&em);
 	return 0;
 }

@@ -122,8 +122,6 @@ static __always_inline struct argus_event *stage_take(struct emit *em, struct ta
 		return NULL;
 	}
 	em->stage = s;
-	/* in an interrupt of the idle task: nothing may come to write it out */
-	em->flush = !(__u32)bpf_get_current_pid_tgid();
 	return &s->ev[h][at];
 }
 
@@ -140,13 +138,14 @@ static __always_inline void stage_done(struct emit *em)
 	if (s->depth)
 		return;
 	h = s->cur & 1;
-	if (em->flush || s->n[h] >= STAGE_FULL || em->ev->ts - s->ev[h][0].ts >= STAGE_AGE_NS)
+	if (s->n[h] >= STAGE_FULL)
 		stage_write(s, em->ev->cpu);
 }
 
-/* A CPU about to idle (next_idle) or at its tick: write out what is staged
- * if nothing comes later to do it. */
-static __always_inline void stage_settle(bool next_idle)
+/* The CPU goes idle (idle: nothing else will write it out) or takes a
+ * timer interrupt (a tick of a busy CPU: write out a stage STAGE_AGE_NS
+ * old). */
+static __always_inline void stage_settle(bool idle)
 {
 	struct tracer_stage *s;
 	__u32 zero = 0, h;
@@ -157,6 +156,17 @@ static __always_inline void stage_settle(bool next_idle)
 	if (!s || s->depth)
 		return;
 	h = s->cur & 1;
-	if (s->n[h] && (next_idle || bpf_ktime_get_ns() - s->ev[h][0].ts >= STAGE_AGE_NS))
+	if (s->n[h] && (idle || bpf_ktime_get_ns() - s->ev[h][0].ts >= STAGE_AGE_NS))
 		stage_write(s, bpf_get_smp_processor_id());
+}
+
+/* Entering and leaving idle, in the idle task: the idle loop comes here
+ * before the CPU halts and again after every interrupt that woke it, so
+ * what the CPU gathered (in its last task, or in an interrupt) goes out
+ * while it has nothing else to do. */
+SEC("tp_btf/cpu_idle")
+int BPF_PROG(cpu_idle, unsigned int state, unsigned int cpu_id)
+{
+	stage_settle(true);
+	return 0;
 }
