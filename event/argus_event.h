@@ -37,7 +37,7 @@ typedef __s64 argus_s64;
 
 /* An entry of a kernel (BPF) ring holds 1 to this many records: records
  * gathered on one CPU share one reservation. Readers split entries. */
-#define ARGUS_RING_ENTRY_MAX 32
+#define ARGUS_RING_ENTRY_MAX 64
 
 #define ARGUS_COMM_LEN 16
 

@@ -9,18 +9,20 @@
  * lock, the consumer's position (a line the reader writes), the producer's
  * (one it reads), and an atomic exchange on the entry's header, which waits
  * for every store before it to reach a line last touched a lap of the ring
- * ago. On a desktop app that was a third of what each program cost it
- * (gedit: sock_recv_length 440 -> 320 ns a run, sched_waking 1 300 -> 1 020
- * with records kept on the CPU instead). A program now writes its records
- * into this CPU's stage (lines it wrote the last time round, still in its
- * cache) and the stage goes to the ring as one entry:
- *  - when it holds STAGE_FULL records or more;
- *  - when its first record is STAGE_AGE_NS old, at the next program run or
- *    tick of the CPU (hrtimer_expire_entry runs at every tick);
- *  - when the CPU goes idle: at the switch to the idle task, and at once
- *    for a record written in an interrupt of the idle task.
- * So a record reaches the ring within about a tick of its time, far inside
- * the merge's max_delay (50 ms); the order of one CPU's records is kept.
+ * ago. In a desktop app that was a large part of each program's run (gedit,
+ * with the records kept on the CPU and never written, as an upper bound:
+ * sock_recv_length 440 -> 320 ns a run, sched_waking 1 300 -> 1 020). A
+ * program writes its records into this CPU's stage (lines the CPU wrote the
+ * last time round) and the stage goes to the ring as one entry:
+ *  - when a program finds STAGE_FULL records in it;
+ *  - at the tick of a busy CPU (hrtimer_expire_entry), once its first
+ *    record is STAGE_AGE_NS old;
+ *  - when the CPU goes idle (cpu_idle, in the idle task: before the CPU
+ *    halts and after every interrupt that woke it).
+ * The last two do the write-out where the CPU's own work is least delayed:
+ * at an interrupt that comes anyway, or with nothing else to run. A record
+ * reaches the ring within two ticks of its time, far inside the merge's
+ * max_delay (50 ms); the order of one CPU's records is kept.
  *
  * Interrupts nest programs on one CPU, last in first out. A program counts
  * itself in `depth` before it takes slots and out after its records are

@@ -96,7 +96,7 @@ struct tracer_held {
  * program that interrupts the write-out of one writes into the other. What
  * is still staged when tracing stops, user space reads from the map.
  */
-#define TRACER_STAGE_MAX 32
+#define TRACER_STAGE_MAX 64
 
 struct tracer_stage {
 	__u32 n[2];  /* slots taken in each half (records written or being written) */
