@@ -491,14 +491,15 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 	__u16 ctype = 0, irq;
 	struct thread_state *st = NULL;
 	struct emit em;
-
 	bool twaker;
+	__u64 now;
 
 	if (is_self(p) || is_self(t))
 		return 0;
-	/* the interrupt flags once, for the app set, the waker's call and
-	 * the record */
-	irq = context_flags(bpf_ktime_get_ns());
+	/* the clock and the interrupt flags once, for the app set, the
+	 * waker's call and the records */
+	now = bpf_ktime_get_ns();
+	irq = context_flags(now);
 	/* only threads that have their storage already (traced ones that
 	 * blocked): creating it for every waker would cost more than it saves */
 	if (!irq && shed_bytes)
@@ -513,12 +514,12 @@ static __always_inline int wakeup(__u16 type, struct task_struct *p)
 	    !irq)
 		ctype = waker_call(t, &call);
 	if (ctype) {
-		if (!reserve_n(&em, type, t, 0, true, 2))
+		if (!reserve_n(&em, type, t, now, true, 2))
 			return 0;
 		evs = em.entry;
 		fill_waker_call(&evs[1], ctype, &call);
 		em.ev = &evs[0];
-	} else if (!reserve_ctx(&em, type, t, 0, irq, 1)) {
+	} else if (!reserve_ctx(&em, type, t, now, irq, 1)) {
 		return 0;
 	}
 	if (em.ev->flags & (ARGUS_F_HARDIRQ | ARGUS_F_SOFTIRQ)) {
