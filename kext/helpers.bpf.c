@@ -144,10 +144,12 @@ struct emit {
 	struct tracer_stage *stage; /* the stage the records are in (stage.bpf.c), else NULL */
 };
 
-/* Reserve nrec records (a constant) about the same task at the same ts in
- * one ring entry of this CPU's ring: records written together by one
- * program cost one reservation and one commit (the reader splits entries
- * into 64-byte records). A full ring is counted, never hidden. ts 0 = now;
+/* Reserve nrec records (a constant) about the same task at the same ts,
+ * next to each other: in this CPU's stage (the default capture,
+ * stage.bpf.c), or as one entry of its ring (per-call capture: records
+ * written together by one program cost one reservation and one commit; the
+ * reader splits entries into 64-byte records). A full ring is counted,
+ * never hidden. ts 0 = now;
  * task_ctx: the caller runs in a syscall, never in an interrupt (saves the
  * nesting lookup on the hottest paths). em->ev is the last record, with
  * `type`; the others get their type from the caller. */

@@ -337,7 +337,8 @@ static void take_held(struct argus_kext *k)
 
 	if (ncpu <= 0 || k->held || !(v = calloc(ncpu, sizeof(*v))) ||
 	    !(sv = calloc(ncpu, sizeof(*sv))) ||
-	    !(k->held = calloc((size_t)ncpu * (TRACER_HELD_MAX + 2 * TRACER_STAGE_MAX), sizeof(*k->held))))
+	    !(k->held = calloc((size_t)ncpu * (TRACER_HELD_MAX + 2 * TRACER_STAGE_MAX),
+	                       sizeof(*k->held))))
 		goto out;
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.held), &zero, v) == 0)
 		for (int c = 0; c < ncpu; c++)

@@ -38,9 +38,12 @@
  * records each).
  */
 
-#define STAGE_ROOM   8                                  /* slots kept for nested programs */
-#define STAGE_FULL   (TRACER_STAGE_MAX - STAGE_ROOM - 3) /* write out at this many (3: ENTRY_RECORDS_MAX) */
-#define STAGE_AGE_NS 4000000ull                         /* a tick at HZ=250 */
+/* slots kept for nested programs; a program writes the stage out at
+ * STAGE_FULL (3: ENTRY_RECORDS_MAX, the most one program takes); the tick
+ * at STAGE_AGE_NS (a tick at HZ=250) */
+#define STAGE_ROOM   8
+#define STAGE_FULL   (TRACER_STAGE_MAX - STAGE_ROOM - 3)
+#define STAGE_AGE_NS 4000000ull
 
 #ifndef barrier
 #define barrier() asm volatile("" ::: "memory")
@@ -61,8 +64,9 @@ static __always_inline void stage_output(void *ring, struct tracer_stage *s, voi
 	s->shed = shed_bytes && avail >= shed_bytes;
 	/* the reader is woken once, as the fill crosses wake_bytes */
 	if (bpf_ringbuf_output(ring, ev, bytes,
-	                       avail < wake_bytes && avail + bytes >= wake_bytes ? BPF_RB_FORCE_WAKEUP
-	                                                                         : BPF_RB_NO_WAKEUP))
+	                       avail < wake_bytes && avail + bytes >= wake_bytes
+	                           ? BPF_RB_FORCE_WAKEUP
+	                           : BPF_RB_NO_WAKEUP))
 		count_lost(cpu, n);
 }
 
