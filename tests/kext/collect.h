@@ -8,6 +8,7 @@
 #define ARGUS_TEST_KEXT_COLLECT_H
 
 #include <bpf/libbpf.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -132,6 +133,18 @@ static inline void collector_free(struct collector *c)
 	argus_kext_close(c->k);
 	free(c->ev);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Pin the calling process to CPU 0 (a child's workload, to share a CPU
+ * with another); exits 2 when it cannot. */
+static inline void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(2);
 }
 
 /* A child that waits for the go signal before running fn. */

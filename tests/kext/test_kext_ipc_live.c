@@ -67,16 +67,8 @@ struct pingpong {
 	int a2b[2], b2a[2];
 };
 
-/* Both ends on one CPU: every read blocks, so every reply is a wake-up. */
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
+/* Both ends on one CPU (pin_cpu0): every read blocks, so every reply is a
+ * wake-up. */
 static void pong(void *arg)
 {
 	struct pingpong *pp = arg;

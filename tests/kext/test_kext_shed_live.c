@@ -13,16 +13,6 @@
 
 #include "collect.h"
 
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		_exit(2);
-}
-
 static void pingpong(void *arg)
 {
 	(void)arg;

@@ -6,23 +6,12 @@
  * CPU goes idle or stays busy with an untraced task, and what is still
  * gathered when tracing stops is handed out, not lost.
  */
-
 #include <sched.h>
 #include <sys/mman.h>
 
 #include "collect.h"
 
 #define SHORT_SLEEPS 20
-
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		_exit(2);
-}
 
 /* An untraced task that keeps CPU 0 busy: the traced child's CPU never
  * goes idle, so only the age of what it gathered gets it written. */
