@@ -337,20 +337,21 @@ static void take_held(struct argus_kext *k)
 
 	if (ncpu <= 0 || k->held || !(v = calloc(ncpu, sizeof(*v))) ||
 	    !(sv = calloc(ncpu, sizeof(*sv))) ||
-	    !(k->held = calloc((size_t)ncpu * (TRACER_HELD_MAX + 2 * TRACER_STAGE_MAX),
+	    !(k->held = calloc((size_t)ncpu * (TRACER_HELD_MAX + TRACER_STAGE_MAX),
 	                       sizeof(*k->held))))
 		goto out;
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.held), &zero, v) == 0)
 		for (int c = 0; c < ncpu; c++)
 			for (unsigned i = 0; i < v[c].n && i < TRACER_HELD_MAX; i++)
 				k->held[k->nheld++] = v[c].ev[i];
+	/* the current half only: a write-out empties the other before it returns */
 	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stage), &zero, sv) == 0)
-		for (int c = 0; c < ncpu; c++)
-			for (unsigned h = 1; h <= 2; h++) { /* the other half, then the current */
-				unsigned x = (sv[c].cur + h) & 1;
-				for (unsigned i = 0; i < sv[c].n[x] && i < TRACER_STAGE_MAX; i++)
-					k->held[k->nheld++] = sv[c].ev[x][i];
-			}
+		for (int c = 0; c < ncpu; c++) {
+			unsigned x = sv[c].cur & 1;
+
+			for (unsigned i = 0; i < sv[c].n[x] && i < TRACER_STAGE_MAX; i++)
+				k->held[k->nheld++] = sv[c].ev[x][i];
+		}
 out:
 	free(v);
 	free(sv);

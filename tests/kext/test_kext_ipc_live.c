@@ -13,7 +13,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <pty.h>
-#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>

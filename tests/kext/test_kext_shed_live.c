@@ -6,11 +6,6 @@
  * are shed (counted, and reported as ring drops), so the member's records
  * still find room; without shedding the flood takes the whole ring.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <sched.h>
-
 #include "collect.h"
 
 static void pingpong(void *arg)

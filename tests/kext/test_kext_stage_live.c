@@ -6,7 +6,6 @@
  * CPU goes idle or stays busy with an untraced task, and what is still
  * gathered when tracing stops is handed out, not lost.
  */
-#include <sched.h>
 #include <sys/mman.h>
 
 #include "collect.h"
