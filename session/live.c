@@ -197,24 +197,37 @@ static int deliver(struct argus_live *l, struct argus_event *ev, size_t n,
 	return 0;
 }
 
-/* Losses become DROP records at the stream's current position (with the
- * records the tracer still held when it stopped). */
-static int deliver_drops(struct argus_live *l, const struct argus_sink *s)
+/* Losses become DROP records at the stream's current position. The records
+ * the tracer still held or staged when it stopped go through the merge, into
+ * their place in time (the final drain follows). */
+static int deliver_drops(struct argus_live *l, const struct argus_sink *s, uint64_t now)
 {
 	struct argus_event d[64 + HOOK_RINGS];
 	uint64_t ts = l->last_ts ? l->last_ts : mono_ns();
-	size_t n = argus_kext_drop_records(l->k, d, 64, ts);
+	size_t n, nd;
 
-	for (size_t i = 0; i < n; i++) {
-		if (d[i].type != ARGUS_EV_DROP)
-			continue; /* a record the tracer still held at its stop */
-		if (d[i].drop.source == ARGUS_DROP_KERNEL_RING)
-			l->st.ring_drops += d[i].drop.count;
-		else
-			l->st.stack_drops += d[i].drop.count;
-	}
-	n += hookrings_drops(&l->hk, d + n, HOOK_RINGS, l->cmd_pid, ts);
-	return deliver(l, d, n, s);
+	do {
+		n = argus_kext_drop_records(l->k, d, 64, ts);
+		nd = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (d[i].type != ARGUS_EV_DROP) {
+				unsigned src = d[i].cpu < l->nrings ? d[i].cpu : 0;
+
+				if (argus_merge_push(l->merge, src, &d[i], 1, now))
+					return -1;
+				continue;
+			}
+			if (d[i].drop.source == ARGUS_DROP_KERNEL_RING)
+				l->st.ring_drops += d[i].drop.count;
+			else
+				l->st.stack_drops += d[i].drop.count;
+			d[nd++] = d[i];
+		}
+		if (nd && deliver(l, d, nd, s))
+			return -1;
+	} while (n == 64);
+	nd = hookrings_drops(&l->hk, d, HOOK_RINGS, l->cmd_pid, ts);
+	return nd ? deliver(l, d, nd, s) : 0;
 }
 
 /* The reader's priority. A machine saturated by the workload must not
@@ -311,14 +324,14 @@ static int pump(struct argus_live *l, const struct argus_sink *s, bool final)
 	uint64_t now = mono_ns();
 	size_t n;
 
-	if (read_rings(l, s, now))
+	if (read_rings(l, s, now) || deliver_drops(l, s, now))
 		return -1;
 	while ((n = final ? argus_merge_drain(l->merge, l->buf, LIVE_BATCH)
 	                  : argus_merge_pop(l->merge, l->buf, LIVE_BATCH, now)) > 0) {
 		if (deliver(l, l->buf, n, s))
 			return -1;
 	}
-	return deliver_drops(l, s);
+	return 0;
 }
 
 /* true when the loop should end */
