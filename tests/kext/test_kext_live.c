@@ -105,7 +105,9 @@ TEST(default_capture_sees_every_yield)
 {
 	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true};
 	struct collector c;
-	unsigned enters = 0, exits = 0;
+	unsigned enters = 0, exits = 0, unseen = 0;
+	bool out = false; /* the child left the CPU and was not seen back yet */
+	uint64_t out_ts = 0;
 
 	require_live();
 	if (libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) <= 0)
@@ -115,26 +117,45 @@ TEST(default_capture_sees_every_yield)
 	for (size_t i = 0; i < c.n; i++) {
 		const struct argus_event *e = &c.ev[i];
 
+		if (e->type == ARGUS_EV_SCHED_SWITCH && e->sched_switch.next_pid == (uint32_t)g.pid)
+			out = false;
 		if (e->pid != (uint32_t)g.pid)
 			continue;
+		if (e->type == ARGUS_EV_SCHED_SWITCH) {
+			out = true;
+			out_ts = e->ts;
+			continue;
+		}
+		/* running again, and no switch brought it back (the records of
+		 * the switch's own entry share its time) */
+		if (out && e->ts != out_ts) {
+			unseen++;
+			out = false;
+		}
 		if (e->type == ARGUS_EV_SYS_ENTER && e->sys_enter.nr == SYS_sched_yield)
 			enters++;
 		else if (e->type == ARGUS_EV_SYS_EXIT && e->sys_exit.nr == SYS_sched_yield)
 			exits++;
 	}
-	/* a yield preempted before it reaches schedule() can be written twice */
-	ASSERT_MSG(enters >= YIELDS && enters <= YIELDS + YIELDS / 100, "%u yields seen of %d",
-	           enters, YIELDS);
+	/* A kernel may run tasks whose tracepoints never fire (this machine's
+	 * hides its own guest agent: a switch from the agent's thread back to
+	 * the child is not seen). Each such resume leaves the yield it ended
+	 * without its end, and the next yield that switches without its entry
+	 * (its call still looks pending). A yield preempted before it reaches
+	 * schedule() can be written twice. */
+	ASSERT_MSG(enters + unseen >= YIELDS && enters <= YIELDS + YIELDS / 100,
+	           "%u yields seen of %d, %u resumes not seen", enters, YIELDS, unseen);
 	/* every yield's end too, unless records were lost - then counted (a
 	 * make test run once saw 1999 ends of 2000) */
 	uint64_t lost = 0;
 	for (unsigned cpu = 0; cpu < argus_kext_ncpus(c.k); cpu++)
 		lost += argus_kext_ring_drops(c.k, cpu);
-	if (!lost)
+	if (!lost && !unseen)
 		ASSERT_EQ(exits, enters);
-	ASSERT_MSG(exits <= enters && exits + lost >= enters,
-	           "%u yields ended of %u, %llu records lost", exits, enters,
-	           (unsigned long long)lost);
+	ASSERT_MSG(exits <= enters + unseen && exits + lost + unseen >= enters,
+	           "%u yields ended of %u, %llu records lost, %u resumes not seen", exits, enters,
+	           (unsigned long long)lost, unseen);
+	ASSERT_MSG(unseen <= 3, "%u resumes not seen", unseen);
 	collector_free(&c);
 }
 
