@@ -228,7 +228,12 @@ static __always_inline struct thread_state *call_left_cpu(struct task_struct *pr
 	st = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st)
 		return NULL;
-	if (st->call.cls == cls && st->call.nr == nr && st->call.tid == prev->pid)
+	/* the same call, left again; without per-call capture a call that
+	 * blocked is over once its thread is seen back (call_resumes), so one
+	 * still marked blocked was resumed unseen (a switch the kernel did
+	 * not show, a record lost) and this is a new call */
+	if (st->call.cls == cls && st->call.nr == nr && st->call.tid == prev->pid &&
+	    (per_call || !st->call.blocked || st->call.sockend))
 		return st;
 	if (call_from_regs(prev, regs, nr, cls, &st->call))
 		st->call.ts = ts;
