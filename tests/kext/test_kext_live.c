@@ -155,7 +155,9 @@ TEST(default_capture_sees_every_yield)
 	ASSERT_MSG(exits <= enters + unseen && exits + lost + unseen >= enters,
 	           "%u yields ended of %u, %llu records lost, %u resumes not seen", exits, enters,
 	           (unsigned long long)lost, unseen);
-	ASSERT_MSG(unseen <= 3, "%u resumes not seen", unseen);
+	/* a few (the agent runs briefly); a switch-in never written would
+	 * leave every yield that switched unseen */
+	ASSERT_MSG(unseen <= YIELDS / 100, "%u resumes not seen", unseen);
 	collector_free(&c);
 }
 
