@@ -384,6 +384,7 @@ struct run_cost {
 	double wall, cmd_cpu, tracer_cpu;
 	double prog_s, prog_runs; /* tracing programs while CMD ran (--prog-stats) */
 	struct prog_meter meter;  /* their time in the process CMD named (--meter) */
+	struct prog_meter progs;  /* the tracing programs while CMD ran, per program */
 	double metric[MAX_METRICS];
 };
 
@@ -480,6 +481,9 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 		c0 = sched_cpu_seconds(tracer);
 	}
 	struct prog_stats p0 = o->prog_stats ? prog_stats_now() : (struct prog_stats){0};
+	struct prog_meter pn0;
+	if (o->prog_stats)
+		prog_stats_by_name(&pn0);
 	t0 = now_s();
 	int rc = wait_exit_ru(spawn_to(o->cmd, false, o->metrics || o->meter ? out : NULL), &ru);
 	t1 = now_s();
@@ -488,6 +492,8 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 		struct prog_stats p1 = prog_stats_now();
 		cost.prog_s = (double)(p1.run_ns - p0.run_ns) / 1e9;
 		cost.prog_runs = (double)(p1.runs - p0.runs);
+		prog_stats_by_name(&cost.progs);
+		prog_meter_sub(&cost.progs, &pn0);
 	}
 	if (o->meter && tracer > 0 && m != MODE_PERF && m != MODE_PERF_SYS) {
 		uint32_t pid = named_pid(out, cost.meter.task, sizeof(cost.meter.task));
@@ -711,7 +717,7 @@ int argus_bench_overhead(int argc, char **argv)
 		return 5;
 	}
 	double *prog_s[MODE_COUNT], *prog_runs[MODE_COUNT];
-	struct prog_meter *meters[MODE_COUNT];
+	struct prog_meter *meters[MODE_COUNT], *progs[MODE_COUNT];
 	if (o.cmd) {
 		for (int m = 0; m < MODE_COUNT; m++) {
 			times[m] = calloc(o.rounds, sizeof(double));
@@ -720,6 +726,7 @@ int argus_bench_overhead(int argc, char **argv)
 			prog_s[m] = calloc(o.rounds, sizeof(double));
 			prog_runs[m] = calloc(o.rounds, sizeof(double));
 			meters[m] = calloc(o.rounds, sizeof(struct prog_meter));
+			progs[m] = calloc(o.rounds, sizeof(struct prog_meter));
 			for (int k = 0; k < MAX_METRICS; k++)
 				metric[m][k] = calloc(o.rounds, sizeof(double));
 		}
@@ -737,6 +744,7 @@ int argus_bench_overhead(int argc, char **argv)
 				prog_s[m][r] = c.prog_s;
 				prog_runs[m][r] = c.prog_runs;
 				meters[m][r] = c.meter;
+				progs[m][r] = c.progs;
 				/* each run as it ends: a long bench stopped early keeps them */
 				fprintf(stderr, "round %u %-20s wall %.3f s, CPU %.3f + %.3f s",
 				        r + 1, mode_names[m], c.wall, c.cmd_cpu, c.tracer_cpu);
@@ -802,6 +810,14 @@ int argus_bench_overhead(int argc, char **argv)
 					       mode_names[m], ps, cc > 0 ? ps / cc * 100 : 0, pr,
 					       pr > 0 ? ps * 1e9 / pr : 0);
 				}
+				printf("the same, per program (the median; then each program's "
+				       "mean a round, ms (a run); the statistics' own clock reads "
+				       "are inside every run):\n");
+				for (int m = 0; m < MODE_COUNT; m++)
+					if (mode_on(&o, (enum mode)m) && m != MODE_NONE &&
+					    m != MODE_PERF && m != MODE_PERF_SYS)
+						prog_meter_print(mode_names[m], progs[m], o.rounds,
+						                 cmd_cpu[m]);
 			}
 			if (o.meter)
 				print_meter(&o, meters, metric, &names);
@@ -827,6 +843,7 @@ int argus_bench_overhead(int argc, char **argv)
 			free(prog_s[m]);
 			free(prog_runs[m]);
 			free(meters[m]);
+			free(progs[m]);
 			for (int k = 0; k < MAX_METRICS; k++)
 				free(metric[m][k]);
 		}

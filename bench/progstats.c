@@ -60,6 +60,61 @@ struct prog_stats prog_stats_now(void)
 	return s;
 }
 
+/* The row of m for name, added when new; NULL when m is full. */
+typedef __typeof__(((struct prog_meter *)0)->prog[0]) meter_row_t;
+
+static meter_row_t *meter_row(struct prog_meter *m, const char *name)
+{
+	unsigned i = 0;
+
+	while (i < m->n && strcmp(m->prog[i].name, name))
+		i++;
+	if (i == m->n) {
+		if (m->n == PROG_METER_MAX)
+			return NULL;
+		snprintf(m->prog[m->n++].name, sizeof(m->prog[0].name), "%s", name);
+	}
+	return &m->prog[i];
+}
+
+void prog_stats_by_name(struct prog_meter *m)
+{
+	__u32 id = 0;
+
+	memset(m, 0, sizeof(*m));
+	while (bpf_prog_get_next_id(id, &id) == 0) {
+		int fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue; /* unloaded since */
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && is_tracing(info.type)) {
+			meter_row_t *row = meter_row(m, info.name);
+
+			m->ns += (double)info.run_time_ns;
+			m->runs += (double)info.run_cnt;
+			if (row) {
+				row->ns += (double)info.run_time_ns;
+				row->runs += (double)info.run_cnt;
+			}
+		}
+		close(fd);
+	}
+}
+
+void prog_meter_sub(struct prog_meter *after, const struct prog_meter *before)
+{
+	after->ns -= before->ns;
+	after->runs -= before->runs;
+	for (unsigned i = 0; i < after->n; i++)
+		for (unsigned j = 0; j < before->n; j++)
+			if (!strcmp(after->prog[i].name, before->prog[j].name)) {
+				after->prog[i].ns -= before->prog[j].ns;
+				after->prog[i].runs -= before->prog[j].runs;
+			}
+}
+
 static int meter_fd(void)
 {
 	__u32 id = 0;
@@ -97,16 +152,11 @@ int prog_meter_add(uint32_t tgid, struct prog_meter *m)
 		v.prog[sizeof(v.prog) - 1] = 0;
 		m->ns += (double)v.ns;
 		m->runs += (double)v.runs;
-		unsigned i = 0;
-		while (i < m->n && strcmp(m->prog[i].name, v.prog))
-			i++;
-		if (i == m->n) {
-			if (m->n == PROG_METER_MAX)
-				continue;
-			snprintf(m->prog[m->n++].name, sizeof(m->prog[0].name), "%s", v.prog);
-		}
-		m->prog[i].ns += (double)v.ns;
-		m->prog[i].runs += (double)v.runs;
+		meter_row_t *row = meter_row(m, v.prog);
+		if (!row)
+			continue;
+		row->ns += (double)v.ns;
+		row->runs += (double)v.runs;
 	}
 	close(fd);
 	return 0;

@@ -38,6 +38,14 @@ struct prog_meter {
  * *m; -ENOENT when no tracer with a meter is loaded. */
 int prog_meter_add(uint32_t tgid, struct prog_meter *m);
 
+/* The machine's tracing programs' totals now, per program name (ns and
+ * runs summed over programs of one name), into *m (cleared first; the
+ * names past PROG_METER_MAX are left out). */
+void prog_stats_by_name(struct prog_meter *m);
+
+/* after - before, per name: what ran in between. */
+void prog_meter_sub(struct prog_meter *after, const struct prog_meter *before);
+
 /* The median of v[0..n) (n > 0; sorts v): the overhead bench's figures. */
 double median_of(double *v, unsigned n);
 
