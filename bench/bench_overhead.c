@@ -480,20 +480,18 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 			return cost;
 		c0 = sched_cpu_seconds(tracer);
 	}
-	struct prog_stats p0 = o->prog_stats ? prog_stats_now() : (struct prog_stats){0};
-	struct prog_meter pn0;
+	struct prog_meter p0;
 	if (o->prog_stats)
-		prog_stats_by_name(&pn0);
+		prog_stats_by_name(&p0);
 	t0 = now_s();
 	int rc = wait_exit_ru(spawn_to(o->cmd, false, o->metrics || o->meter ? out : NULL), &ru);
 	t1 = now_s();
 	cost.cmd_cpu = ru_seconds(&ru);
 	if (o->prog_stats) { /* before the tracer stops: its programs' totals go with them */
-		struct prog_stats p1 = prog_stats_now();
-		cost.prog_s = (double)(p1.run_ns - p0.run_ns) / 1e9;
-		cost.prog_runs = (double)(p1.runs - p0.runs);
 		prog_stats_by_name(&cost.progs);
-		prog_meter_sub(&cost.progs, &pn0);
+		prog_meter_sub(&cost.progs, &p0);
+		cost.prog_s = cost.progs.ns / 1e9;
+		cost.prog_runs = cost.progs.runs;
 	}
 	if (o->meter && tracer > 0 && m != MODE_PERF && m != MODE_PERF_SYS) {
 		uint32_t pid = named_pid(out, cost.meter.task, sizeof(cost.meter.task));
