@@ -5,16 +5,35 @@
  */
 /* ---- scheduling ---------------------------------------------------------- */
 
+/* Whether w can be a return address: the bytes before it end in a call
+ * (x86-64: e8 rel32, or ff /2 - call through a register or memory - in its
+ * 2-, 3-, 6- and 7-byte forms). A stale function pointer left in a dead
+ * stack slot (a GLib closure's callback) points at a function's first
+ * instruction, which follows padding or a ret, never a call. */
+static __always_inline bool after_call(__u64 w)
+{
+	__u8 b[8];
+
+	if (bpf_probe_read_user(b, sizeof(b), (void *)(w - sizeof(b))))
+		return false;
+	return b[3] == 0xe8 || (b[6] == 0xff && (b[7] & 0x38) == 0x10) ||
+	       (b[5] == 0xff && (b[6] & 0x38) == 0x10) || (b[2] == 0xff && (b[3] & 0x38) == 0x10) ||
+	       (b[1] == 0xff && (b[2] & 0x38) == 0x10);
+}
+
 /* The first return address on the user stack at sp that points into the
- * executable's own code, else (leaf) the word at sp (the return address of a
- * leaf such as a syscall wrapper, which only a thread entering a wait is
- * known to be in): Debian's libc keeps no frame pointers, so this names the
- * application function that called into libc. 0 when unreadable. */
-static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool leaf)
+ * executable's own code and follows a call (after_call; at most
+ * TRACER_SCAN_CHECKS words are checked), else (leaf) the word at sp (the
+ * return address of a leaf such as a syscall wrapper, which only a thread
+ * entering a wait is known to be in): Debian's libc keeps no frame
+ * pointers, so this names the application function that called into libc.
+ * 0 when unreadable. */
+__noinline __u64 sp_ret_scan(__u64 sp, __u64 lo, __u64 hi, __u32 leaf)
 {
 	__u64(*words)[TRACER_SCAN_WORDS];
-	__u64 lo = mm->start_code, hi = mm->end_code, ret = 0;
+	__u64 ret = 0;
 	__u32 zero = 0;
+	int checks = 0;
 
 	words = bpf_map_lookup_elem(&scan, &zero);
 	if (!words || bpf_probe_read_user(*words, sizeof(*words), (void *)sp))
@@ -23,10 +42,21 @@ static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool le
 	for (int i = 0; i < TRACER_SCAN_WORDS; i++) {
 		__u64 w = (*words)[i];
 
-		if (w >= lo && w < hi)
+		if (w < lo || w >= hi)
+			continue;
+		if (after_call(w))
 			return w;
+		if (++checks == TRACER_SCAN_CHECKS)
+			break;
 	}
 	return ret;
+}
+
+/* A global function: the verifier checks the scan once, not in every
+ * state of the programs that call it. */
+static __always_inline __u64 user_sp_ret(struct mm_struct *mm, __u64 sp, bool leaf)
+{
+	return sp_ret_scan(sp, mm->start_code, mm->end_code, leaf);
 }
 
 /* A user task's saved user registers, for direct loads; NULL for a kernel

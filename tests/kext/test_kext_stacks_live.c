@@ -2,8 +2,9 @@
  * test_kext_stacks_live.c - the eBPF tracer's stacks against real processes
  * (label "live"): a wait stack names the function that blocked, is walked
  * once per place (its frame chain, not its stack pointer; places that share
- * a stack are both kept), and a CPU sample inside libc names the function
- * that called it. The other records are test_kext_live.c's.
+ * a stack are both kept; a function pointer left on the stack is not taken
+ * for the caller), and a CPU sample inside libc names the function that
+ * called it. The other records are test_kext_live.c's.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -80,6 +81,84 @@ TEST(wait_stack_names_the_function_that_blocked)
 	ASSERT_MSG(has_stack, "no STACK record with a user stack for the blocked child");
 	ASSERT_MSG(named, "no STACK record whose sp_ret is in kext_test_blocking_function");
 	collector_free(&c);
+}
+
+/* ---- a stale function pointer above the wait: not its caller -------------- */
+#if defined(__x86_64__)
+/* exported so dladdr can name them */
+__attribute__((noinline)) void kext_test_decoy(void)
+{
+	__asm__ volatile("");
+}
+
+/* read(2) with kext_test_decoy's address pushed between the stack pointer
+ * and the return address, where a libc function's dead slot can hold a
+ * stale function pointer (a GLib closure's callback): a word inside the
+ * executable's code that no call precedes */
+long kext_test_read_with_decoy(int fd, char *buf);
+__asm__(".text\n"
+        ".globl kext_test_read_with_decoy\n"
+        ".type kext_test_read_with_decoy,@function\n"
+        "kext_test_read_with_decoy:\n"
+        "	lea kext_test_decoy(%rip), %rax\n"
+        "	push %rax\n"
+        "	push %rax\n"
+        "	xor %eax, %eax\n" /* SYS_read */
+        "	mov $1, %edx\n"
+        "	syscall\n"
+        "	add $16, %rsp\n"
+        "	ret\n"
+        ".size kext_test_read_with_decoy, .-kext_test_read_with_decoy\n");
+
+__attribute__((noinline)) void kext_test_decoy_waiter(void)
+{
+	char b;
+
+	if (kext_test_read_with_decoy(block_pipe[0], &b) != 1)
+		_exit(1);
+	__asm__ volatile("" ::: "memory"); /* keep the call from being a tail call */
+}
+
+static void decoy_main(void *arg)
+{
+	(void)arg;
+	kext_test_decoy_waiter();
+}
+#endif
+
+TEST(a_function_pointer_on_the_stack_is_not_the_caller)
+{
+#if !defined(__x86_64__)
+	SKIP("the decoy is x86-64 assembly");
+#else
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true, .syscalls = true};
+	struct collector c;
+
+	require_live();
+	ASSERT(pipe(block_pipe) == 0);
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(decoy_main, NULL);
+	trace_and_go(&c, &g);
+	usleep(100000);
+	ASSERT(write(block_pipe[1], "w", 1) == 1);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+
+	unsigned waiter = 0, decoy = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+		Dl_info info;
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid || !e->stack.sp_ret)
+			continue;
+		decoy += e->stack.sp_ret == (uint64_t)(uintptr_t)kext_test_decoy;
+		if (dladdr((void *)(uintptr_t)(e->stack.sp_ret - 1), &info) && info.dli_sname)
+			waiter += !strcmp(info.dli_sname, "kext_test_decoy_waiter");
+	}
+	ASSERT_MSG(!decoy, "%u STACK records take the decoy's address for the caller", decoy);
+	ASSERT_MSG(waiter, "no STACK record whose sp_ret is in kext_test_decoy_waiter");
+	collector_free(&c);
+#endif
 }
 
 /* ---- a thread blocking at two places in turn: each place's stacks walked once ---- */
@@ -411,4 +490,5 @@ TEST_MAIN(TEST_ENTRY(wait_stack_names_the_function_that_blocked),
           TEST_ENTRY(wait_stacks_walked_once_per_place),
           TEST_ENTRY(a_place_is_its_frame_chain_not_its_stack_pointer),
           TEST_ENTRY(places_sharing_a_stack_are_both_kept),
+          TEST_ENTRY(a_function_pointer_on_the_stack_is_not_the_caller),
           TEST_ENTRY(sample_in_libc_names_the_function_that_called_it))
