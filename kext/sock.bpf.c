@@ -10,6 +10,7 @@
  * them (a receive that blocked gets its duration from task storage). Other
  * sockets leave after a few loads. */
 #define MSG_PEEK_ 2
+#define EAGAIN_   11
 
 #include "sockpeer.bpf.c"
 
@@ -25,11 +26,28 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 	long nr = 0;
 	__s64 lpid;
 	int fd = -1;
+	bool empty;
 
 	if (per_call || !sk || (flags & MSG_PEEK_) || (t->flags & PF_KTHREAD_))
 		return 0;
 	if (!sock_watched(sk) || !traced(t))
 		return 0;
+	now = bpf_ktime_get_ns();
+	/* an empty read (EAGAIN) right after the thread's last socket record,
+	 * an empty read of the same socket: a loop checking its connection
+	 * again (xcb reads until EAGAIN, then GDK asks XPending) says no more
+	 * than the first did. Any other socket record of the thread ends the
+	 * run; a check TRACER_EAGAIN_NS later is written. (The trigger counts
+	 * the bytes written and read, so no pending input hangs on an empty
+	 * read left out: docs/kext.md.) */
+	empty = type == ARGUS_EV_IPC_RECV && ret == -EAGAIN_;
+	st = bpf_task_storage_get(&threads, t, 0, empty ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (st) {
+		if (empty && st->eagain_sk == (__u64)sk && now - st->eagain_ts < TRACER_EAGAIN_NS)
+			return 0;
+		st->eagain_sk = empty ? (__u64)sk : 0;
+		st->eagain_ts = now;
+	}
 	family = sk->__sk_common.skc_family;
 	if (family == AF_UNIX_) {
 		kind = ARGUS_OBJ_UNIX;
@@ -48,9 +66,7 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 			fd = (int)regs_arg(regs, 0);
 		}
 	}
-	now = bpf_ktime_get_ns();
 	if (type == ARGUS_EV_IPC_RECV) {
-		st = bpf_task_storage_get(&threads, t, 0, 0);
 		if (st && st->call.cls == SC_RECV && st->call.obj == (__u64)sk) {
 			dur = st->call.ts && now > st->call.ts ? now - st->call.ts : 0;
 			st->call.cls = SC_NONE;

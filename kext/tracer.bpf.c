@@ -171,6 +171,8 @@ struct thread_state {
 	struct wait_place places[TRACER_WAIT_PLACES];
 	__u32 next_place; /* the one to replace next */
 	struct appset_seen seen;
+	__u64 eagain_sk; /* the thread's last socket record: an empty read of this socket */
+	__u64 eagain_ts; /* ... written then (sock_call) */
 };
 
 struct {

@@ -132,11 +132,22 @@ void trg_on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 		p->last_sent = c->obj;
 		if (event)
 			c->unread_event = true;
-		if (!c->pending_since)
+		/* records are stamped at syscall exit: the reads that took
+		 * these bytes can come before this write's record, and the
+		 * reader then sleeps with nothing pending */
+		c->sent_bytes += ev->ipc.ret > 0 ? (uint64_t)ev->ipc.ret : 0;
+		bool read = c->bytes_known && c->read_bytes >= c->sent_bytes &&
+		            ev->ts <= c->ahead_at + LATE_WRITE_NS;
+		if (!read && c->read_bytes > c->sent_bytes)
+			c->read_bytes = c->sent_bytes; /* a write argus did not count */
+		if (c->read_bytes <= c->sent_bytes)
+			c->ahead_at = 0;
+		if (!c->pending_since && !read)
 			c->pending_since = ev->ts;
 		if (c->reader && !t->uts[c->reader - 1].dead) {
 			struct uthr *r = &t->uts[c->reader - 1];
-			trg_set_pending(t, r, c->pending_since);
+			if (!read)
+				trg_set_pending(t, r, c->pending_since);
 			if (event && !r->busy_from)
 				trg_busy_open(r, ev->ts, false);
 			if (event)
@@ -193,13 +204,26 @@ void trg_on_ipc(struct argus_trigger *t, const struct argus_event *ev)
 	u->dead = false;
 	take_reader(t, c, u);
 	if (ev->ipc.ret > 0) {
+		c->read_bytes += (uint64_t)ev->ipc.ret;
+		if (c->read_bytes > c->sent_bytes && !c->ahead_at)
+			c->ahead_at = ev->ts;
 		trg_consume(t, u, c->pending_since);
 		return;
 	}
 	/* a read that found nothing (EAGAIN), begun after the server's latest
 	 * send had ended: what it sent was read already (records are stamped
 	 * at syscall exit, so a receive can come before the send it read) */
-	bool read_already = c->pending_since && ev->ts - ev->ipc.dur_ns >= c->last_send;
+	bool drained = ev->ts - ev->ipc.dur_ns >= c->last_send;
+	bool read_already = c->pending_since && drained;
+	/* nothing left to read: every byte written was read; bytes read past
+	 * them are writes whose records are still to come (the first such read
+	 * lines the counts up: what was read before argus saw the connection
+	 * is no write of its) */
+	if (drained && (!c->bytes_known || c->read_bytes < c->sent_bytes)) {
+		c->read_bytes = c->sent_bytes;
+		c->ahead_at = 0;
+		c->bytes_known = true;
+	}
 	if (read_already)
 		c->pending_since = u->pending_since = 0;
 	/* the connection is drained, the thread is back in its loop (no hooks

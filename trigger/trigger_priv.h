@@ -23,6 +23,10 @@
 /* a busy window is judged once this old: blocked more than a quarter of it,
  * the thread waited (docs/diagnosis.md "Busy without a wait") */
 #define BUSY_JUDGE_NS 100000000ULL
+/* a read can come this long before the record of the write it took (the
+ * server preempted between its write and the tracepoint); bytes read past
+ * the written ones for longer are no late write's */
+#define LATE_WRITE_NS 100000000ULL
 /* a launch is a start-up: a UI thread that blocks this long after its
  * process's exec is no app launching (an app blocks on a service in its
  * first seconds: realapps' launch cases 0.1-0.35 s after exec; a windowless
@@ -60,6 +64,12 @@ struct conn {
 	bool unread_event;      /* the server wrote it an event it has not read yet */
 	uint64_t events_at;     /* when it read its first event */
 	bool last_event;        /* the server's latest write to it was an event */
+	/* bytes the server wrote and its readers read, once a read that found
+	 * nothing has lined them up (bytes_known): a server write whose bytes
+	 * were all read already is none pending, whatever the stamps' order */
+	uint64_t sent_bytes, read_bytes;
+	uint64_t ahead_at; /* the read that took the count past the written one, 0 = none */
+	bool bytes_known;
 };
 
 /* Who reads an eventfd or pipe of a GUI process: the thread a display

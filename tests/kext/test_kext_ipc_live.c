@@ -20,8 +20,10 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <termios.h>
+#include <time.h>
 
 #include "collect.h"
+#include "tracer.h"
 
 #define ROUNDS 40
 
@@ -332,6 +334,67 @@ static void sends_on_a_named_socket_are_each_stamped_in(bool syscalls)
 	ASSERT_EQ(n, 5);
 	close(named_srv);
 	close(cl);
+	close(l);
+	unlink(a.sun_path);
+	collector_free(&c);
+}
+
+/* ---- empty reads: the first of a run is written ----------------------------
+ * A client draining its display connection reads until EAGAIN, then asks
+ * again (xcb, then GDK's XPending): in the default capture a run of empty
+ * reads of one socket with no other socket record of the thread between is
+ * written once, and again once TRACER_EAGAIN_NS has passed. */
+static int empty_cl; /* the client's end of a connection to a bound path */
+
+static void empty_reader(void *arg)
+{
+	struct timespec gap = {0, 3 * TRACER_EAGAIN_NS};
+	char b[8];
+
+	(void)arg;
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 50; i++) /* a run: one record */
+			if (recv(empty_cl, b, sizeof(b), MSG_DONTWAIT) != -1 || errno != EAGAIN)
+				_exit(1);
+		if (send(empty_cl, "q", 1, 0) != 1) /* a socket record: ends the run */
+			_exit(1);
+		for (int i = 0; i < 50; i++) /* the next run: one record */
+			if (recv(empty_cl, b, sizeof(b), MSG_DONTWAIT) != -1 || errno != EAGAIN)
+				_exit(1);
+		nanosleep(&gap, NULL); /* past the time: the next empty read is written */
+	}
+}
+
+static void empty_reads_in(bool syscalls, size_t want)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true, .syscalls = syscalls};
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct collector c;
+	size_t empty = 0, sends = 0;
+
+	require_live();
+	snprintf(a.sun_path, sizeof(a.sun_path), "/tmp/argus-test-empty-%d", getpid());
+	unlink(a.sun_path);
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+	empty_cl = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT(l >= 0 && empty_cl >= 0);
+	ASSERT(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0);
+	ASSERT(connect(empty_cl, (struct sockaddr *)&a, sizeof(a)) == 0);
+	int srv = accept(l, NULL, NULL);
+	ASSERT(srv >= 0);
+	struct gated_child g = collect_child(&c, &o, empty_reader, NULL);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (is_ipc(e, ARGUS_EV_IPC_RECV, g.pid, ARGUS_OBJ_UNIX) && e->ipc.ret == -EAGAIN)
+			empty += e->ipc.calls;
+		else if (is_ipc(e, ARGUS_EV_IPC_SEND, g.pid, ARGUS_OBJ_UNIX))
+			sends++;
+	}
+	ASSERT_EQ(sends, 2);
+	ASSERT_MSG(empty == want, "%zu empty reads written, %zu expected", empty, want);
+	close(srv);
+	close(empty_cl);
 	close(l);
 	unlink(a.sun_path);
 	collector_free(&c);
@@ -730,6 +793,18 @@ TEST(default_capture_sends_on_a_named_socket_are_each_stamped)
 	sends_on_a_named_socket_are_each_stamped_in(false);
 }
 
+/* per-call capture writes every call */
+TEST(empty_reads_are_each_written)
+{
+	empty_reads_in(true, 200);
+}
+
+/* two rounds of two runs */
+TEST(default_capture_writes_the_first_empty_read_of_a_run)
+{
+	empty_reads_in(false, 4);
+}
+
 TEST(condvar_futex_wake_pairs_with_waiters_wakeup)
 {
 	condvar_futex_wake_pairs_with_waiters_wakeup_in(true);
@@ -753,4 +828,6 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(timerfd_arm_fire_and_read_share_the_object),
           TEST_ENTRY(default_capture_pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(default_capture_sends_on_a_named_socket_are_each_stamped),
+          TEST_ENTRY(empty_reads_are_each_written),
+          TEST_ENTRY(default_capture_writes_the_first_empty_read_of_a_run),
           TEST_ENTRY(default_capture_condvar_futex_wake_pairs_with_waiters_wakeup))

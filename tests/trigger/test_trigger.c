@@ -104,6 +104,61 @@ TEST(input_read_before_its_send_was_stamped_is_not_pending)
 	teardown();
 }
 
+TEST(input_read_before_its_send_was_stamped_is_not_pending_without_a_later_empty_read)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	/* the server's record is stamped after every read of the app: its
+	 * read of those 32 bytes and the empty read after it (the server was
+	 * preempted between its write and the tracepoint); the app sleeps in
+	 * its poll and reads nothing more. The bytes say it read them. */
+	wake(T0 + 100 * MS - 10000, APP);
+	app_read(T0 + 100 * MS, APP);
+	app_read_nothing(T0 + 100 * MS + 1000, 500);
+	sys_enter(T0 + 100 * MS + 2000, APP, 7, -1);
+	block(T0 + 100 * MS + 3000, APP);
+	x_send(T0 + 100 * MS + 5000);
+	tick_until(T0 + 101 * MS, T0 + 5 * SEC);
+	ASSERT_EQ(rec.nstalls, 0);
+	teardown();
+}
+
+TEST(input_after_the_bytes_line_up_is_pending)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	/* a write the app read, recorded late, then one it never reads */
+	wake(T0 + 100 * MS - 10000, APP);
+	app_read(T0 + 100 * MS, APP);
+	app_read_nothing(T0 + 100 * MS + 1000, 500);
+	sys_enter(T0 + 100 * MS + 2000, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 3000, APP);
+	x_send(T0 + 100 * MS + 5000);
+	x_send(T0 + 200 * MS);
+	tick_until(T0 + 201 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 200 * MS);
+	teardown();
+}
+
+TEST(bytes_read_long_before_a_write_do_not_hide_it)
+{
+	setup(false);
+	first_input(T0 + 10 * MS);
+	/* a write argus did not count (its record lost): the app read 32
+	 * bytes more than were written, and hangs later; the next write is no
+	 * late record of that read's */
+	wake(T0 + 100 * MS - 10000, APP);
+	app_read(T0 + 100 * MS, APP);
+	sys_enter(T0 + 100 * MS + 2000, APP, 7, 10 * SEC);
+	block(T0 + 100 * MS + 3000, APP);
+	x_send(T0 + 500 * MS);
+	tick_until(T0 + 501 * MS, T0 + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_U64_EQ(rec.stalls[0].since, T0 + 500 * MS);
+	teardown();
+}
+
 TEST(input_sent_while_a_read_found_nothing_stays_pending)
 {
 	setup(false);
@@ -283,6 +338,9 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
           TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
           TEST_ENTRY(input_read_before_its_send_was_stamped_is_not_pending),
+          TEST_ENTRY(input_read_before_its_send_was_stamped_is_not_pending_without_a_later_empty_read),
+          TEST_ENTRY(input_after_the_bytes_line_up_is_pending),
+          TEST_ENTRY(bytes_read_long_before_a_write_do_not_hide_it),
           TEST_ENTRY(input_sent_while_a_read_found_nothing_stays_pending),
           TEST_ENTRY(yield_loop_is_classified),
           TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
