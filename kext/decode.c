@@ -146,18 +146,24 @@ static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_eve
 	/* A wait inside a libc wrapper, or a sample inside a libc function,
 	 * without frame pointers: the frame-pointer walk skips the libc
 	 * function's caller, the function that waited or ran. sp_ret is that
-	 * caller's return address (docs/kext.md): put it back as frame 1. */
+	 * caller's return address (docs/kext.md): put it back as frame 1. A
+	 * sample in the vDSO, which the kernel builds with frame pointers, has
+	 * its libc caller (clock_gettime's wrapper) as frame 1: the function
+	 * that called libc goes after that one. */
 	uint64_t ret = e->stack.sp_ret;
 	if (((e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT) ||
 	     e->type == ARGUS_EV_CPU_SAMPLE) &&
 	    ret && depth >= 1) {
+		uint32_t at = depth >= 2 && k->pmaps && argus_procmaps_in_vdso(k->pmaps, e->pid, ips[0])
+		                  ? 2
+		                  : 1;
 		bool present = false;
-		for (uint32_t i = 1; i < depth && i < 4; i++)
+		for (uint32_t i = 1; i < depth && i < at + 3; i++)
 			present |= ips[i] == ret;
 		if (!present) {
 			uint32_t keep = depth < TRACER_STACK_DEPTH ? depth : TRACER_STACK_DEPTH - 1;
-			memmove(&ips[2], &ips[1], (keep - 1) * sizeof(ips[0]));
-			ips[1] = ret;
+			memmove(&ips[at + 1], &ips[at], (keep - at) * sizeof(ips[0]));
+			ips[at] = ret;
 			depth = keep + 1;
 		}
 	}

@@ -149,6 +149,7 @@ int argus_procmaps_exec(uint32_t pid, enum argus_procmaps_how how, bool *ioctl_m
 
 struct range {
 	uint64_t start, end;
+	bool vdso; /* the kernel's vDSO ("[vdso]") */
 };
 
 struct pslot {
@@ -258,7 +259,7 @@ static bool find(const struct pslot *p, uint64_t ip, uint32_t *at)
 	return a && ip < p->r[a - 1].end;
 }
 
-static bool keep(struct pslot *p, uint64_t start, uint64_t end)
+static bool keep(struct pslot *p, uint64_t start, uint64_t end, bool vdso)
 {
 	uint32_t at;
 	if (find(p, start, &at) && p->r[at - 1].start == start && p->r[at - 1].end == end)
@@ -266,7 +267,7 @@ static bool keep(struct pslot *p, uint64_t start, uint64_t end)
 	if (!grow((void **)&p->r, p->n, &p->cap, 32, sizeof(*p->r)))
 		return false;
 	memmove(&p->r[at + 1], &p->r[at], (p->n - at) * sizeof(p->r[0]));
-	p->r[at] = (struct range){start, end};
+	p->r[at] = (struct range){start, end, vdso};
 	p->n++;
 	return true;
 }
@@ -281,7 +282,7 @@ struct read_ctx {
 static int keep_new(void *arg, const struct argus_vma *v)
 {
 	struct read_ctx *c = arg;
-	if (c->p && !keep(c->p, v->start, v->end))
+	if (c->p && !keep(c->p, v->start, v->end, v->path && !strncmp(v->path, "[vdso", 5)))
 		return 0;
 	c->n++;
 	if (c->fn)
@@ -315,4 +316,11 @@ bool argus_procmaps_stale(const struct argus_procmaps *pm, uint32_t pid, uint64_
 			return true;
 	}
 	return false;
+}
+
+bool argus_procmaps_in_vdso(const struct argus_procmaps *pm, uint32_t pid, uint64_t ip)
+{
+	const struct pslot *p = slot_of(pm, pid);
+	uint32_t at;
+	return p && find(p, ip, &at) && p->r[at - 1].vdso;
 }

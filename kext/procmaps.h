@@ -64,4 +64,7 @@ int argus_procmaps_read(struct argus_procmaps *pm, uint32_t pid, uint64_t ts,
 bool argus_procmaps_stale(const struct argus_procmaps *pm, uint32_t pid, uint64_t ts,
                           const uint64_t *ips, unsigned n);
 
+/* Whether ip is in pid's vDSO, among the mappings kept for it. */
+bool argus_procmaps_in_vdso(const struct argus_procmaps *pm, uint32_t pid, uint64_t ip);
+
 #endif /* ARGUS_KEXT_PROCMAPS_H */

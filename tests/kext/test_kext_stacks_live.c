@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -486,9 +487,122 @@ TEST(sample_in_libc_names_the_function_that_called_it)
 	collector_free(&c);
 }
 
+/* ---- a thread on CPU inside the vDSO: libc's wrapper, then its caller ---- */
+static int vdso_hold[2]; /* the child waits here until its maps were read */
+
+/* exported (ENABLE_EXPORTS) so dladdr can name it; reads the clock (the
+ * vDSO, called through libc's clock_gettime) for secs */
+__attribute__((noinline)) void kext_test_timing_function(double secs)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	__asm__ volatile("" ::: "memory"); /* keep the call from being a tail call */
+}
+
+static void timing_main(void *arg)
+{
+	char b;
+
+	(void)arg;
+	kext_test_timing_function(0.6);
+	if (read(vdso_hold[0], &b, 1) != 1)
+		_exit(1);
+}
+
+struct big_frames {
+	uint64_t ips[256][TRACER_STACK_DEPTH];
+	uint32_t depth[256], n;
+};
+
+static uint32_t intern_big(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct big_frames *t = arg;
+
+	if (depth > TRACER_STACK_DEPTH)
+		depth = TRACER_STACK_DEPTH;
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->depth[i] == depth && !memcmp(t->ips[i], ips, depth * sizeof(*ips)))
+			return i + 1;
+	if (t->n == 256)
+		return 0;
+	memcpy(t->ips[t->n], ips, depth * sizeof(*ips));
+	t->depth[t->n] = depth;
+	return ++t->n;
+}
+
+static int frame_named(const uint64_t *ips, uint32_t depth, const char *name)
+{
+	for (uint32_t i = 1; i < depth; i++) {
+		Dl_info info;
+
+		if (dladdr((void *)(uintptr_t)(ips[i] - 1), &info) && info.dli_sname &&
+		    strstr(info.dli_sname, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+TEST(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper)
+{
+	struct argus_kext_opts o = {.pid_filter = true};
+	struct collector c;
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+
+	if (!vdso)
+		SKIP("no vDSO in this process");
+	require_live();
+	ASSERT(pipe(vdso_hold) == 0);
+	collector_start(&c, &o);
+	struct gated_child g = spawn_gated(timing_main, NULL);
+	trace_and_go(&c, &g);
+	for (int i = 0; i < 400; i++) { /* 0.8 s: the reads, then the wait */
+		collector_drain(&c);
+		usleep(2000);
+	}
+	collector_finish(&c);
+	/* decoded while the child lives: its maps name the vDSO */
+	struct big_frames *t = calloc(1, sizeof(*t));
+	ASSERT(t);
+	struct argus_sink sink = {.intern_stack = intern_big, .arg = t};
+	argus_kext_decode(c.k, c.ev, c.n, &sink);
+	ASSERT(write(vdso_hold[1], "g", 1) == 1);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+
+	unsigned in_vdso = 0, ordered = 0, wrong = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type != ARGUS_EV_CPU_SAMPLE || e->pid != (uint32_t)g.pid || !e->stack.ustack ||
+		    e->stack.ustack > t->n)
+			continue;
+		const uint64_t *ips = t->ips[e->stack.ustack - 1];
+		uint32_t depth = t->depth[e->stack.ustack - 1];
+		if (ips[0] < vdso || ips[0] >= vdso + 4 * 4096) /* the vDSO's text */
+			continue;
+		in_vdso++;
+		int wrapper = frame_named(ips, depth, "clock_gettime");
+		int caller = frame_named(ips, depth, "kext_test_timing_function");
+		if (wrapper > 0 && caller > wrapper)
+			ordered++;
+		else if (wrapper > 0 && caller > 0)
+			wrong++;
+	}
+	if (!in_vdso)
+		SKIP("no sample landed in the vDSO");
+	ASSERT_MSG(!wrong && ordered, "%u of %u samples in the vDSO name the caller after libc's "
+	           "clock_gettime, %u before it", ordered, in_vdso, wrong);
+	free(t);
+	collector_free(&c);
+}
+
 TEST_MAIN(TEST_ENTRY(wait_stack_names_the_function_that_blocked),
           TEST_ENTRY(wait_stacks_walked_once_per_place),
           TEST_ENTRY(a_place_is_its_frame_chain_not_its_stack_pointer),
           TEST_ENTRY(places_sharing_a_stack_are_both_kept),
           TEST_ENTRY(a_function_pointer_on_the_stack_is_not_the_caller),
-          TEST_ENTRY(sample_in_libc_names_the_function_that_called_it))
+          TEST_ENTRY(sample_in_libc_names_the_function_that_called_it),
+          TEST_ENTRY(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper))
