@@ -576,8 +576,8 @@ TEST(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper)
 	for (size_t i = 0; i < c.n; i++) {
 		const struct argus_event *e = &c.ev[i];
 
-		if (e->type != ARGUS_EV_CPU_SAMPLE || e->pid != (uint32_t)g.pid || !e->stack.ustack ||
-		    e->stack.ustack > t->n)
+		if (e->type != ARGUS_EV_CPU_SAMPLE || e->pid != (uint32_t)g.pid ||
+		    !e->stack.ustack || e->stack.ustack > t->n)
 			continue;
 		const uint64_t *ips = t->ips[e->stack.ustack - 1];
 		uint32_t depth = t->depth[e->stack.ustack - 1];
@@ -593,8 +593,10 @@ TEST(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper)
 	}
 	if (!in_vdso)
 		SKIP("no sample landed in the vDSO");
-	ASSERT_MSG(!wrong && ordered, "%u of %u samples in the vDSO name the caller after libc's "
-	           "clock_gettime, %u before it", ordered, in_vdso, wrong);
+	ASSERT_MSG(!wrong && ordered,
+	           "%u of %u samples in the vDSO name the caller after libc's "
+	           "clock_gettime, %u before it",
+	           ordered, in_vdso, wrong);
 	free(t);
 	collector_free(&c);
 }

@@ -104,7 +104,7 @@ TEST(input_read_before_its_send_was_stamped_is_not_pending)
 	teardown();
 }
 
-TEST(input_read_before_its_send_was_stamped_is_not_pending_without_a_later_empty_read)
+TEST(input_read_before_its_send_was_stamped_needs_no_later_empty_read)
 {
 	setup(false);
 	first_input(T0 + 10 * MS);
@@ -338,7 +338,7 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
           TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
           TEST_ENTRY(input_read_before_its_send_was_stamped_is_not_pending),
-          TEST_ENTRY(input_read_before_its_send_was_stamped_is_not_pending_without_a_later_empty_read),
+          TEST_ENTRY(input_read_before_its_send_was_stamped_needs_no_later_empty_read),
           TEST_ENTRY(input_after_the_bytes_line_up_is_pending),
           TEST_ENTRY(bytes_read_long_before_a_write_do_not_hide_it),
           TEST_ENTRY(input_sent_while_a_read_found_nothing_stays_pending),
