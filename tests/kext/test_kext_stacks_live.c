@@ -51,20 +51,29 @@ static void blocking_main(void *arg)
 	kext_test_blocking_function();
 }
 
-TEST(wait_stack_names_the_function_that_blocked)
+/* Traces a child that runs fn, which blocks reading block_pipe until the
+ * parent writes it 100 ms in. */
+static struct gated_child collect_blocked(struct collector *c, void (*fn)(void *))
 {
 	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true, .syscalls = true};
+
+	ASSERT(pipe(block_pipe) == 0);
+	collector_start(c, &o);
+	struct gated_child g = spawn_gated(fn, NULL);
+	trace_and_go(c, &g);
+	usleep(100000);
+	ASSERT(write(block_pipe[1], "w", 1) == 1);
+	ASSERT_EQ(wait_child(c, g.pid), 0);
+	collector_finish(c);
+	return g;
+}
+
+TEST(wait_stack_names_the_function_that_blocked)
+{
 	struct collector c;
 
 	require_live();
-	ASSERT(pipe(block_pipe) == 0);
-	collector_start(&c, &o);
-	struct gated_child g = spawn_gated(blocking_main, NULL);
-	trace_and_go(&c, &g);
-	usleep(100000);
-	ASSERT(write(block_pipe[1], "w", 1) == 1);
-	ASSERT_EQ(wait_child(&c, g.pid), 0);
-	collector_finish(&c);
+	struct gated_child g = collect_blocked(&c, blocking_main);
 
 	bool named = false, has_stack = false;
 	for (size_t i = 0; i < c.n; i++) {
@@ -132,18 +141,10 @@ TEST(a_function_pointer_on_the_stack_is_not_the_caller)
 #if !defined(__x86_64__)
 	SKIP("the decoy is x86-64 assembly");
 #else
-	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true, .syscalls = true};
 	struct collector c;
 
 	require_live();
-	ASSERT(pipe(block_pipe) == 0);
-	collector_start(&c, &o);
-	struct gated_child g = spawn_gated(decoy_main, NULL);
-	trace_and_go(&c, &g);
-	usleep(100000);
-	ASSERT(write(block_pipe[1], "w", 1) == 1);
-	ASSERT_EQ(wait_child(&c, g.pid), 0);
-	collector_finish(&c);
+	struct gated_child g = collect_blocked(&c, decoy_main);
 
 	unsigned waiter = 0, decoy = 0;
 	for (size_t i = 0; i < c.n; i++) {
@@ -200,9 +201,11 @@ static void two_places_main(void *arg)
 }
 
 /* The decoder's stacks, interned by content: equal frames, equal id. */
+#define FRAMES_TABLE 256 /* a sampled child's distinct stacks fit */
+
 struct frames_table {
-	uint64_t ips[16][TRACER_STACK_DEPTH];
-	uint32_t depth[16], n;
+	uint64_t ips[FRAMES_TABLE][TRACER_STACK_DEPTH];
+	uint32_t depth[FRAMES_TABLE], n;
 };
 
 static uint32_t intern_frames(void *arg, const uint64_t *ips, uint32_t depth)
@@ -214,7 +217,7 @@ static uint32_t intern_frames(void *arg, const uint64_t *ips, uint32_t depth)
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->depth[i] == depth && !memcmp(t->ips[i], ips, depth * sizeof(*ips)))
 			return i + 1;
-	if (t->n == 16)
+	if (t->n == FRAMES_TABLE)
 		return 0;
 	memcpy(t->ips[t->n], ips, depth * sizeof(*ips));
 	t->depth[t->n] = depth;
@@ -513,27 +516,6 @@ static void timing_main(void *arg)
 		_exit(1);
 }
 
-struct big_frames {
-	uint64_t ips[256][TRACER_STACK_DEPTH];
-	uint32_t depth[256], n;
-};
-
-static uint32_t intern_big(void *arg, const uint64_t *ips, uint32_t depth)
-{
-	struct big_frames *t = arg;
-
-	if (depth > TRACER_STACK_DEPTH)
-		depth = TRACER_STACK_DEPTH;
-	for (uint32_t i = 0; i < t->n; i++)
-		if (t->depth[i] == depth && !memcmp(t->ips[i], ips, depth * sizeof(*ips)))
-			return i + 1;
-	if (t->n == 256)
-		return 0;
-	memcpy(t->ips[t->n], ips, depth * sizeof(*ips));
-	t->depth[t->n] = depth;
-	return ++t->n;
-}
-
 static int frame_named(const uint64_t *ips, uint32_t depth, const char *name)
 {
 	for (uint32_t i = 1; i < depth; i++) {
@@ -565,9 +547,9 @@ TEST(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper)
 	}
 	collector_finish(&c);
 	/* decoded while the child lives: its maps name the vDSO */
-	struct big_frames *t = calloc(1, sizeof(*t));
-	ASSERT(t);
-	struct argus_sink sink = {.intern_stack = intern_big, .arg = t};
+	static struct frames_table tab;
+	struct frames_table *t = &tab;
+	struct argus_sink sink = {.intern_stack = intern_frames, .arg = t};
 	argus_kext_decode(c.k, c.ev, c.n, &sink);
 	ASSERT(write(vdso_hold[1], "g", 1) == 1);
 	ASSERT_EQ(wait_child(&c, g.pid), 0);
@@ -597,7 +579,6 @@ TEST(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper)
 	           "%u of %u samples in the vDSO name the caller after libc's "
 	           "clock_gettime, %u before it",
 	           ordered, in_vdso, wrong);
-	free(t);
 	collector_free(&c);
 }
 

@@ -104,6 +104,18 @@ TEST(input_read_before_its_send_was_stamped_is_not_pending)
 	teardown();
 }
 
+/* the app wakes, reads 32 bytes at ts (then, drained, a read that finds
+ * nothing) and polls with timeout (-1: none) */
+static void read_then_poll(uint64_t ts, bool drained, int64_t timeout)
+{
+	wake(ts - 10000, APP);
+	app_read(ts, APP);
+	if (drained)
+		app_read_nothing(ts + 1000, 500);
+	sys_enter(ts + 2000, APP, 7, timeout);
+	block(ts + 3000, APP);
+}
+
 TEST(input_read_before_its_send_was_stamped_needs_no_later_empty_read)
 {
 	setup(false);
@@ -112,11 +124,7 @@ TEST(input_read_before_its_send_was_stamped_needs_no_later_empty_read)
 	 * read of those 32 bytes and the empty read after it (the server was
 	 * preempted between its write and the tracepoint); the app sleeps in
 	 * its poll and reads nothing more. The bytes say it read them. */
-	wake(T0 + 100 * MS - 10000, APP);
-	app_read(T0 + 100 * MS, APP);
-	app_read_nothing(T0 + 100 * MS + 1000, 500);
-	sys_enter(T0 + 100 * MS + 2000, APP, 7, -1);
-	block(T0 + 100 * MS + 3000, APP);
+	read_then_poll(T0 + 100 * MS, true, -1);
 	x_send(T0 + 100 * MS + 5000);
 	tick_until(T0 + 101 * MS, T0 + 5 * SEC);
 	ASSERT_EQ(rec.nstalls, 0);
@@ -128,11 +136,7 @@ TEST(input_after_the_bytes_line_up_is_pending)
 	setup(false);
 	first_input(T0 + 10 * MS);
 	/* a write the app read, recorded late, then one it never reads */
-	wake(T0 + 100 * MS - 10000, APP);
-	app_read(T0 + 100 * MS, APP);
-	app_read_nothing(T0 + 100 * MS + 1000, 500);
-	sys_enter(T0 + 100 * MS + 2000, APP, 7, 10 * SEC);
-	block(T0 + 100 * MS + 3000, APP);
+	read_then_poll(T0 + 100 * MS, true, 10 * SEC);
 	x_send(T0 + 100 * MS + 5000);
 	x_send(T0 + 200 * MS);
 	tick_until(T0 + 201 * MS, T0 + 3 * SEC);
@@ -148,10 +152,7 @@ TEST(bytes_read_long_before_a_write_do_not_hide_it)
 	/* a write argus did not count (its record lost): the app read 32
 	 * bytes more than were written, and hangs later; the next write is no
 	 * late record of that read's */
-	wake(T0 + 100 * MS - 10000, APP);
-	app_read(T0 + 100 * MS, APP);
-	sys_enter(T0 + 100 * MS + 2000, APP, 7, 10 * SEC);
-	block(T0 + 100 * MS + 3000, APP);
+	read_then_poll(T0 + 100 * MS, false, 10 * SEC);
 	x_send(T0 + 500 * MS);
 	tick_until(T0 + 501 * MS, T0 + 3 * SEC);
 	ASSERT_EQ(rec.nstalls, 1);
