@@ -39,7 +39,7 @@ static __always_inline int sock_call(struct sock *sk, int ret, int flags, __u16 
 	 * than the first did. Any other socket record of the thread ends the
 	 * run; a check TRACER_EAGAIN_NS later is written. (The trigger counts
 	 * the bytes written and read, so no pending input hangs on an empty
-	 * read left out: docs/kext.md.) */
+	 * read left out: docs/diagnosis.md.) */
 	empty = type == ARGUS_EV_IPC_RECV && ret == -EAGAIN_;
 	st = bpf_task_storage_get(&threads, t, 0, empty ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (st) {
