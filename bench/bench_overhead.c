@@ -545,13 +545,19 @@ static bool idle_under(const struct overhead_opts *o, enum mode m, double *busy,
 		return false;
 	}
 	sleep(1); /* past start-up: the tracer's first /proc walk, its threads */
-	struct prog_stats p0 = o->prog_stats ? prog_stats_now() : (struct prog_stats){0};
+	struct prog_meter p0, p1;
+	if (o->prog_stats)
+		prog_stats_by_name(&p0);
 	double c0 = sched_cpu_seconds(tracer), b0 = busy_seconds(), t0 = now_s();
 	sleep(o->idle_s);
 	double wall = now_s() - t0;
 	*busy = (busy_seconds() - b0) / wall;
 	*self = (sched_cpu_seconds(tracer) - c0) / wall;
-	*prog = o->prog_stats ? (double)(prog_stats_now().run_ns - p0.run_ns) / 1e9 / wall : 0;
+	*prog = 0;
+	if (o->prog_stats) {
+		prog_stats_by_name(&p1);
+		*prog = (p1.ns - p0.ns) / 1e9 / wall;
+	}
 	stop_tracer(tracer);
 	return true;
 }

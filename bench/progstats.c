@@ -38,41 +38,6 @@ static bool is_tracing(__u32 type)
 	}
 }
 
-/* Calls fn for each loaded tracing program's info. */
-static void each_tracing_prog(void (*fn)(const struct bpf_prog_info *info, void *arg), void *arg)
-{
-	__u32 id = 0;
-
-	while (bpf_prog_get_next_id(id, &id) == 0) {
-		int fd = bpf_prog_get_fd_by_id(id);
-		if (fd < 0)
-			continue; /* unloaded since */
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && is_tracing(info.type))
-			fn(&info, arg);
-		close(fd);
-	}
-}
-
-static void add_total(const struct bpf_prog_info *info, void *arg)
-{
-	struct prog_stats *s = arg;
-
-	s->run_ns += info->run_time_ns;
-	s->runs += info->run_cnt;
-	s->progs++;
-}
-
-struct prog_stats prog_stats_now(void)
-{
-	struct prog_stats s = {0};
-
-	each_tracing_prog(add_total, &s);
-	return s;
-}
-
 /* The row of m for name, added when new; NULL when m is full. */
 typedef __typeof__(((struct prog_meter *)0)->prog[0]) meter_row_t;
 
@@ -90,23 +55,30 @@ static meter_row_t *meter_row(struct prog_meter *m, const char *name)
 	return &m->prog[i];
 }
 
-static void add_by_name(const struct bpf_prog_info *info, void *arg)
-{
-	struct prog_meter *m = arg;
-	meter_row_t *row = meter_row(m, info->name);
-
-	m->ns += (double)info->run_time_ns;
-	m->runs += (double)info->run_cnt;
-	if (row) {
-		row->ns += (double)info->run_time_ns;
-		row->runs += (double)info->run_cnt;
-	}
-}
-
 void prog_stats_by_name(struct prog_meter *m)
 {
+	__u32 id = 0;
+
 	memset(m, 0, sizeof(*m));
-	each_tracing_prog(add_by_name, m);
+	while (bpf_prog_get_next_id(id, &id) == 0) {
+		int fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue; /* unloaded since */
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && is_tracing(info.type)) {
+			meter_row_t *row = meter_row(m, info.name);
+
+			m->ns += (double)info.run_time_ns;
+			m->runs += (double)info.run_cnt;
+			if (row) {
+				row->ns += (double)info.run_time_ns;
+				row->runs += (double)info.run_cnt;
+			}
+		}
+		close(fd);
+	}
 }
 
 void prog_meter_sub(struct prog_meter *after, const struct prog_meter *before)

@@ -6,19 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct prog_stats {
-	uint64_t run_ns; /* summed over the loaded tracing programs */
-	uint64_t runs;
-	unsigned progs;
-};
-
 /* Turns the statistics on until the returned fd is closed; -errno when the
  * kernel refuses (no CAP_SYS_ADMIN, or too old). */
 int prog_stats_on(void);
-
-/* The machine's tracing programs' totals now (only programs still loaded:
- * take the second snapshot before the tracer stops). */
-struct prog_stats prog_stats_now(void);
 
 /* The meter (argus start / record --meter, docs/kext.md): the tracing
  * programs' time in one process's tasks, per program. */
@@ -38,9 +28,10 @@ struct prog_meter {
  * *m; -ENOENT when no tracer with a meter is loaded. */
 int prog_meter_add(uint32_t tgid, struct prog_meter *m);
 
-/* The machine's tracing programs' totals now, per program name (ns and
- * runs summed over programs of one name), into *m (cleared first; the
- * names past PROG_METER_MAX are left out). */
+/* The machine's tracing programs' totals now, in all and per program name
+ * (ns and runs summed over programs of one name), into *m (cleared first;
+ * the names past PROG_METER_MAX count in the totals only). Only programs
+ * still loaded: take the second snapshot before the tracer stops. */
 void prog_stats_by_name(struct prog_meter *m);
 
 /* after - before, per name: what ran in between. */

@@ -154,9 +154,10 @@ static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_eve
 	if (((e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT) ||
 	     e->type == ARGUS_EV_CPU_SAMPLE) &&
 	    ret && depth >= 1) {
-		uint32_t at =
-		    depth >= 2 && k->pmaps && argus_procmaps_in_vdso(k->pmaps, e->pid, ips[0]) ? 2
-		                                                                               : 1;
+		uint32_t at = e->type == ARGUS_EV_CPU_SAMPLE && depth >= 2 && k->pmaps &&
+		                      argus_procmaps_in_vdso(k->pmaps, e->pid, ips[0])
+		                  ? 2
+		                  : 1;
 		bool present = false;
 		for (uint32_t i = 1; i < depth && i < at + 3; i++)
 			present |= ips[i] == ret;
