@@ -203,6 +203,7 @@ enum argus_stack_kind {
 	ARGUS_STACK_WAIT = 0,   /* at a blocking wait */
 	ARGUS_STACK_SAMPLE = 1, /* periodic on-CPU sample */
 	ARGUS_STACK_EVENT = 2,  /* attached to a hook event */
+	ARGUS_STACK_WAIT_END = 3, /* the kernel stack of a long wait, at its end */
 };
 
 /* Sources that can drop records. */

@@ -267,7 +267,7 @@ static const char *const flag_names[] = {"hardirq", "softirq", "kthread", "late"
 static const char *const timer_kinds[] = {"hrtimer", "timerfd", "posix", "gsource", "sleeper"};
 static const char *const async_kinds[] = {"idle",       "timeout", "invoke", "attach",
                                           "threadpool", "task",    "qt"};
-static const char *const stack_kinds[] = {"wait", "sample", "event"};
+static const char *const stack_kinds[] = {"wait", "sample", "event", "wait_end"};
 static const char *const drop_sources[] = {"kernel_ring", "hook_ring", "merge",
                                            "client",      "decode",    "stack"};
 static const char *const ui_kinds[] = {"display_read", "key",   "button", "motion",

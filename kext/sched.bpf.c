@@ -218,20 +218,70 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 }
 
 /* The thread switching in: whether it left the CPU inside a traced call
- * (sys_exit then takes the call from task storage). */
-static __always_inline void note_resumed(struct task_struct *next, bool tnext)
+ * (sys_exit then takes the call from task storage). st: its storage, if
+ * traced. */
+static __always_inline void note_resumed(struct task_struct *next, struct thread_state *st)
 {
-	struct thread_state *st = NULL;
 	struct resumed *r;
 	__u32 zero = 0;
 
 	r = bpf_map_lookup_elem(&resumed, &zero);
 	if (!r)
 		return;
-	if (tnext)
-		st = bpf_task_storage_get(&threads, next, 0, 0);
 	r->tid = next->pid;
 	r->clean = !st || st->call.cls == SC_NONE;
+}
+
+/* lazy_kstacks: the thread switching in resumes from a wait whose kernel
+ * stack tells (kstack_tells); its sched_exit_tp, which runs on that same
+ * kernel stack before it unwinds, takes the stack if the wait was long. */
+static __always_inline void kwait_resumes(struct task_struct *next, struct thread_state *st)
+{
+	struct resumed *r;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_elem(&resumed, &zero);
+	if (r) {
+		r->ktid = next->pid;
+		r->kwait_ts = st->kwait_ts;
+		r->kwait_ip = st->kwait_ip;
+	}
+	st->kwait_ts = 0;
+}
+
+/* The end of a long kernel wait (lazy_kstacks), in the thread that waited,
+ * at the end of its __schedule(): its kernel stack below __schedule is the
+ * one it blocked on (the wait unwinds only after this), and its user
+ * stack has not moved. A wait shorter than TRACER_KWAIT_NS - most page
+ * faults and lock waits of an app starting - costs no walk: an unwind of
+ * the kernel stack costs 20 us or more there (docs/evaluation.md). The
+ * record: STACK, kind WAIT_END, with the kernel stack and the wait's user
+ * ip, stamped now. */
+static __always_inline void kwait_ends(void *ctx)
+{
+	struct task_struct *t;
+	struct resumed *r;
+	struct emit em;
+	__u64 now, ts;
+	__u32 zero = 0;
+	long id;
+
+	r = bpf_map_lookup_elem(&resumed, &zero);
+	if (!r || !r->kwait_ts)
+		return;
+	ts = r->kwait_ts;
+	r->kwait_ts = 0;
+	t = cur();
+	if (r->ktid != t->pid)
+		return;
+	now = bpf_ktime_get_ns();
+	if (now - ts < TRACER_KWAIT_NS || !reserve_at(&em, ARGUS_EV_STACK, t, now, true))
+		return;
+	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
+	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	em.ev->stack.ip = r->kwait_ip;
+	em.ev->stack.kind = ARGUS_STACK_WAIT_END;
+	submit(&em);
 }
 
 /* prev leaves the CPU: inside a traced syscall, the call goes to task
@@ -276,9 +326,8 @@ static __always_inline struct thread_state *call_left_cpu(struct task_struct *pr
  * ends it (the call blocked; a watched socket's receive ends at
  * sock_recv_length instead; a send that blocked is known from the wake-ups
  * it makes). Any other call left in storage is done with. */
-static __always_inline struct sys_call *call_resumes(struct task_struct *next)
+static __always_inline struct sys_call *call_resumes(struct thread_state *st)
 {
-	struct thread_state *st = bpf_task_storage_get(&threads, next, 0, 0);
 	struct sys_call *c;
 
 	if (!st)
@@ -322,7 +371,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	bool blocks = !preempt && prev_state, tprev, tnext, to_self, from_self, in_call = false;
 	struct sys_call *c, *enter = NULL, *done = NULL;
 	struct task_struct *hdr;
-	struct thread_state *st = NULL;
+	struct thread_state *st = NULL, *nst = NULL;
 	struct argus_event *evs;
 	struct pt_regs *regs = NULL;
 	__u64 ts, ip = 0, sp = 0;
@@ -332,8 +381,12 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	from_self = is_self(prev);
 	tprev = !from_self && traced(prev);
 	tnext = !to_self && traced(next);
+	if (tnext)
+		nst = bpf_task_storage_get(&threads, next, 0, 0);
 	if (per_call)
-		note_resumed(next, tnext);
+		note_resumed(next, nst);
+	if (lazy_kstacks && nst && nst->kwait_ts)
+		kwait_resumes(next, nst);
 	/* argus is left out: its own switches are not written, a switch to
 	 * it names no next thread and a switch from it no previous one (as
 	 * the idle task's: pid 0) - but the traced thread's half is kept (a
@@ -372,7 +425,11 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 					emit_entry(enter, prev, ts);
 				enter = NULL;
 				wait_stack(ctx, prev, st, ts, regs, ip, sp,
-				           kstack_tells(prev_state, in_call));
+				           !lazy_kstacks && kstack_tells(prev_state, in_call));
+			}
+			if (lazy_kstacks && regs && kstack_tells(prev_state, in_call)) {
+				st->kwait_ts = ts;
+				st->kwait_ip = regs_ip(regs);
 			}
 		}
 	} else if (tprev && !per_call && st && st->call.cls == SC_WAIT &&
@@ -383,8 +440,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		enter->entered = 1;
 		enter->blocked = 1;
 	}
-	if (!per_call && tnext)
-		done = call_resumes(next);
+	if (!per_call && nst)
+		done = call_resumes(nst);
 	/* a blocked call's entry record, the switch and the end of the call
 	 * next resumes in: one ring entry */
 	if (enter && done) {
@@ -433,8 +490,9 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
  * 6.16 and later) runs at the end of every __schedule() in the task that
  * goes on running; is_switch false means that task never left the CPU. The
  * yield is written as per-call capture writes a wait that never blocked:
- * its entry and exit in one ring entry, same ts, ret 0. Every other
- * schedule() returns after one compare. */
+ * its entry and exit in one ring entry, same ts, ret 0. A task that did
+ * switch looks for a long kernel wait it resumes from (kwait_ends): one
+ * per-CPU load when there is none. */
 SEC("tp_btf/sched_exit_tp")
 int BPF_PROG(sched_exit_tp, bool is_switch)
 {
@@ -443,7 +501,12 @@ int BPF_PROG(sched_exit_tp, bool is_switch)
 	struct sys_call call;
 	struct emit em;
 
-	if (is_switch)
+	if (is_switch) {
+		if (lazy_kstacks)
+			kwait_ends(ctx);
+		return 0;
+	}
+	if (per_call)
 		return 0;
 	t = cur();
 	regs = user_regs(t);

@@ -32,6 +32,10 @@ const volatile __u64 wake_bytes = 65536; /* wake the reader past this fill */
 const volatile bool trace_irqs = true;
 const volatile bool trace_timers = true;
 const volatile bool wait_stacks = true;
+/* A wait's kernel stack taken where the wait ends (sched_exit_tp, Linux
+ * 6.16 and later), for waits of TRACER_KWAIT_NS or more; else at the
+ * switch, for every one (docs/kext.md "Stacks"). */
+const volatile bool lazy_kstacks = false;
 const volatile bool recv_enter = true; /* SYS_ENTER for receives too */
 /* Per-call capture (`--syscalls`): the syscall exit tracepoint records every
  * traced call. Off (the default): no syscall tracepoint at all; blocked calls
@@ -102,10 +106,15 @@ struct sys_call {
 
 /* Per CPU: the thread switched in last, and whether it was inside a traced
  * syscall that left the CPU (its call is in task storage). A call that exits
- * with `clean` set never left the CPU: no storage lookup. */
+ * with `clean` set never left the CPU: no storage lookup. And the kernel
+ * wait the thread switched in last resumes from (lazy_kstacks): ktid's
+ * block time and user ip, 0 = none, taken by its sched_exit_tp. */
 struct resumed {
 	__u32 tid;
 	__u8 clean;
+	__u32 ktid;
+	__u64 kwait_ts;
+	__u64 kwait_ip;
 };
 
 struct {
@@ -173,6 +182,8 @@ struct thread_state {
 	struct appset_seen seen;
 	__u64 eagain_sk; /* the thread's last socket record: an empty read of this socket */
 	__u64 eagain_ts; /* ... written then (sock_call) */
+	__u64 kwait_ts;  /* lazy_kstacks: blocked then in a wait whose kernel stack tells */
+	__u64 kwait_ip;  /* ... at this user ip */
 };
 
 struct {

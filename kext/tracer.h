@@ -118,6 +118,7 @@ struct tracer_stage {
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
 #define TRACER_SCAN_CHECKS  4     /* of them, candidates checked for a call before */
 #define TRACER_EAGAIN_NS    1000000 /* an empty read repeating the last, this soon: not written */
+#define TRACER_KWAIT_NS     1000000 /* a kernel wait this long gets its kernel stack at its end */
 #define TRACER_WAIT_PLACES  8     /* places a thread's wait stacks are kept for */
 #define TRACER_PLACE_FRAMES 2     /* return addresses on the frame chain a place is keyed by */
 /* Frame pointers below this are not read (vm.mmap_min_addr's default: never
