@@ -237,10 +237,10 @@ static __always_inline void note_resumed(struct task_struct *next, struct thread
  * kernel stack before it unwinds, takes the stack if the wait was long. */
 static __always_inline void kwait_resumes(struct task_struct *next, struct thread_state *st)
 {
-	struct resumed *r;
+	struct tracer_stage *r;
 	__u32 zero = 0;
 
-	r = bpf_map_lookup_elem(&resumed, &zero);
+	r = bpf_map_lookup_elem(&stage, &zero);
 	if (r) {
 		r->ktid = next->pid;
 		r->kwait_ts = st->kwait_ts;
@@ -260,13 +260,13 @@ static __always_inline void kwait_resumes(struct task_struct *next, struct threa
 static __always_inline void kwait_ends(void *ctx)
 {
 	struct task_struct *t;
-	struct resumed *r;
+	struct tracer_stage *r;
 	struct emit em;
 	__u64 now, ts;
 	__u32 zero = 0;
 	long id;
 
-	r = bpf_map_lookup_elem(&resumed, &zero);
+	r = bpf_map_lookup_elem(&stage, &zero);
 	if (!r || !r->kwait_ts)
 		return;
 	ts = r->kwait_ts;

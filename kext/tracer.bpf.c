@@ -106,15 +106,10 @@ struct sys_call {
 
 /* Per CPU: the thread switched in last, and whether it was inside a traced
  * syscall that left the CPU (its call is in task storage). A call that exits
- * with `clean` set never left the CPU: no storage lookup. And the kernel
- * wait the thread switched in last resumes from (lazy_kstacks): ktid's
- * block time and user ip, 0 = none, taken by its sched_exit_tp. */
+ * with `clean` set never left the CPU: no storage lookup. */
 struct resumed {
 	__u32 tid;
 	__u8 clean;
-	__u32 ktid;
-	__u64 kwait_ts;
-	__u64 kwait_ip;
 };
 
 struct {

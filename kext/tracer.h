@@ -103,7 +103,16 @@ struct tracer_stage {
 	__u32 cur;   /* the half programs write into; the other is empty */
 	__u32 depth; /* programs using it now: one, and those interrupts nest in it */
 	__u8 shed;   /* the ring was past shed_bytes at the last write-out */
-	__u8 _pad[47];
+	__u8 _pad[3];
+	/* Not the stage's: the long kernel wait the thread switched in last
+	 * resumes from (lazy_kstacks, sched.bpf.c kwait_ends), ktid's block
+	 * time (0 = none) and user ip. Here because sched_exit_tp, which runs
+	 * at every switch, looks at it: a line the CPU's programs touch
+	 * anyway, where a map of its own cost a cache miss a switch. */
+	__u32 ktid;
+	__u64 kwait_ts;
+	__u64 kwait_ip;
+	__u8 _pad2[24];
 	struct argus_event ev[2][TRACER_STAGE_MAX];
 };
 
