@@ -108,7 +108,7 @@ struct tracer_stage {
 	 * resumes from (lazy_kstacks, sched.bpf.c kwait_ends), ktid's block
 	 * time (0 = none) and user ip. Here because sched_exit_tp, which runs
 	 * at every switch, looks at it: a line the CPU's programs touch
-	 * anyway, where a map of its own cost a cache miss a switch. */
+	 * anyway, not a line of its own to fetch at every switch. */
 	__u32 ktid;
 	__u64 kwait_ts;
 	__u64 kwait_ip;
