@@ -249,6 +249,26 @@ static __always_inline void kwait_resumes(struct task_struct *next, struct threa
 	st->kwait_ts = 0;
 }
 
+/* The STACK record of a long kernel wait's end (kwait_ends): a global
+ * function, so sched_exit_tp, which every switch runs, keeps only its few
+ * loads inline. ctx is the program's (the "arg:ctx" tag says so to the
+ * verifier, which otherwise takes the pointer for 8 bytes of memory). */
+__noinline int kwait_stack(void *ctx __attribute__((btf_decl_tag("arg:ctx"))), __u64 ip)
+{
+	struct task_struct *t = cur();
+	struct emit em;
+	long id;
+
+	if (!reserve_at(&em, ARGUS_EV_STACK, t, 0, true))
+		return 0;
+	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
+	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	em.ev->stack.ip = ip;
+	em.ev->stack.kind = ARGUS_STACK_WAIT_END;
+	submit(&em);
+	return 0;
+}
+
 /* The end of a long kernel wait (lazy_kstacks), in the thread that waited,
  * at the end of its __schedule(): its kernel stack below __schedule is the
  * one it blocked on (the wait unwinds only after this), and its user
@@ -259,29 +279,18 @@ static __always_inline void kwait_resumes(struct task_struct *next, struct threa
  * ip, stamped now. */
 static __always_inline void kwait_ends(void *ctx)
 {
-	struct task_struct *t;
 	struct tracer_stage *r;
-	struct emit em;
-	__u64 now, ts;
 	__u32 zero = 0;
-	long id;
+	__u64 ts;
 
 	r = bpf_map_lookup_elem(&stage, &zero);
 	if (!r || !r->kwait_ts)
 		return;
 	ts = r->kwait_ts;
 	r->kwait_ts = 0;
-	t = cur();
-	if (r->ktid != t->pid)
+	if (r->ktid != cur()->pid || bpf_ktime_get_ns() - ts < TRACER_KWAIT_NS)
 		return;
-	now = bpf_ktime_get_ns();
-	if (now - ts < TRACER_KWAIT_NS || !reserve_at(&em, ARGUS_EV_STACK, t, now, true))
-		return;
-	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
-	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
-	em.ev->stack.ip = r->kwait_ip;
-	em.ev->stack.kind = ARGUS_STACK_WAIT_END;
-	submit(&em);
+	kwait_stack(ctx, r->kwait_ip);
 }
 
 /* prev leaves the CPU: inside a traced syscall, the call goes to task

@@ -3,17 +3,67 @@
  * "live"; kext/kwait.bpf.c): a child stats a file on a bindfs mount and the
  * tracer writes the kernel's request for it (kreq_send, header = the child)
  * and the daemon's answer (kreq_end, header = the daemon, same connection
- * and request id); a stat while the daemon is stopped blocks in the kernel
- * with a wait stack whose kernel half (kstack) is there.
+ * and request id); a stat while the daemon is stopped blocks in the kernel,
+ * and where it waited there (request_wait_answer) comes in a wait_end stack
+ * record when the wait is over.
  */
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "collect.h"
+#include "tracer.h"
 
 static char mnt[64], file[128];
+
+/* The decoder's stacks (user and kernel), by id. */
+#define KEPT_STACKS 128
+
+struct kept_stacks {
+	uint64_t ips[KEPT_STACKS][TRACER_STACK_DEPTH];
+	uint32_t depth[KEPT_STACKS], n;
+};
+
+static uint32_t keep_stack(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct kept_stacks *t = arg;
+
+	if (t->n == KEPT_STACKS)
+		return 0;
+	if (depth > TRACER_STACK_DEPTH)
+		depth = TRACER_STACK_DEPTH;
+	memcpy(t->ips[t->n], ips, depth * sizeof(*ips));
+	t->depth[t->n] = depth;
+	return ++t->n;
+}
+
+/* Whether one of the kernel frames is in function fn (/proc/kallsyms: the
+ * symbol at the greatest address at or below the frame). */
+static bool frames_in(const uint64_t *ips, uint32_t depth, const char *fn)
+{
+	uint64_t best[TRACER_STACK_DEPTH] = {0};
+	char name[TRACER_STACK_DEPTH][128], line[512], sym[128];
+	unsigned long long a;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char type;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &a, &type, sym) == 3)
+			for (uint32_t i = 0; i < depth; i++)
+				if (a <= ips[i] && a > best[i]) {
+					best[i] = a;
+					snprintf(name[i], sizeof(name[i]), "%s", sym);
+				}
+	fclose(f);
+	for (uint32_t i = 0; i < depth; i++)
+		found |= best[i] && !strcmp(name[i], fn);
+	return found;
+}
 
 static void stat_main(void *arg)
 {
@@ -104,8 +154,11 @@ TEST(fuse_request_names_the_daemon_that_answered)
 	unlink(srcfile);
 	rmdir(src);
 
+	static struct kept_stacks kept;
+	struct argus_sink sink = {.intern_stack = keep_stack, .arg = &kept};
 	size_t sends = 0, answered = 0, blocked_sends = 0;
-	bool kstack = false;
+	bool kstack = false, in_fuse = false;
+	argus_kext_decode(c.k, c.ev, c.n, &sink);
 	for (size_t i = 0; i < c.n; i++) {
 		const struct argus_event *s = &c.ev[i];
 
@@ -117,6 +170,9 @@ TEST(fuse_request_names_the_daemon_that_answered)
 			ASSERT_MSG(s->ts >= let_go, "the kernel stack came %lld ns before the wait ended",
 			           (long long)(let_go - s->ts));
 			kstack = true;
+			if (s->stack.kstack <= kept.n)
+				in_fuse |= frames_in(kept.ips[s->stack.kstack - 1],
+				                     kept.depth[s->stack.kstack - 1], "request_wait_answer");
 		}
 		if (s->type != ARGUS_EV_KREQ_SEND)
 			continue;
@@ -140,7 +196,8 @@ TEST(fuse_request_names_the_daemon_that_answered)
 	ASSERT_MSG(answered == sends, "%zu of %zu requests ended by the daemon %d", answered,
 	           sends, (int)daemon);
 	ASSERT_MSG(blocked_sends > 0, "no kreq_send from the child blocked on the stopped daemon");
-	ASSERT_MSG(kstack, "no kernel stack in the blocked child's wait stack");
+	ASSERT_MSG(kstack, "no kernel stack at the end of the blocked child's wait");
+	ASSERT_MSG(in_fuse, "the blocked child's kernel stack is not in request_wait_answer");
 	collector_free(&c);
 }
 
