@@ -106,7 +106,12 @@ static bool stack_frames(struct argus_kext *k, const struct argus_event *e, uint
 		k->stacks_reused++;
 		return true;
 	}
-	if (bpf_map_lookup_elem(bpf_map__fd(k->skel->maps.stacks), &kid, ips) ||
+	/* a long wait's kernel stack, taken at its end, is in kwait_stacks */
+	if (bpf_map_lookup_elem(bpf_map__fd(e->type == ARGUS_EV_STACK &&
+	                                            e->stack.kind == ARGUS_STACK_WAIT_END
+	                                        ? k->skel->maps.kwait_stacks
+	                                        : k->skel->maps.stacks),
+	                        &kid, ips) ||
 	    (kernel ? ips[0] < KERNEL_HALF : e->stack.ip && ips[0] != e->stack.ip)) {
 		k->stacks_replaced++;
 		return false;

@@ -210,7 +210,6 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	const struct argus_kext_opts *o = opts ? opts : &defaults;
 	const char *btf = o->btf_path ? o->btf_path : "/sys/kernel/btf/vmlinux";
 	struct argus_kext *k;
-	bool exit_tp;
 	int rc;
 
 	*kp = NULL;
@@ -250,14 +249,12 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	bpf_program__set_autoload(k->skel->progs.workqueue_queue_work, !o->syscalls);
 	/* the stage's write-out at idle (stage.bpf.c); per-call capture has none */
 	bpf_program__set_autoload(k->skel->progs.cpu_idle, !o->syscalls);
-	/* the end of schedule(), a bare tracepoint of Linux 6.16 and later:
-	 * yields that find no other task (no switch; without it the default
-	 * capture does not see them), and long waits' kernel stacks, taken
-	 * there instead of at every switch that blocks (docs/kext.md) */
-	exit_tp = libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0;
-	k->skel->rodata->lazy_kstacks = exit_tp && !o->no_wait_stacks;
+	/* yields that find no other task (no switch): the end of schedule(),
+	 * a bare tracepoint of Linux 6.16 and later; without it such yields
+	 * are not seen in the default capture (docs/kext.md) */
 	bpf_program__set_autoload(k->skel->progs.sched_exit_tp,
-	                          exit_tp && (!o->syscalls || !o->no_wait_stacks));
+	                          !o->syscalls &&
+	                              libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0);
 	/* kernel waits on FUSE (kwait.bpf.c): only where the kernel has them */
 	if (!kernel_has_tracepoint("fuse_request_send", "fuse") ||
 	    !kernel_has_tracepoint("fuse_request_end", "fuse")) {

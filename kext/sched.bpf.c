@@ -132,7 +132,8 @@ static __always_inline bool same_place(const struct wait_place *p, const struct 
 }
 
 /* The STACK record of a thread that blocks at a new ip or sp
- * (stack_moved); with its kernel stack when kstack_tells. A place among
+ * (stack_moved): its user stack (the kernel stack comes at the wait's
+ * end, kwait_resumes). A place among
  * the thread's last TRACER_WAIT_PLACES (wait_place_of) reuses the stacks
  * walked there (TRACER_STACK_REUSED): a thread that alternates between a
  * few waits (a main loop's poll and a worker's futex), or polls at one
@@ -146,12 +147,11 @@ static __always_inline bool same_place(const struct wait_place *p, const struct 
  * bucket, and the frames the decoder keeps for this thread and id, are
  * the new stack's. */
 static __always_inline void wait_stack(void *ctx, struct task_struct *prev, struct thread_state *st,
-                                       __u64 ts, struct pt_regs *regs, __u64 ip, __u64 sp,
-                                       bool kstack)
+                                       __u64 ts, struct pt_regs *regs, __u64 ip, __u64 sp)
 {
 	struct wait_place *pl = NULL, k;
 	struct mm_struct *mm;
-	__u32 ustack, kid = 0, j;
+	__u32 ustack, j;
 	struct emit em;
 	__u64 sp_ret = 0;
 	bool known = false;
@@ -164,7 +164,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
 		struct wait_place *p = &st->places[i];
 
-		if (p->ip && same_place(p, &k) && (!kstack || p->kstack)) {
+		if (p->ip && same_place(p, &k)) {
 			pl = p;
 			break;
 		}
@@ -187,7 +187,6 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 			return;
 		em.ev->stack.ustack = pl->ustack;
-		em.ev->stack.kstack = pl->kstack;
 		em.ev->stack.sp_ret = sp_ret;
 		em.ev->stack.depth = TRACER_STACK_REUSED;
 	} else {
@@ -195,13 +194,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 			return;
 		id = user_stack_id(ctx, em.ev->cpu);
 		ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
-		/* where in the kernel it waits (request_wait_answer, io_schedule...) */
-		if (kstack) {
-			id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
-			kid = id < 0 ? 0 : id + 1;
-		}
 		em.ev->stack.ustack = ustack;
-		em.ev->stack.kstack = kid;
 		em.ev->stack.sp_ret = sp_ret;
 		for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
 			struct wait_place *p = &st->places[i];
@@ -209,8 +202,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 			/* the same id at the same ip is the same stack (a walk
 			 * from that ip; a bucket collision there is the one case
 			 * told wrong): places that share a stack stay */
-			if ((ustack && p->ustack == ustack && p->ip != ip) ||
-			    (kid && p->kstack == kid))
+			if (ustack && p->ustack == ustack && p->ip != ip)
 				p->ip = 0;
 		}
 		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
@@ -220,7 +212,6 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		pl->sp_ret[0] = sp_ret;
 		pl->next_sp = 1;
 		pl->ustack = ustack;
-		pl->kstack = kid;
 	}
 	em.ev->stack.ip = ip;
 	em.ev->stack.kind = ARGUS_STACK_WAIT;
@@ -244,65 +235,56 @@ static __always_inline void note_resumed(struct task_struct *next, struct thread
 	r->clean = !st || st->call.cls == SC_NONE;
 }
 
-/* lazy_kstacks: the thread switching in resumes from a wait whose kernel
- * stack tells (kstack_tells); its sched_exit_tp, which runs on that same
- * kernel stack before it unwinds, takes the stack if the wait was long. */
-static __always_inline void kwait_resumes(struct task_struct *next, struct thread_state *st)
+/* The thread switching in resumes from a wait whose kernel stack tells
+ * (kstack_tells) that lasted TRACER_KWAIT_NS or more: its kernel stack,
+ * still the one it blocked on (it runs again only after this), walked
+ * from the task (bpf_get_task_stack: bpf_get_stackid walks only the
+ * current one) into kwait_stacks by a hash of its frames, and a STACK
+ * record of kind WAIT_END for it (kstack: that hash + 1; the wait's user
+ * ip). Shorter waits - most page faults and lock waits of an app starting -
+ * cost no walk: an unwind of the kernel stack costs 20 us or more there
+ * (docs/evaluation.md). A global function: sched_switch keeps only the
+ * compare inline. */
+__noinline int kwait_stack(struct task_struct *next __attribute__((btf_decl_tag("arg:trusted"))),
+                         __u64 ip, __u64 ts)
 {
-	struct tracer_stage *r;
-	__u32 zero = 0;
-
-	r = bpf_map_lookup_elem(&stage, &zero);
-	if (r) {
-		r->ktid = next->pid;
-		r->kwait_ts = st->kwait_ts;
-		r->kwait_ip = st->kwait_ip;
-	}
-	st->kwait_ts = 0;
-}
-
-/* The STACK record of a long kernel wait's end (kwait_ends): a global
- * function, so sched_exit_tp, which every switch runs, keeps only its few
- * loads inline. ctx is the program's (the "arg:ctx" tag says so to the
- * verifier, which otherwise takes the pointer for 8 bytes of memory). */
-__noinline int kwait_stack(void *ctx __attribute__((btf_decl_tag("arg:ctx"))), __u64 ip)
-{
-	struct task_struct *t = cur();
+	__u64(*ips)[TRACER_STACK_DEPTH];
+	__u32 zero = 0, h = 2166136261u;
 	struct emit em;
-	long id;
+	long n;
 
-	if (!reserve_at(&em, ARGUS_EV_STACK, t, 0, true))
+	ips = bpf_map_lookup_elem(&kwait_scratch, &zero);
+	if (!ips)
 		return 0;
-	id = bpf_get_stackid(ctx, &stacks, BPF_F_REUSE_STACKID);
-	em.ev->stack.kstack = id < 0 ? 0 : id + 1;
+	n = bpf_get_task_stack(next, *ips, sizeof(*ips), 0);
+	if (n <= 0)
+		return 0;
+	n /= sizeof(__u64);
+	for (int i = 0; i < TRACER_STACK_DEPTH; i++) {
+		if (i >= n)
+			(*ips)[i] = 0;
+		else
+			h = (h ^ (__u32)((*ips)[i] >> 4)) * 16777619u;
+	}
+	h &= 0x7fffffff;
+	if (bpf_map_update_elem(&kwait_stacks, &h, *ips, BPF_ANY) ||
+	    !reserve_at(&em, ARGUS_EV_STACK, next, ts, true))
+		return 0;
+	em.ev->stack.kstack = h + 1;
 	em.ev->stack.ip = ip;
 	em.ev->stack.kind = ARGUS_STACK_WAIT_END;
 	submit(&em);
 	return 0;
 }
 
-/* The end of a long kernel wait (lazy_kstacks), in the thread that waited,
- * at the end of its __schedule(): its kernel stack below __schedule is the
- * one it blocked on (the wait unwinds only after this), and its user
- * stack has not moved. A wait shorter than TRACER_KWAIT_NS - most page
- * faults and lock waits of an app starting - costs no walk: an unwind of
- * the kernel stack costs 20 us or more there (docs/evaluation.md). The
- * record: STACK, kind WAIT_END, with the kernel stack and the wait's user
- * ip, stamped now. */
-static __always_inline void kwait_ends(void *ctx)
+static __always_inline void kwait_resumes(struct task_struct *next, struct thread_state *st,
+                                          __u64 ts)
 {
-	struct tracer_stage *r;
-	__u32 zero = 0;
-	__u64 ts;
+	__u64 from = st->kwait_ts;
 
-	r = bpf_map_lookup_elem(&stage, &zero);
-	if (!r || !r->kwait_ts)
-		return;
-	ts = r->kwait_ts;
-	r->kwait_ts = 0;
-	if (r->ktid != cur()->pid || bpf_ktime_get_ns() - ts < TRACER_KWAIT_NS)
-		return;
-	kwait_stack(ctx, r->kwait_ip);
+	st->kwait_ts = 0;
+	if (ts - from >= TRACER_KWAIT_NS)
+		kwait_stack(next, st->kwait_ip, ts);
 }
 
 /* prev leaves the CPU: inside a traced syscall, the call goes to task
@@ -406,8 +388,6 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		nst = bpf_task_storage_get(&threads, next, 0, 0);
 	if (per_call)
 		note_resumed(next, nst);
-	if (lazy_kstacks && nst && nst->kwait_ts)
-		kwait_resumes(next, nst);
 	/* argus is left out: its own switches are not written, a switch to
 	 * it names no next thread and a switch from it no previous one (as
 	 * the idle task's: pid 0) - but the traced thread's half is kept (a
@@ -445,10 +425,9 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 				if (enter)
 					emit_entry(enter, prev, ts);
 				enter = NULL;
-				wait_stack(ctx, prev, st, ts, regs, ip, sp,
-				           !lazy_kstacks && kstack_tells(prev_state, in_call));
+				wait_stack(ctx, prev, st, ts, regs, ip, sp);
 			}
-			if (lazy_kstacks && regs && kstack_tells(prev_state, in_call)) {
+			if (wait_stacks && regs && kstack_tells(prev_state, in_call)) {
 				st->kwait_ts = ts;
 				st->kwait_ip = regs_ip(regs);
 			}
@@ -461,6 +440,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		enter->entered = 1;
 		enter->blocked = 1;
 	}
+	if (nst && nst->kwait_ts)
+		kwait_resumes(next, nst, ts);
 	if (!per_call && nst)
 		done = call_resumes(nst);
 	/* a blocked call's entry record, the switch and the end of the call
@@ -511,9 +492,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
  * 6.16 and later) runs at the end of every __schedule() in the task that
  * goes on running; is_switch false means that task never left the CPU. The
  * yield is written as per-call capture writes a wait that never blocked:
- * its entry and exit in one ring entry, same ts, ret 0. A task that did
- * switch looks for a long kernel wait it resumes from (kwait_ends): one
- * per-CPU load when there is none. */
+ * its entry and exit in one ring entry, same ts, ret 0. Every other
+ * schedule() returns after one compare. */
 SEC("tp_btf/sched_exit_tp")
 int BPF_PROG(sched_exit_tp, bool is_switch)
 {
@@ -522,12 +502,7 @@ int BPF_PROG(sched_exit_tp, bool is_switch)
 	struct sys_call call;
 	struct emit em;
 
-	if (is_switch) {
-		if (lazy_kstacks)
-			kwait_ends(ctx);
-		return 0;
-	}
-	if (per_call)
+	if (is_switch)
 		return 0;
 	t = cur();
 	regs = user_regs(t);

@@ -32,10 +32,6 @@ const volatile __u64 wake_bytes = 65536; /* wake the reader past this fill */
 const volatile bool trace_irqs = true;
 const volatile bool trace_timers = true;
 const volatile bool wait_stacks = true;
-/* A wait's kernel stack taken where the wait ends (sched_exit_tp, Linux
- * 6.16 and later), for waits of TRACER_KWAIT_NS or more; else at the
- * switch, for every one (docs/kext.md "Stacks"). */
-const volatile bool lazy_kstacks = false;
 const volatile bool recv_enter = true; /* SYS_ENTER for receives too */
 /* Per-call capture (`--syscalls`): the syscall exit tracepoint records every
  * traced call. Off (the default): no syscall tracepoint at all; blocked calls
@@ -74,6 +70,26 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, TRACER_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
+
+/* Long kernel waits' stacks (sched.bpf.c kwait_resumes): walked from the
+ * waiting task when it is switched in, which bpf_get_stackid cannot do, by
+ * a hash of their frames; frames past the walk are 0. An entry another
+ * stack with the same hash replaced is read as that one (the decoder
+ * checks the first frame is the kernel's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACER_KWAIT_STACKS);
+	__type(key, __u32);
+	__type(value, __u64[TRACER_STACK_DEPTH]);
+} kwait_stacks SEC(".maps");
+
+/* Per CPU: the frames of the stack being walked for kwait_stacks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[TRACER_STACK_DEPTH]);
+} kwait_scratch SEC(".maps");
 
 /* Processes traced under a pid / command filter (children join at fork). */
 struct {
@@ -150,8 +166,8 @@ struct wait_place {
 	__u64 sp_ret[TRACER_PLACE_SPS]; /* ... and their sp_ret */
 	__u32 frames;                   /* frames read: fewer, the walk stops there */
 	__u32 ustack;
-	__u32 kstack;
 	__u32 next_sp;                  /* the sp slot to replace next */
+	__u32 _pad;
 };
 
 /* Per thread: the processes it woke last whose wake-up left the app set
@@ -169,6 +185,8 @@ struct appset_seen {
  * the last few places it blocked at (wait_stack). Task-local storage: no
  * hash lookups, and it goes away with the thread. */
 struct thread_state {
+	__u64 kwait_ts; /* blocked then in a wait whose kernel stack tells (kstack_tells) */
+	__u64 kwait_ip; /* ... at this user ip */
 	struct sys_call call;
 	__u64 wait_ip; /* user ip and sp of the last STACK emitted */
 	__u64 wait_sp;
@@ -177,8 +195,6 @@ struct thread_state {
 	struct appset_seen seen;
 	__u64 eagain_sk; /* the thread's last socket record: an empty read of this socket */
 	__u64 eagain_ts; /* ... written then (sock_call) */
-	__u64 kwait_ts;  /* lazy_kstacks: blocked then in a wait whose kernel stack tells */
-	__u64 kwait_ip;  /* ... at this user ip */
 };
 
 struct {

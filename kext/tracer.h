@@ -103,16 +103,7 @@ struct tracer_stage {
 	__u32 cur;   /* the half programs write into; the other is empty */
 	__u32 depth; /* programs using it now: one, and those interrupts nest in it */
 	__u8 shed;   /* the ring was past shed_bytes at the last write-out */
-	__u8 _pad[3];
-	/* Not the stage's: the long kernel wait the thread switched in last
-	 * resumes from (lazy_kstacks, sched.bpf.c kwait_ends), ktid's block
-	 * time (0 = none) and user ip. Here because sched_exit_tp, which runs
-	 * at every switch, looks at it: a line the CPU's programs touch
-	 * anyway, not a line of its own to fetch at every switch. */
-	__u32 ktid;
-	__u64 kwait_ts;
-	__u64 kwait_ip;
-	__u8 _pad2[24];
+	__u8 _pad[47];
 	struct argus_event ev[2][TRACER_STAGE_MAX];
 };
 
@@ -123,6 +114,7 @@ struct tracer_stage {
 #define TRACER_METER_MAX    16384 /* the bench meter's (process, program) pairs */
 #define TRACER_PIDS_MAX     4096  /* processes of a --pid / command filter */
 #define TRACER_STACKS_MAX   16384 /* distinct user stacks in the stack map */
+#define TRACER_KWAIT_STACKS 1024  /* long kernel waits' stacks (kwait_stacks), by hash */
 #define TRACER_STACK_DEPTH  127   /* frames per stack (ARGUS_STACK_MAX_DEPTH) */
 #define TRACER_SCAN_WORDS   32    /* user stack words scanned for sp_ret */
 #define TRACER_SCAN_CHECKS  4     /* of them, candidates checked for a call before */
