@@ -154,13 +154,18 @@ static uint32_t intern_kernel_stack(struct argus_kext *k, const struct argus_eve
 	 * caller's return address (docs/kext.md): put it back as frame 1. A
 	 * sample in the vDSO, which the kernel builds with frame pointers, has
 	 * its libc caller (clock_gettime's wrapper) as frame 1: the function
-	 * that called libc goes after that one. */
+	 * that called libc goes after that one. Unless frame 1 is in the
+	 * mapping sp_ret is in (the executable): then the vDSO function had
+	 * not set up its frame yet (or had taken it down), the walk went on
+	 * from the frame pointer its caller left and skipped the wrapper, and
+	 * frame 1 is further out than sp_ret. */
 	uint64_t ret = e->stack.sp_ret;
 	if (((e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT) ||
 	     e->type == ARGUS_EV_CPU_SAMPLE) &&
 	    ret && depth >= 1) {
 		uint32_t at = e->type == ARGUS_EV_CPU_SAMPLE && depth >= 2 && k->pmaps &&
-		                      argus_procmaps_in_vdso(k->pmaps, e->pid, ips[0])
+		                      argus_procmaps_in_vdso(k->pmaps, e->pid, ips[0]) &&
+		                      !argus_procmaps_same_mapping(k->pmaps, e->pid, ips[1], ret)
 		                  ? 2
 		                  : 1;
 		bool present = false;

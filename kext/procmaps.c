@@ -324,3 +324,11 @@ bool argus_procmaps_in_vdso(const struct argus_procmaps *pm, uint32_t pid, uint6
 	uint32_t at;
 	return p && find(p, ip, &at) && p->r[at - 1].vdso;
 }
+
+bool argus_procmaps_same_mapping(const struct argus_procmaps *pm, uint32_t pid, uint64_t a,
+                                 uint64_t b)
+{
+	const struct pslot *p = slot_of(pm, pid);
+	uint32_t at, bt;
+	return p && find(p, a, &at) && find(p, b, &bt) && at == bt;
+}

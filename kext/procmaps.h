@@ -67,4 +67,8 @@ bool argus_procmaps_stale(const struct argus_procmaps *pm, uint32_t pid, uint64_
 /* Whether ip is in pid's vDSO, among the mappings kept for it. */
 bool argus_procmaps_in_vdso(const struct argus_procmaps *pm, uint32_t pid, uint64_t ip);
 
+/* Whether a and b are in one of pid's executable mappings, the same one. */
+bool argus_procmaps_same_mapping(const struct argus_procmaps *pm, uint32_t pid, uint64_t a,
+                                 uint64_t b);
+
 #endif /* ARGUS_KEXT_PROCMAPS_H */
