@@ -139,10 +139,8 @@ static __always_inline bool same_place(const struct wait_place *p, const struct 
  * few waits (a main loop's poll and a worker's futex), or polls at one
  * call chain from many stack depths, walks each once. sp_ret depends on
  * the stack words, not on the frame chain: it is read again when the sp
- * is none of the last TRACER_PLACE_SPS the place saw (at one of those it
- * is taken to be the same, as stack_moved takes the whole record to be:
- * a lock taken from a few callers at different depths, half of the scans
- * on a desktop, is scanned once per depth). A
+ * is not the one the place saw last (at the same sp it is taken to be
+ * the same, as stack_moved takes the whole record to be). A
  * walk whose id another kept place has drops that place: the map's
  * bucket, and the frames the decoder keeps for this thread and id, are
  * the new stack's. */
@@ -151,10 +149,9 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 {
 	struct wait_place *pl = NULL, k;
 	struct mm_struct *mm;
-	__u32 ustack, j;
+	__u32 ustack;
 	struct emit em;
-	__u64 sp_ret = 0;
-	bool known = false;
+	__u64 sp_ret;
 	long id;
 
 	mm = prev->mm;
@@ -169,21 +166,13 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 			break;
 		}
 	}
-	if (pl)
-		for (int i = 0; i < TRACER_PLACE_SPS; i++)
-			if (pl->sp[i] == sp) {
-				sp_ret = pl->sp_ret[i];
-				known = true;
-				break;
-			}
-	if (!known)
+	if (!pl || pl->sp != sp)
 		sp_ret = user_sp_ret(mm, sp, true);
+	else
+		sp_ret = pl->sp_ret;
 	if (pl) {
-		if (!known) {
-			j = pl->next_sp++ % TRACER_PLACE_SPS;
-			pl->sp[j] = sp;
-			pl->sp_ret[j] = sp_ret;
-		}
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
 		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 			return;
 		em.ev->stack.ustack = pl->ustack;
@@ -208,9 +197,8 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];
 		st->next_place++;
 		*pl = k;
-		pl->sp[0] = sp;
-		pl->sp_ret[0] = sp_ret;
-		pl->next_sp = 1;
+		pl->sp = sp;
+		pl->sp_ret = sp_ret;
 		pl->ustack = ustack;
 	}
 	em.ev->stack.ip = ip;

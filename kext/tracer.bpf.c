@@ -162,12 +162,11 @@ struct wait_place {
 	__u64 ip;
 	__u64 ret[TRACER_PLACE_FRAMES]; /* 0 past the frames read */
 	__u64 next;                     /* 0 when the walk stopped */
-	__u64 sp[TRACER_PLACE_SPS];     /* the last waits' here (0 = none) ... */
-	__u64 sp_ret[TRACER_PLACE_SPS]; /* ... and their sp_ret */
+	__u64 sp;                       /* the last wait's here, and its sp_ret */
+	__u64 sp_ret;
 	__u32 frames;                   /* frames read: fewer, the walk stops there */
 	__u32 ustack;
-	__u32 next_sp;                  /* the sp slot to replace next */
-	__u32 _pad;
+	__u32 _pad[2];
 };
 
 /* Per thread: the processes it woke last whose wake-up left the app set

@@ -122,7 +122,6 @@ struct tracer_stage {
 #define TRACER_KWAIT_NS     1000000 /* a kernel wait this long gets its kernel stack at its end */
 #define TRACER_WAIT_PLACES  8     /* places a thread's wait stacks are kept for */
 #define TRACER_PLACE_FRAMES 2     /* return addresses on the frame chain a place is keyed by */
-#define TRACER_PLACE_SPS    4     /* stack pointers a place keeps sp_ret for (a power of 2) */
 /* Frame pointers below this are not read (vm.mmap_min_addr's default: never
  * mapped), the walk stops there: a fault costs about 2 us (0 in rbp under a
  * library without frame pointers is common). */
