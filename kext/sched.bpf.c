@@ -247,13 +247,10 @@ __noinline int kwait_stack(struct task_struct *next __attribute__((btf_decl_tag(
 	n = bpf_get_task_stack(next, *ips, sizeof(*ips), 0);
 	if (n <= 0)
 		return 0;
+	/* the helper zeroes the buffer past the frames it wrote */
 	n /= sizeof(__u64);
-	for (int i = 0; i < TRACER_STACK_DEPTH; i++) {
-		if (i >= n)
-			(*ips)[i] = 0;
-		else
-			h = (h ^ (__u32)((*ips)[i] >> 4)) * 16777619u;
-	}
+	for (int i = 0; i < TRACER_STACK_DEPTH && i < n; i++)
+		h = (h ^ (__u32)((*ips)[i] >> 4)) * 16777619u;
 	h &= 0x7fffffff;
 	if (bpf_map_update_elem(&kwait_stacks, &h, *ips, BPF_ANY) ||
 	    !reserve_at(&em, ARGUS_EV_STACK, next, ts, true))
