@@ -126,7 +126,9 @@ struct argus_symbolizer {
 };
 
 /* On-CPU samples the diagnosis keeps per thread (for LongRunning's costly
- * function): feed every CPU_SAMPLE record through argus_samples_feed. */
+ * function): feed every CPU_SAMPLE record through argus_samples_feed, and
+ * the THREAD_EXIT and PROC_EXIT records: an exited thread's samples go a
+ * minute (of record time) after its exit. */
 struct argus_samples;
 int argus_samples_new(struct argus_samples **s);
 /* The same store for the user stacks of blocking waits (STACK records of
@@ -135,7 +137,7 @@ int argus_samples_new_waits(struct argus_samples **s);
 void argus_samples_free(struct argus_samples *s);
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n);
 /* The stack ids sampled on tid in [from, to] that are still kept (the last
- * 512 per thread), oldest first, and their times when ts is not NULL;
+ * 1024 per thread), oldest first, and their times when ts is not NULL;
  * returns how many were written (<= cap). */
 size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t from,
                            uint64_t to, uint32_t *stacks, uint64_t *ts, size_t cap);

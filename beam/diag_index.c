@@ -28,14 +28,75 @@ void argus_samples_free(struct argus_samples *s)
 {
 	if (!s)
 		return;
+	for (uint32_t i = 0; i < s->n; i++)
+		free(s->r[i].s);
 	idmap_free(&s->ix);
 	free(s->r);
 	free(s);
 }
 
+/* The rings of threads that exited SAMPLES_KEEP_EXITED_NS before now go
+ * (the last ring takes a freed one's slot); looked for once a second. */
+static void samples_sweep(struct argus_samples *s, uint64_t now)
+{
+	if (!s->nexited || now < s->next_sweep)
+		return;
+	s->next_sweep = now + 1000000000ull;
+	for (uint32_t i = 0; i < s->n;) {
+		struct sring *r = &s->r[i];
+		if (!r->exited || now - r->exited < SAMPLES_KEEP_EXITED_NS) {
+			i++;
+			continue;
+		}
+		idmap_del(&s->ix, r->tid);
+		free(r->s);
+		s->nexited--;
+		if (i != --s->n) {
+			*r = s->r[s->n];
+			/* overwrites a key it holds: cannot fail */
+			idmap_put(&s->ix, r->tid, i);
+		}
+	}
+}
+
+static void samples_exit(struct argus_samples *s, const struct argus_event *ev)
+{
+	uint32_t *ix = idmap_get(&s->ix, ev->tid);
+	if (ix && !s->r[*ix].exited) {
+		s->r[*ix].exited = ev->ts ? ev->ts : 1;
+		s->nexited++;
+	}
+}
+
+/* One more sample of r; false when there is no memory for its first. */
+static bool ring_push(struct sring *r, struct sample x)
+{
+	if (r->n == r->cap && r->cap < SAMPLES_PER_THREAD) {
+		uint32_t nc = r->cap ? r->cap * 2 : SAMPLES_FIRST;
+		struct sample *ns = realloc(r->s, nc * sizeof(*ns));
+		if (ns) { /* full and in order: the next goes after the last */
+			r->s = ns;
+			r->head = r->n;
+			r->cap = nc;
+		} else if (!r->cap) {
+			return false;
+		} /* else the oldest is overwritten, as in a full ring */
+	}
+	r->s[r->head] = x;
+	r->head = (r->head + 1) % r->cap;
+	if (r->n < r->cap)
+		r->n++;
+	return true;
+}
+
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type == ARGUS_EV_THREAD_EXIT || ev[i].type == ARGUS_EV_PROC_EXIT) {
+			samples_exit(s, &ev[i]);
+			samples_sweep(s, ev[i].ts);
+			continue;
+		}
 		if (!ev[i].stack.ustack)
 			continue;
 		if (s->waits ? ev[i].type != ARGUS_EV_STACK || ev[i].stack.kind != ARGUS_STACK_WAIT
@@ -53,17 +114,17 @@ void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, s
 			}
 			if (!idmap_put(&s->ix, ev[i].tid, s->n))
 				continue;
-			memset(&s->r[s->n], 0, sizeof(s->r[0]));
-			s->r[s->n].tid = ev[i].tid;
+			s->r[s->n] = (struct sring){.tid = ev[i].tid};
 			ix = idmap_get(&s->ix, ev[i].tid);
 			s->n++;
 		}
 		struct sring *r = &s->r[*ix];
-		r->s[r->head] = (struct sample){ev[i].ts, ev[i].stack.ustack,
-		                                ev[i].stack.unwind == ARGUS_UNWIND_DWARF};
-		r->head = (r->head + 1) % SAMPLES_PER_THREAD;
-		if (r->n < SAMPLES_PER_THREAD)
-			r->n++;
+		if (r->exited) { /* the tid is another thread's now */
+			r->exited = 0;
+			s->nexited--;
+		}
+		ring_push(r, (struct sample){ev[i].ts, ev[i].stack.ustack,
+		                             ev[i].stack.unwind == ARGUS_UNWIND_DWARF});
 	}
 }
 
@@ -77,8 +138,7 @@ size_t argus_samples_range(const struct argus_samples *s, uint32_t tid, uint64_t
 	const struct sring *r = &s->r[*ix];
 	/* oldest first */
 	for (uint32_t k = 0; k < r->n && n < cap; k++) {
-		const struct sample *x =
-		    &r->s[(r->head + SAMPLES_PER_THREAD - r->n + k) % SAMPLES_PER_THREAD];
+		const struct sample *x = &r->s[(r->head + r->cap - r->n + k) % r->cap];
 		if (x->ts >= from && x->ts <= to && x->stack) {
 			if (ts)
 				ts[n] = x->ts;
@@ -97,8 +157,7 @@ size_t argus_samples_range_full(const struct argus_samples *s, uint32_t tid, uin
 		return 0;
 	const struct sring *r = &s->r[*ix];
 	for (uint32_t k = 0; k < r->n && n < cap; k++) {
-		const struct sample *x =
-		    &r->s[(r->head + SAMPLES_PER_THREAD - r->n + k) % SAMPLES_PER_THREAD];
+		const struct sample *x = &r->s[(r->head + r->cap - r->n + k) % r->cap];
 		if (x->ts >= from && x->ts <= to && x->stack && x->chain)
 			stacks[n++] = x->stack;
 	}

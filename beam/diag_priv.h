@@ -24,15 +24,26 @@ struct sample {
 	bool chain; /* a whole call chain (ARGUS_UNWIND_DWARF) */
 };
 
+/* A thread's samples, oldest first from head - n: the ring grows by
+ * doubling from SAMPLES_FIRST to SAMPLES_PER_THREAD (most threads of a
+ * build or a message storm live for a few samples; a whole ring each was
+ * 16 KiB written per new thread, kept for ever). */
+#define SAMPLES_FIRST 8
 struct sring {
-	uint32_t tid, head, n;
-	struct sample s[SAMPLES_PER_THREAD];
+	uint32_t tid, head, n, cap;
+	uint64_t exited; /* the thread's exit record's time, 0 while it lives */
+	struct sample *s;
 };
+
+/* An exited thread's samples stay this long (a stall ended by its app's
+ * exit is diagnosed at that end, from them), then go. */
+#define SAMPLES_KEEP_EXITED_NS 60000000000ull
 
 struct argus_samples {
 	struct idmap ix;
 	struct sring *r;
-	uint32_t n, cap;
+	uint32_t n, cap, nexited;
+	uint64_t next_sweep;
 	bool waits; /* keeps the stacks of blocking waits instead */
 };
 

@@ -31,8 +31,9 @@ static const struct ev_handler handlers[ARGUS_EV_TYPE_MAX] = {
     [ARGUS_EV_PROC_FORK] = {GT, NULL},
     [ARGUS_EV_THREAD_NEW] = {GT, NULL},
     [ARGUS_EV_PROC_EXEC] = {GT, NULL},
-    [ARGUS_EV_THREAD_EXIT] = {GT, NULL},
-    [ARGUS_EV_PROC_EXIT] = {GT, NULL},
+    /* the sample stores let an exited thread's samples go */
+    [ARGUS_EV_THREAD_EXIT] = {ARGUS_SESSION_ALL & ~ARGUS_SESSION_HISTORY, NULL},
+    [ARGUS_EV_PROC_EXIT] = {ARGUS_SESSION_ALL & ~ARGUS_SESSION_HISTORY, NULL},
     [ARGUS_EV_COMM] = {GT, NULL},
     [ARGUS_EV_MMAP] = {GT, NULL},
     /* scheduling and samples are kept a while for the reports (history.c) */
@@ -273,6 +274,9 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	if (s->waits && e->type == ARGUS_EV_STACK && e->stack.kind == ARGUS_STACK_WAIT &&
 	    (use & ARGUS_SESSION_TRIGGER))
 		keep_wait(s, e);
+	else if (s->waits && (use & ARGUS_SESSION_SAMPLES) &&
+	         (e->type == ARGUS_EV_THREAD_EXIT || e->type == ARGUS_EV_PROC_EXIT))
+		argus_samples_feed(s->waits, e, 1);
 	if (s->landmark_sinks && (e->type == ARGUS_EV_DISPATCH_BEGIN ||
 	                          e->type == ARGUS_EV_DISPATCH_END || e->type == ARGUS_EV_LANDMARK ||
 	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))
