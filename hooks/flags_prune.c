@@ -38,7 +38,11 @@ static struct {
 	struct watch w[ARGUS_FLAGS_MAX];
 	unsigned n;
 	struct sigaction prev; /* a SIGTRAP handler the program had */
+	volatile int probe;    /* written once under a watchpoint (watchpoints_fire) */
+	_Atomic unsigned probe_hits;
 } F;
+
+#define PROBE_ID ARGUS_FLAGS_MAX /* the sig_data of the probe's watchpoint */
 
 /* Read the flag without touching it from user space: a load in the handler
  * would hit the read-write breakpoint again. The kernel copies through its
@@ -73,6 +77,10 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	unsigned long i = perf_sig_data(si);
+	if (i == PROBE_ID) {
+		atomic_fetch_add(&F.probe_hits, 1);
+		return;
+	}
 	if (i >= F.n || !hooks_active())
 		return;
 	struct watch *w = &F.w[i];
@@ -104,25 +112,48 @@ static uintptr_t resolve(const struct argus_flag_spec *s)
 	return (uintptr_t)dlsym(h, s->symbol);
 }
 
-static int arm(unsigned i)
+/* A breakpoint on addr for this process (inherited by threads it creates
+ * later; only this thread: not inherited) whose traps carry id; the fd or
+ * -errno. */
+static long breakpoint(uintptr_t addr, unsigned len, bool read, unsigned id, bool inherit)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_BREAKPOINT;
 	a.size = sizeof(a);
-	a.bp_type = F.w[i].read ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
-	a.bp_addr = F.w[i].addr;
-	a.bp_len = F.w[i].len;
+	a.bp_type = read ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+	a.bp_addr = addr;
+	a.bp_len = len;
 	a.sample_period = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	a.inherit = 1;
-	a.inherit_thread = 1;
+	a.inherit = inherit;
+	a.inherit_thread = inherit;
 	a.remove_on_exec = 1;
 	a.sigtrap = 1;
-	a.sig_data = i;
+	a.sig_data = id;
 	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : 0; /* the fd stays open: closing it disarms */
+	return fd < 0 ? -errno : fd;
+}
+
+static int arm(unsigned i)
+{
+	long fd = breakpoint(F.w[i].addr, F.w[i].len, F.w[i].read, i, true);
+	return fd < 0 ? (int)fd : 0; /* the fd stays open: closing it disarms */
+}
+
+/* Whether a watchpoint here traps at all: some virtual machines accept one
+ * and never fire it (no debug registers for the guest), which would leave
+ * the flags silently empty. One on a variable of ours, written once. A
+ * watchpoint that cannot be armed says so at arm(). */
+static bool watchpoints_fire(void)
+{
+	long fd = breakpoint((uintptr_t)&F.probe, sizeof(F.probe), false, PROBE_ID, false);
+	if (fd < 0)
+		return true;
+	F.probe = 1; /* the trap comes before the next instruction */
+	close((int)fd);
+	return atomic_load(&F.probe_hits) > 0;
 }
 
 void hooks_flags_init(const char *path)
@@ -174,6 +205,15 @@ void hooks_flags_init(const char *path)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTRAP, &sa, &F.prev);
+	if (!watchpoints_fire()) {
+		fprintf(stderr,
+		        "argus-hooks: %s: hardware watchpoints do not fire on this machine (one on "
+		        "a variable of argus's saw none of its writes; a virtual machine without "
+		        "debug registers?): no data flags\n",
+		        path);
+		F.n = 0;
+		return;
+	}
 	unsigned armed = F.n;
 	for (unsigned i = 0; i < F.n; i++) {
 		int rc = arm(i);
