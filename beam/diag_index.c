@@ -44,7 +44,7 @@ static void samples_sweep(struct argus_samples *s, uint64_t now)
 	s->next_sweep = now + 1000000000ull;
 	for (uint32_t i = 0; i < s->n;) {
 		struct sring *r = &s->r[i];
-		if (!r->exited || now - r->exited < SAMPLES_KEEP_EXITED_NS) {
+		if (!r->exited || now < r->exited + SAMPLES_KEEP_EXITED_NS) {
 			i++;
 			continue;
 		}
