@@ -68,8 +68,8 @@ static void samples_exit(struct argus_samples *s, const struct argus_event *ev)
 	}
 }
 
-/* One more sample of r; false when there is no memory for its first. */
-static bool ring_push(struct sring *r, struct sample x)
+/* One more sample of r (none when there is no memory for its first). */
+static void ring_push(struct sring *r, struct sample x)
 {
 	if (r->n == r->cap && r->cap < SAMPLES_PER_THREAD) {
 		uint32_t nc = r->cap ? r->cap * 2 : SAMPLES_FIRST;
@@ -79,14 +79,13 @@ static bool ring_push(struct sring *r, struct sample x)
 			r->head = r->n;
 			r->cap = nc;
 		} else if (!r->cap) {
-			return false;
+			return;
 		} /* else the oldest is overwritten, as in a full ring */
 	}
 	r->s[r->head] = x;
 	r->head = (r->head + 1) % r->cap;
 	if (r->n < r->cap)
 		r->n++;
-	return true;
 }
 
 void argus_samples_feed(struct argus_samples *s, const struct argus_event *ev, size_t n)

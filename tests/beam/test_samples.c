@@ -36,6 +36,11 @@ static struct argus_event thread_exit(uint64_t ts, uint32_t tid)
 	return e;
 }
 
+static void feed(struct argus_samples *s, struct argus_event e)
+{
+	argus_samples_feed(s, &e, 1);
+}
+
 TEST(a_growing_ring_gives_the_last_1024_samples_oldest_first)
 {
 	struct argus_samples *s;
@@ -44,8 +49,7 @@ TEST(a_growing_ring_gives_the_last_1024_samples_oldest_first)
 	static uint64_t ts[4096];
 	/* through every growth step: 8, 16, ..., 1024, then wrapping */
 	for (uint32_t k = 1; k <= 3000; k++) {
-		struct argus_event e = sample(k * MS, 42, k);
-		argus_samples_feed(s, &e, 1);
+		feed(s, sample(k * MS, 42, k));
 		if (k == 5 || k == 8 || k == 9 || k == 100 || k == 1024 || k == 1025 || k == 3000) {
 			size_t n = argus_samples_range(s, 42, 0, ~0ull, got, ts, 4096);
 			uint32_t want = k < 1024 ? k : 1024;
@@ -72,18 +76,15 @@ TEST(an_exited_threads_samples_stay_a_minute_then_go)
 		                           sample(SEC + k * 20 * MS, 8, 200 + k)};
 		argus_samples_feed(s, e, 2);
 	}
-	struct argus_event x = thread_exit(2 * SEC, 7);
-	argus_samples_feed(s, &x, 1);
+	feed(s, thread_exit(2 * SEC, 7));
 	/* its app's exit ended a stall: diagnosed at once, from these */
 	ASSERT_EQ(argus_samples_range(s, 7, 0, ~0ull, got, NULL, 64), 20);
 	/* 59 s later: still there */
-	struct argus_event later = sample(61 * SEC, 8, 300);
-	argus_samples_feed(s, &later, 1);
+	feed(s, sample(61 * SEC, 8, 300));
 	ASSERT_EQ(argus_samples_range(s, 7, 0, ~0ull, got, NULL, 64), 20);
 	/* past the minute, the next exit's sweep lets them go; the living
 	 * thread keeps its own */
-	struct argus_event x2 = thread_exit(63 * SEC, 9);
-	argus_samples_feed(s, &x2, 1);
+	feed(s, thread_exit(63 * SEC, 9));
 	ASSERT_EQ(argus_samples_range(s, 7, 0, ~0ull, got, NULL, 64), 0);
 	ASSERT_EQ(argus_samples_range(s, 8, 0, ~0ull, got, NULL, 64), 21);
 	ASSERT_EQ(got[20], 300);
@@ -95,15 +96,11 @@ TEST(a_tid_taken_again_keeps_the_new_threads_samples)
 	struct argus_samples *s;
 	ASSERT_EQ(argus_samples_new(&s), 0);
 	uint32_t got[64];
-	struct argus_event e = sample(SEC, 7, 1);
-	argus_samples_feed(s, &e, 1);
-	struct argus_event x = thread_exit(2 * SEC, 7);
-	argus_samples_feed(s, &x, 1);
+	feed(s, sample(SEC, 7, 1));
+	feed(s, thread_exit(2 * SEC, 7));
 	/* a new thread with the same tid samples before the minute is up */
-	struct argus_event e2 = sample(30 * SEC, 7, 2);
-	argus_samples_feed(s, &e2, 1);
-	struct argus_event x2 = thread_exit(70 * SEC, 9);
-	argus_samples_feed(s, &x2, 1);
+	feed(s, sample(30 * SEC, 7, 2));
+	feed(s, thread_exit(70 * SEC, 9));
 	ASSERT_EQ(argus_samples_range(s, 7, 10 * SEC, ~0ull, got, NULL, 64), 1);
 	ASSERT_EQ(got[0], 2);
 	argus_samples_free(s);
