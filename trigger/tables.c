@@ -168,6 +168,29 @@ struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid)
 	return u;
 }
 
+/* A new task (a fork, a new thread) at pid/tid: pids and tids come round
+ * again (pid_max is 32 768 on a 2-CPU machine), and what the trigger kept
+ * under them was another task's, whose exit may not have been seen. A UI
+ * thread kept under tid is retired (out of the index, its slot left unused:
+ * conns name readers by slot); a new process's entry starts empty (no
+ * window mapped, no exec seen), named by the caller. */
+void trg_task_new(struct argus_trigger *t, uint32_t pid, uint32_t tid, bool process)
+{
+	struct uthr *u = trg_uthr_get(t, tid);
+	if (u) {
+		if (!u->dead)
+			trg_on_exit_of(t, u);
+		idmap_del(&t->tid_ix, tid);
+		u->pid = u->tid = 0;
+		u->conn = 0;
+	}
+	struct proc *p = process ? trg_proc_get(t, pid, false) : NULL;
+	if (p) {
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+	}
+}
+
 struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create)
 {
 	uint32_t *ix = idmap_get(&t->conn_ix, obj);
@@ -211,13 +234,19 @@ void trg_conn_forget(struct argus_trigger *t, uint64_t obj)
 size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
                                 size_t cap)
 {
-	for (uint32_t i = 0; i < t->nuts && i < cap; i++) {
-		out[i].pid = t->uts[i].pid;
-		out[i].tid = t->uts[i].tid;
-		out[i].conn = t->uts[i].conn;
-		out[i].hooks = t->uts[i].hooks;
+	size_t n = 0;
+	for (uint32_t i = 0; i < t->nuts; i++) {
+		if (!t->uts[i].tid)
+			continue; /* retired: trg_task_new */
+		if (n < cap) {
+			out[n].pid = t->uts[i].pid;
+			out[n].tid = t->uts[i].tid;
+			out[n].conn = t->uts[i].conn;
+			out[n].hooks = t->uts[i].hooks;
+		}
+		n++;
 	}
-	return t->nuts;
+	return n;
 }
 
 const char *argus_trigger_comm(const struct argus_trigger *t, uint32_t pid)

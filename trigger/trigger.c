@@ -485,9 +485,11 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	struct uthr *u;
 	switch (ev->type) {
 	case ARGUS_EV_PROC_FORK:
+		trg_task_new(t, ev->fork.child_pid, ev->fork.child_tid, true);
 		trg_proc_name(trg_proc_get(t, ev->fork.child_pid, true), ev->fork.comm);
 		return;
 	case ARGUS_EV_THREAD_NEW: /* named after its creator until it renames itself */
+		trg_task_new(t, ev->fork.child_pid, ev->fork.child_tid, false);
 		trg_thread_name(t, ev->fork.child_pid, ev->fork.child_tid, ev->fork.comm);
 		return;
 	case ARGUS_EV_PROC_EXEC: {

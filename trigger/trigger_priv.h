@@ -184,6 +184,7 @@ void trg_proc_name(struct proc *p, const char *comm);
 void trg_thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const char *comm);
 struct uthr *trg_uthr_get(struct argus_trigger *t, uint32_t tid);
 struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid);
+void trg_task_new(struct argus_trigger *t, uint32_t pid, uint32_t tid, bool process);
 struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create);
 void trg_conn_forget(struct argus_trigger *t, uint64_t obj);
 bool trg_x_server(const char *comm); /* an X server (not a compositor) */

@@ -381,6 +381,93 @@ TEST(late_records_after_a_launch_stalls_end_fire_no_stall_of_the_same_start)
 	teardown();
 }
 
+/* Pids come round again (pid_max is 32 768 on a 2-CPU machine): a new
+ * process at the pid of one that mapped a window and exited starts without
+ * that window, and its UI thread is its own, not the exited one's: a launch
+ * stall fires as for any app */
+TEST(a_new_process_at_an_exited_ones_pid_is_launching_like_any)
+{
+	setup(true);
+	app_connects(T0 + MS);
+	struct argus_event e = ev(T0 + 2 * MS, ARGUS_EV_UI_INPUT, APP, APP);
+	e.ui.kind = ARGUS_UI_MAP; /* its first window is up */
+	e.ui.obj = CLI_SOCK;
+	feed(e);
+	feed(ev(T0 + SEC, ARGUS_EV_PROC_EXIT, APP, APP));
+	e = ev(T0 + 2 * SEC, ARGUS_EV_PROC_FORK, OTHER, OTHER);
+	e.fork.child_pid = APP;
+	e.fork.child_tid = APP;
+	strcpy(e.fork.comm, "sh");
+	feed(e);
+	e = ev(T0 + 2 * SEC + MS, ARGUS_EV_PROC_EXEC, APP, APP);
+	strcpy(e.exec.comm, "gedit");
+	feed(e);
+	app_connects(T0 + 2 * SEC + 2 * MS);
+	futex_wait(T0 + 2 * SEC + 3 * MS, APP, APP_LOCK);
+	block(T0 + 2 * SEC + 3 * MS + 100, APP);
+	tick_until(T0 + 2 * SEC + 4 * MS, T0 + 4500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cause, ARGUS_CAUSE_LAUNCH);
+	ASSERT_EQ(rec.stalls[0].pid, APP);
+	teardown();
+}
+
+/* a display read, a poll or a switch of thread tid of process pid */
+static void task_ipc(uint64_t ts, uint16_t type, uint32_t pid, uint32_t tid, uint64_t obj,
+                     uint64_t peer, int64_t ret)
+{
+	struct argus_event e = ev(ts, type, pid, tid);
+	e.ipc.obj = obj;
+	e.ipc.peer_obj = peer;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = ret;
+	feed(e);
+}
+
+static void task_polls(uint64_t ts, uint32_t pid, uint32_t tid)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SYS_ENTER, pid, tid);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = -1;
+	e.sys_enter.fd = -1;
+	feed(e);
+	e = ev(ts + 1000, ARGUS_EV_SCHED_SWITCH, pid, tid);
+	e.sched_switch.prev_state = 1;
+	feed(e);
+}
+
+/* Tids come round too: a thread of an exited process read its display
+ * (tid 22 of pid 21); a new process gets pid 22 and its main thread reads
+ * its own display connection, then leaves input unread: the stall is the
+ * new process's, not the exited one's */
+TEST(a_ui_thread_at_an_exited_threads_tid_belongs_to_its_new_process)
+{
+	enum { OLD = 21, OLD_UI = 22 };
+	const uint64_t cli2 = 0xffff000000007000ull, srv2 = 0xffff000000007800ull;
+	setup(true);
+	task_ipc(T0 + MS, ARGUS_EV_IPC_SEND, XPID, XPID, SRV_SOCK, CLI_SOCK, 32);
+	task_ipc(T0 + 2 * MS, ARGUS_EV_IPC_RECV, OLD, OLD_UI, CLI_SOCK, SRV_SOCK, 32);
+	task_polls(T0 + 3 * MS, OLD, OLD_UI);
+	feed(ev(T0 + SEC, ARGUS_EV_PROC_EXIT, OLD, OLD));
+	struct argus_event e = ev(T0 + 2 * SEC, ARGUS_EV_PROC_FORK, APP, APP);
+	e.fork.child_pid = OLD_UI;
+	e.fork.child_tid = OLD_UI;
+	strcpy(e.fork.comm, "geany");
+	feed(e);
+	/* its first events, read; back in its loop; then input it leaves */
+	uint64_t t1 = T0 + 2 * SEC + 10 * MS;
+	task_ipc(t1, ARGUS_EV_IPC_SEND, XPID, XPID, srv2, cli2, 32);
+	task_ipc(t1 + MS, ARGUS_EV_IPC_RECV, OLD_UI, OLD_UI, cli2, srv2, 32);
+	task_ipc(t1 + 2 * MS, ARGUS_EV_IPC_RECV, OLD_UI, OLD_UI, cli2, srv2, -11);
+	task_polls(t1 + 3 * MS, OLD_UI, OLD_UI);
+	task_ipc(t1 + SEC, ARGUS_EV_IPC_SEND, XPID, XPID, srv2, cli2, 32);
+	tick_until(t1 + SEC + MS, t1 + 3500 * MS);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].pid, OLD_UI);
+	ASSERT_EQ(rec.stalls[0].tid, OLD_UI);
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(launch_stall_fires_after_replies_were_read),
           TEST_ENTRY(input_pending_at_a_launch_stalls_end_is_the_same_hang),
@@ -398,4 +485,6 @@ TEST_MAIN(TEST_ENTRY(launch_stall_fires_when_blocked_before_first_input),
           TEST_ENTRY(a_windowless_client_waiting_for_its_child_is_no_launch_stall),
           TEST_ENTRY(a_windowless_client_reading_its_input_is_no_launch_stall),
           TEST_ENTRY(a_client_that_blocks_long_after_its_start_is_no_launch_stall),
-          TEST_ENTRY(late_records_after_a_launch_stalls_end_fire_no_stall_of_the_same_start))
+          TEST_ENTRY(late_records_after_a_launch_stalls_end_fire_no_stall_of_the_same_start),
+          TEST_ENTRY(a_new_process_at_an_exited_ones_pid_is_launching_like_any),
+          TEST_ENTRY(a_ui_thread_at_an_exited_threads_tid_belongs_to_its_new_process))
