@@ -85,6 +85,10 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 	}
 	if (group_dead && filter_pids)
 		bpf_map_delete_elem(&pids, &tgid);
+	/* its full stacks end with it: the pid comes round as another's, and
+	 * the map (TRACER_FULL_PIDS_MAX) would fill with the exited */
+	if (group_dead)
+		bpf_map_delete_elem(&full_pids, &tgid);
 	return 0;
 }
 

@@ -389,10 +389,11 @@ static __always_inline void meter_begin(void)
 
 #include "sock.bpf.c"
 
-#include "proc.bpf.c"
-
 /* ---- full user stacks for chosen processes (kext_full_stacks) ------------ */
+/* (before proc.bpf.c: an exit drops its process from full_pids) */
 #include "ustack.bpf.c"
+
+#include "proc.bpf.c"
 
 #include "sample.bpf.c"
 

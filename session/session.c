@@ -227,6 +227,15 @@ static int diagnose_fired(struct argus_session *s)
 	return rc;
 }
 
+/* An announced app exited: its pid may come round as another app's, which
+ * is announced anew (the kext drops a process's full stacks at its exit). */
+static void forget_app(struct argus_session *s, uint32_t pid)
+{
+	for (uint32_t k = 0; k < s->napps && k < 64; k++)
+		if (s->apps[k] == pid)
+			s->apps[k] = 0;
+}
+
 /* A wait stack of a UI thread, kept for the lags (the UI threads are
  * asked again when the trigger knows more of them). */
 static void keep_wait(struct argus_session *s, const struct argus_event *e)
@@ -277,6 +286,8 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	else if (s->waits && (use & ARGUS_SESSION_SAMPLES) &&
 	         (e->type == ARGUS_EV_THREAD_EXIT || e->type == ARGUS_EV_PROC_EXIT))
 		argus_samples_feed(s->waits, e, 1);
+	if (e->type == ARGUS_EV_PROC_EXIT && (use & ARGUS_SESSION_TRIGGER))
+		forget_app(s, e->pid);
 	if (s->landmark_sinks && (e->type == ARGUS_EV_DISPATCH_BEGIN ||
 	                          e->type == ARGUS_EV_DISPATCH_END || e->type == ARGUS_EV_LANDMARK ||
 	                          e->type == ARGUS_EV_ASYNC_RUN_BEGIN))

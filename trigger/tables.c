@@ -236,8 +236,8 @@ size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_t
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < t->nuts; i++) {
-		if (!t->uts[i].tid)
-			continue; /* retired: trg_task_new */
+		if (t->uts[i].dead)
+			continue; /* exited, or retired (trg_task_new) */
 		if (n < cap) {
 			out[n].pid = t->uts[i].pid;
 			out[n].tid = t->uts[i].tid;

@@ -98,7 +98,8 @@ void argus_trigger_advance(struct argus_trigger *t, uint64_t now);
 bool argus_trigger_waiting(const struct argus_trigger *t);
 
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st);
-/* The UI threads known so far; returns how many there are. */
+/* The UI threads alive (their exit not seen), oldest first, up to cap;
+ * returns how many there are. */
 size_t argus_trigger_ui_threads(const struct argus_trigger *t, struct argus_ui_thread *out,
                                 size_t cap);
 /* Name of a process seen in the stream ("" when unknown). */

@@ -6,6 +6,7 @@
  * the tracer without attaching it (root, label "live").
  */
 #include <errno.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -57,4 +58,40 @@ TEST(an_apps_and_a_users_full_stacks_end_apart)
 	argus_kext_close(k);
 }
 
-TEST_MAIN(TEST_ENTRY(an_apps_and_a_users_full_stacks_end_apart))
+/* A process's full stacks end at its exit, in the kernel: its pid comes
+ * round as another process's, and the map (TRACER_FULL_PIDS_MAX) would
+ * fill with processes gone */
+TEST(a_processes_full_stacks_end_at_its_exit)
+{
+	if (geteuid() != 0)
+		SKIP("needs root to load the eBPF tracer");
+	struct argus_kext_opts o = {0};
+	struct argus_kext *k;
+	char err[512];
+	int rc = argus_kext_open(&k, &o, err, sizeof(err));
+	if (rc == ARGUS_KEXT_EPRIV || rc == ARGUS_KEXT_ENOSUPPORT)
+		SKIP("the tracer cannot load here: %s", err);
+	ASSERT_MSG(rc == 0, "%s", err);
+	ASSERT_MSG(argus_kext_start(k, err, sizeof(err)) == 0, "%s", err);
+	int go[2];
+	ASSERT_EQ(pipe(go), 0);
+	pid_t child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		char b;
+		_exit(read(go[0], &b, 1) == 1 ? 0 : 1);
+	}
+	ASSERT_EQ(argus_kext_full_stacks(k, (uint32_t)child, true), 0);
+	ASSERT_EQ(full_value(k, (uint32_t)child), 1);
+	ASSERT_EQ(write(go[1], "x", 1), 1);
+	int st;
+	ASSERT_EQ(waitpid(child, &st, 0), child);
+	ASSERT_EQ(full_value(k, (uint32_t)child), -1);
+	close(go[0]);
+	close(go[1]);
+	argus_kext_stop(k);
+	argus_kext_close(k);
+}
+
+TEST_MAIN(TEST_ENTRY(an_apps_and_a_users_full_stacks_end_apart),
+          TEST_ENTRY(a_processes_full_stacks_end_at_its_exit))

@@ -53,4 +53,103 @@ TEST(each_app_is_announced_once_on_a_tick)
 	argus_session_free(s);
 }
 
-TEST_MAIN(TEST_ENTRY(each_app_is_announced_once_on_a_tick))
+/* announcements of one pid (the reused-pid test counts them) */
+struct calls {
+	uint32_t pid;
+	unsigned n;
+};
+
+static void count_app(void *arg, uint32_t pid)
+{
+	struct calls *c = arg;
+	if (pid == c->pid)
+		c->n++;
+}
+
+static void feed1(struct argus_session *s, struct argus_event e)
+{
+	struct argus_sink sink = argus_session_sink(s);
+	ASSERT_EQ(sink.events(sink.arg, &e, 1), 0);
+}
+
+static struct argus_event at(uint64_t ts, uint16_t type, uint32_t pid)
+{
+	struct argus_event e;
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.type = type;
+	e.pid = e.tid = pid;
+	return e;
+}
+
+/* process pid talks to the display (its request on its own connection) */
+static void connects(struct argus_session *s, uint64_t ts, uint32_t pid)
+{
+	struct argus_event e = at(ts, ARGUS_EV_IPC_SEND, pid);
+	e.ipc.obj = 0xffff000000100000ull + (uint64_t)pid * 0x100;
+	e.ipc.peer_obj = e.ipc.obj + 0x80;
+	e.ipc.obj_kind = ARGUS_OBJ_DISPLAY;
+	e.ipc.ret = 32;
+	feed1(s, e);
+}
+
+static struct argus_session *x_session(struct calls *c)
+{
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	o.app = count_app;
+	o.app_arg = c;
+	struct argus_session *s;
+	ASSERT_EQ(argus_session_new(&s, &o), 0);
+	struct argus_event e = at(1000000000ull, ARGUS_EV_COMM, 10);
+	strcpy(e.comm.comm, "Xorg");
+	e.comm.is_process = 1;
+	feed1(s, e);
+	return s;
+}
+
+/* An always-on daemon sees many short X clients come and go (xdotool,
+ * xprop, a launcher's helpers): an app that starts after a hundred of them
+ * is still announced (its full stacks are turned on) */
+TEST(an_app_after_many_exited_clients_is_announced)
+{
+	struct calls c = {.pid = 5000};
+	struct argus_session *s = x_session(&c);
+	uint64_t ts = 2000000000ull;
+	for (uint32_t pid = 1000; pid < 1100; pid++) {
+		connects(s, ts, pid);
+		feed1(s, at(ts + 1000, ARGUS_EV_PROC_EXIT, pid));
+		ts += 1000000;
+		argus_session_tick(s, ts);
+	}
+	connects(s, ts, 5000);
+	argus_session_tick(s, ts + 1000000);
+	ASSERT_EQ(c.n, 1);
+	argus_session_end(s);
+	argus_session_free(s);
+}
+
+/* An app exits and a new app gets its pid: announced again (the kext
+ * dropped the first one's full stacks at its exit) */
+TEST(a_new_app_at_an_exited_apps_pid_is_announced_again)
+{
+	struct calls c = {.pid = 3000};
+	struct argus_session *s = x_session(&c);
+	connects(s, 2000000000ull, 3000);
+	argus_session_tick(s, 2001000000ull);
+	ASSERT_EQ(c.n, 1);
+	feed1(s, at(2002000000ull, ARGUS_EV_PROC_EXIT, 3000));
+	struct argus_event e = at(2003000000ull, ARGUS_EV_PROC_FORK, 1);
+	e.fork.child_pid = e.fork.child_tid = 3000;
+	strcpy(e.fork.comm, "gedit");
+	feed1(s, e);
+	connects(s, 2004000000ull, 3000);
+	argus_session_tick(s, 2005000000ull);
+	ASSERT_EQ(c.n, 2);
+	argus_session_end(s);
+	argus_session_free(s);
+}
+
+TEST_MAIN(TEST_ENTRY(each_app_is_announced_once_on_a_tick),
+          TEST_ENTRY(an_app_after_many_exited_clients_is_announced),
+          TEST_ENTRY(a_new_app_at_an_exited_apps_pid_is_announced_again))
