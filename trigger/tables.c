@@ -131,6 +131,7 @@ void trg_thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const 
 	}
 	memcpy(t->tnames[*ix].comm, comm, ARGUS_COMM_LEN);
 	t->tnames[*ix].comm[ARGUS_COMM_LEN - 1] = 0;
+	t->tnames[*ix].exited = 0;
 }
 
 struct uthr *trg_uthr_get(struct argus_trigger *t, uint32_t tid)
@@ -189,6 +190,60 @@ void trg_task_new(struct argus_trigger *t, uint32_t pid, uint32_t tid, bool proc
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 	}
+	idmap_del(&t->tname_ix, tid); /* an exited thread's name (its slot: trg_sweep) */
+}
+
+/* Thread tid of process pid exited at ts (pid set: the process, its last
+ * thread): its names are kept KEEP_EXITED_NS more. */
+void trg_exited(struct argus_trigger *t, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	uint32_t *ix = pid ? idmap_get(&t->pid_ix, pid) : NULL;
+	if (ix)
+		t->procs[*ix].exited = ts;
+	ix = tid ? idmap_get(&t->tname_ix, tid) : NULL;
+	if (ix)
+		t->tnames[*ix].exited = ts;
+}
+
+/* Slot i of a table: kept, moved down to slot j (its key's index follows),
+ * unless its key no longer names it (a slot left behind: a forgotten
+ * connection, a name a new task took over) or drop holds (its key then
+ * leaves the map too). */
+#define SWEEP_SLOT(arr, map, key, i, j, drop)                                                      \
+	do {                                                                                       \
+		uint32_t *ix_ = idmap_get(map, (arr)[i].key);                                      \
+		if (!ix_ || *ix_ != (i))                                                           \
+			break;                                                                     \
+		if (drop) {                                                                        \
+			idmap_del(map, (arr)[i].key);                                              \
+			break;                                                                     \
+		}                                                                                  \
+		(arr)[j] = (arr)[i];                                                               \
+		*ix_ = (j)++;                                                                      \
+	} while (0)
+
+/* The processes and threads that exited over KEEP_EXITED_NS ago, and the
+ * slots left behind, leave their tables, the rest moving down: an always-on
+ * daemon sees about a million processes a day on a machine that builds, and
+ * each one kept an entry for the daemon's life. UI threads stay (a
+ * connection names its reader by slot; there are few). */
+void trg_sweep(struct argus_trigger *t)
+{
+	uint32_t j = 0;
+	t->next_sweep = t->now + SWEEP_EVERY_NS;
+	for (uint32_t i = 0; i < t->nprocs; i++)
+		SWEEP_SLOT(t->procs, &t->pid_ix, pid, i, j,
+		           t->procs[i].exited && t->now - t->procs[i].exited > KEEP_EXITED_NS);
+	t->nprocs = j;
+	j = 0;
+	for (uint32_t i = 0; i < t->ntnames; i++)
+		SWEEP_SLOT(t->tnames, &t->tname_ix, tid, i, j,
+		           t->tnames[i].exited && t->now - t->tnames[i].exited > KEEP_EXITED_NS);
+	t->ntnames = j;
+	j = 0;
+	for (uint32_t i = 0; i < t->nconns; i++)
+		SWEEP_SLOT(t->conns, &t->conn_ix, obj, i, j, false);
+	t->nconns = j;
 }
 
 struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create)

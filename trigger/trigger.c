@@ -514,6 +514,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_THREAD_EXIT:
 		if ((u = trg_uthr_get(t, ev->tid)))
 			trg_on_exit_of(t, u);
+		trg_exited(t, 0, ev->tid, ev->ts);
 		return;
 	case ARGUS_EV_PROC_EXIT:
 		/* its display connections end with it: the kernel may reuse both
@@ -526,6 +527,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				trg_on_exit_of(t, &t->uts[i]);
 				trg_conn_forget(t, t->uts[i].conn);
 			}
+		trg_exited(t, ev->pid, ev->tid, ev->ts);
 		return;
 	case ARGUS_EV_UI_INPUT:
 		u = trg_uthr_make(t, ev->pid, ev->tid);
@@ -720,6 +722,8 @@ void argus_trigger_advance(struct argus_trigger *t, uint64_t now)
 {
 	if (now > t->now)
 		t->now = now;
+	if (t->now >= t->next_sweep)
+		trg_sweep(t);
 	if (t->now >= t->next_check)
 		check_all(t);
 }
@@ -750,4 +754,7 @@ int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, si
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st)
 {
 	*st = t->st;
+	st->procs_kept = t->nprocs;
+	st->threads_named = t->ntnames;
+	st->conns_kept = t->nconns;
 }

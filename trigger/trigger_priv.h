@@ -33,6 +33,11 @@
  * client running for minutes - a headless browser, a test program - that
  * blocks later never maps a window) */
 #define LAUNCH_WITHIN_NS 10000000000ULL
+/* exited processes and threads keep their names this long (reports name
+ * the graph's last five minutes), then leave their tables (trg_sweep, at
+ * most once a SWEEP_EVERY_NS of event time) */
+#define KEEP_EXITED_NS 600000000000ULL
+#define SWEEP_EVERY_NS 60000000000ULL
 
 struct proc {
 	uint32_t pid;
@@ -44,6 +49,7 @@ struct proc {
 	bool gui;
 	uint64_t last_request; /* a server: the client end whose request it read last */
 	uint64_t last_sent;    /* a server: the client end it wrote to since, 0 none */
+	uint64_t exited;       /* its exit record's time; 0 = running */
 };
 
 /* The name of a thread other than a process's main one (the main thread's
@@ -52,6 +58,7 @@ struct proc {
 struct tname {
 	uint32_t tid;
 	char comm[ARGUS_COMM_LEN];
+	uint64_t exited; /* its exit record's time; 0 = running */
 };
 
 struct conn {
@@ -154,7 +161,7 @@ struct argus_trigger {
 	uint32_t nconns, cconns;
 	struct waker *wakers;
 	uint32_t nwakers, cwakers;
-	uint64_t now, next_check, next_id;
+	uint64_t now, next_check, next_id, next_sweep;
 	/* the latest wake-up: a waker's call written after it (the default
 	 * capture's NORET send) woke this thread */
 	uint64_t wake_ts;
@@ -185,6 +192,8 @@ void trg_thread_name(struct argus_trigger *t, uint32_t pid, uint32_t tid, const 
 struct uthr *trg_uthr_get(struct argus_trigger *t, uint32_t tid);
 struct uthr *trg_uthr_make(struct argus_trigger *t, uint32_t pid, uint32_t tid);
 void trg_task_new(struct argus_trigger *t, uint32_t pid, uint32_t tid, bool process);
+void trg_exited(struct argus_trigger *t, uint32_t pid, uint32_t tid, uint64_t ts);
+void trg_sweep(struct argus_trigger *t);
 struct conn *trg_conn_get(struct argus_trigger *t, uint64_t obj, bool create);
 void trg_conn_forget(struct argus_trigger *t, uint64_t obj);
 bool trg_x_server(const char *comm); /* an X server (not a compositor) */

@@ -332,6 +332,62 @@ TEST(waiting_on_time_only_while_a_stall_could_come)
 	teardown();
 }
 
+/* An always-on daemon sees processes by the million (a build): an exited
+ * one's names are kept ten minutes (reports name the graph's last five),
+ * then leave the tables; a running app's stay */
+TEST(exited_processes_leave_the_tables_after_ten_minutes)
+{
+	setup(false);
+	enum { N = 2000 };
+	for (uint32_t k = 0; k < N; k++) {
+		uint64_t ts = T0 + (uint64_t)k * 600 * MS; /* 20 min in all */
+		uint32_t pid = 1000 + k, tid = 100000 + k;
+		struct argus_event e = ev(ts, ARGUS_EV_PROC_FORK, OTHER, OTHER);
+		e.fork.child_pid = e.fork.child_tid = pid;
+		strcpy(e.fork.comm, "cc1");
+		feed(e);
+		e = ev(ts + MS, ARGUS_EV_THREAD_NEW, pid, pid);
+		e.fork.child_pid = pid;
+		e.fork.child_tid = tid;
+		strcpy(e.fork.comm, "cc1-worker");
+		feed(e);
+		feed(ev(ts + 2 * MS, ARGUS_EV_THREAD_EXIT, pid, tid));
+		feed(ev(ts + 3 * MS, ARGUS_EV_PROC_EXIT, pid, pid));
+	}
+	struct argus_trigger_stats st;
+	argus_trigger_get_stats(t, &st);
+	/* at most the last 11 minutes' (10 kept + 1 between sweeps), of 2 000 */
+	ASSERT_MSG(st.procs_kept <= 1150, "%u processes kept", st.procs_kept);
+	ASSERT_MSG(st.threads_named <= 1150, "%u thread names kept", st.threads_named);
+	ASSERT_STR_EQ(argus_trigger_comm(t, 1000 + N - 1), "cc1");
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, 100000 + N - 1), "cc1-worker");
+	ASSERT_STR_EQ(argus_trigger_comm(t, 1000 + N - 500), "cc1"); /* 5 min ago */
+	ASSERT_STR_EQ(argus_trigger_comm(t, 1000), "");              /* 20 min ago */
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, 100000), "");
+	ASSERT_STR_EQ(argus_trigger_comm(t, APP), "gedit"); /* running */
+	ASSERT_STR_EQ(argus_trigger_comm(t, XPID), "Xorg");
+	teardown();
+}
+
+/* A new process at an exited thread's tid is named as its process, not
+ * as that thread */
+TEST(a_process_at_an_exited_threads_tid_has_its_own_name)
+{
+	setup(false);
+	struct argus_event e = ev(T0, ARGUS_EV_THREAD_NEW, APP, APP);
+	e.fork.child_pid = APP;
+	e.fork.child_tid = 555;
+	strcpy(e.fork.comm, "gdbus");
+	feed(e);
+	feed(ev(T0 + MS, ARGUS_EV_THREAD_EXIT, APP, 555));
+	e = ev(T0 + 2 * MS, ARGUS_EV_PROC_FORK, OTHER, OTHER);
+	e.fork.child_pid = e.fork.child_tid = 555;
+	strcpy(e.fork.comm, "xdotool");
+	feed(e);
+	ASSERT_STR_EQ(argus_trigger_thread_comm(t, 555), "xdotool");
+	teardown();
+}
+
 TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(long_running_handler_fires_once_and_records_end),
           TEST_ENTRY(short_handlers_are_lags_not_stalls),
@@ -349,4 +405,6 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(threshold_is_configurable),
           TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
-          TEST_ENTRY(waiting_on_time_only_while_a_stall_could_come))
+          TEST_ENTRY(waiting_on_time_only_while_a_stall_could_come),
+          TEST_ENTRY(exited_processes_leave_the_tables_after_ten_minutes),
+          TEST_ENTRY(a_process_at_an_exited_threads_tid_has_its_own_name))
