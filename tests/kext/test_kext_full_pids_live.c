@@ -24,7 +24,8 @@ static int full_value(struct argus_kext *k, uint32_t pid)
 	return v;
 }
 
-TEST(an_apps_and_a_users_full_stacks_end_apart)
+/* The tracer, loaded (the test skips where it cannot load). */
+static struct argus_kext *open_tracer(void)
 {
 	if (geteuid() != 0)
 		SKIP("needs root to load the eBPF tracer");
@@ -35,6 +36,12 @@ TEST(an_apps_and_a_users_full_stacks_end_apart)
 	if (rc == ARGUS_KEXT_EPRIV || rc == ARGUS_KEXT_ENOSUPPORT)
 		SKIP("the tracer cannot load here: %s", err);
 	ASSERT_MSG(rc == 0, "%s", err);
+	return k;
+}
+
+TEST(an_apps_and_a_users_full_stacks_end_apart)
+{
+	struct argus_kext *k = open_tracer();
 	uint32_t pid = (uint32_t)getpid();
 	ASSERT(argus_kext_samples(k));
 	ASSERT(!argus_kext_per_call(k));
@@ -63,15 +70,8 @@ TEST(an_apps_and_a_users_full_stacks_end_apart)
  * fill with processes gone */
 TEST(a_processes_full_stacks_end_at_its_exit)
 {
-	if (geteuid() != 0)
-		SKIP("needs root to load the eBPF tracer");
-	struct argus_kext_opts o = {0};
-	struct argus_kext *k;
+	struct argus_kext *k = open_tracer();
 	char err[512];
-	int rc = argus_kext_open(&k, &o, err, sizeof(err));
-	if (rc == ARGUS_KEXT_EPRIV || rc == ARGUS_KEXT_ENOSUPPORT)
-		SKIP("the tracer cannot load here: %s", err);
-	ASSERT_MSG(rc == 0, "%s", err);
 	ASSERT_MSG(argus_kext_start(k, err, sizeof(err)) == 0, "%s", err);
 	int go[2];
 	ASSERT_EQ(pipe(go), 0);
