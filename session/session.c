@@ -286,7 +286,7 @@ int session_feed(struct argus_session *s, const struct argus_event *e)
 	else if (s->waits && (use & ARGUS_SESSION_SAMPLES) &&
 	         (e->type == ARGUS_EV_THREAD_EXIT || e->type == ARGUS_EV_PROC_EXIT))
 		argus_samples_feed(s->waits, e, 1);
-	if (e->type == ARGUS_EV_PROC_EXIT && (use & ARGUS_SESSION_TRIGGER))
+	if (e->type == ARGUS_EV_PROC_EXIT && s->o.app && (use & ARGUS_SESSION_TRIGGER))
 		forget_app(s, e->pid);
 	if (s->landmark_sinks && (e->type == ARGUS_EV_DISPATCH_BEGIN ||
 	                          e->type == ARGUS_EV_DISPATCH_END || e->type == ARGUS_EV_LANDMARK ||
