@@ -85,8 +85,19 @@ static inline void fx_start_group(struct fixture *f, struct argus_daemon_opts *o
 	fx_start_sink_group(f, o, ring_cap, NULL, group);
 }
 
+static inline void fx_start_full(struct fixture *f, struct argus_daemon_opts *o, unsigned ring_cap,
+                                 const struct argus_sink *sink, long group,
+                                 bool (*tick)(void *arg, uint64_t stream_ns), void *tick_arg);
 static inline void fx_start_sink_group(struct fixture *f, struct argus_daemon_opts *o,
                                        unsigned ring_cap, const struct argus_sink *sink, long group)
+{
+	fx_start_full(f, o, ring_cap, sink, group, NULL, NULL);
+}
+
+/* ... with a tick hook (argus_daemon_set_tick), set before the daemon runs. */
+static inline void fx_start_full(struct fixture *f, struct argus_daemon_opts *o, unsigned ring_cap,
+                                 const struct argus_sink *sink, long group,
+                                 bool (*tick)(void *arg, uint64_t stream_ns), void *tick_arg)
 {
 	memset(f, 0, sizeof(*f));
 	strcpy(f->base, "/tmp/argus-test-XXXXXX");
@@ -107,6 +118,8 @@ static inline void fx_start_sink_group(struct fixture *f, struct argus_daemon_op
 	ASSERT_EQ(argus_daemon_add_hook_ring(f->d, cons), 0);
 	if (sink)
 		ASSERT_EQ(argus_daemon_add_sink(f->d, sink), 0);
+	if (tick)
+		argus_daemon_set_tick(f->d, tick, tick_arg);
 	ASSERT_EQ(pthread_create(&f->thread, NULL, fx_run, f), 0);
 	for (int i = 0; i < 500; i++) {
 		if (argus_daemon_request(f->run, "status", -1) == 0)
