@@ -145,6 +145,11 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		c->arg0 = kind == ARGUS_OBJ_UNIX && obj ? listener_pid(obj) : 0;
 	} else {
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
+		/* how many fds a poll watches: a loop's poll watches several,
+		 * a round trip's the display connection alone (the trigger's
+		 * loop waits, docs/diagnosis.md) */
+		if (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll)
+			c->arg1 = (__s64)regs_arg(regs, 1);
 		/* per-call capture sees the read itself: the object only
 		 * without it (the graph's wait-on-object rule, docs/graph.md) */
 		if (!per_call && (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) &&

@@ -317,6 +317,22 @@ void trg_busy_open(struct uthr *u, uint64_t at, bool probation)
 	u->busy_evt = false;
 }
 
+/* The wait u blocked in was its loop's, with the display connection among
+ * what it waits for: a poll on several fds (GLib's and Qt's loops poll their
+ * wake-up fd and the connection), an epoll or select wait, or its loop's
+ * futex. Not a poll on one fd: xcb waiting for a reply polls the connection
+ * alone, also when a poll before it took the reply's first bytes and no
+ * request came between (sent_req, loop_wait's test, is then false). */
+static bool loop_came_round(const struct uthr *u)
+{
+	if (!u->wait_loop)
+		return false;
+	if (u->wait_nr != ARGUS_NR_poll && u->wait_nr != ARGUS_NR_ppoll)
+		return true;
+	/* traces of before the count: a poll's object names its one fd */
+	return u->wait_pnfds > 1 || (!u->wait_pnfds && !u->wait_pobj);
+}
+
 /* a wait of u ended at ts: the part inside the window counts; one of
  * lag_ns shows it idle in its loop (it has started up) */
 static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
@@ -334,6 +350,17 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 		u->idle_loop += ts - u->wait_since;
 		if (u->idle_loop * 2 >= t->o.lag_ns)
 			u->idle_once = true;
+	}
+	/* it blocked in its loop's own wait, entered inside the window: the
+	 * loop came round with nothing ready, so what came before was handled
+	 * (an app busy in frames or idle steps answers between them); the
+	 * window closes and a new one opens below. A window an event opened
+	 * during that wait keeps it: the work the event starts counts. A
+	 * fired stall keeps its own end (busy_check). */
+	if (loop_came_round(u) && u->busy_from && u->wait_since >= u->busy_from &&
+	    !(u->fired && u->sat)) {
+		u->busy_from = 0;
+		u->busy_probation = false;
 	}
 	uint64_t ws = u->wait_since > u->busy_from ? u->wait_since : u->busy_from;
 	if (u->busy_from && ts > ws)
@@ -565,6 +592,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 				u->wait_futex = u->last_nr == ARGUS_NR_futex ? u->last_futex : 0;
 				u->wait_pobj = u->last_pobj;
 				u->wait_pkind = u->last_pkind;
+				u->wait_pnfds = u->last_pnfds;
 				u->wait_okind = u->last_okind;
 				u->wait_handed = u->handed;
 				bool lw = loop_wait(u);
@@ -616,6 +644,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->last_nr = (uint16_t)nr;
 		u->last_pobj = poll_family(nr) ? ev->sys_enter.obj : 0;
 		u->last_pkind = poll_family(nr) ? ev->sys_enter.obj_kind : 0;
+		u->last_pnfds = poll_family(nr) && ev->sys_enter.arg1 > 0 ? (uint32_t)ev->sys_enter.arg1 : 0;
 		u->last_okind = ev->sys_enter.obj_kind;
 		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield) {
@@ -636,6 +665,7 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 	case ARGUS_EV_FUTEX_WAIT:
 		u->last_nr = ARGUS_NR_futex;
 		u->last_pobj = 0;
+		u->last_pnfds = 0;
 		u->last_okind = ARGUS_OBJ_FUTEX;
 		u->last_futex = ev->futex.uaddr;
 		/* a stalled thread whose loop waits on a futex: back in its

@@ -369,7 +369,14 @@ static inline void round_trip(uint64_t ts, uint64_t wait_ns)
 {
 	app_connects(ts); /* the request */
 	server_reads(ts + 1000);
-	sys_enter(ts + 2000, APP, 7, -1);
+	struct argus_event e = ev(ts + 2000, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7; /* poll on the display connection alone */
+	e.sys_enter.arg0 = -1;
+	e.sys_enter.arg1 = 1; /* one fd */
+	e.sys_enter.fd = 3;
+	e.sys_enter.obj = CLI_SOCK;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
 	block(ts + 3000, APP);
 	x_send(ts + 3000 + wait_ns); /* the reply */
 	wake(ts + 4000 + wait_ns, APP);
@@ -538,6 +545,7 @@ static inline void round_trip_waited(uint64_t ts, uint64_t wait_ns)
 	struct argus_event e = ev(ts + 3000, ARGUS_EV_SYS_ENTER, APP, APP);
 	e.sys_enter.nr = 7;
 	e.sys_enter.arg0 = -1;
+	e.sys_enter.arg1 = 1; /* one fd */
 	e.sys_enter.fd = 3;
 	e.sys_enter.obj = CLI_SOCK;
 	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
