@@ -351,16 +351,22 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 		if (u->idle_loop * 2 >= t->o.lag_ns)
 			u->idle_once = true;
 	}
-	/* it blocked in its loop's own wait, entered inside the window: the
-	 * loop came round with nothing ready, so what came before was handled
-	 * (an app busy in frames or idle steps answers between them); the
-	 * window closes and a new one opens below. A window an event opened
-	 * during that wait keeps it: the work the event starts counts. A
-	 * fired stall keeps its own end (busy_check). */
-	if (loop_came_round(u) && u->busy_from && u->wait_since >= u->busy_from &&
-	    !(u->fired && u->sat)) {
-		u->busy_from = 0;
-		u->busy_probation = false;
+	/* it blocked in its loop's own wait, entered inside the window, within
+	 * half the threshold of its last time round: the loop came round with
+	 * nothing ready, so what came before was handled, in time (an app busy
+	 * in frames or idle steps answers between them); the window closes and
+	 * a new one opens below. A loop that stayed away longer left input
+	 * waiting that long: such stretches back to back are one freeze, the
+	 * window goes on. A window an event opened during that wait keeps it:
+	 * the work the event starts counts. A fired stall keeps its own end
+	 * (busy_check). */
+	if (loop_came_round(u)) {
+		bool soon = u->round_at && u->wait_since - u->round_at < t->o.stall_ns / 2;
+		if (soon && u->busy_from && u->wait_since >= u->busy_from && !(u->fired && u->sat)) {
+			u->busy_from = 0;
+			u->busy_probation = false;
+		}
+		u->round_at = ts;
 	}
 	uint64_t ws = u->wait_since > u->busy_from ? u->wait_since : u->busy_from;
 	if (u->busy_from && ts > ws)

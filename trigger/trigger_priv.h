@@ -110,6 +110,8 @@ struct uthr {
 	/* the one object a poll on one fd waits on (0 = several fds, none) */
 	uint64_t last_pobj, wait_pobj;
 	uint8_t last_pkind, wait_pkind;
+	/* when it last came back from its loop's own wait (loop_came_round) */
+	uint64_t round_at;
 	/* how many fds that poll watched (poll, ppoll; 0 unknown) */
 	uint32_t last_pnfds, wait_pnfds;
 	/* the object kind of the call it blocked in (any call; 0 unknown) */

@@ -425,6 +425,44 @@ TEST(a_round_trips_second_poll_is_not_the_loop_coming_round)
 	teardown();
 }
 
+/* A long line drawn frame after frame, each frame 1.6 s of layout (round
+ * trips only) and its loop's poll of 5 ms between them: the loop comes
+ * round, but input waits 1.6 s at a time, and back to back that is one
+ * freeze (bench/realapps r11, geany on this machine: stretches of 1.64 and
+ * 0.9 s; any loop wait closing the window lost it). */
+TEST(stretches_of_a_second_or_more_between_loop_waits_are_one_stall)
+{
+	setup_started();
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	const uint64_t B = T0 + 300 * MS;
+	key_event(B);
+	wake(B + 5000, APP);
+	app_read(B + 10000, APP);
+	for (uint64_t f = B + 10 * MS; f < B + 4 * SEC; f += 1605 * MS) {
+		for (uint64_t ts = f; ts < f + 1600 * MS; ts += 10 * MS) {
+			if ((ts - B) % (500 * MS) == 0) {
+				key_event(ts);
+				app_read(ts + 2000, APP);
+			}
+			round_trip(ts + 3000, 100000);
+		}
+		struct argus_event e = ev(f + 1600 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
+		e.sys_enter.nr = 7;
+		e.sys_enter.arg0 = 5 * MS;
+		e.sys_enter.arg1 = 3; /* its loop's poll */
+		e.sys_enter.fd = -1;
+		feed(e);
+		block(f + 1600 * MS + 1000, APP);
+		wake(f + 1605 * MS - 1000, APP);
+	}
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].cls, ARGUS_STALL_LONG_RUNNING);
+	ASSERT(rec.stalls[0].since <= B + 20 * MS);
+	ASSERT(rec.stalls[0].detected <= B + 2150 * MS);
+	teardown();
+}
+
 /* A hang on CPU that never switches out (long time slices) while it reads
  * the keys that come and polls the display connection for replies that are
  * there already: each key opens an episode of the episode rules; the busy
@@ -471,4 +509,5 @@ TEST_MAIN(TEST_ENTRY(busy_handler_that_pumps_events_fires_busy_without_a_wait),
           TEST_ENTRY(an_app_animating_since_its_start_that_hangs_fires_busy_without_a_wait),
           TEST_ENTRY(busy_time_on_cpu_counts_across_episodes),
           TEST_ENTRY(an_app_whose_loop_comes_round_between_busy_frames_is_no_stall),
-          TEST_ENTRY(a_round_trips_second_poll_is_not_the_loop_coming_round))
+          TEST_ENTRY(a_round_trips_second_poll_is_not_the_loop_coming_round),
+          TEST_ENTRY(stretches_of_a_second_or_more_between_loop_waits_are_one_stall))
