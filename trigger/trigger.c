@@ -361,7 +361,8 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 	 * the work the event starts counts. A fired stall keeps its own end
 	 * (busy_check). */
 	if (loop_came_round(u)) {
-		bool soon = u->round_at && u->wait_since - u->round_at < t->o.stall_ns / 2;
+		bool soon = u->round_at && u->wait_since >= u->round_at &&
+		            u->wait_since - u->round_at < t->o.stall_ns / 2;
 		if (soon && u->busy_from && u->wait_since >= u->busy_from && !(u->fired && u->sat)) {
 			u->busy_from = 0;
 			u->busy_probation = false;

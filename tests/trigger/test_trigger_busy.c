@@ -372,12 +372,7 @@ TEST(an_app_whose_loop_comes_round_between_busy_frames_is_no_stall)
 		app_read(f + 2000, APP);
 		for (uint64_t ts = f + 5 * MS; ts < f + 150 * MS; ts += 10 * MS)
 			round_trip(ts, MS);
-		struct argus_event e = ev(f + 150 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
-		e.sys_enter.nr = 7;
-		e.sys_enter.arg0 = 5 * MS;
-		e.sys_enter.arg1 = 3; /* its loop: its wake-up fd, the display, a timer */
-		e.sys_enter.fd = -1;
-		feed(e);
+		poll_loop(f + 150 * MS, 5 * MS);
 		block(f + 150 * MS + 1000, APP);
 		wake(f + 155 * MS - 1000, APP);
 	}
@@ -406,14 +401,7 @@ TEST(a_round_trips_second_poll_is_not_the_loop_coming_round)
 			app_read(ts + 2000, APP);
 		}
 		round_trip(ts + 3000, 100000);
-		struct argus_event e = ev(ts + 200000, ARGUS_EV_SYS_ENTER, APP, APP);
-		e.sys_enter.nr = 7; /* the rest of the reply: no request before */
-		e.sys_enter.arg0 = -1;
-		e.sys_enter.arg1 = 1;
-		e.sys_enter.fd = 3;
-		e.sys_enter.obj = CLI_SOCK;
-		e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
-		feed(e);
+		poll_display(ts + 200000); /* the rest of the reply: no request before */
 		block(ts + 201000, APP);
 		x_send(ts + 300000);
 		wake(ts + 301000, APP);
@@ -447,12 +435,7 @@ TEST(stretches_of_a_second_or_more_between_loop_waits_are_one_stall)
 			}
 			round_trip(ts + 3000, 100000);
 		}
-		struct argus_event e = ev(f + 1600 * MS, ARGUS_EV_SYS_ENTER, APP, APP);
-		e.sys_enter.nr = 7;
-		e.sys_enter.arg0 = 5 * MS;
-		e.sys_enter.arg1 = 3; /* its loop's poll */
-		e.sys_enter.fd = -1;
-		feed(e);
+		poll_loop(f + 1600 * MS, 5 * MS);
 		block(f + 1600 * MS + 1000, APP);
 		wake(f + 1605 * MS - 1000, APP);
 	}

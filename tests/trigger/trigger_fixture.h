@@ -363,20 +363,39 @@ static inline void key_event(uint64_t ts)
 	x_send(ts + 1000);
 }
 
+/* the app's UI thread enters a poll of the display connection alone (a
+ * round trip's, as the kext records it: one fd, its object) */
+static inline void poll_display(uint64_t ts)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = -1;
+	e.sys_enter.arg1 = 1;
+	e.sys_enter.fd = 3;
+	e.sys_enter.obj = CLI_SOCK;
+	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
+	feed(e);
+}
+
+/* ... a poll of its loop: several fds (its wake-up fd, the display, a
+ * timer), no one object */
+static inline void poll_loop(uint64_t ts, int64_t timeout_ns)
+{
+	struct argus_event e = ev(ts, ARGUS_EV_SYS_ENTER, APP, APP);
+	e.sys_enter.nr = 7;
+	e.sys_enter.arg0 = timeout_ns;
+	e.sys_enter.arg1 = 3;
+	e.sys_enter.fd = -1;
+	feed(e);
+}
+
 /* the app asks the server something and waits for the reply: a poll on
  * the display connection alone, woken by the reply after wait_ns */
 static inline void round_trip(uint64_t ts, uint64_t wait_ns)
 {
 	app_connects(ts); /* the request */
 	server_reads(ts + 1000);
-	struct argus_event e = ev(ts + 2000, ARGUS_EV_SYS_ENTER, APP, APP);
-	e.sys_enter.nr = 7; /* poll on the display connection alone */
-	e.sys_enter.arg0 = -1;
-	e.sys_enter.arg1 = 1; /* one fd */
-	e.sys_enter.fd = 3;
-	e.sys_enter.obj = CLI_SOCK;
-	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
-	feed(e);
+	poll_display(ts + 2000);
 	block(ts + 3000, APP);
 	x_send(ts + 3000 + wait_ns); /* the reply */
 	wake(ts + 4000 + wait_ns, APP);
@@ -542,14 +561,7 @@ static inline void round_trip_waited(uint64_t ts, uint64_t wait_ns)
 	app_connects(ts); /* the request */
 	server_reads(ts + 1000);
 	server_reads_other(ts + 2000);
-	struct argus_event e = ev(ts + 3000, ARGUS_EV_SYS_ENTER, APP, APP);
-	e.sys_enter.nr = 7;
-	e.sys_enter.arg0 = -1;
-	e.sys_enter.arg1 = 1; /* one fd */
-	e.sys_enter.fd = 3;
-	e.sys_enter.obj = CLI_SOCK;
-	e.sys_enter.obj_kind = ARGUS_OBJ_UNIX;
-	feed(e);
+	poll_display(ts + 3000);
 	block(ts + 4000, APP);
 	x_send(ts + wait_ns);
 	wake(ts + wait_ns + 1000, APP);
