@@ -363,7 +363,8 @@ static void busy_unblock(struct argus_trigger *t, struct uthr *u, uint64_t ts)
 	if (loop_came_round(u)) {
 		bool soon = u->round_at && u->wait_since >= u->round_at &&
 		            u->wait_since - u->round_at < t->o.stall_ns / 2;
-		if (soon && u->busy_from && u->wait_since >= u->busy_from && !(u->fired && u->sat)) {
+		if (soon && u->busy_from && u->wait_since >= u->busy_from &&
+		    !(u->fired && u->sat)) {
 			u->busy_from = 0;
 			u->busy_probation = false;
 		}
@@ -651,7 +652,8 @@ static void on_event(struct argus_trigger *t, const struct argus_event *ev)
 		u->last_nr = (uint16_t)nr;
 		u->last_pobj = poll_family(nr) ? ev->sys_enter.obj : 0;
 		u->last_pkind = poll_family(nr) ? ev->sys_enter.obj_kind : 0;
-		u->last_pnfds = poll_family(nr) && ev->sys_enter.arg1 > 0 ? (uint32_t)ev->sys_enter.arg1 : 0;
+		u->last_pnfds =
+		    poll_family(nr) && ev->sys_enter.arg1 > 0 ? (uint32_t)ev->sys_enter.arg1 : 0;
 		u->last_okind = ev->sys_enter.obj_kind;
 		u->zero_poll = false;
 		if (nr == ARGUS_NR_sched_yield) {
