@@ -150,10 +150,9 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		 * loop waits, docs/diagnosis.md) */
 		if (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll)
 			c->arg1 = (__s64)regs_arg(regs, 1);
-		/* per-call capture sees the read itself: the object only
-		 * without it (the graph's wait-on-object rule, docs/graph.md) */
-		if (!per_call && (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) &&
-		    regs_arg(regs, 1) == 1)
+		/* the one fd a poll waits on, in both captures: the trigger
+		 * tells a wait on a peer (a launch) or a round trip by it */
+		if ((nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) && regs_arg(regs, 1) == 1)
 			poll_one_fd(t, regs_arg(regs, 0), &fd, &obj, &peer, &kind);
 	}
 	c->obj = obj;
