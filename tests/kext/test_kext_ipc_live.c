@@ -815,6 +815,70 @@ TEST(default_capture_condvar_futex_wake_pairs_with_waiters_wakeup)
 	condvar_futex_wake_pairs_with_waiters_wakeup_in(false);
 }
 
+/* ---- a poll's fds ------------------------------------------------------- */
+static int poll_a[2], poll_b[2];
+
+static void poller(void *arg)
+{
+	(void)arg;
+	struct pollfd one = {.fd = poll_a[0], .events = POLLIN};
+	struct pollfd two[2] = {{.fd = poll_a[0], .events = POLLIN},
+	                        {.fd = poll_b[0], .events = POLLIN}};
+	if (poll(&one, 1, 30) != 0 || poll(two, 2, 30) != 0) /* both time out, blocked */
+		_exit(1);
+}
+
+/* A blocking poll's record gives its fd count (arg1), and a poll of one fd
+ * names that fd's object, in both captures: the trigger tells a wait on a
+ * service's socket (an app launching) and a round trip from its loop's
+ * wait by them (with per-call capture the object was left out, and the
+ * corpus's launch cases gave no stall). */
+static void a_poll_names_its_one_fd_and_counts_its_fds_in(bool syscalls)
+{
+	struct argus_kext_opts o = {.pid_filter = true, .no_samples = true, .syscalls = syscalls};
+	struct collector c;
+
+	require_live();
+	ASSERT(pipe(poll_a) == 0 && pipe(poll_b) == 0);
+	collector_start(&c, &o);
+	struct gated_child p = spawn_gated(poller, NULL);
+	trace_and_go(&c, &p);
+	ASSERT_EQ(wait_child(&c, p.pid), 0);
+	collector_finish(&c);
+	size_t one = 0, two = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+		if (e->type != ARGUS_EV_SYS_ENTER || e->pid != (uint32_t)p.pid ||
+		    e->sys_enter.nr != ARGUS_NR_poll)
+			continue;
+		if (e->sys_enter.arg1 == 1) {
+			ASSERT_EQ(e->sys_enter.fd, poll_a[0]);
+			ASSERT_EQ(e->sys_enter.obj_kind, ARGUS_OBJ_PIPE);
+			ASSERT(e->sys_enter.obj != 0);
+			one++;
+		} else if (e->sys_enter.arg1 == 2) {
+			ASSERT_U64_EQ(e->sys_enter.obj, 0);
+			two++;
+		}
+	}
+	ASSERT_MSG(one == 1 && two == 1, "polls of one fd seen %zu, of two %zu", one, two);
+	close(poll_a[0]);
+	close(poll_a[1]);
+	close(poll_b[0]);
+	close(poll_b[1]);
+	collector_free(&c);
+}
+
+TEST(a_poll_names_its_one_fd_and_counts_its_fds)
+{
+	a_poll_names_its_one_fd_and_counts_its_fds_in(true);
+}
+
+TEST(default_capture_a_poll_names_its_one_fd_and_counts_its_fds)
+{
+	a_poll_names_its_one_fd_and_counts_its_fds_in(false);
+}
+
 TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(unix_socketpair_send_names_receivers_socket),
           TEST_ENTRY(tcp_loopback_send_names_receivers_socket),
@@ -830,4 +894,6 @@ TEST_MAIN(TEST_ENTRY(pipe_pingpong_matches_write_to_read),
           TEST_ENTRY(default_capture_sends_on_a_named_socket_are_each_stamped),
           TEST_ENTRY(empty_reads_are_each_written),
           TEST_ENTRY(default_capture_writes_the_first_empty_read_of_a_run),
-          TEST_ENTRY(default_capture_condvar_futex_wake_pairs_with_waiters_wakeup))
+          TEST_ENTRY(default_capture_condvar_futex_wake_pairs_with_waiters_wakeup),
+          TEST_ENTRY(a_poll_names_its_one_fd_and_counts_its_fds),
+          TEST_ENTRY(default_capture_a_poll_names_its_one_fd_and_counts_its_fds))
