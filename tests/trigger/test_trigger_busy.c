@@ -361,12 +361,8 @@ TEST(an_app_animating_since_its_start_that_hangs_fires_busy_without_a_wait)
 TEST(an_app_whose_loop_comes_round_between_busy_frames_is_no_stall)
 {
 	setup_started();
-	app_connects(T0 + MS);
-	first_input(T0 + 10 * MS);
 	const uint64_t B = T0 + 300 * MS;
-	key_event(B);
-	wake(B + 5000, APP);
-	app_read(B + 10000, APP);
+	app_reads_a_key(B);
 	for (uint64_t f = B + 10 * MS; f < B + 5 * SEC; f += 155 * MS) {
 		key_event(f);
 		app_read(f + 2000, APP);
@@ -389,12 +385,8 @@ TEST(an_app_whose_loop_comes_round_between_busy_frames_is_no_stall)
 TEST(a_round_trips_second_poll_is_not_the_loop_coming_round)
 {
 	setup_started();
-	app_connects(T0 + MS);
-	first_input(T0 + 10 * MS);
 	const uint64_t B = T0 + 300 * MS;
-	key_event(B);
-	wake(B + 5000, APP);
-	app_read(B + 10000, APP);
+	app_reads_a_key(B);
 	for (uint64_t ts = B + 10 * MS; ts < B + 3000 * MS; ts += 10 * MS) {
 		if ((ts - B) % (500 * MS) == 0) {
 			key_event(ts);
@@ -421,20 +413,10 @@ TEST(a_round_trips_second_poll_is_not_the_loop_coming_round)
 TEST(stretches_of_a_second_or_more_between_loop_waits_are_one_stall)
 {
 	setup_started();
-	app_connects(T0 + MS);
-	first_input(T0 + 10 * MS);
 	const uint64_t B = T0 + 300 * MS;
-	key_event(B);
-	wake(B + 5000, APP);
-	app_read(B + 10000, APP);
+	app_reads_a_key(B);
 	for (uint64_t f = B + 10 * MS; f < B + 4 * SEC; f += 1605 * MS) {
-		for (uint64_t ts = f; ts < f + 1600 * MS; ts += 10 * MS) {
-			if ((ts - B) % (500 * MS) == 0) {
-				key_event(ts);
-				app_read(ts + 2000, APP);
-			}
-			round_trip(ts + 3000, 100000);
-		}
+		keyed_round_trips(B, f, f + 1600 * MS, 100000);
 		poll_loop(f + 1600 * MS, 5 * MS);
 		block(f + 1600 * MS + 1000, APP);
 		wake(f + 1605 * MS - 1000, APP);

@@ -402,6 +402,31 @@ static inline void round_trip(uint64_t ts, uint64_t wait_ns)
 	app_read(ts + 5000 + wait_ns, APP);
 }
 
+/* An app idle in its loop since its first input gets a key at b and reads
+ * it: where the busy tests' work starts. */
+static inline void app_reads_a_key(uint64_t b)
+{
+	app_connects(T0 + MS);
+	first_input(T0 + 10 * MS);
+	key_event(b);
+	wake(b + 5000, APP);
+	app_read(b + 10000, APP);
+}
+
+/* Work on CPU from `from` to `to` that makes a round trip each 10 ms
+ * (waiting wait_ns for each reply) and reads the key a user presses each
+ * 500 ms after b. */
+static inline void keyed_round_trips(uint64_t b, uint64_t from, uint64_t to, uint64_t wait_ns)
+{
+	for (uint64_t ts = from; ts < to; ts += 10 * MS) {
+		if ((ts - b) % (500 * MS) == 0) {
+			key_event(ts);
+			app_read(ts + 2000, APP);
+		}
+		round_trip(ts + 3000, wait_ns);
+	}
+}
+
 #define TCL_COND 0x7f0000001000ull
 #define APP_LOCK 0x7f0000002000ull
 
