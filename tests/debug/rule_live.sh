@@ -4,7 +4,7 @@
 # (empty), the heartbeat case (heartbeat/) run through bench/zoo/run-case.sh
 # against that daemon, `argus debug -i --system` over the trace of that run
 # adding `ignore wakeup zoo-hb-beat`, then the same case again. Leaves
-# run1.json run2.json (run-case.sh --json), session.txt, daemon.log and
+# run1.json run2.json (run-case.sh --json), tries, session.txt, daemon.log and
 # rules in DIR; the case's kept folders are removed. Exit 77: cannot run here.
 set -u
 dir=$1 argus=$2 bins=$3 src=$4
@@ -34,15 +34,27 @@ run_case() {
 	kept="$kept $k"
 	echo "$k"
 }
+# The premise is that argus is misled by the ticker's wake-ups; its compare
+# rule weighs the beat against the saver's path by a hair (anomaly and
+# baseline scores 1.197 each), and now and then it names the saver unaided.
+# Such a run shows nothing about the rule: run the case again, three times at
+# most, and say how many runs it took (the test fails if none was misled).
 k1=$(run_case run1)
 kept=$k1
+tries=1
+while [ $tries -lt 3 ] && grep -q '"live_top1":true' run1.json; do
+	tries=$((tries + 1))
+	k1=$(run_case run1)
+	kept="$kept $k1"
+done
+echo "$tries" >tries
 printf 'stalls\nrule add ignore wakeup zoo-hb-beat\nrule list\n' >cmds
 HOME="$dir/home" XDG_CONFIG_HOME="" "$argus" debug -i --system --commands cmds \
 	"$k1/argus/trace.argus" >session.txt 2>&1
 # the daemon looks at its rules file about once a second
 sleep 2
 k2=$(run_case run2)
-kept="$k1 $k2"
+kept="$kept $k2"
 "$argus" stop --run-dir "$dir/d" >/dev/null 2>&1
 for _ in $(seq 100); do kill -0 $daemon 2>/dev/null || break; sleep 0.1; done
 exit 0
