@@ -345,13 +345,14 @@ int cmd_info(int argc, char **argv)
 	if (!s->drop_records) {
 		printf("none recorded\n");
 	} else {
-		static const char *const src[] = {"kernel_ring", "hook_ring", "merge",
-		                                  "client",      "decode",    "stack"};
 		printf("%" PRIu64 " DROP record%s:", s->drop_records,
 		       s->drop_records == 1 ? "" : "s");
 		for (unsigned i = 0; i < 8; i++)
 			if (s->drops[i])
-				printf(" %s %" PRIu64, i < 6 ? src[i] : "other", s->drops[i]);
+				printf(" %s %" PRIu64,
+				       i < ARGUS_DROP_SOURCES ? argus_drop_source_names[i]
+				                              : "other",
+				       s->drops[i]);
 		if (s->drop_other)
 			printf(" other %" PRIu64, s->drop_other);
 		putchar('\n');

@@ -214,7 +214,9 @@ enum argus_drop_source {
 	ARGUS_DROP_CLIENT = 3,      /* a JSON stream client's queue */
 	ARGUS_DROP_DECODE = 4,      /* undecodable record */
 	ARGUS_DROP_STACK = 5,       /* stack map full / stack lost */
+	ARGUS_DROP_NESTED = 6,      /* tracer program runs the kernel skipped (count = runs) */
 };
+#define ARGUS_DROP_SOURCES 7
 
 /* UI input kinds. */
 enum argus_ui_kind {

@@ -22,6 +22,8 @@ const char *argus_event_type_name(unsigned type);
 /* Inverse of argus_event_type_name; -1 when unknown. */
 int argus_event_type_from_name(const char *name);
 const char *argus_obj_kind_name(unsigned kind);
+/* enum argus_drop_source's names (docs/events.md `drop`), by value */
+extern const char *const argus_drop_source_names[ARGUS_DROP_SOURCES];
 /* Name of a syscall by trace number ("futex" for 202: event/syscalls.h), or
  * NULL when argus does not name it. */
 const char *argus_syscall_name(unsigned nr);

@@ -268,8 +268,6 @@ static const char *const timer_kinds[] = {"hrtimer", "timerfd", "posix", "gsourc
 static const char *const async_kinds[] = {"idle",       "timeout", "invoke", "attach",
                                           "threadpool", "task",    "qt"};
 static const char *const stack_kinds[] = {"wait", "sample", "event", "wait_end"};
-static const char *const drop_sources[] = {"kernel_ring", "hook_ring", "merge",
-                                           "client",      "decode",    "stack"};
 static const char *const ui_kinds[] = {"display_read", "key",   "button", "motion",
                                        "expose",       "other", "map"};
 static const char *const landmark_kinds[] = {"signal", "gtk_event", "paint", "qt_event",
@@ -491,7 +489,7 @@ static void put_field(struct out *o, const struct field *f, const unsigned char 
 		    [F_TIMERK - F_TIMERK] = {timer_kinds, ARRAY_SIZE(timer_kinds)},
 		    [F_ASYNCK - F_TIMERK] = {async_kinds, ARRAY_SIZE(async_kinds)},
 		    [F_STACKK - F_TIMERK] = {stack_kinds, ARRAY_SIZE(stack_kinds)},
-		    [F_DROPS - F_TIMERK] = {drop_sources, ARRAY_SIZE(drop_sources)},
+		    [F_DROPS - F_TIMERK] = {argus_drop_source_names, ARGUS_DROP_SOURCES},
 		    [F_UIK - F_TIMERK] = {ui_kinds, ARRAY_SIZE(ui_kinds)},
 		    [F_LMK - F_TIMERK] = {landmark_kinds, ARRAY_SIZE(landmark_kinds)},
 		};

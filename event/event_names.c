@@ -88,6 +88,16 @@ static const char *const obj_kind_names[ARGUS_OBJ_KIND_MAX] = {
     [ARGUS_OBJ_FUSE] = "fuse",
 };
 
+const char *const argus_drop_source_names[ARGUS_DROP_SOURCES] = {
+    [ARGUS_DROP_KERNEL_RING] = "kernel_ring",
+    [ARGUS_DROP_HOOK_RING] = "hook_ring",
+    [ARGUS_DROP_MERGE] = "merge",
+    [ARGUS_DROP_CLIENT] = "client",
+    [ARGUS_DROP_DECODE] = "decode",
+    [ARGUS_DROP_STACK] = "stack",
+    [ARGUS_DROP_NESTED] = "nested",
+};
+
 const char *argus_obj_kind_name(unsigned kind)
 {
 	return kind < ARRAY_SIZE(obj_kind_names) ? obj_kind_names[kind] : NULL;

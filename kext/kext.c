@@ -484,6 +484,24 @@ uint64_t argus_kext_stack_drops(const struct argus_kext *k)
 	return sum;
 }
 
+uint64_t argus_kext_prog_misses(const struct argus_kext *k)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, k->skel->obj)
+	{
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
                                uint64_t now_ns)
 {
@@ -518,6 +536,22 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 		k->stack_drops_reported = stacks;
 		n++;
 	}
+	/* a system call a program: once a second, and at the end (held out) */
+	if (n < max && (k->held || now_ns - k->misses_read_at >= 1000000000ull)) {
+		uint64_t misses = argus_kext_prog_misses(k);
+
+		k->misses_read_at = now_ns;
+		if (misses > k->misses_reported) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].ts = now_ns;
+			out[n].type = ARGUS_EV_DROP;
+			out[n].drop.count = misses - k->misses_reported;
+			out[n].drop.total = misses;
+			out[n].drop.source = ARGUS_DROP_NESTED;
+			k->misses_reported = misses;
+			n++;
+		}
+	}
 	return n;
 }
 
@@ -527,6 +561,7 @@ void argus_kext_get_stats(const struct argus_kext *k, struct argus_kext_stats *s
 	for (unsigned c = 0; c < k->ncpus; c++)
 		st->ring_drops += argus_kext_ring_drops((void *)k, c);
 	st->stack_drops = argus_kext_stack_drops(k);
+	st->prog_misses = argus_kext_prog_misses(k);
 	st->ring_shed = argus_kext_ring_shed(k);
 	st->procs_seen = k->procs_seen;
 	st->maps_read_failed = k->maps_failed;

@@ -103,11 +103,18 @@ int argus_kext_ring_fd(const struct argus_kext *k, unsigned cpu);
 uint64_t argus_kext_ring_drops(void *arg, unsigned cpu);
 /* User stacks the kernel could not keep (stack map full), all CPUs. */
 uint64_t argus_kext_stack_drops(const struct argus_kext *k);
+/* Runs of the tracer's programs the kernel skipped, all programs: a program
+ * entered again on a CPU where it was running (an interrupt inside it) is
+ * not run that time, and writes nothing (bpf_prog_info.recursion_misses).
+ * A system call a program: not for every record. */
+uint64_t argus_kext_prog_misses(const struct argus_kext *k);
 
 /*
  * Records that are not in the rings. DROP records for losses not reported
- * yet: one per CPU whose ring lost records (source ARGUS_DROP_KERNEL_RING)
- * and one for lost stacks (ARGUS_DROP_STACK), ts = now_ns. After
+ * yet: one per CPU whose ring lost records (source ARGUS_DROP_KERNEL_RING),
+ * one for lost stacks (ARGUS_DROP_STACK) and one for program runs the
+ * kernel skipped (ARGUS_DROP_NESTED, read at most once a second and at
+ * argus_kext_stop), ts = now_ns. After
  * argus_kext_stop, also the IPC records the tracer still held
  * (their own ts). Returns how many were written to out.
  */
@@ -155,6 +162,7 @@ struct argus_kext_stats {
 	uint64_t ring_drops; /* all CPUs */
 	uint64_t ring_shed;  /* the part of ring_drops shed outside the app set */
 	uint64_t stack_drops;
+	uint64_t prog_misses;      /* program runs the kernel skipped (argus_kext_prog_misses) */
 	uint64_t procs_seen;       /* processes whose maps were read */
 	uint64_t maps_read_failed; /* /proc/PID/maps gone before it was read */
 	uint64_t maps_read_again;  /* read again: a stack's address in none written */

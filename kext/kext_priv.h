@@ -35,6 +35,8 @@ struct argus_kext {
 	struct bpf_link **perf_links;
 	uint64_t *drops_reported; /* per CPU, already turned into DROP records */
 	uint64_t stack_drops_reported;
+	uint64_t misses_reported; /* program runs the kernel skipped, in DROP records */
+	uint64_t misses_read_at;  /* when they were last read (argus_kext_drop_records) */
 	struct argus_event *held; /* records still held or staged at argus_kext_stop */
 	size_t nheld, held_out;
 	unsigned sample_hz;

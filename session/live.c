@@ -219,6 +219,8 @@ static int deliver_drops(struct argus_live *l, const struct argus_sink *s, uint6
 			}
 			if (d[i].drop.source == ARGUS_DROP_KERNEL_RING)
 				l->st.ring_drops += d[i].drop.count;
+			else if (d[i].drop.source == ARGUS_DROP_NESTED)
+				l->st.nested += d[i].drop.count;
 			else
 				l->st.stack_drops += d[i].drop.count;
 			d[nd++] = d[i];
@@ -473,10 +475,11 @@ static int kext_status(void *arg, char *buf, size_t cap)
 	argus_kext_get_stats(arg, &st);
 	return snprintf(buf, cap,
 	                "\"ring_drops\":%" PRIu64 ",\"ring_shed\":%" PRIu64 ",\"appset\":%" PRIu64
-	                ",\"stack_drops\":%" PRIu64 ",\"ustacks\":%" PRIu64 ",\"ustacks_lost\":%" PRIu64
-	                ",\"ustack_ns\":%" PRIu64,
+	                ",\"stack_drops\":%" PRIu64 ",\"ustacks\":%" PRIu64
+	                ",\"ustacks_lost\":%" PRIu64 ",\"ustack_ns\":%" PRIu64
+	                ",\"nested\":%" PRIu64,
 	                st.ring_drops, st.ring_shed, argus_kext_appset_size(arg), st.stack_drops,
-	                st.ustacks, st.ustacks_lost, st.ustack_ns);
+	                st.ustacks, st.ustacks_lost, st.ustack_ns, st.prog_misses);
 }
 
 /* argus trace-more (docs/daemon.md "Finer tracing on demand"): full stacks

@@ -359,6 +359,7 @@ struct argus_live_stats {
 	uint64_t events;      /* records delivered to the sink */
 	uint64_t ring_drops;  /* records the kernel rings lost */
 	uint64_t stack_drops; /* user stacks the kernel could not keep */
+	uint64_t nested;      /* tracer program runs the kernel skipped (ARGUS_DROP_NESTED) */
 	uint64_t late;        /* records the merge released after their watermark */
 	uint64_t hook_events; /* records read from the command's hook rings */
 	uint64_t hook_drops;  /* records its hook rings lost */

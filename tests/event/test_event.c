@@ -170,6 +170,22 @@ TEST(objects_are_hex_strings_and_peers_named)
 	ASSERT_CONTAINS(buf, "\"ret\":32");
 }
 
+TEST(every_drop_source_has_its_name)
+{
+	static const char *const want[] = {"kernel_ring", "hook_ring", "merge", "client",
+	                                   "decode",      "stack",     "nested"};
+	ASSERT_EQ(sizeof(want) / sizeof(want[0]), ARGUS_DROP_SOURCES);
+	for (unsigned src = 0; src < ARGUS_DROP_SOURCES; src++) {
+		struct argus_event ev = sample(ARGUS_EV_DROP);
+		ev.drop.source = src;
+		ev.drop.count = 3;
+		char buf[512], w[64];
+		argus_event_to_json(&ev, NULL, buf, sizeof(buf));
+		snprintf(w, sizeof(w), "\"source\":\"%s\"", want[src]);
+		ASSERT_CONTAINS(buf, w);
+	}
+}
+
 TEST(negative_values_and_extremes)
 {
 	struct argus_event ev = sample(ARGUS_EV_SYS_EXIT);
@@ -259,6 +275,7 @@ TEST(docs_name_every_type)
 TEST_MAIN(TEST_ENTRY(record_is_64_bytes), TEST_ENTRY(every_type_has_a_unique_name_that_round_trips),
           TEST_ENTRY(every_type_encodes_as_valid_json_with_common_fields),
           TEST_ENTRY(objects_are_hex_strings_and_peers_named),
-          TEST_ENTRY(negative_values_and_extremes), TEST_ENTRY(strings_resolve_and_escape),
-          TEST_ENTRY(comm_without_nul_is_bounded), TEST_ENTRY(small_buffer_truncates_like_snprintf),
-          TEST_ENTRY(enums_are_named), TEST_ENTRY(docs_name_every_type))
+          TEST_ENTRY(every_drop_source_has_its_name), TEST_ENTRY(negative_values_and_extremes),
+          TEST_ENTRY(strings_resolve_and_escape), TEST_ENTRY(comm_without_nul_is_bounded),
+          TEST_ENTRY(small_buffer_truncates_like_snprintf), TEST_ENTRY(enums_are_named),
+          TEST_ENTRY(docs_name_every_type))

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -164,6 +165,8 @@ static inline struct gated_child spawn_gated(void (*fn)(void *), void *arg)
 	if (g.pid == 0) {
 		char b;
 
+		/* a test that fails leaves at once: its children with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[1]);
 		if (read(p[0], &b, 1) != 1)
 			_exit(3);

@@ -19,6 +19,8 @@ static pid_t spin_cpu0(void)
 	pid_t p = fork();
 
 	if (p == 0) {
+		/* a failed assertion leaves the test at once: no spinner stays */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pin_cpu0();
 		for (;;)
 			__asm__ volatile("" ::: "memory");
@@ -120,8 +122,13 @@ static void delivered_while_asleep(bool busy_cpu)
 	int alive = waitpid(g.pid, NULL, WNOHANG) == 0;
 	fprintf(stderr, "%s CPU: %zu timeouts and %zu block read %.1f ms after the long sleep began\n",
 	        busy_cpu ? "busy" : "idle", fires, long_block, took / 1e6);
-	ASSERT_MSG(fires >= SHORT_SLEEPS, "%zu of %d timeouts read while the thread slept", fires,
-	           SHORT_SLEEPS);
+	/* a timeout's fire the kernel did not run the program for (a hard
+	 * timer inside hrtimer_expire_entry's run for a soft one) is counted,
+	 * not written: it is no record the stage kept back */
+	uint64_t nested = argus_kext_prog_misses(c.k);
+	ASSERT_MSG(fires + nested >= SHORT_SLEEPS,
+	           "%zu of %d timeouts read while the thread slept (%llu program runs skipped)",
+	           fires, SHORT_SLEEPS, (unsigned long long)nested);
 	ASSERT_MSG(long_block, "the block at the long sleep not read while the thread slept");
 	ASSERT(alive);
 	kill(g.pid, SIGKILL);
