@@ -222,11 +222,34 @@ void trg_exited(struct argus_trigger *t, uint32_t pid, uint32_t tid, uint64_t ts
 		*ix_ = (j)++;                                                                      \
 	} while (0)
 
+/* The UI threads that exited with a process that has left the table (and
+ * slots left behind) leave theirs; a connection names its reader by slot,
+ * so each reader's slot moves with it (0: gone). Skipped when the slots'
+ * new places cannot be held (no memory): the next sweep tries again. */
+static void sweep_ui_threads(struct argus_trigger *t)
+{
+	uint32_t *moved = t->nuts ? malloc(t->nuts * sizeof(*moved)) : NULL, j = 0;
+	if (!moved)
+		return;
+	for (uint32_t i = 0; i < t->nuts; i++) {
+		uint32_t from = j;
+		SWEEP_SLOT(t->uts, &t->tid_ix, tid, i, j,
+		           t->uts[i].dead && !idmap_get(&t->pid_ix, t->uts[i].pid));
+		moved[i] = j > from ? j : 0; /* new index + 1 */
+	}
+	t->nuts = j;
+	for (uint32_t i = 0; i < t->nconns; i++)
+		if (t->conns[i].reader)
+			t->conns[i].reader = moved[t->conns[i].reader - 1];
+	free(moved);
+}
+
 /* The processes and threads that exited over KEEP_EXITED_NS ago, and the
  * slots left behind, leave their tables, the rest moving down: an always-on
  * daemon sees about a million processes a day on a machine that builds, and
- * each one kept an entry for the daemon's life. UI threads stay (a
- * connection names its reader by slot; there are few). */
+ * each one kept an entry for the daemon's life. The UI threads and the
+ * readers learnt (wakers) of the processes gone go with them: every app a
+ * user opens adds a few. */
 void trg_sweep(struct argus_trigger *t)
 {
 	uint32_t j = 0;
@@ -240,6 +263,12 @@ void trg_sweep(struct argus_trigger *t)
 		SWEEP_SLOT(t->tnames, &t->tname_ix, tid, i, j,
 		           t->tnames[i].exited && t->now - t->tnames[i].exited > KEEP_EXITED_NS);
 	t->ntnames = j;
+	sweep_ui_threads(t);
+	j = 0;
+	for (uint32_t i = 0; i < t->nwakers; i++)
+		SWEEP_SLOT(t->wakers, &t->waker_ix, obj, i, j,
+		           !idmap_get(&t->pid_ix, t->wakers[i].pid));
+	t->nwakers = j;
 	j = 0;
 	for (uint32_t i = 0; i < t->nconns; i++)
 		SWEEP_SLOT(t->conns, &t->conn_ix, obj, i, j, false);

@@ -796,4 +796,6 @@ void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger
 	st->procs_kept = t->nprocs;
 	st->threads_named = t->ntnames;
 	st->conns_kept = t->nconns;
+	st->ui_kept = t->nuts;
+	st->wakers_kept = t->nwakers;
 }

@@ -77,8 +77,9 @@ struct argus_trigger_stats {
 	uint64_t stalls, stalls_ended, lags;
 	uint64_t display_sends; /* input deliveries seen from display servers */
 	/* entries kept: processes (running, or exited in the last 10 min),
-	 * threads named apart from their process, display connections */
-	uint32_t procs_kept, threads_named, conns_kept;
+	 * threads named apart from their process, display connections, UI
+	 * threads (of the processes kept), readers learnt (wakers) */
+	uint32_t procs_kept, threads_named, conns_kept, ui_kept, wakers_kept;
 };
 
 struct argus_trigger;

@@ -369,6 +369,65 @@ TEST(exited_processes_leave_the_tables_after_ten_minutes)
 	teardown();
 }
 
+/* One short-lived GUI app: its UI thread reads input on its own display
+ * connection, a worker of it reads an eventfd (a reader learnt), both exit */
+static void gui_app_comes_and_goes(uint64_t ts, uint32_t k)
+{
+	uint32_t pid = 5000 + k;
+	uint64_t srv = 0xffff000100000000ull + 0x1000ull * k, cli = srv + 0x800;
+	struct argus_event e = ev(ts, ARGUS_EV_PROC_FORK, OTHER, OTHER);
+	e.fork.child_pid = e.fork.child_tid = pid;
+	strcpy(e.fork.comm, "xterm");
+	feed(e);
+	e = ev(ts + MS, ARGUS_EV_IPC_SEND, XPID, XPID);
+	e.ipc.obj = srv;
+	e.ipc.peer_obj = cli;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	e = ev(ts + 2 * MS, ARGUS_EV_IPC_RECV, pid, pid);
+	e.ipc.obj = cli;
+	e.ipc.peer_obj = srv;
+	e.ipc.obj_kind = ARGUS_OBJ_UNIX;
+	e.ipc.ret = 32;
+	feed(e);
+	e = ev(ts + 3 * MS, ARGUS_EV_IPC_RECV, pid, pid + 1);
+	e.ipc.obj = 0xffff000200000000ull + 0x100ull * k;
+	e.ipc.obj_kind = ARGUS_OBJ_EVENTFD;
+	e.ipc.ret = 8;
+	feed(e);
+	feed(ev(ts + 4 * MS, ARGUS_EV_PROC_EXIT, pid, pid));
+}
+
+/* Every app a user opens adds a UI thread and the readers learnt in it:
+ * those of processes that left the tables leave with them, and a running
+ * app's connection still names its reader after the slots moved */
+TEST(ui_threads_of_exited_apps_leave_the_tables_with_them)
+{
+	setup(false);
+	x_send(T0 + MS);
+	app_read(T0 + 2 * MS, APP);
+	enum { N = 400 };
+	for (uint32_t k = 0; k < N; k++)
+		gui_app_comes_and_goes(T0 + SEC + (uint64_t)k * 3 * SEC, k); /* 20 min in all */
+	struct argus_trigger_stats st;
+	argus_trigger_get_stats(t, &st);
+	/* the last 11 minutes' at most (10 kept + 1 between sweeps), of 400 */
+	ASSERT_MSG(st.ui_kept <= 230, "%u UI threads kept", st.ui_kept);
+	ASSERT_MSG(st.wakers_kept <= 230, "%u readers kept", st.wakers_kept);
+	ASSERT_MSG(st.ui_kept >= 150, "%u UI threads kept", st.ui_kept); /* 5 min: kept */
+	/* gedit's reader moved down: input it does not read is still a stall */
+	uint64_t now = T0 + SEC + (uint64_t)N * 3 * SEC;
+	app_read(now, APP);
+	sys_enter(now + 10 * MS, APP, 7, 10 * SEC);
+	block(now + 10 * MS + 1000, APP);
+	x_send(now + 100 * MS);
+	tick_until(now + 101 * MS, now + 3 * SEC);
+	ASSERT_EQ(rec.nstalls, 1);
+	ASSERT_EQ(rec.stalls[0].tid, APP);
+	teardown();
+}
+
 /* A new process at an exited thread's tid is named as its process, not
  * as that thread */
 TEST(a_process_at_an_exited_threads_tid_has_its_own_name)
@@ -390,8 +449,7 @@ TEST(a_process_at_an_exited_threads_tid_has_its_own_name)
 
 TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(long_running_handler_fires_once_and_records_end),
-          TEST_ENTRY(short_handlers_are_lags_not_stalls),
-          TEST_ENTRY(idle_ui_thread_never_fires),
+          TEST_ENTRY(short_handlers_are_lags_not_stalls), TEST_ENTRY(idle_ui_thread_never_fires),
           TEST_ENTRY(blocked_in_poll_on_another_fd_with_nothing_pending_never_fires),
           TEST_ENTRY(input_unread_while_blocked_in_poll_fires_long_wait),
           TEST_ENTRY(input_read_before_its_send_was_stamped_is_not_pending),
@@ -402,9 +460,9 @@ TEST_MAIN(TEST_ENTRY(finds_ui_thread_by_display_connection),
           TEST_ENTRY(yield_loop_is_classified),
           TEST_ENTRY(dispatch_without_input_fires_dispatch_cause),
           TEST_ENTRY(input_queued_during_a_stall_counts_from_its_end),
-          TEST_ENTRY(threshold_is_configurable),
-          TEST_ENTRY(non_display_sockets_are_ignored),
+          TEST_ENTRY(threshold_is_configurable), TEST_ENTRY(non_display_sockets_are_ignored),
           TEST_ENTRY(threads_are_named_apart_from_their_process),
           TEST_ENTRY(waiting_on_time_only_while_a_stall_could_come),
           TEST_ENTRY(exited_processes_leave_the_tables_after_ten_minutes),
+          TEST_ENTRY(ui_threads_of_exited_apps_leave_the_tables_with_them),
           TEST_ENTRY(a_process_at_an_exited_threads_tid_has_its_own_name))
