@@ -502,6 +502,18 @@ uint64_t argus_kext_prog_misses(const struct argus_kext *k)
 	return sum;
 }
 
+/* A DROP record of source src: count lost since its last one, total since start. */
+static void drop_record(struct argus_event *ev, uint64_t now_ns, uint32_t src, uint64_t count,
+                        uint64_t total)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = now_ns;
+	ev->type = ARGUS_EV_DROP;
+	ev->drop.count = count;
+	ev->drop.total = total;
+	ev->drop.source = src;
+}
+
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
                                uint64_t now_ns)
 {
@@ -514,27 +526,18 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 
 		if (total <= k->drops_reported[c])
 			continue;
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].ts = now_ns;
-		out[n].type = ARGUS_EV_DROP;
+		drop_record(&out[n], now_ns, ARGUS_DROP_KERNEL_RING, total - k->drops_reported[c],
+		            total);
 		out[n].cpu = c;
-		out[n].drop.count = total - k->drops_reported[c];
-		out[n].drop.total = total;
-		out[n].drop.source = ARGUS_DROP_KERNEL_RING;
 		out[n].drop.source_id = c;
 		k->drops_reported[c] = total;
 		n++;
 	}
 	uint64_t stacks = argus_kext_stack_drops(k);
 	if (n < max && stacks > k->stack_drops_reported) {
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].ts = now_ns;
-		out[n].type = ARGUS_EV_DROP;
-		out[n].drop.count = stacks - k->stack_drops_reported;
-		out[n].drop.total = stacks;
-		out[n].drop.source = ARGUS_DROP_STACK;
+		drop_record(&out[n++], now_ns, ARGUS_DROP_STACK, stacks - k->stack_drops_reported,
+		            stacks);
 		k->stack_drops_reported = stacks;
-		n++;
 	}
 	/* a system call a program: once a second, and at the end (held out) */
 	if (n < max && (k->held || now_ns - k->misses_read_at >= 1000000000ull)) {
@@ -542,14 +545,9 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 
 		k->misses_read_at = now_ns;
 		if (misses > k->misses_reported) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].ts = now_ns;
-			out[n].type = ARGUS_EV_DROP;
-			out[n].drop.count = misses - k->misses_reported;
-			out[n].drop.total = misses;
-			out[n].drop.source = ARGUS_DROP_NESTED;
+			drop_record(&out[n++], now_ns, ARGUS_DROP_NESTED, misses - k->misses_reported,
+			            misses);
 			k->misses_reported = misses;
-			n++;
 		}
 	}
 	return n;
