@@ -146,7 +146,8 @@ static void write_opener(char opener[128], char opened[128])
 	snprintf(opened, 128, "%s/opened", dir);
 	FILE *f = fopen(opener, "w");
 	ASSERT(f);
-	fprintf(f, "#!/bin/sh\necho \"$1\" > %s\n", opened);
+	/* written whole, then named: the test waits for the name, then reads */
+	fprintf(f, "#!/bin/sh\necho \"$1\" > %s.part && mv %s.part %s\n", opened, opened, opened);
 	fclose(f);
 	ASSERT_EQ(chmod(opener, 0700), 0);
 }
