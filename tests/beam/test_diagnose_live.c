@@ -39,8 +39,13 @@ static const char script[] =
     "export DISPLAY=:$n\n"
     "Xvfb $DISPLAY -nolisten tcp -screen 0 640x480x24 >/dev/null 2>&1 & echo $! > xvfb.pid\n"
     "for i in $(seq 50); do [ -e /tmp/.X11-unix/X$n ] && break; sleep 0.1; done\n"
-    "\"$ARGUS\" record -o live.argus --duration 40 --all > rec.log 2>&1 & echo $! > rec.pid\n"
-    "sleep 1.5\n"
+    /* the apps start once tracing runs (under ASan and the suite's load
+     * the tracer took longer than a fixed wait: the first hang went
+     * untraced) */
+    "\"$ARGUS\" record -o live.argus --duration 40 --all --ready-fd 3 3>ready > rec.log 2>&1 &"
+    " echo $! > rec.pid\n"
+    "for i in $(seq 300); do grep -q ready ready && break; sleep 0.1; done\n"
+    "grep -q ready ready || { echo 'argus record not tracing after 30 s'; exit 1; }\n"
     "for m in sleep busy idle; do python3 app.py $m > $m.log 2>&1 & echo $! > $m.pid; done\n"
     "sleep 2\n"
     "for m in sleep busy idle; do\n"
