@@ -502,18 +502,6 @@ uint64_t argus_kext_prog_misses(const struct argus_kext *k)
 	return sum;
 }
 
-/* A DROP record of source src: count lost since its last one, total since start. */
-static void drop_record(struct argus_event *ev, uint64_t now_ns, uint32_t src, uint64_t count,
-                        uint64_t total)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->ts = now_ns;
-	ev->type = ARGUS_EV_DROP;
-	ev->drop.count = count;
-	ev->drop.total = total;
-	ev->drop.source = src;
-}
-
 size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, size_t max,
                                uint64_t now_ns)
 {
@@ -526,17 +514,16 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 
 		if (total <= k->drops_reported[c])
 			continue;
-		drop_record(&out[n], now_ns, ARGUS_DROP_KERNEL_RING, total - k->drops_reported[c],
-		            total);
+		argus_event_drop(&out[n], now_ns, ARGUS_DROP_KERNEL_RING, c,
+		                 total - k->drops_reported[c], total);
 		out[n].cpu = c;
-		out[n].drop.source_id = c;
 		k->drops_reported[c] = total;
 		n++;
 	}
 	uint64_t stacks = argus_kext_stack_drops(k);
 	if (n < max && stacks > k->stack_drops_reported) {
-		drop_record(&out[n++], now_ns, ARGUS_DROP_STACK, stacks - k->stack_drops_reported,
-		            stacks);
+		argus_event_drop(&out[n++], now_ns, ARGUS_DROP_STACK, 0,
+		                 stacks - k->stack_drops_reported, stacks);
 		k->stack_drops_reported = stacks;
 	}
 	/* a system call a program: once a second, and at the end (held out) */
@@ -545,8 +532,8 @@ size_t argus_kext_drop_records(struct argus_kext *k, struct argus_event *out, si
 
 		k->misses_read_at = now_ns;
 		if (misses > k->misses_reported) {
-			drop_record(&out[n++], now_ns, ARGUS_DROP_NESTED, misses - k->misses_reported,
-			            misses);
+			argus_event_drop(&out[n++], now_ns, ARGUS_DROP_NESTED, 0,
+			                 misses - k->misses_reported, misses);
 			k->misses_reported = misses;
 		}
 	}
