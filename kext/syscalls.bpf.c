@@ -147,13 +147,14 @@ static __always_inline bool call_from_regs(struct task_struct *t, struct pt_regs
 		c->arg0 = derive_arg0(regs, sys_arg[nr]);
 		/* how many fds a poll watches: a loop's poll watches several,
 		 * a round trip's the display connection alone (the trigger's
-		 * loop waits, docs/diagnosis.md) */
-		if (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll)
+		 * loop waits, docs/diagnosis.md); the one fd, in both
+		 * captures: the trigger tells a wait on a peer (a launch) or a
+		 * round trip by it */
+		if (nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) {
 			c->arg1 = (__s64)regs_arg(regs, 1);
-		/* the one fd a poll waits on, in both captures: the trigger
-		 * tells a wait on a peer (a launch) or a round trip by it */
-		if ((nr == TRACER_NR_poll || nr == TRACER_NR_ppoll) && regs_arg(regs, 1) == 1)
-			poll_one_fd(t, regs_arg(regs, 0), &fd, &obj, &peer, &kind);
+			if (c->arg1 == 1)
+				poll_one_fd(t, regs_arg(regs, 0), &fd, &obj, &peer, &kind);
+		}
 	}
 	c->obj = obj;
 	c->peer = peer;
