@@ -78,14 +78,30 @@ enum match {
 
 /* The latest vertex of a's thread before it (index ai, the thread's first
  * at lo) that behaved differently, matched to a by how. */
+/* Baselines passed over (whole_path): at most MAX_PASSED, tried in turn. */
+#define MAX_PASSED 3
+
+struct passed {
+	argus_vid id[MAX_PASSED];
+	uint32_t n;
+};
+
+static bool was_passed(const struct passed *ps, argus_vid id)
+{
+	for (uint32_t i = 0; ps && i < ps->n; i++)
+		if (ps->id[i] == id)
+			return true;
+	return false;
+}
+
 static bool scan_baseline(const struct ctx *c, const struct argus_vertex_info *a, ssize_t ai,
                           size_t lo, bool spinning, const uint32_t *pids, uint32_t npids,
-                          enum match how, struct argus_vertex_info *out)
+                          enum match how, const struct passed *ps, struct argus_vertex_info *out)
 {
 	uint32_t seen = 0;
 	for (ssize_t i = ai - 1; i >= (ssize_t)lo && seen < c->p->max_similar; i--, seen++) {
 		struct argus_vertex_info v;
-		if (!argus_graph_vertex(c->view, c->tv[i].vid, &v))
+		if (was_passed(ps, c->tv[i].vid) || !argus_graph_vertex(c->view, c->tv[i].vid, &v))
 			continue;
 		if (how == MATCH_SIGNATURE && (!dg_similar(c, a, &v) || dg_other_call(c, a, &v)))
 			continue;
@@ -105,7 +121,7 @@ static bool scan_baseline(const struct ctx *c, const struct argus_vertex_info *a
 }
 
 static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a, bool spinning,
-                          uint64_t now, struct argus_vertex_info *out)
+                          uint64_t now, const struct passed *ps, struct argus_vertex_info *out)
 {
 	/* the paper compares the peers of connection events: a baseline of a
 	 * wait answers the same peers the stalled vertex asked. Not for a
@@ -125,16 +141,16 @@ static bool find_baseline(const struct ctx *c, const struct argus_vertex_info *a
 	 * answered by the peers a asked (the input that led to the wait read
 	 * in another batch, a key's press and release together, changes the
 	 * segment's shape, not whom it waits for) */
-	if (scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_SIGNATURE, out)) {
+	if (scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_SIGNATURE, ps, out)) {
 		dg_note(c, "compare/baseline-by-signature");
 		return true;
 	}
 	if (!spinning && a->wait_stack &&
-	    scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_STACK, out)) {
+	    scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_STACK, ps, out)) {
 		dg_note(c, "compare/baseline-by-wait-stack");
 		return true;
 	}
-	if (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_PEERS, out)) {
+	if (npids && scan_baseline(c, a, ai, lo, spinning, pids, npids, MATCH_PEERS, ps, out)) {
 		dg_note(c, "compare/baseline-by-peers-asked");
 		return true;
 	}
@@ -325,6 +341,82 @@ static void prepend(const struct ctx *c, struct argus_path *p, argus_vid id,
  * how many culprits it found, -1 out of memory. *x->loops_back: a normal
  * path of a's answer leads back to the stalled thread (it waits on it: a
  * deadlock). */
+/* The normal paths of baseline base (Algorithm 1 from what ended its wait);
+ * -1 out of memory, -2 its thread has no later vertex. */
+static int baseline_paths(struct ctx *c, const struct argus_vertex_info *base, bool spinning,
+                          uint32_t depth, bool given, struct argus_path *paths)
+{
+	dg_step(c, "depth %u: baseline " ARGUS_VID_FMT " (%u/%u, waited %.3f s)%s", depth,
+	        ARGUS_VID_ARGS(base->id), base->pid, base->tid, (double)base->wait_ns / 1e9,
+	        given ? " (given)" : "");
+	argus_vid target = spinning ? base->id : dg_successor(c, base);
+	if (!target) {
+		dg_step(c, "depth %u: the baseline's thread has no later vertex", depth);
+		return -2;
+	}
+	struct argus_edge_info wake;
+	int np;
+	if (depth == 0 && c->h->normal_path && c->h->normal_path->n) {
+		dg_note(c, "compare/normal-path-given");
+		paths[0] = *c->h->normal_path;
+		np = 1;
+	} else if (!spinning && waker_edge(c, target, &wake)) {
+		dg_note(c, "compare/normal-path-from-the-waker");
+		/* the normal path starts with what ended the baseline's wait, not
+		 * with whatever else its answer segment went on to receive */
+		np = argus_beam_search(&c->g, wake.src, c->p, paths, 8, NULL);
+		for (int k = 0; k < np; k++)
+			prepend(c, &paths[k], target, &wake);
+	} else {
+		np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
+	}
+	return np;
+}
+
+/* Whether some normal path holds a thread blocked in the stall (pass 1
+ * below would find a culprit there). */
+static bool finds_blocked(const struct ctx *c, const struct argus_path *paths, int np,
+                          const struct dg_args *x)
+{
+	for (int k = 0; k < np; k++)
+		for (uint32_t i = 1; i < paths[k].n; i++) {
+			struct argus_vertex_info v, s;
+			if (!argus_graph_vertex(c->view, paths[k].v[i], &v) ||
+			    dg_in_chain(x->chain, x->nchain, v.tid))
+				break;
+			if (dg_find_blocked(c, &v, x->from, x->now, &s))
+				return true;
+		}
+	return false;
+}
+
+/* Whether the baseline's normal paths do not say who answered its wait:
+ * the best one ends at a segment a batch split began that nothing but its
+ * own thread's previous segment leads to - a loop that read a batch (a bus
+ * daemon's wake-up reading several clients) and then wrote its forwards,
+ * the forward cut off from the read it passes on - and no path holds a
+ * thread blocked in the stall. The culprit would then be the batching loop
+ * itself, blamed as a missing wake-up for the cut alone. */
+static bool cut_in_batch(const struct ctx *c, const struct argus_path *paths, int np,
+                         const struct dg_args *x)
+{
+	struct argus_vertex_info v;
+	if (np < 1 || !paths[0].n || !argus_graph_vertex(c->view, paths[0].v[paths[0].n - 1], &v) ||
+	    v.split != ARGUS_SPLIT_BATCH)
+		return false;
+	struct argus_edge_info in[16];
+	size_t ne = argus_graph_in_edges(c->view, v.id, in, 16);
+	for (size_t k = 0; k < ne && k < 16; k++)
+		if (in[k].kind != ARGUS_EDGE_ADJACENT)
+			return false;
+	return !finds_blocked(c, paths, np, x);
+}
+
+/* Algorithm 2 on anomaly vertex a over [x->from, x->now]; x->chain = the
+ * threads already blamed on the way (a's first). Adds candidates; returns
+ * how many culprits it found, -1 out of memory. *x->loops_back: a normal
+ * path of a's answer leads back to the stalled thread (it waits on it: a
+ * deadlock). */
 int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg_args *x)
 {
 	uint64_t from = x->from, now = x->now;
@@ -342,40 +434,45 @@ int dg_compare(struct ctx *c, const struct argus_vertex_info *a, const struct dg
 			return 0;
 		}
 		dg_note(c, "compare/baseline-given");
-	} else if (!find_baseline(c, a, spinning, now, &base)) {
+	} else if (!find_baseline(c, a, spinning, now, NULL, &base)) {
 		dg_step(c,
 		        "depth %u: no baseline: no earlier similar vertex of %u that behaved "
 		        "differently",
 		        depth, a->tid);
 		return 0;
 	}
-	dg_step(c, "depth %u: baseline " ARGUS_VID_FMT " (%u/%u, waited %.3f s)%s", depth,
-	        ARGUS_VID_ARGS(base.id), base.pid, base.tid, (double)base.wait_ns / 1e9,
-	        user_base ? " (given)" : "");
-	argus_vid target = spinning ? base.id : dg_successor(c, &base);
-	if (!target) {
-		dg_step(c, "depth %u: the baseline's thread has no later vertex", depth);
-		return 0;
-	}
 	struct argus_path paths[8];
-	struct argus_edge_info wake;
-	int np;
-	if (depth == 0 && c->h->normal_path && c->h->normal_path->n) {
-		dg_note(c, "compare/normal-path-given");
-		paths[0] = *c->h->normal_path;
-		np = 1;
-	} else if (!spinning && waker_edge(c, target, &wake)) {
-		dg_note(c, "compare/normal-path-from-the-waker");
-		/* the normal path starts with what ended the baseline's wait, not
-		 * with whatever else its answer segment went on to receive */
-		np = argus_beam_search(&c->g, wake.src, c->p, paths, 8, NULL);
-		for (int k = 0; k < np; k++)
-			prepend(c, &paths[k], target, &wake);
-	} else {
-		np = argus_beam_search(&c->g, target, c->p, paths, 8, NULL);
-	}
+	int np = baseline_paths(c, &base, spinning, depth, user_base, paths);
 	if (np < 0)
-		return -1;
+		return np == -2 ? 0 : -1;
+	/* a baseline whose normal path was cut off in a batch: the one before
+	 * it that behaved the same way, up to MAX_PASSED of them; none whole,
+	 * the newest stands */
+	bool given_path = depth == 0 && c->h->normal_path && c->h->normal_path->n;
+	struct passed ps = {.n = 0};
+	struct argus_vertex_info first = base;
+	bool whole = user_base || given_path || !cut_in_batch(c, paths, np, x);
+	while (!whole && ps.n < MAX_PASSED) {
+		dg_step(c,
+		        "depth %u: baseline " ARGUS_VID_FMT
+		        " passed over: its normal path ends in a batch, cut off from its cause",
+		        depth, ARGUS_VID_ARGS(base.id));
+		ps.id[ps.n++] = base.id;
+		if (!find_baseline(c, a, spinning, now, &ps, &base))
+			break;
+		np = baseline_paths(c, &base, spinning, depth, false, paths);
+		if (np == -1)
+			return -1;
+		whole = np >= 0 && !cut_in_batch(c, paths, np, x);
+	}
+	if (ps.n && whole) {
+		dg_note(c, "compare/whole-baseline");
+	} else if (ps.n) {
+		base = first;
+		np = baseline_paths(c, &base, spinning, depth, false, paths);
+		if (np < 0)
+			return np == -2 ? 0 : -1;
+	}
 	/* a spinning loop waits for its flag: the paths through the flag's
 	 * writer, when the baseline has one */
 	bool flag_seen = false;

@@ -113,6 +113,15 @@ static const struct dg_rule rules[] = {
          "[ATC21] 6.2 (peers of connection events)",
          "zoo B14b; realapps r5 (IDLE on a stopped bindfs, right, before kernel-request "
          "decided it first)"),
+    RULE("compare/whole-baseline", LW | YL, NULL,
+         "A baseline whose best normal path ends where a batching loop's batch cut it off "
+         "from its cause (a bus daemon that read a client's chatter and a service's reply "
+         "in one wake-up, then wrote their forwards), and whose paths hold no thread "
+         "blocked in the stall, says nothing of who answers: the similar vertex before it "
+         "is taken (at most 3; none whole, the newest stands).",
+         "[ATC21] 6.2 (GetBaseLine), [IA] 3.2 P1 (batching)",
+         "zoo B14b (one live run in eight named dbus-daemon, 2026-11-28); synthetic "
+         "tests/beam/test_diagnose_bus_batch.c"),
     RULE("compare/normal-path-from-the-waker", LW, NULL,
          "The normal path starts at the edge that ended the baseline's wait, not at "
          "whatever else its answer segment received later.",
