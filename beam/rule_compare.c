@@ -76,9 +76,7 @@ enum match {
 	MATCH_PEERS,     /* any shape: answered by the peers a asked (checked below) */
 };
 
-/* The latest vertex of a's thread before it (index ai, the thread's first
- * at lo) that behaved differently, matched to a by how. */
-/* Baselines passed over (whole_path): at most MAX_PASSED, tried in turn. */
+/* Baselines passed over (cut_in_batch): at most MAX_PASSED, tried in turn. */
 #define MAX_PASSED 3
 
 struct passed {
@@ -94,6 +92,8 @@ static bool was_passed(const struct passed *ps, argus_vid id)
 	return false;
 }
 
+/* The latest vertex of a's thread before it (index ai, the thread's first
+ * at lo) that behaved differently, matched to a by how, not passed over. */
 static bool scan_baseline(const struct ctx *c, const struct argus_vertex_info *a, ssize_t ai,
                           size_t lo, bool spinning, const uint32_t *pids, uint32_t npids,
                           enum match how, const struct passed *ps, struct argus_vertex_info *out)
@@ -336,11 +336,6 @@ static void prepend(const struct ctx *c, struct argus_path *p, argus_vid id,
 	p->penalty += c->p->a * e->strength + c->p->b;
 }
 
-/* Algorithm 2 on anomaly vertex a over [x->from, x->now]; x->chain = the
- * threads already blamed on the way (a's first). Adds candidates; returns
- * how many culprits it found, -1 out of memory. *x->loops_back: a normal
- * path of a's answer leads back to the stalled thread (it waits on it: a
- * deadlock). */
 /* The normal paths of baseline base (Algorithm 1 from what ended its wait);
  * -1 out of memory, -2 its thread has no later vertex. */
 static int baseline_paths(struct ctx *c, const struct argus_vertex_info *base, bool spinning,
