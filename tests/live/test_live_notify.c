@@ -436,7 +436,10 @@ TEST(a_stopped_session_bus_is_notified_in_a_window_of_its_own)
 	ASSERT_MSG(latency <= 3.0, "the window came %.3f s after the stall's start", latency);
 	ASSERT_CONTAINS(body, "pinwheel root cause found");
 	ASSERT_CONTAINS(body, "argus-demo-app stalled");
-	ASSERT_MSG(strstr(body, "dbus-daemon"), "the root cause is not the bus daemon: %s", body);
+	/* the stream's diagnosis (rules used, causal and normal paths) says
+	 * which rule went where when it is not */
+	ASSERT_MSG(strstr(body, "dbus-daemon"),
+	           "the root cause is not the bus daemon: %s\nstream: %s", body, ndjson);
 	ASSERT_MSG(answered, "the app's bus call never answered once the bus ran");
 	ASSERT_MSG(displayed >= 1, "dunst showed nothing once the bus ran; log: %s", log);
 	ASSERT_MSG(!after, "the fallback window stayed beside the desktop's notification");
