@@ -14,18 +14,27 @@
 #include "test.h"
 
 /* Diagnose st over g (its records ingested), then free g; prints the
- * summary, as a report's first line. */
-static inline void diag_run(struct argus_graph *g, const struct argus_stall *st,
-                            struct argus_diagnosis *d)
+ * summary, as a report's first line. base (may be NULL): the top
+ * baseline's vertex, zeroed when there is none. */
+static inline void diag_run_base(struct argus_graph *g, const struct argus_stall *st,
+                                 struct argus_diagnosis *d, struct argus_vertex_info *base)
 {
 	struct argus_graph_view v;
 	argus_graph_view_begin(g, &v);
 	struct argus_beam_params p;
 	argus_beam_params_default(&p);
 	ASSERT_EQ(argus_diagnose(&v, st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
+	if (base && (!d->baseline || !argus_graph_vertex(&v, d->baseline, base)))
+		memset(base, 0, sizeof(*base));
 	argus_graph_view_end(&v);
 	argus_graph_free(g);
 	printf("%s\n", d->summary);
+}
+
+static inline void diag_run(struct argus_graph *g, const struct argus_stall *st,
+                            struct argus_diagnosis *d)
+{
+	diag_run_base(g, st, d, NULL);
 }
 
 /* The root cause's thread (0: no candidate) of a launch stall: thread tid

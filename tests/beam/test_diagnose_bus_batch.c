@@ -222,18 +222,10 @@ static uint64_t diagnose(bool first_batched, bool second_batched, struct argus_d
 	struct argus_graph *g;
 	ASSERT_EQ(argus_graph_new(&g, NULL), 0);
 	ASSERT_EQ(argus_graph_ingest(g, t->ev, n), 0);
-	struct argus_graph_view v;
-	argus_graph_view_begin(g, &v);
-	struct argus_beam_params p;
-	argus_beam_params_default(&p);
-	ASSERT_EQ(argus_diagnose(&v, &st, &p, ARGUS_ALGO_BEAM, NULL, NULL, NULL, NULL, NULL, d), 0);
-	struct argus_vertex_info b = {0};
-	bool found = d->baseline && argus_graph_vertex(&v, d->baseline, &b);
-	argus_graph_view_end(&v);
-	argus_graph_free(g);
-	printf("%s\n", d->summary);
+	struct argus_vertex_info b;
+	diag_run_base(g, &st, d, &b);
 	free(t);
-	return found ? b.end : 0;
+	return b.end;
 }
 
 TEST(a_reply_forwarded_in_a_batch_is_no_baseline_the_call_before_it_is)
