@@ -143,18 +143,33 @@ static void on_lag(void *arg, const struct argus_lag *l)
 
 /* The lags ended at this record, with the samples inside them (after the
  * stalls: a stalled episode's stall_end and diagnosis come first). */
+/* Every live UI thread the trigger knows (*n of them), or NULL (none, or
+ * out of memory); the caller frees. */
+static struct argus_ui_thread *ui_threads(const struct argus_session *s, size_t *n)
+{
+	*n = argus_trigger_ui_threads(s->trig, NULL, 0);
+	struct argus_ui_thread *u = *n ? malloc(*n * sizeof(*u)) : NULL;
+	if (u)
+		*n = argus_trigger_ui_threads(s->trig, u, *n);
+	else
+		*n = 0;
+	return u;
+}
+
 static void hand_lags(struct argus_session *s)
 {
 	uint32_t stacks[512], waits[512];
-	struct argus_ui_thread u[64];
-	size_t nu = argus_trigger_ui_threads(s->trig, u, 64);
+	size_t nu;
+	struct argus_ui_thread *u = s->nlags ? ui_threads(s, &nu) : NULL;
+	if (!u)
+		nu = 0;
 	if (s->prepare && s->prepare(s))
 		s->nlags = 0;
 	for (uint32_t i = 0; i < s->nlags; i++) {
 		struct argus_session_lag sl = {.lag = s->lags[i], .stacks = stacks, .sym = &s->sym};
 		const struct argus_lag *l = &s->lags[i];
 		snprintf(sl.comm, sizeof(sl.comm), "%s", argus_trigger_comm(s->trig, l->pid));
-		for (size_t k = 0; k < nu && k < 64; k++)
+		for (size_t k = 0; k < nu; k++)
 			if (u[k].tid == l->tid)
 				sl.hooks = u[k].hooks;
 		sl.nstacks = (uint32_t)argus_samples_range(s->smp, l->tid, l->start, l->end, stacks,
@@ -168,6 +183,7 @@ static void hand_lags(struct argus_session *s)
 				s->sinks[k].lag(s->sinks[k].arg, &sl);
 	}
 	s->nlags = 0;
+	free(u);
 }
 
 /* The costly function was named from whole call chains (full stacks: the
@@ -231,9 +247,7 @@ static int diagnose_fired(struct argus_session *s)
  * is announced anew (the kext drops a process's full stacks at its exit). */
 static void forget_app(struct argus_session *s, uint32_t pid)
 {
-	for (uint32_t k = 0; k < s->napps && k < 64; k++)
-		if (s->apps[k] == pid)
-			s->apps[k] = 0;
+	argus_hmap_del(&s->apps, pid);
 }
 
 /* A wait stack of a UI thread, kept for the lags (the UI threads are
@@ -243,18 +257,19 @@ static void keep_wait(struct argus_session *s, const struct argus_event *e)
 	struct argus_trigger_stats ts;
 	argus_trigger_get_stats(s->trig, &ts);
 	if (ts.ui_threads != s->ui_seen) {
-		struct argus_ui_thread u[64];
-		size_t n = argus_trigger_ui_threads(s->trig, u, 64);
-		s->nui = 0;
-		for (size_t i = 0; i < n && i < 64; i++)
-			s->ui_tids[s->nui++] = u[i].tid;
+		size_t n;
+		struct argus_ui_thread *u = ui_threads(s, &n);
+		if (n && !u)
+			return; /* out of memory: asked again at the next wait */
+		argus_hmap_free(&s->ui_tids);
+		for (size_t i = 0; i < n; i++)
+			if (!argus_hmap_put(&s->ui_tids, u[i].tid, NULL))
+				break; /* out of memory: those past it keep no waits */
+		free(u);
 		s->ui_seen = ts.ui_threads;
 	}
-	for (uint32_t i = 0; i < s->nui; i++)
-		if (s->ui_tids[i] == e->tid) {
-			argus_samples_feed(s->waits, e, 1);
-			return;
-		}
+	if (argus_hmap_get(&s->ui_tids, e->tid))
+		argus_samples_feed(s->waits, e, 1);
 }
 
 uint32_t session_parent(void *arg, uint32_t pid)
@@ -310,26 +325,29 @@ void session_fault(struct argus_session *s, const struct argus_trace_error *e)
 			s->sinks[k].fault(s->sinks[k].arg, e);
 }
 
-/* Processes the trigger learned are apps since the last tick, to o.app
- * (once each; past 64 apps the oldest are announced again, harmlessly). */
+/* Processes the trigger learned are apps since the last tick, to o.app,
+ * once each, however many. */
 static void announce_apps(struct argus_session *s)
 {
 	struct argus_trigger_stats ts;
 	argus_trigger_get_stats(s->trig, &ts);
 	if (ts.ui_threads == s->apps_ui_seen)
 		return;
+	size_t n;
+	struct argus_ui_thread *u = ui_threads(s, &n);
+	if (n && !u)
+		return; /* out of memory: asked again at the next tick */
 	s->apps_ui_seen = ts.ui_threads;
-	struct argus_ui_thread u[64];
-	size_t n = argus_trigger_ui_threads(s->trig, u, 64);
-	for (size_t i = 0; i < n && i < 64; i++) {
-		bool known = false;
-		for (uint32_t k = 0; k < s->napps && k < 64 && !known; k++)
-			known = s->apps[k] == u[i].pid;
-		if (known)
-			continue;
-		s->apps[s->napps++ % 64] = u[i].pid;
-		s->o.app(s->o.app_arg, u[i].pid);
+	for (size_t i = 0; i < n; i++) {
+		bool fresh = false;
+		if (!argus_hmap_put(&s->apps, u[i].pid, &fresh)) {
+			s->apps_ui_seen = 0; /* out of memory: the rest at the next tick */
+			break;
+		}
+		if (fresh)
+			s->o.app(s->o.app_arg, u[i].pid);
 	}
+	free(u);
 }
 
 void argus_session_tick(struct argus_session *s, uint64_t now)
@@ -410,6 +428,8 @@ void argus_session_free(struct argus_session *s)
 	argus_samples_free(s->waits);
 	session_landmarks_free(s);
 	argus_hmap_free(&s->forks);
+	argus_hmap_free(&s->apps);
+	argus_hmap_free(&s->ui_tids);
 	ptables_free(&s->pt);
 	sess_history_free(&s->hist);
 	free(s);

@@ -71,8 +71,10 @@ struct argus_session {
 	/* with lag sinks: the UI threads' wait stacks (what names a lag
 	 * without samples) */
 	struct argus_samples *waits;
-	uint32_t ui_tids[64], nui, ui_seen;
-	uint32_t apps[64], napps, apps_ui_seen; /* processes announced to o.app */
+	struct argus_hmap ui_tids; /* tid set (keep_wait) */
+	uint32_t ui_seen;
+	struct argus_hmap apps; /* pid set: the processes announced to o.app */
+	uint32_t apps_ui_seen;
 	/* with landmark sinks: the shadow stack of each thread's dispatches */
 	bool landmark_sinks, lm_init;
 	struct argus_hmap lm;

@@ -150,6 +150,53 @@ TEST(a_new_app_at_an_exited_apps_pid_is_announced_again)
 	argus_session_free(s);
 }
 
+/* announcements of every pid (the many-apps test counts them) */
+struct every {
+	unsigned n[400];
+	unsigned calls;
+};
+
+static void every_app(void *arg, uint32_t pid)
+{
+	struct every *c = arg;
+	c->calls++;
+	if (pid >= 1000 && pid < 1400)
+		c->n[pid - 1000]++;
+}
+
+/* A desktop of many GUI processes (a user's hundred terminals): every one
+ * of them is announced, once, however many there are (the session kept
+ * the first 64 of the trigger's table, 2026-11-28) */
+TEST(every_one_of_many_apps_is_announced_once)
+{
+	struct every c = {0};
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	o.app = every_app;
+	o.app_arg = &c;
+	struct argus_session *s;
+	ASSERT_EQ(argus_session_new(&s, &o), 0);
+	struct argus_event e = at(1000000000ull, ARGUS_EV_COMM, 10);
+	strcpy(e.comm.comm, "Xorg");
+	e.comm.is_process = 1;
+	feed1(s, e);
+	uint64_t ts = 2000000000ull;
+	for (uint32_t pid = 1000; pid < 1300; pid++) {
+		connects(s, ts, pid);
+		ts += 100000;
+		if (pid % 50 == 49)
+			argus_session_tick(s, ts);
+	}
+	argus_session_tick(s, ts + 1000000);
+	argus_session_tick(s, ts + 2000000);
+	for (uint32_t pid = 1000; pid < 1300; pid++)
+		ASSERT_MSG(c.n[pid - 1000] == 1, "app %u announced %u times", pid, c.n[pid - 1000]);
+	ASSERT_EQ(c.calls, 300);
+	argus_session_end(s);
+	argus_session_free(s);
+}
+
 TEST_MAIN(TEST_ENTRY(each_app_is_announced_once_on_a_tick),
+          TEST_ENTRY(every_one_of_many_apps_is_announced_once),
           TEST_ENTRY(an_app_after_many_exited_clients_is_announced),
           TEST_ENTRY(a_new_app_at_an_exited_apps_pid_is_announced_again))
