@@ -141,8 +141,6 @@ static void on_lag(void *arg, const struct argus_lag *l)
 		s->lags[s->nlags++] = *l;
 }
 
-/* The lags ended at this record, with the samples inside them (after the
- * stalls: a stalled episode's stall_end and diagnosis come first). */
 /* Every live UI thread the trigger knows (*n of them), or NULL (none, or
  * out of memory); the caller frees. */
 static struct argus_ui_thread *ui_threads(const struct argus_session *s, size_t *n)
@@ -156,6 +154,8 @@ static struct argus_ui_thread *ui_threads(const struct argus_session *s, size_t 
 	return u;
 }
 
+/* The lags ended at this record, with the samples inside them (after the
+ * stalls: a stalled episode's stall_end and diagnosis come first). */
 static void hand_lags(struct argus_session *s)
 {
 	uint32_t stacks[512], waits[512];
