@@ -93,12 +93,13 @@ static void connects(struct argus_session *s, uint64_t ts, uint32_t pid)
 	feed1(s, e);
 }
 
-static struct argus_session *x_session(struct calls *c)
+/* A session told of apps by app(arg, pid), with an X server running. */
+static struct argus_session *x_session_to(void (*app)(void *, uint32_t), void *arg)
 {
 	struct argus_session_opts o;
 	argus_session_opts_default(&o);
-	o.app = count_app;
-	o.app_arg = c;
+	o.app = app;
+	o.app_arg = arg;
 	struct argus_session *s;
 	ASSERT_EQ(argus_session_new(&s, &o), 0);
 	struct argus_event e = at(1000000000ull, ARGUS_EV_COMM, 10);
@@ -106,6 +107,11 @@ static struct argus_session *x_session(struct calls *c)
 	e.comm.is_process = 1;
 	feed1(s, e);
 	return s;
+}
+
+static struct argus_session *x_session(struct calls *c)
+{
+	return x_session_to(count_app, c);
 }
 
 /* An always-on daemon sees many short X clients come and go (xdotool,
@@ -170,16 +176,7 @@ static void every_app(void *arg, uint32_t pid)
 TEST(every_one_of_many_apps_is_announced_once)
 {
 	struct every c = {0};
-	struct argus_session_opts o;
-	argus_session_opts_default(&o);
-	o.app = every_app;
-	o.app_arg = &c;
-	struct argus_session *s;
-	ASSERT_EQ(argus_session_new(&s, &o), 0);
-	struct argus_event e = at(1000000000ull, ARGUS_EV_COMM, 10);
-	strcpy(e.comm.comm, "Xorg");
-	e.comm.is_process = 1;
-	feed1(s, e);
+	struct argus_session *s = x_session_to(every_app, &c);
 	uint64_t ts = 2000000000ull;
 	for (uint32_t pid = 1000; pid < 1300; pid++) {
 		connects(s, ts, pid);
