@@ -159,10 +159,8 @@ static struct argus_ui_thread *ui_threads(const struct argus_session *s, size_t 
 static void hand_lags(struct argus_session *s)
 {
 	uint32_t stacks[512], waits[512];
-	size_t nu;
-	struct argus_ui_thread *u = s->nlags ? ui_threads(s, &nu) : NULL;
-	if (!u)
-		nu = 0;
+	size_t nu; /* called with lags only: one list of the UI threads for all */
+	struct argus_ui_thread *u = ui_threads(s, &nu);
 	if (s->prepare && s->prepare(s))
 		s->nlags = 0;
 	for (uint32_t i = 0; i < s->nlags; i++) {
