@@ -33,8 +33,10 @@ static void pingpong(void *arg)
 }
 
 /* The meter's figures for the traced child; *outs: its switch records
- * (each one a run of sched_switch in its context, when it left the CPU). */
-static struct prog_meter metered(bool meter, unsigned *outs)
+ * (each one a run of sched_switch in its context, when it left the CPU);
+ * *wakes: its wake-up records as the waker (each one a run of
+ * sched_waking in its context). */
+static struct prog_meter metered(bool meter, unsigned *outs, unsigned *wakes)
 {
 	struct argus_kext_opts opts = {.pid_filter = true, .no_samples = true, .meter = meter};
 	struct prog_meter m = {0};
@@ -42,10 +44,13 @@ static struct prog_meter metered(bool meter, unsigned *outs)
 
 	struct gated_child g = collect_child(&c, &opts, pingpong, NULL);
 	ASSERT(prog_meter_add((uint32_t)g.pid, &m) == 0);
-	*outs = 0;
-	for (size_t i = 0; i < c.n; i++)
-		if (c.ev[i].type == ARGUS_EV_SCHED_SWITCH && c.ev[i].pid == (uint32_t)g.pid)
-			(*outs)++;
+	*outs = *wakes = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		if (c.ev[i].pid != (uint32_t)g.pid)
+			continue;
+		*outs += c.ev[i].type == ARGUS_EV_SCHED_SWITCH;
+		*wakes += c.ev[i].type == ARGUS_EV_SCHED_WAKEUP;
+	}
 	collector_free(&c);
 	return m;
 }
@@ -61,8 +66,8 @@ static double runs_of(const struct prog_meter *m, const char *prog)
 TEST(the_meter_counts_a_process_s_switches_and_their_time)
 {
 	require_live();
-	unsigned outs;
-	struct prog_meter m = metered(true, &outs);
+	unsigned outs, wakes;
+	struct prog_meter m = metered(true, &outs, &wakes);
 
 	/* 200 round trips: the parent blocks in most reads (not in all: on two
 	 * CPUs the other process can answer before the parent sleeps; CI saw
@@ -71,9 +76,12 @@ TEST(the_meter_counts_a_process_s_switches_and_their_time)
 	ASSERT_MSG(runs_of(&m, "sched_switch") >= outs, "sched_switch ran %.0f times, %u switches",
 	           runs_of(&m, "sched_switch"), outs);
 	/* it wakes the child only when the child blocked first: not every
-	 * time (in a sanitizer build, well under half the time) */
-	ASSERT(runs_of(&m, "sched_waking") >= 10);
-	ASSERT(m.ns > 0 && m.runs >= 300);
+	 * time, and how often is the scheduler's (CI saw fewer than 10 of 200
+	 * on a loaded machine), so the runs are held to the wake-ups recorded */
+	ASSERT_MSG(wakes >= 1, "%u wake-ups by the parent", wakes);
+	ASSERT_MSG(runs_of(&m, "sched_waking") >= wakes, "sched_waking ran %.0f times, %u wake-ups",
+	           runs_of(&m, "sched_waking"), wakes);
+	ASSERT_MSG(m.ns > 0 && m.runs >= outs + wakes, "%.0f runs, %.0f ns", m.runs, m.ns);
 	/* no program runs for seconds: the time is that of runs, not a clock's */
 	ASSERT_MSG(m.ns / m.runs < 1e6, "%.0f ns a run", m.ns / m.runs);
 }
@@ -81,8 +89,8 @@ TEST(the_meter_counts_a_process_s_switches_and_their_time)
 TEST(without_the_meter_nothing_is_counted)
 {
 	require_live();
-	unsigned outs;
-	struct prog_meter m = metered(false, &outs);
+	unsigned outs, wakes;
+	struct prog_meter m = metered(false, &outs, &wakes);
 
 	ASSERT_MSG(m.runs == 0 && m.n == 0, "%.0f runs counted", m.runs);
 }
