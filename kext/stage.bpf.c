@@ -150,11 +150,17 @@ static __always_inline void stage_done(struct emit *em)
 
 /* The CPU goes idle (idle: nothing else will write it out) or takes a
  * timer interrupt (a tick of a busy CPU: write out a stage STAGE_AGE_NS
- * old). */
+ * old). A CPU that sheds and has nothing to write out looks at its ring's
+ * fill again: shedding is otherwise decided at write-outs only, and on a
+ * CPU where nothing but processes outside the app set run, every record
+ * is shed, none is written out, and the CPU would shed for good however
+ * soon the reader made room (a pinned benchmark lost all its records
+ * after its first 0.1 s). */
 static __always_inline void stage_settle(bool idle)
 {
 	struct tracer_stage *s;
-	__u32 zero = 0, h;
+	__u32 zero = 0, h, cpu;
+	void *ring;
 
 	if (per_call)
 		return;
@@ -162,8 +168,13 @@ static __always_inline void stage_settle(bool idle)
 	if (!s || s->depth)
 		return;
 	h = s->cur & 1;
-	if (s->n[h] && (idle || bpf_ktime_get_ns() - s->ev[h][0].ts >= STAGE_AGE_NS))
-		stage_write(s, bpf_get_smp_processor_id());
+	cpu = bpf_get_smp_processor_id();
+	if (s->n[h] && (idle || bpf_ktime_get_ns() - s->ev[h][0].ts >= STAGE_AGE_NS)) {
+		stage_write(s, cpu);
+	} else if (s->shed) {
+		ring = bpf_map_lookup_elem(&rings, &cpu);
+		s->shed = ring && bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= shed_bytes;
+	}
 }
 
 /* Entering and leaving idle, in the idle task: the idle loop comes here

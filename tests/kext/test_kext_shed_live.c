@@ -4,7 +4,10 @@
  * process outside the app set floods a one-page ring, then a member of the
  * app set runs on the same CPU. Past the shedding fill the flood's records
  * are shed (counted, and reported as ring drops), so the member's records
- * still find room; without shedding the flood takes the whole ring.
+ * still find room; without shedding the flood takes the whole ring. And
+ * shedding ends once the reader has made room, also on a CPU where nothing
+ * but the flood runs (the default capture decides it per CPU at its stage's
+ * write-outs, and a shed flood writes none out).
  */
 #include "collect.h"
 
@@ -100,5 +103,91 @@ TEST(without_shedding_the_flood_takes_the_whole_ring)
 	ASSERT_MSG(o.member < 10, "the member kept %zu records in a full ring", o.member);
 }
 
+/* Two processes on CPU 0 that hand a byte back and forth (each hand-off
+ * a switch and a wake-up), n times. */
+static void handoffs(int n)
+{
+	int a[2], b[2];
+	char c = 0;
+
+	if (pipe(a) || pipe(b))
+		_exit(1);
+	pid_t p = fork();
+	if (p < 0)
+		_exit(1);
+	for (int i = 0; i < n; i++) {
+		if (p == 0) {
+			if (read(a[0], &c, 1) != 1 || write(b[1], &c, 1) != 1)
+				_exit(1);
+		} else if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) {
+			_exit(1);
+		}
+	}
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+}
+
+struct phases {
+	int done_fd; /* the flood writes a byte here after its first phase */
+	int go_fd;   /* and reads one here before its second */
+};
+
+#define HANDOFFS 3000
+
+static void two_floods(void *arg)
+{
+	struct phases *ph = arg;
+	char b = 0;
+
+	pin_cpu0();
+	handoffs(HANDOFFS);
+	if (write(ph->done_fd, &b, 1) != 1 || read(ph->go_fd, &b, 1) != 1)
+		_exit(1);
+	handoffs(HANDOFFS);
+}
+
+TEST(shedding_ends_once_the_reader_has_made_room)
+{
+	/* the first phase fills the ring past shed_bytes with nobody
+	 * reading; the reader then takes everything and reads every 2 ms
+	 * (wait_child), far less than shed_bytes a time */
+	struct argus_kext_opts opts = {.pid_filter = true,
+	                               .no_samples = true,
+	                               .ring_bytes = 1u << 20,
+	                               .shed_bytes = 256u << 10};
+	int done[2], go[2], status;
+	struct collector c;
+	char b = 'g';
+
+	require_live();
+	ASSERT(pipe(done) == 0 && pipe(go) == 0);
+	struct phases ph = {.done_fd = done[1], .go_fd = go[0]};
+	collector_start(&c, &opts);
+	struct gated_child flood = spawn_gated(two_floods, &ph);
+	trace_and_go(&c, &flood);
+	ASSERT(read(done[0], &b, 1) == 1);
+	uint64_t shed_first = argus_kext_ring_shed(c.k);
+	collector_drain(&c);
+	size_t first = c.n;
+	ASSERT(write(go[1], &b, 1) == 1);
+	status = wait_child(&c, flood.pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	collector_finish(&c);
+	uint64_t shed = argus_kext_ring_shed(c.k);
+	/* the records read after the first phase's were written in the second
+	 * (but for a stage's worth the CPU still held) */
+	fprintf(stderr,
+	        "first phase: %zu records read, %" PRIu64 " shed; at the end %zu read, %" PRIu64
+	        " shed\n",
+	        first, shed_first, c.n, shed);
+	ASSERT_MSG(shed_first > 0, "the first phase shed nothing: the test shows nothing");
+	ASSERT_MSG(c.n - first >= first / 2,
+	           "the second phase kept %zu records, the first %zu (%" PRIu64 " shed in all)",
+	           c.n - first, first, shed);
+	collector_free(&c);
+}
+
 TEST_MAIN(TEST_ENTRY(a_member_of_the_app_set_keeps_room_in_a_flooded_ring),
-          TEST_ENTRY(without_shedding_the_flood_takes_the_whole_ring))
+          TEST_ENTRY(without_shedding_the_flood_takes_the_whole_ring),
+          TEST_ENTRY(shedding_ends_once_the_reader_has_made_room))
