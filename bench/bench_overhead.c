@@ -127,6 +127,26 @@ static pid_t spawn(char *const argv[], int keep_fd, bool quiet)
 	return pid;
 }
 
+/* argv in a child, its stdout to /dev/null and its stderr to log (the
+ * tracer's summary of what it lost). */
+static pid_t spawn_log(char *const argv[], const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		int lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (null >= 0)
+			dup2(null, 1);
+		if (lf >= 0)
+			dup2(lf, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 static int wait_exit_ru(pid_t pid, struct rusage *ru)
 {
 	int status;
@@ -309,10 +329,11 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 		                  : o->argus_opt       ? o->argus_opt
 		                                       : "--all";
 		int p[2];
-		char buf[8];
+		char buf[8], log[96];
 
 		if (pipe(p))
 			return -1;
+		snprintf(log, sizeof(log), "%s/record.log", o->tmpdir);
 		snprintf(path, sizeof(path), "%s/argus.argus", o->tmpdir);
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
 		char *argv[] = {(char *)o->argus,
@@ -325,7 +346,7 @@ static pid_t start_tracer(const struct overhead_opts *o, enum mode m)
 		                fdarg,
 		                o->meter ? "--meter" : NULL,
 		                NULL};
-		pid_t pid = spawn(argv, p[1], true);
+		pid_t pid = spawn_log(argv, log);
 		close(p[1]);
 		ssize_t n = read(p[0], buf, sizeof(buf));
 		close(p[0]);
@@ -386,6 +407,10 @@ struct run_cost {
 	struct prog_meter meter;  /* their time in the process CMD named (--meter) */
 	struct prog_meter progs;  /* the tracing programs while CMD ran, per program */
 	double metric[MAX_METRICS];
+	/* what the tracer kept and lost (tracer_losses); counted false when
+	 * its summary was not found */
+	double kept, lost, shed;
+	bool counted;
 };
 
 /* The names of CMD's metrics, in the order the first run printed them. */
@@ -463,6 +488,69 @@ static void daemon_said(const struct overhead_opts *o)
 	fclose(f);
 }
 
+/* The first line of path holding key, from key on; false if none. */
+static bool line_with(const char *path, const char *key, char *out, size_t size)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, key);
+
+		if (at) {
+			snprintf(out, size, "%s", at);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* What the stopped tracer kept and lost: an argus row's own summary
+ * ("lost: N (kernel rings; S of them shed ..."; argus record also says
+ * how many it wrote), perf's from `perf report --stats` (SAMPLE events
+ * kept; LOST events: the notices perf wrote of records it lost, each for
+ * one or more). A row whose tracer loses records costs less for it: the
+ * bench prints them beside the times. */
+static void tracer_losses(const struct overhead_opts *o, enum mode m, struct run_cost *c)
+{
+	char path[128], out[128], text[256];
+	unsigned long long a = 0, b = 0;
+
+	if (m == MODE_START || m == MODE_START_SYS || m == MODE_RECORD || m == MODE_RECORD_SYS) {
+		bool start = m == MODE_START || m == MODE_START_SYS;
+
+		snprintf(path, sizeof(path), "%s/%s.log", o->tmpdir, start ? "start" : "record");
+		if (!line_with(path, "lost: ", text, sizeof(text)) ||
+		    sscanf(text, "lost: %llu (kernel rings; %llu", &a, &b) != 2)
+			return;
+		c->lost = (double)a;
+		c->shed = (double)b;
+		c->counted = true;
+		if (!start && line_with(path, "argus record: ", text, sizeof(text)) &&
+		    sscanf(text, "argus record: %llu records", &a) == 1)
+			c->kept = (double)a;
+		return;
+	}
+	if (m != MODE_PERF && m != MODE_PERF_SYS)
+		return;
+	snprintf(path, sizeof(path), "%s/perf.data", o->tmpdir);
+	snprintf(out, sizeof(out), "%s/perf.stats", o->tmpdir);
+	char *argv[] = {"perf", "report", "-i", path, "--stats", NULL};
+	if (wait_exit(spawn_to(argv, true, out)) != 0)
+		return;
+	c->counted = true;
+	if (line_with(out, "SAMPLE events:", text, sizeof(text)) &&
+	    sscanf(text, "SAMPLE events: %llu", &a) == 1)
+		c->kept = (double)a;
+	if (line_with(out, "LOST events:", text, sizeof(text)) &&
+	    sscanf(text, "LOST events: %llu", &b) == 1)
+		c->lost = (double)b;
+}
+
 /* One timed run of CMD under mode m; wall < 0 on failure. */
 static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
                                 struct metric_names *names)
@@ -505,6 +593,8 @@ static struct run_cost run_once(const struct overhead_opts *o, enum mode m,
 		fprintf(stderr, "bench overhead: %s did not stop cleanly\n", mode_names[m]);
 	if (tracer > 0 && (m == MODE_START || m == MODE_START_SYS))
 		daemon_said(o);
+	if (tracer > 0)
+		tracer_losses(o, m, &cost);
 	if (rc == 0 && o->metrics && !read_metrics(out, names, &cost)) {
 		fprintf(stderr, "bench overhead: the command printed no (or other) metric lines\n");
 		rc = 1;
@@ -654,6 +744,8 @@ int argus_bench_overhead(int argc, char **argv)
 {
 	struct overhead_opts o = {.rounds = 5};
 	double *times[MODE_COUNT], *cmd_cpu[MODE_COUNT], *tracer_cpu[MODE_COUNT];
+	double *kept[MODE_COUNT], *lost[MODE_COUNT], *shed[MODE_COUNT];
+	bool counted[MODE_COUNT] = {false};
 	double *metric[MODE_COUNT][MAX_METRICS];
 	struct metric_names names = {0};
 	static char desktop_script[4200];
@@ -727,6 +819,9 @@ int argus_bench_overhead(int argc, char **argv)
 			times[m] = calloc(o.rounds, sizeof(double));
 			cmd_cpu[m] = calloc(o.rounds, sizeof(double));
 			tracer_cpu[m] = calloc(o.rounds, sizeof(double));
+			kept[m] = calloc(o.rounds, sizeof(double));
+			lost[m] = calloc(o.rounds, sizeof(double));
+			shed[m] = calloc(o.rounds, sizeof(double));
 			prog_s[m] = calloc(o.rounds, sizeof(double));
 			prog_runs[m] = calloc(o.rounds, sizeof(double));
 			meters[m] = calloc(o.rounds, sizeof(struct prog_meter));
@@ -745,6 +840,10 @@ int argus_bench_overhead(int argc, char **argv)
 				times[m][r] = c.wall;
 				cmd_cpu[m][r] = c.cmd_cpu;
 				tracer_cpu[m][r] = c.tracer_cpu;
+				kept[m][r] = c.kept;
+				lost[m][r] = c.lost;
+				shed[m][r] = c.shed;
+				counted[m] |= c.counted;
 				prog_s[m][r] = c.prog_s;
 				prog_runs[m][r] = c.prog_runs;
 				meters[m][r] = c.meter;
@@ -754,6 +853,9 @@ int argus_bench_overhead(int argc, char **argv)
 				        r + 1, mode_names[m], c.wall, c.cmd_cpu, c.tracer_cpu);
 				for (unsigned k = 0; k < names.n; k++)
 					fprintf(stderr, ", %s %.3f", names.name[k], c.metric[k]);
+				if (c.counted)
+					fprintf(stderr, ", kept %.0f, lost %.0f (shed %.0f)",
+					        c.kept, c.lost, c.shed);
 				fputc('\n', stderr);
 				if (times[m][r] < 0) {
 					fprintf(stderr, "bench overhead: round %u %s failed\n",
@@ -795,6 +897,17 @@ int argus_bench_overhead(int argc, char **argv)
 				printf("  %-20s %9.3f s + %6.3f s   x%.3f (%+.1f %%)\n",
 				       mode_names[m], cc, tc, (cc + tc) / cbase,
 				       ((cc + tc) / cbase - 1) * 100);
+			}
+			printf("records each tracer kept and lost, median a round (argus: its "
+			       "records and the kernel rings' losses, shed ones among them; "
+			       "perf: its samples and its notices of lost records; kept 0: not "
+			       "said):\n");
+			for (int m = 0; m < MODE_COUNT; m++) {
+				if (!mode_on(&o, (enum mode)m) || !counted[m])
+					continue;
+				printf("  %-20s kept %12.0f   lost %10.0f   shed %10.0f\n",
+				       mode_names[m], median_of(kept[m], o.rounds),
+				       median_of(lost[m], o.rounds), median_of(shed[m], o.rounds));
 			}
 			if (o.prog_stats) {
 				printf("median time of the machine's tracing programs while the "
@@ -844,6 +957,9 @@ int argus_bench_overhead(int argc, char **argv)
 			free(times[m]);
 			free(cmd_cpu[m]);
 			free(tracer_cpu[m]);
+			free(kept[m]);
+			free(lost[m]);
+			free(shed[m]);
 			free(prog_s[m]);
 			free(prog_runs[m]);
 			free(meters[m]);

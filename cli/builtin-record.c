@@ -133,12 +133,13 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "%s", terr.msg);
 		return ARGUS_EXIT_IO;
 	}
-	fprintf(stderr,
-	        "argus record: %llu records to %s; lost: %llu (kernel rings), %llu stacks, "
-	        "%llu program runs skipped (nested); late: %llu\n",
-	        (unsigned long long)st.events, out, (unsigned long long)st.ring_drops,
-	        (unsigned long long)st.stack_drops, (unsigned long long)st.nested,
-	        (unsigned long long)st.late);
+	fprintf(
+	    stderr,
+	    "argus record: %llu records to %s; lost: %llu (kernel rings; %llu of them shed "
+	    "outside the app set), %llu stacks, %llu program runs skipped (nested); late: %llu\n",
+	    (unsigned long long)st.events, out, (unsigned long long)st.ring_drops,
+	    (unsigned long long)st.ring_shed, (unsigned long long)st.stack_drops,
+	    (unsigned long long)st.nested, (unsigned long long)st.late);
 	if (hooks)
 		fprintf(stderr, "argus record: %llu hook records, %llu lost (hook rings)\n",
 		        (unsigned long long)st.hook_events, (unsigned long long)st.hook_drops);

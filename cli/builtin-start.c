@@ -368,6 +368,15 @@ int cmd_start(int argc, char **argv)
 	}
 out:
 	argus_daemon_free(d); /* rings first: they read kext's maps */
+	if (k) {
+		struct argus_kext_stats ks;
+		argus_kext_get_stats(k, &ks);
+		fprintf(stderr,
+		        "argus start: lost: %llu (kernel rings; %llu of them shed outside the app "
+		        "set), %llu stacks, %llu program runs skipped (nested)\n",
+		        (unsigned long long)ks.ring_drops, (unsigned long long)ks.ring_shed,
+		        (unsigned long long)ks.stack_drops, (unsigned long long)ks.prog_misses);
+	}
 	if (k && !no_full_stacks) {
 		struct argus_kext_stats ks;
 		argus_kext_get_stats(k, &ks);

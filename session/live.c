@@ -424,6 +424,7 @@ void argus_live_get_stats(const struct argus_live *l, struct argus_live_stats *s
 	*st = l->st;
 	st->hook_events = l->hk.events;
 	st->hook_drops = l->hk.drops;
+	st->ring_shed = l->k ? argus_kext_ring_shed(l->k) : 0;
 }
 
 void argus_live_close(struct argus_live *l)

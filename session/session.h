@@ -358,6 +358,7 @@ struct argus_live_opts {
 struct argus_live_stats {
 	uint64_t events;      /* records delivered to the sink */
 	uint64_t ring_drops;  /* records the kernel rings lost */
+	uint64_t ring_shed;   /* of them, shed outside the app set (kext.md "Shedding") */
 	uint64_t stack_drops; /* user stacks the kernel could not keep */
 	uint64_t nested;      /* tracer program runs the kernel skipped (ARGUS_DROP_NESTED) */
 	uint64_t late;        /* records the merge released after their watermark */
