@@ -142,7 +142,7 @@ static void usage(FILE *f)
 	    "                      copy registers and 8 KiB of stack, unwound with the\n"
 	    "                      binaries' CFI; docs/kext.md)\n"
 	    "  --no-shed           a filling kernel ring loses anyone's records (default:\n"
-	    "                      past a quarter, those outside the app set; docs/kext.md)\n"
+	    "                      past half, those outside the app set; docs/kext.md)\n"
 	    "  --syscalls          per-call capture on the syscall exit tracepoint (every\n"
 	    "                      syscall of every task pays for it; docs/kext.md)\n"
 	    "  --meter             time the tracing programs per process (benchmarks:\n"

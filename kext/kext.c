@@ -107,7 +107,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 		            TRACER_USTACK_BYTES_MAX);
 	skel->rodata->ustack_bytes = o->ustack_bytes ? o->ustack_bytes : TRACER_USTACK_BYTES;
 	skel->rodata->ustack_all = o->full_stacks_all;
-	skel->rodata->shed_bytes = o->no_shed ? 0 : o->shed_bytes ? o->shed_bytes : ring / 4;
+	skel->rodata->shed_bytes = o->no_shed ? 0 : o->shed_bytes ? o->shed_bytes : ring / 2;
 	if (o->comm) {
 		size_t n = strlen(o->comm);
 

@@ -47,7 +47,7 @@ struct argus_kext_opts {
 	bool no_wait_stacks;  /* leave out STACK records at blocking waits */
 	bool no_recv_enter;   /* no SYS_ENTER for receives (IPC_RECV has dur_ns) */
 	uint32_t shed_bytes;  /* past this fill of a ring, records of processes outside
-	                       * the app set are shed (counted); 0 = ring_bytes / 4 */
+	                       * the app set are shed (counted); 0 = ring_bytes / 2 */
 	bool no_shed;         /* never shed: a full ring loses anyone's records */
 	bool syscalls;        /* per-call capture on the syscall exit tracepoint
 	                       * (every task's syscalls pay for it); false: blocked
