@@ -100,6 +100,11 @@ static bool stack_frames(struct argus_kext *k, const struct argus_event *e, uint
 	uint32_t depth = 0;
 
 	memset(ips, 0, TRACER_STACK_DEPTH * sizeof(ips[0]));
+	/* a wait whose frame pointer the tracer did not follow */
+	if (!kernel && wait && kid == TRACER_USTACK_IP_ONLY - 1) {
+		ips[0] = e->stack.ip;
+		return e->stack.ip != 0;
+	}
 	if (reused && wait && (v = argus_hmap_get(&k->wait_frames, key)) != NULL) {
 		f = (struct wait_frames *)(uintptr_t)*v;
 		memcpy(ips, f->ips, f->depth * sizeof(ips[0]));

@@ -100,22 +100,34 @@ static __always_inline bool kstack_tells(unsigned int prev_state, bool in_call)
 	return (prev_state & TASK_UNINTERRUPTIBLE_) || !in_call;
 }
 
+/* Whether fp can be a frame on the stack at sp, above the frame at low
+ * (TRACER_FP_SPAN): a frame pointer points into the stack, above the
+ * stack pointer and above the frame it was saved in. */
+static __always_inline bool frame_plausible(__u64 fp, __u64 low, __u64 sp)
+{
+	return fp >= low && fp - sp < TRACER_FP_SPAN && !(fp & 7);
+}
+
 /* The place a thread waits at (struct wait_place): the frames the
  * kernel's user stack walk (bpf_get_stackid) reads first, read the same
  * way - the frame at the frame pointer is its saved frame pointer and
- * the return address; a frame that cannot be read ends the walk. Two
+ * the return address; a frame that cannot be read, or is not plausible
+ * (frame_plausible), ends the walk. Two
  * waits at one place give the same stack as long as the frames from
  * next on are those seen before (the same address, on a live chain). */
-static __always_inline void wait_place_of(struct pt_regs *regs, __u64 ip, struct wait_place *k)
+static __always_inline void wait_place_of(struct pt_regs *regs, __u64 ip, __u64 sp,
+                                          struct wait_place *k)
 {
-	__u64 fp = regs_fp(regs), fr[2];
+	__u64 fp = regs_fp(regs), fr[2], low = sp;
 
 	*k = (struct wait_place){.ip = ip};
 	for (int i = 0; i < TRACER_PLACE_FRAMES; i++) {
-		if (fp < TRACER_MIN_USER_ADDR || bpf_probe_read_user(fr, sizeof(fr), (void *)fp)) {
+		if (fp < TRACER_MIN_USER_ADDR || !frame_plausible(fp, low, sp) ||
+		    bpf_probe_read_user(fr, sizeof(fr), (void *)fp)) {
 			fp = 0;
 			break;
 		}
+		low = fp + sizeof(fr);
 		k->ret[i] = fr[1];
 		k->frames++;
 		fp = fr[0];
@@ -157,7 +169,7 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	mm = prev->mm;
 	if (!mm)
 		return;
-	wait_place_of(regs, ip, &k);
+	wait_place_of(regs, ip, sp, &k);
 	for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
 		struct wait_place *p = &st->places[i];
 
@@ -181,8 +193,14 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 	} else {
 		if (!reserve_at(&em, ARGUS_EV_STACK, prev, ts, true))
 			return;
-		id = user_stack_id(ctx, em.ev->cpu);
-		ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
+		/* the kernel's walk follows any frame pointer: one that is
+		 * not plausible gives the ip and garbage, and may fault */
+		if (frame_plausible(regs_fp(regs), sp, sp)) {
+			id = user_stack_id(ctx, em.ev->cpu);
+			ustack = id < 0 ? 0 : id + 1; /* kernel stack id + 1; kext.c interns */
+		} else {
+			ustack = TRACER_USTACK_IP_ONLY;
+		}
 		em.ev->stack.ustack = ustack;
 		em.ev->stack.sp_ret = sp_ret;
 		for (int i = 0; i < TRACER_WAIT_PLACES; i++) {
@@ -191,7 +209,8 @@ static __always_inline void wait_stack(void *ctx, struct task_struct *prev, stru
 			/* the same id at the same ip is the same stack (a walk
 			 * from that ip; a bucket collision there is the one case
 			 * told wrong): places that share a stack stay */
-			if (ustack && p->ustack == ustack && p->ip != ip)
+			if (ustack && ustack != TRACER_USTACK_IP_ONLY && p->ustack == ustack &&
+			    p->ip != ip)
 				p->ip = 0;
 		}
 		pl = &st->places[st->next_place % TRACER_WAIT_PLACES];

@@ -126,6 +126,15 @@ struct tracer_stage {
  * mapped), the walk stops there: a fault costs about 2 us (0 in rbp under a
  * library without frame pointers is common). */
 #define TRACER_MIN_USER_ADDR 0x10000
+/* A wait's frame pointer is followed only when it points into the stack
+ * above the stack pointer, within this span, each frame above the last:
+ * libraries without frame pointers leave any value in rbp, and a read of
+ * an unmapped one faults (some 2.5 us here, ten times the rest of the
+ * stack path: docs/kext.md "Wait stacks"). */
+#define TRACER_FP_SPAN (8ull << 20)
+/* stack.ustack of a wait's STACK record whose frame pointer was not
+ * followed: the stack is the record's ip alone (the decoder makes it). */
+#define TRACER_USTACK_IP_ONLY 0xfffffffeu
 /* stack.depth of a wait's STACK record on the kernel ring (the decoder
  * writes the real depth): its stacks were not walked again, the thread
  * blocked at a place it blocked at before (same user ip, frame pointer and

@@ -3,7 +3,8 @@
  * (label "live"): a wait stack names the function that blocked, is walked
  * once per place (its frame chain, not its stack pointer; places that share
  * a stack are both kept; a function pointer left on the stack is not taken
- * for the caller), and a CPU sample inside libc names the function that
+ * for the caller; a frame pointer that points off the stack is not
+ * followed), and a CPU sample inside libc names the function that
  * called it. The other records are test_kext_live.c's.
  */
 #include <dlfcn.h>
@@ -582,7 +583,81 @@ TEST(sample_in_the_vdso_puts_the_caller_after_libcs_wrapper)
 	collector_free(&c);
 }
 
+/* ---- a wait with a frame pointer that points at no frame: not followed ---- */
+#if defined(__x86_64__)
+/* read(2) with rbp holding what a library built without frame pointers may
+ * leave there: an address that is not on the stack (here not even mapped;
+ * a read of it would fault) */
+__attribute__((noinline)) static long read_with_stray_rbp(int fd, char *buf)
+{
+	long ret;
+
+	__asm__ volatile("push %%rbp\n\t"
+	                 "movabs $0x100000000000, %%rbp\n\t"
+	                 "syscall\n\t"
+	                 "pop %%rbp"
+	                 : "=a"(ret)
+	                 : "a"(0L), "D"((long)fd), "S"(buf), "d"(1L)
+	                 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static void stray_rbp_main(void *arg)
+{
+	char b;
+
+	(void)arg;
+	if (read_with_stray_rbp(block_pipe[0], &b) != 1)
+		_exit(1);
+}
+#endif
+
+TEST(a_frame_pointer_off_the_stack_is_not_followed)
+{
+#if !defined(__x86_64__)
+	SKIP("the stray frame pointer is x86-64 assembly");
+#else
+	static struct frames_table t;
+	struct collector c;
+
+	require_live();
+	struct gated_child g = collect_blocked(&c, stray_rbp_main);
+
+	/* the raw record: the ip alone, no walk of the kernel's */
+	unsigned ip_only = 0, walked = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid ||
+		    e->stack.kind != ARGUS_STACK_WAIT)
+			continue;
+		ip_only += e->stack.ustack == TRACER_USTACK_IP_ONLY;
+		walked += e->stack.ustack != TRACER_USTACK_IP_ONLY;
+	}
+	ASSERT_MSG(ip_only >= 1, "%u waits with the stray frame pointer walked, none not", walked);
+	/* decoded: the wait's ip is its first frame (sp_ret may follow) */
+	struct argus_sink sink = {.intern_stack = intern_frames, .arg = &t};
+	unsigned named = 0;
+	argus_kext_decode(c.k, c.ev, c.n, &sink);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct argus_event *e = &c.ev[i];
+
+		if (e->type != ARGUS_EV_STACK || e->pid != (uint32_t)g.pid || !e->stack.ustack ||
+		    e->stack.kind != ARGUS_STACK_WAIT)
+			continue;
+		ASSERT(e->stack.ustack <= t.n);
+		ASSERT(t.ips[e->stack.ustack - 1][0] == e->stack.ip);
+		ASSERT_MSG(t.depth[e->stack.ustack - 1] <= 2,
+		           "%u frames from a stray frame pointer", t.depth[e->stack.ustack - 1]);
+		named++;
+	}
+	ASSERT_MSG(named >= 1, "no decoded stack for the wait");
+	collector_free(&c);
+#endif
+}
+
 TEST_MAIN(TEST_ENTRY(wait_stack_names_the_function_that_blocked),
+          TEST_ENTRY(a_frame_pointer_off_the_stack_is_not_followed),
           TEST_ENTRY(wait_stacks_walked_once_per_place),
           TEST_ENTRY(a_place_is_its_frame_chain_not_its_stack_pointer),
           TEST_ENTRY(places_sharing_a_stack_are_both_kept),
