@@ -130,7 +130,7 @@ struct tracer_stage {
  * above the stack pointer, within this span, each frame above the last:
  * libraries without frame pointers leave any value in rbp, and a read of
  * an unmapped one faults (some 2.5 us here, ten times the rest of the
- * stack path: docs/kext.md "Wait stacks"). */
+ * stack path: docs/kext.md "Stacks"). */
 #define TRACER_FP_SPAN (8ull << 20)
 /* stack.ustack of a wait's STACK record whose frame pointer was not
  * followed: the stack is the record's ip alone (the decoder makes it). */
