@@ -279,18 +279,7 @@ static pid_t start_daemon(const struct overhead_opts *o, bool syscalls)
 	                (char *)opt,
 	                o->meter ? "--meter" : NULL,
 	                NULL};
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY),
-		    lf = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (null >= 0)
-			dup2(null, 1);
-		if (lf >= 0)
-			dup2(lf, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
+	pid_t pid = spawn_log(argv, log);
 	if (pid < 0)
 		return -1;
 	for (int i = 0; i < 600; i++) { /* 30 s */

@@ -368,8 +368,8 @@ int cmd_start(int argc, char **argv)
 	}
 out:
 	argus_daemon_free(d); /* rings first: they read kext's maps */
+	struct argus_kext_stats ks;
 	if (k) {
-		struct argus_kext_stats ks;
 		argus_kext_get_stats(k, &ks);
 		fprintf(stderr,
 		        "argus start: lost: %llu (kernel rings; %llu of them shed outside the app "
@@ -377,16 +377,13 @@ out:
 		        (unsigned long long)ks.ring_drops, (unsigned long long)ks.ring_shed,
 		        (unsigned long long)ks.stack_drops, (unsigned long long)ks.prog_misses);
 	}
-	if (k && !no_full_stacks) {
-		struct argus_kext_stats ks;
-		argus_kext_get_stats(k, &ks);
+	if (k && !no_full_stacks)
 		fprintf(stderr,
 		        "argus start: full stacks: %llu sample(s) unwound, %llu lost, %.1f ms"
 		        " reading back and unwinding (%.1f us each)\n",
 		        (unsigned long long)ks.ustacks, (unsigned long long)ks.ustacks_lost,
 		        (double)ks.ustack_ns / 1e6,
 		        ks.ustacks ? (double)ks.ustack_ns / 1e3 / (double)ks.ustacks : 0.0);
-	}
 	argus_kext_close(k);
 	if (sd)
 		argus_daemon_diag_summary(sd);

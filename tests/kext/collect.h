@@ -148,6 +148,32 @@ static inline void pin_cpu0(void)
 		_exit(2);
 }
 
+/* This process and a child it forks hand a byte back and forth over two
+ * pipes n times (each hand-off a wake-up, and a switch when the other is
+ * not running yet); exits 1 on a failed read or write. */
+static inline void pipe_handoffs(int n)
+{
+	int a[2], b[2];
+	char c = 0;
+
+	if (pipe(a) || pipe(b))
+		_exit(1);
+	pid_t p = fork();
+	if (p < 0)
+		_exit(1);
+	for (int i = 0; i < n; i++) {
+		if (p == 0) {
+			if (read(a[0], &c, 1) != 1 || write(b[1], &c, 1) != 1)
+				_exit(1);
+		} else if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) {
+			_exit(1);
+		}
+	}
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+}
+
 /* A child that waits for the go signal before running fn. */
 struct gated_child {
 	pid_t pid;

@@ -7,29 +7,11 @@
 #include "collect.h"
 #include "progstats.h"
 
+/* 200 round trips with a child of its own */
 static void pingpong(void *arg)
 {
 	(void)arg;
-	int a[2], b[2];
-	char c = 0;
-
-	if (pipe(a) || pipe(b))
-		_exit(1);
-	pid_t p = fork();
-	if (p < 0)
-		_exit(1);
-	for (int i = 0; i < 200; i++) {
-		if (p == 0) {
-			if (read(a[0], &c, 1) != 1 || write(b[1], &c, 1) != 1)
-				_exit(1);
-		} else if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) {
-			_exit(1);
-		}
-	}
-	if (p == 0)
-		_exit(0);
-	int status;
-	waitpid(p, &status, 0);
+	pipe_handoffs(200);
 }
 
 /* The meter's figures for the traced child; *outs: its switch records

@@ -103,31 +103,6 @@ TEST(without_shedding_the_flood_takes_the_whole_ring)
 	ASSERT_MSG(o.member < 10, "the member kept %zu records in a full ring", o.member);
 }
 
-/* Two processes on CPU 0 that hand a byte back and forth (each hand-off
- * a switch and a wake-up), n times. */
-static void handoffs(int n)
-{
-	int a[2], b[2];
-	char c = 0;
-
-	if (pipe(a) || pipe(b))
-		_exit(1);
-	pid_t p = fork();
-	if (p < 0)
-		_exit(1);
-	for (int i = 0; i < n; i++) {
-		if (p == 0) {
-			if (read(a[0], &c, 1) != 1 || write(b[1], &c, 1) != 1)
-				_exit(1);
-		} else if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1) {
-			_exit(1);
-		}
-	}
-	if (p == 0)
-		_exit(0);
-	waitpid(p, NULL, 0);
-}
-
 struct phases {
 	int done_fd; /* the flood writes a byte here after its first phase */
 	int go_fd;   /* and reads one here before its second */
@@ -140,11 +115,11 @@ static void two_floods(void *arg)
 	struct phases *ph = arg;
 	char b = 0;
 
-	pin_cpu0();
-	handoffs(HANDOFFS);
+	pin_cpu0(); /* the two processes of each phase share CPU 0 */
+	pipe_handoffs(HANDOFFS);
 	if (write(ph->done_fd, &b, 1) != 1 || read(ph->go_fd, &b, 1) != 1)
 		_exit(1);
-	handoffs(HANDOFFS);
+	pipe_handoffs(HANDOFFS);
 }
 
 TEST(shedding_ends_once_the_reader_has_made_room)
