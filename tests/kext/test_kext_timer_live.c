@@ -49,21 +49,42 @@ TEST(poll_timeouts_fire_only)
 	struct collector c;
 
 	require_live();
-	uint64_t t0 = mono_ns();
-	struct gated_child g = collect_child(&c, &o, poll_timeouts_main, NULL);
-
 	const struct argus_event *fire = NULL;
 	size_t sleeper_arms = 0, fires = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct argus_event *e = &c.ev[i];
+	uint64_t t0;
+	struct gated_child g;
+	/* The kernel does not run a program on a CPU where it is running
+	 * already: a hard timer that expires while hrtimer_expire_entry runs
+	 * for a soft one (interrupts on) is not written, only counted
+	 * (docs/kext.md "Runs the kernel skipped"). A run without the fire
+	 * and with skipped runs counted is tried again, twice at most; one
+	 * without the fire and none skipped fails. */
+	for (int attempt = 0;; attempt++) {
+		t0 = mono_ns();
+		g = collect_child(&c, &o, poll_timeouts_main, NULL);
+		fires = 0;
+		fire = NULL;
+		for (size_t i = 0; i < c.n; i++) {
+			const struct argus_event *e = &c.ev[i];
 
-		if (e->type == ARGUS_EV_TIMER_FIRE && e->tid == (uint32_t)g.pid) {
-			fires++;
-			if (!fire)
-				fire = e;
+			if (e->type == ARGUS_EV_TIMER_FIRE && e->tid == (uint32_t)g.pid) {
+				fires++;
+				if (!fire)
+					fire = e;
+			}
 		}
+		uint64_t skipped = argus_kext_prog_misses(c.k);
+		if (fire || !skipped || attempt == 2) {
+			ASSERT_MSG(fire,
+			           "no TIMER_FIRE of the first poll's timeout (%llu program runs "
+			           "skipped)",
+			           (unsigned long long)skipped);
+			break;
+		}
+		fprintf(stderr, "no fire, %llu program runs skipped (nested): again\n",
+		        (unsigned long long)skipped);
+		collector_free(&c);
 	}
-	ASSERT_MSG(fire, "no TIMER_FIRE of the first poll's timeout");
 	/* a sleeper is known at its fire alone: neither poll's arm nor the
 	 * second one's cancel (a write ended it first) is written. Only the
 	 * sleepers' (their function, hrtimer_wakeup): the kernel may arm a
