@@ -10,10 +10,12 @@
  * the samples hold it - all of them below a minimum number of samples, as
  * in the paper, since one sample of a few cannot be told a stray from a
  * second hot spot - and the costly function is the innermost such one. The
- * share tolerates strays, not a caller's other callees: a callee that
- * takes 85-95 % of its caller's samples, the rest in the caller's system
- * calls, leaves the caller accountable; the caller's own bookkeeping
- * between the calls does not count against the callee.
+ * share tolerates strays, not a caller's other callees: on whole chains,
+ * a callee whose direct caller has samples in another callee (its system
+ * calls) leaves the caller accountable however few they are, as under the
+ * paper's rule (on frame-pointer stacks such a sample may have lost the
+ * callee's frame, and counts against it within the share); the caller's
+ * own bookkeeping between the calls does not count against the callee.
  *
  * Samples are counted per function (name and object), not per frame
  * position: a sample taken in a shared library without frame pointers
@@ -41,6 +43,13 @@ struct fsets {
 	uint32_t ns;
 	uint16_t fn[MAX_STACKS][MAX_DEPTH];
 	uint8_t nfn[MAX_STACKS];
+	uint8_t pos[MAX_STACKS][MAX_DEPTH]; /* each function's frame index in the raw stack */
+	int16_t caller[MAX_FUNCS];          /* direct_callers */
+	/* whole chains, unwound with the binaries' CFI: no frame is lost, so a
+	 * sample beside a function is its caller's other work (in_sibling);
+	 * a frame-pointer walk through a library without them may have lost
+	 * the function's own frame there */
+	bool exact;
 	int16_t
 	    self[MAX_STACKS]; /* the function the sample's ip is in when it is of this kind, -1 */
 };
@@ -61,6 +70,51 @@ static int find(struct fsets *t, const struct argus_frame *f)
 static bool holds(const struct fsets *t, uint32_t s, uint32_t f)
 {
 	return t->held[f][s / 64] >> (s % 64) & 1;
+}
+
+/* Each function's direct caller (the next frame of the raw stack) on most
+ * of its stacks, -1 = none (called through system code, or from different
+ * callers). */
+static void direct_callers(struct fsets *t)
+{
+	_Static_assert(MAX_FUNCS <= INT16_MAX, "caller indices fit");
+	uint32_t lead[MAX_FUNCS] = {0}, votes[MAX_FUNCS] = {0};
+	/* the majority candidate by pairing off (Boyer-Moore), then its count */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t s = 0; s < t->ns; s++)
+			for (uint32_t i = 0; i + 1 < t->nfn[s]; i++) {
+				uint32_t g = t->fn[s][i], c = t->fn[s][i + 1];
+				if (t->pos[s][i + 1] != t->pos[s][i] + 1)
+					continue;
+				if (pass) {
+					votes[g] += t->caller[g] == (int16_t)c;
+				} else if (!lead[g]) {
+					t->caller[g] = (int16_t)c;
+					lead[g] = 1;
+				} else if (t->caller[g] == (int16_t)c) {
+					lead[g]++;
+				} else {
+					lead[g]--;
+				}
+			}
+		if (!pass)
+			for (uint32_t g = 0; g < t->nf; g++)
+				if (!lead[g])
+					t->caller[g] = -1;
+	}
+	for (uint32_t g = 0; g < t->nf; g++)
+		if (votes[g] * 2 <= t->count[g])
+			t->caller[g] = -1;
+}
+
+/* Whether stack s, a whole chain, is in another callee of g's direct
+ * caller than g: it holds the caller, not g, and its innermost frame is
+ * not the caller's own code (a system call, a second helper). That is the
+ * caller's other work, no stray. */
+static bool in_sibling(const struct fsets *t, uint32_t s, uint32_t g)
+{
+	int c = t->caller[g];
+	return t->exact && c >= 0 && holds(t, s, (uint32_t)c) && !holds(t, s, g) && t->self[s] != c;
 }
 
 /* Whole chains: the frames of an application function that system code
@@ -113,6 +167,7 @@ static void collect_frames(const struct argus_symbolizer *sym, uint32_t pid, con
                            uint32_t n, bool system, bool callbacks, struct fsets *t)
 {
 	t->nf = t->ns = 0;
+	t->exact = callbacks;
 	for (uint32_t k = 0; k < n && t->ns < MAX_STACKS; k++) {
 		const uint64_t *ips;
 		uint32_t depth;
@@ -140,6 +195,7 @@ static void collect_frames(const struct argus_symbolizer *sym, uint32_t pid, con
 				continue;
 			if (i == 0)
 				t->self[s] = (int16_t)fi;
+			t->pos[s][t->nfn[s]] = (uint8_t)(i < 255 ? i : 255);
 			t->fn[s][t->nfn[s]++] = (uint16_t)fi;
 			t->held[fi][s / 64] |= 1ull << (s % 64);
 			t->count[fi]++;
@@ -147,6 +203,7 @@ static void collect_frames(const struct argus_symbolizer *sym, uint32_t pid, con
 		if (t->nfn[s])
 			t->ns++;
 	}
+	direct_callers(t);
 }
 
 static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
@@ -169,13 +226,16 @@ static uint32_t need_of(double share, uint32_t n, uint32_t min_samples)
 /* Whether g is held by enough of the stacks lo..hi-1 (in time order). A
  * sample in the own code of a function that calls g (one on most of g's
  * stacks) - its bookkeeping between the calls - does not count against g,
- * up to a tenth of the samples; a sample in another callee (a system call,
- * a second helper) does. */
+ * up to a tenth of the samples; one in another callee of g's direct caller
+ * (a system call, a second helper: in_sibling) rules g out, for the share
+ * tolerates strays, not the caller's other work. */
 static bool qualifies_in(const struct fsets *t, uint32_t g, double share, uint32_t min_samples,
                          uint32_t lo, uint32_t hi)
 {
 	uint32_t neutral = 0, count = 0;
 	for (uint32_t s = lo; s < hi; s++) {
+		if (in_sibling(t, s, g))
+			return false;
 		if (holds(t, s, g))
 			count++;
 		if (t->self[s] < 0 || holds(t, s, g))
@@ -198,17 +258,20 @@ static bool qualifies(const struct fsets *t, uint32_t g, double share, uint32_t 
 
 /* A phase of the handler (docs/diagnosis.md "A handler that works in
  * phases"): a stretch of consecutive stacks (they are in time order), share
- * of them holding g, that holds most of all the stacks; the handler's other
- * phases, before and after it, and g's other calls (a later, smaller
- * invocation) do not count against it. */
+ * of them holding g and none in another callee of g's direct caller, that
+ * holds most of all the stacks, while g holds at most half of the stacks
+ * outside it; the handler's other phases, before and after it, and g's
+ * other calls (a later, smaller invocation) do not count against it. */
 static bool qualifies_phase(const struct fsets *t, uint32_t g, double share, uint32_t min_samples)
 {
 	if (t->count[g] * 2 <= t->ns)
 		return false;
-	uint32_t pre[MAX_STACKS + 1];
-	pre[0] = 0;
-	for (uint32_t s = 0; s < t->ns; s++)
+	uint32_t pre[MAX_STACKS + 1], sib[MAX_STACKS + 1];
+	pre[0] = sib[0] = 0;
+	for (uint32_t s = 0; s < t->ns; s++) {
 		pre[s + 1] = pre[s] + holds(t, s, g);
+		sib[s + 1] = sib[s] + in_sibling(t, s, g);
+	}
 	for (uint32_t lo = 0; lo < t->ns; lo++) {
 		if (!holds(t, lo, g))
 			continue;
@@ -216,9 +279,13 @@ static bool qualifies_phase(const struct fsets *t, uint32_t g, double share, uin
 			uint32_t in = pre[hi] - pre[lo];
 			if (in * 2 <= t->ns)
 				break; /* shorter stretches hold fewer */
-			if (!holds(t, hi - 1, g))
+			if (!holds(t, hi - 1, g) || sib[hi] != sib[lo])
 				continue;
-			if (in >= need_of(share, hi - lo, min_samples))
+			/* outside the stretch the handler did other things: g
+			 * holding most of those chains too is a loop's steady
+			 * work between its caller's other calls, no phase */
+			uint32_t out_n = t->ns - (hi - lo), out_g = t->count[g] - in;
+			if (in >= need_of(share, hi - lo, min_samples) && out_g * 2 <= out_n)
 				return true;
 		}
 	}

@@ -162,6 +162,26 @@ TEST(a_callee_holding_most_but_not_all_samples_is_not_the_answer)
 	ASSERT_EQ(r.held, 100);
 }
 
+TEST(a_frame_pointer_sample_beside_the_callee_is_tolerated_within_the_share)
+{
+	/* 119 of 120 samples in the callee, one in a library function under
+	 * reflow. On a frame-pointer stack that sample may have lost the
+	 * callee's own frame (the library has no frame pointers: the walk
+	 * goes from its ip to reflow), so it is not known to be reflow's
+	 * other work, and the share tolerates it; whole chains tell
+	 * (callback_names_the_loop_whose_callee_holds_all_but_its_rare_unmaps) */
+	struct fake f = {0};
+	uint32_t ids[120];
+	for (uint32_t i = 0; i < 120; i++) {
+		uint64_t a[] = {AT(MAIN, 0x40), AT(LOOP, 0x80), AT(ON_KEY, 0x20), AT(REFLOW, 0x60),
+		                i != 77 ? AT(MEASURE, 0x10 + i) : LIB + 0x3000};
+		ids[i] = add(&f, 5, a);
+	}
+	struct run r = costly(&f, ids, 120);
+	ASSERT_STR_EQ(r.func, "measure_glyphs");
+	ASSERT_EQ(r.held, 119);
+}
+
 TEST(the_callers_own_bookkeeping_does_not_count_against_the_callee)
 {
 	/* a page load that collects whenever its allocator runs dry: 96 of
@@ -365,6 +385,33 @@ TEST(callback_names_the_apps_loop_that_holds_nearly_all_not_its_callee)
 	ASSERT_STR_EQ(chain(&f, ids, n).func, "measure_glyphs");
 }
 
+/* zoo B9's shape where the faults cost most (kept traces of 2026-11-28):
+ * 116 of 120 chains in the callee, the 4 unmaps late in the stall (at 69,
+ * 92, 102, 106), so the first 69 chains, most of the stall, hold the
+ * callee alone. Neither the share (the unmaps are the loop's other work)
+ * nor a phase (the callee holds 47 of the 51 chains outside that stretch
+ * too: the loop's steady work) names the callee */
+TEST(callback_names_the_loop_whose_callee_holds_all_but_its_rare_unmaps)
+{
+	struct fake f = {0};
+	uint32_t ids[120];
+	for (uint32_t i = 0; i < 120; i++) {
+		bool unmap = i == 69 || i == 92 || i == 102 || i == 106;
+		uint64_t in = !unmap ? AT(MEASURE, 0x10 + i) : SAT(MUNMAP, 0x10 + i);
+		uint64_t s[] = {SAT(LIBC_START, 0x40),
+		                AT(MAIN, 0x40),
+		                SAT(GTK_MAIN, 0x80),
+		                SAT(CLOSURE, 0x20),
+		                AT(ON_KEY, 0x20),
+		                AT(REFLOW, 0x60),
+		                in};
+		ids[i] = add(&f, 7, s);
+	}
+	struct run r = callback(&f, ids, 120);
+	ASSERT_STR_EQ(r.func, "reflow");
+	ASSERT_EQ(r.held, 120);
+}
+
 /* zoo B3's shape: the handler (on_key) runs three phases one after the
  * other - builds a window (reflow into the toolkit: 3 chains), describes it
  * (reflow -> measure_glyphs: 47), lays it out (the toolkit under on_key:
@@ -436,6 +483,7 @@ TEST(callback_needs_most_chains_to_reach_a_handler)
 TEST_MAIN(TEST_ENTRY(a_stray_sample_does_not_move_the_answer_to_a_caller),
           TEST_ENTRY(callback_names_the_apps_loop_that_holds_nearly_all_not_its_callee),
           TEST_ENTRY(callback_names_the_handlers_phase_that_holds_most_of_the_chains),
+          TEST_ENTRY(callback_names_the_loop_whose_callee_holds_all_but_its_rare_unmaps),
           TEST_ENTRY(callback_leaves_a_library_bound_stall_to_the_majority_rule),
           TEST_ENTRY(callback_needs_most_chains_to_reach_a_handler),
           TEST_ENTRY(whole_chains_name_the_innermost_function_under_a_majority),
@@ -443,6 +491,7 @@ TEST_MAIN(TEST_ENTRY(a_stray_sample_does_not_move_the_answer_to_a_caller),
           TEST_ENTRY(whole_chains_look_return_addresses_up_inside_the_call),
           TEST_ENTRY(a_stray_sample_with_another_outermost_frame),
           TEST_ENTRY(a_callee_holding_most_but_not_all_samples_is_not_the_answer),
+          TEST_ENTRY(a_frame_pointer_sample_beside_the_callee_is_tolerated_within_the_share),
           TEST_ENTRY(the_callers_own_bookkeeping_does_not_count_against_the_callee),
           TEST_ENTRY(two_hot_spots_name_their_common_caller),
           TEST_ENTRY(below_the_minimum_every_sample_must_agree),
