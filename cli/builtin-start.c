@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,13 +64,34 @@ static int attach_store(void *arg, struct argus_session *s, char *err, size_t ec
 	return 0;
 }
 
+/* The kernel tracer as the session's thread reaches it: set once loaded,
+ * taken back under the lock before it is closed (that thread may still be
+ * draining its queue then). */
+struct kext_ref {
+	pthread_mutex_t mu;
+	struct argus_kext *k;
+};
+
 /* Session's thread: an app the trigger learned of gets full stacks. */
 static void full_stacks_for_app(void *arg, uint32_t pid)
 {
-	struct argus_kext *k = *(struct argus_kext **)arg;
-	if (k && argus_kext_full_stacks(k, pid, true))
+	struct kext_ref *r = arg;
+	pthread_mutex_lock(&r->mu);
+	if (r->k && argus_kext_full_stacks(r->k, pid, true))
 		fprintf(stderr, "argus start: no full stacks for pid %u (too many processes)\n",
 		        pid);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Session's thread: yields watched while a UI thread leaves an episode
+ * unanswered (argus_session_opts.yields). */
+static void watch_yields(void *arg, bool on)
+{
+	struct kext_ref *r = arg;
+	pthread_mutex_lock(&r->mu);
+	if (r->k && argus_kext_watch_yields(r->k, on))
+		fprintf(stderr, "argus start: cannot %s watching yields\n", on ? "start" : "stop");
+	pthread_mutex_unlock(&r->mu);
 }
 
 /* The system's rules file (docs/debug.md "Rules"), looked at again about
@@ -336,12 +358,21 @@ int cmd_start(int argc, char **argv)
 		return ARGUS_EXIT_INTERNAL;
 	}
 	struct argus_kext *k = NULL;
+	struct kext_ref kref = {.mu = PTHREAD_MUTEX_INITIALIZER};
 	struct argus_daemon_diag *sd = NULL;
 	int rc = ARGUS_EXIT_OK;
-	/* apps get full stacks (k is set before any record reaches the session) */
+	/* apps get full stacks (kref.k is set before any record reaches the
+	 * session) */
 	if (!no_kernel && !no_full_stacks) {
 		so.app = full_stacks_for_app;
-		so.app_arg = &k;
+		so.app_arg = &kref;
+	}
+	/* the end of schedule() traced only while the diagnosis waits on a UI
+	 * thread (argus_kext_watch_yields); without a diagnosis, always */
+	if (!no_kernel && !no_diagnose) {
+		ko.yields_on_demand = true;
+		so.yields = watch_yields;
+		so.yields_arg = &kref;
 	}
 	if (!store.path || store.path[0]) {
 		so.attach = attach_store;
@@ -359,6 +390,9 @@ int cmd_start(int argc, char **argv)
 			rc = cli_live_exit(kr);
 			goto out;
 		}
+		pthread_mutex_lock(&kref.mu);
+		kref.k = k;
+		pthread_mutex_unlock(&kref.mu);
 	}
 	fprintf(stderr, "argus start: daemon running (pid %d), sockets in %s\n", (int)getpid(),
 	        o.run_dir ? o.run_dir : ARGUS_RUN_DIR);
@@ -384,6 +418,9 @@ out:
 		        (unsigned long long)ks.ustacks, (unsigned long long)ks.ustacks_lost,
 		        (double)ks.ustack_ns / 1e6,
 		        ks.ustacks ? (double)ks.ustack_ns / 1e3 / (double)ks.ustacks : 0.0);
+	pthread_mutex_lock(&kref.mu);
+	kref.k = NULL;
+	pthread_mutex_unlock(&kref.mu);
 	argus_kext_close(k);
 	if (sd)
 		argus_daemon_diag_summary(sd);

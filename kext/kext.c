@@ -163,6 +163,7 @@ static int set_options(struct argus_kext *k, const struct argus_kext_opts *o, ch
 		return fail(err, errlen, ARGUS_KEXT_EIO, "cannot set the ring template");
 	k->samples = !o->no_samples;
 	k->per_call = o->syscalls;
+	k->yields_on_demand = o->yields_on_demand;
 	k->sample_hz = o->sample_hz ? o->sample_hz : DEFAULT_SAMPLE_HZ;
 	return 0;
 }
@@ -228,6 +229,7 @@ int argus_kext_open(struct argus_kext **kp, const struct argus_kext_opts *opts, 
 	if (!k)
 		return fail(err, errlen, ARGUS_KEXT_ENOMEM, "out of memory");
 	pthread_mutex_init(&k->full_mu, NULL);
+	pthread_mutex_init(&k->yield_mu, NULL);
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
 	k->skel = tracer_bpf__open_opts(&oo);
 	if (!k->skel) {
@@ -301,6 +303,8 @@ static int perf_open_cpu_clock(unsigned cpu, unsigned hz)
 
 int argus_kext_start(struct argus_kext *k, char *err, size_t errlen)
 {
+	if (k->yields_on_demand)
+		bpf_program__set_autoattach(k->skel->progs.sched_exit_tp, false);
 	if (tracer_bpf__attach(k->skel))
 		return load_error(errno, err, errlen);
 	if (!k->samples)
@@ -357,6 +361,27 @@ out:
 	free(sv);
 }
 
+int argus_kext_watch_yields(struct argus_kext *k, bool on)
+{
+	struct bpf_program *p = k->skel->progs.sched_exit_tp;
+	int rc = ARGUS_KEXT_OK;
+
+	if (!k->yields_on_demand || !bpf_program__autoload(p))
+		return ARGUS_KEXT_OK;
+	pthread_mutex_lock(&k->yield_mu);
+	struct bpf_link **l = &k->skel->links.sched_exit_tp;
+	if (!k->yields_stopped && on && !*l) {
+		*l = bpf_program__attach(p);
+		if (!*l)
+			rc = ARGUS_KEXT_ENOSUPPORT;
+	} else if (!k->yields_stopped && !on && *l) {
+		bpf_link__destroy(*l);
+		*l = NULL;
+	}
+	pthread_mutex_unlock(&k->yield_mu);
+	return rc;
+}
+
 void argus_kext_stop(struct argus_kext *k)
 {
 	for (unsigned c = 0; k->perf_links && c < k->ncpus; c++) {
@@ -364,7 +389,10 @@ void argus_kext_stop(struct argus_kext *k)
 		k->perf_links[c] = NULL;
 	}
 	if (k->skel) {
+		pthread_mutex_lock(&k->yield_mu);
 		tracer_bpf__detach(k->skel);
+		k->yields_stopped = true;
+		pthread_mutex_unlock(&k->yield_mu);
 		take_held(k);
 	}
 }
@@ -396,6 +424,7 @@ void argus_kext_close(struct argus_kext *k)
 	argus_procmaps_free(k->pmaps);
 	free(k->ucopy);
 	pthread_mutex_destroy(&k->full_mu);
+	pthread_mutex_destroy(&k->yield_mu);
 	free(k);
 }
 

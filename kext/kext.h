@@ -59,6 +59,8 @@ struct argus_kext_opts {
 	                        * those given to argus_kext_full_stacks) */
 	bool meter;            /* time every program run per process and program in
 	                        * the map argus_meter (docs/kext.md, "The meter") */
+	bool yields_on_demand; /* yields that find no other task are seen only
+	                        * while argus_kext_watch_yields is on */
 };
 
 /* Load the tracer (not yet attached). On failure returns a status, *k is
@@ -90,6 +92,18 @@ int argus_kext_full_stacks(struct argus_kext *k, uint32_t tgid, bool on);
 /* The same for a user's request (argus trace-more): kept apart from the
  * calls above, so switching one off leaves the other's on. */
 int argus_kext_full_stacks_asked(struct argus_kext *k, uint32_t tgid, bool on);
+/*
+ * Yields that find no other task never switch: without per-call capture
+ * they are seen at the end of schedule() (sched_exit_tp), which every
+ * schedule() of the machine then pays for (2.5 % of a pinned pipe
+ * ping-pong here). With opts.yields_on_demand that program runs only while
+ * watched (on) - argus start watches while a UI thread's episode goes
+ * unanswered (docs/kext.md "Spins: yields and zero-timeout polls"). Safe
+ * from another thread than the reader's; a no-op after argus_kext_stop,
+ * without the tracepoint or with per-call capture. Returns 0 or an enum
+ * argus_kext_status.
+ */
+int argus_kext_watch_yields(struct argus_kext *k, bool on);
 /* Whether the tracer takes cpu-clock samples (full stacks ride on them)
  * and whether it was loaded with per-call capture (opts.syscalls). */
 bool argus_kext_samples(const struct argus_kext *k);

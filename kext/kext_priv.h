@@ -45,6 +45,10 @@ struct argus_kext {
 	/* full_pids values: FULL_* bits, who asked (kext.c); the session's
 	 * thread and the daemon's both change them */
 	pthread_mutex_t full_mu;
+	/* sched_exit_tp on demand (opts.yields_on_demand): its link changes
+	 * in the session's thread, and goes at argus_kext_stop */
+	pthread_mutex_t yield_mu;
+	bool yields_on_demand, yields_stopped;
 
 	/* decode state */
 	struct u32_table procs;     /* tgid -> PROC_* flags (decode.c) */

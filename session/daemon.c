@@ -193,6 +193,8 @@ int argus_daemon_diag_attach(struct argus_daemon_diag **out, struct argus_daemon
 	dd->app_arg = o->app_arg;
 	so.app = app_found;
 	so.app_arg = dd;
+	so.yields = o->yields;
+	so.yields_arg = o->yields_arg;
 	if (argus_session_new(&dd->s, &so)) {
 		snprintf(err, ecap, "out of memory (diagnoser)");
 		argus_daemon_diag_free(dd);

@@ -348,6 +348,23 @@ static void announce_apps(struct argus_session *s)
 	free(u);
 }
 
+/* Yields are watched from when a UI thread's episode has gone unanswered
+ * for ARGUS_SESSION_YIELD_WATCH_NS until none has for
+ * ARGUS_SESSION_YIELD_CALM_NS (o.yields): a yield loop that starts a stall
+ * is seen from its first 100 ms on, and a desktop whose apps answer pays
+ * nothing for it. */
+static void watch_yields(struct argus_session *s, uint64_t now)
+{
+	uint64_t since = argus_trigger_oldest_episode(s->trig);
+	if (since && now >= since + ARGUS_SESSION_YIELD_WATCH_NS)
+		s->yields_wanted = now;
+	bool on = s->yields_wanted && now < s->yields_wanted + ARGUS_SESSION_YIELD_CALM_NS;
+	if (on != s->yields_watched) {
+		s->yields_watched = on;
+		s->o.yields(s->o.yields_arg, on);
+	}
+}
+
 void argus_session_tick(struct argus_session *s, uint64_t now)
 {
 	if (!(s->o.consumers & ARGUS_SESSION_TRIGGER))
@@ -355,6 +372,8 @@ void argus_session_tick(struct argus_session *s, uint64_t now)
 	argus_trigger_advance(s->trig, now);
 	if (s->o.app)
 		announce_apps(s);
+	if (s->o.yields)
+		watch_yields(s, now);
 	if (s->nfired || s->nbusy_ended)
 		diagnose_fired(s);
 	if (s->nlags)

@@ -62,7 +62,17 @@ struct argus_session_opts {
 	 * chains from its first occurrence on. NULL = none. */
 	void (*app)(void *arg, uint32_t pid);
 	void *app_arg;
+	/* called in the session's thread when yields should be watched (on:
+	 * a UI thread has left an episode unanswered for
+	 * ARGUS_SESSION_YIELD_WATCH_NS) and when not (off: none has for
+	 * ARGUS_SESSION_YIELD_CALM_NS): argus start then has the kernel see
+	 * the yields that never switch (argus_kext_watch_yields), which cost
+	 * every schedule() of the machine while seen. NULL = none. */
+	void (*yields)(void *arg, bool on);
+	void *yields_arg;
 };
+#define ARGUS_SESSION_YIELD_WATCH_NS 100000000ull  /* 100 ms: a perceptible lag */
+#define ARGUS_SESSION_YIELD_CALM_NS  1000000000ull /* 1 s */
 void argus_session_opts_default(struct argus_session_opts *o);
 
 struct argus_session_stats {
@@ -321,9 +331,11 @@ struct argus_daemon_diag_opts {
 	 * none; they must outlive the attachment */
 	const char *const *user_batch_comms;
 	const char *const *ignore_wake_comms;
-	/* argus_session_opts.app, .app_arg */
+	/* argus_session_opts.app, .app_arg, .yields, .yields_arg */
 	void (*app)(void *arg, uint32_t pid);
 	void *app_arg;
+	void (*yields)(void *arg, bool on);
+	void *yields_arg;
 	/* asked on the diagnosis thread about once a second (NULL = never):
 	 * true with new lists in *batch and *ignore when the user's rules have
 	 * changed (argus start: its rules file); the graph takes them at once

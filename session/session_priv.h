@@ -75,6 +75,8 @@ struct argus_session {
 	uint32_t ui_seen;
 	struct argus_hmap apps; /* pid set: the processes announced to o.app */
 	uint32_t apps_ui_seen;
+	bool yields_watched;    /* o.yields last said on */
+	uint64_t yields_wanted; /* when an episode last asked for them */
 	/* with landmark sinks: the shadow stack of each thread's dispatches */
 	bool landmark_sinks, lm_init;
 	struct argus_hmap lm;

@@ -777,6 +777,18 @@ bool argus_trigger_waiting(const struct argus_trigger *t)
 	return false;
 }
 
+uint64_t argus_trigger_oldest_episode(const struct argus_trigger *t)
+{
+	uint64_t oldest = 0;
+	for (uint32_t i = 0; i < t->nuts; i++) {
+		const struct uthr *u = &t->uts[i];
+		uint64_t at = u->dead ? 0 : u->fired ? u->stall.since : episode_start(u);
+		if (at && (!oldest || at < oldest))
+			oldest = at;
+	}
+	return oldest;
+}
+
 int argus_trigger_feed(struct argus_trigger *t, const struct argus_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

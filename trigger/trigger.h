@@ -101,6 +101,11 @@ void argus_trigger_advance(struct argus_trigger *t, uint64_t now);
  * time pass in coarser steps until the next events. */
 bool argus_trigger_waiting(const struct argus_trigger *t);
 
+/* The oldest start of what a UI thread has left unanswered: an episode
+ * going on (input or a dispatch pending, a busy window) or a stall fired
+ * and not ended; 0 = none. */
+uint64_t argus_trigger_oldest_episode(const struct argus_trigger *t);
+
 void argus_trigger_get_stats(const struct argus_trigger *t, struct argus_trigger_stats *st);
 /* The UI threads alive (their exit not seen), oldest first, up to cap;
  * returns how many there are. */

@@ -177,6 +177,66 @@ TEST(default_capture_sees_every_yield)
 	collector_free(&c);
 }
 
+/* The child's yield entries; *quiet: those no switch of it came with (a
+ * yield that found no other task: sched_exit_tp's). */
+static unsigned yield_enters(const struct collector *c, pid_t pid, unsigned *quiet)
+{
+	unsigned n = 0;
+	*quiet = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct argus_event *e = &c->ev[i];
+		if (e->pid != (uint32_t)pid || e->type != ARGUS_EV_SYS_ENTER ||
+		    e->sys_enter.nr != SYS_sched_yield)
+			continue;
+		n++;
+		bool switched = false;
+		for (size_t j = i; j > 0 && c->ev[j - 1].ts == e->ts && !switched; j--)
+			switched = c->ev[j - 1].type == ARGUS_EV_SCHED_SWITCH &&
+			           c->ev[j - 1].pid == e->pid;
+		for (size_t j = i + 1; j < c->n && c->ev[j].ts == e->ts && !switched; j++)
+			switched = c->ev[j].type == ARGUS_EV_SCHED_SWITCH && c->ev[j].pid == e->pid;
+		*quiet += !switched;
+	}
+	return n;
+}
+
+/* argus start's capture (yields_on_demand): a yield that never switches is
+ * seen while yields are watched only, and then every one. */
+TEST(yields_on_demand_are_seen_while_watched)
+{
+	struct argus_kext_opts o = {
+	    .pid_filter = true, .no_samples = true, .yields_on_demand = true};
+	struct collector c;
+	unsigned quiet;
+
+	require_live();
+	if (libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) <= 0)
+		SKIP("this kernel has no sched_exit_tp tracepoint (Linux < 6.16)");
+	struct gated_child g = collect_child(&c, &o, yield_child, NULL);
+	unsigned unwatched = yield_enters(&c, g.pid, &quiet);
+	collector_free(&c);
+	/* the yields that switched are seen from the switch, the others not */
+	ASSERT_MSG(quiet == 0, "%u of %u yields seen unwatched did not switch", quiet, unwatched);
+
+	collector_start(&c, &o);
+	ASSERT_EQ(argus_kext_watch_yields(c.k, true), 0);
+	ASSERT_EQ(argus_kext_watch_yields(c.k, false), 0);
+	ASSERT_EQ(argus_kext_watch_yields(c.k, true), 0); /* off and on again */
+	g = spawn_gated(yield_child, NULL);
+	trace_and_go(&c, &g);
+	ASSERT_EQ(wait_child(&c, g.pid), 0);
+	collector_finish(&c);
+	/* after argus_kext_stop a watch changes nothing */
+	ASSERT_EQ(argus_kext_watch_yields(c.k, true), 0);
+	unsigned watched = yield_enters(&c, g.pid, &quiet);
+	collector_free(&c);
+	ASSERT_MSG(watched >= YIELDS && watched <= YIELDS + YIELDS / 100, "%u yields seen of %d",
+	           watched, YIELDS);
+	printf("unwatched: %u of %d yields seen (they switched); watched: %u, %u without a "
+	       "switch\n",
+	       unwatched, YIELDS, watched, quiet);
+}
+
 static void zero_poll_child(void *arg)
 {
 	(void)arg;
@@ -460,4 +520,5 @@ TEST_MAIN(TEST_ENTRY(waits_have_entries_blocked_or_not),
           TEST_ENTRY(tiny_rings_count_and_report_drops), TEST_ENTRY(argus_never_traces_itself),
           TEST_ENTRY(comm_filter_keeps_only_that_name), TEST_ENTRY(missing_btf_is_nosupport),
           TEST_ENTRY(unprivileged_is_epriv), TEST_ENTRY(default_capture_sees_every_yield),
+          TEST_ENTRY(yields_on_demand_are_seen_while_watched),
           TEST_ENTRY(default_capture_samples_zero_timeout_polls))

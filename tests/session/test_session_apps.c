@@ -193,7 +193,114 @@ TEST(every_one_of_many_apps_is_announced_once)
 	argus_session_free(s);
 }
 
+/* ---- yields watched while a UI thread leaves an episode unanswered ---- */
+struct watch {
+	struct argus_session *s;
+	struct argus_sink sink;
+	uint64_t last_tick, now;
+	unsigned on, off;
+	uint64_t on_at, shortest_on;
+	bool watching;
+};
+
+static void on_yields(void *arg, bool on)
+{
+	struct watch *w = arg;
+	ASSERT_MSG(on != w->watching, "told %s twice", on ? "on" : "off");
+	w->watching = on;
+	if (on) {
+		w->on++;
+		w->on_at = w->now;
+	} else {
+		w->off++;
+		if (!w->shortest_on || w->now - w->on_at < w->shortest_on)
+			w->shortest_on = w->now - w->on_at;
+	}
+}
+
+/* the records on to the session, ticked every 10 ms of their time, as
+ * the daemon's worker does */
+static int ticking(void *arg, const struct argus_event *ev, size_t n)
+{
+	struct watch *w = arg;
+	for (size_t i = 0; i < n; i++) {
+		if (w->sink.events(w->sink.arg, &ev[i], 1))
+			return -1;
+		w->now = ev[i].ts;
+		if (w->now >= w->last_tick + 10000000ull) {
+			w->last_tick = w->now;
+			argus_session_tick(w->s, w->now);
+		}
+	}
+	return 0;
+}
+
+static uint32_t fwd_string(void *arg, const char *str, size_t len)
+{
+	struct watch *w = arg;
+	return w->sink.intern_string ? w->sink.intern_string(w->sink.arg, str, len) : 0;
+}
+
+static uint32_t fwd_stack(void *arg, const uint64_t *ips, uint32_t depth)
+{
+	struct watch *w = arg;
+	return w->sink.intern_stack ? w->sink.intern_stack(w->sink.arg, ips, depth) : 0;
+}
+
+static int fwd_map(void *arg, const struct argus_map *m)
+{
+	struct watch *w = arg;
+	return w->sink.map ? w->sink.map(w->sink.arg, m) : 0;
+}
+
+static int fwd_truth(void *arg, const struct argus_truth *t)
+{
+	struct watch *w = arg;
+	return w->sink.truth ? w->sink.truth(w->sink.arg, t) : 0;
+}
+
+TEST(yields_are_watched_while_an_episode_goes_unanswered)
+{
+	struct argus_session_opts o;
+	argus_session_opts_default(&o);
+	struct watch w = {0};
+	o.yields = on_yields;
+	o.yields_arg = &w;
+	ASSERT_EQ(argus_session_new(&w.s, &o), 0);
+	w.sink = argus_session_sink(w.s);
+	struct argus_sink tick = {.events = ticking,
+	                          .intern_string = fwd_string,
+	                          .intern_stack = fwd_stack,
+	                          .map = fwd_map,
+	                          .truth = fwd_truth,
+	                          .arg = &w};
+	struct argus_synth_opts so;
+	argus_synth_opts_default(&so);
+	so.seed = 2;
+	so.events = 300000;
+	so.rate = 5000;
+	ASSERT_EQ(argus_synth_run(&so, &tick, NULL), 0);
+	struct argus_session_stats st;
+	argus_session_get_stats(w.s, &st);
+	ASSERT_MSG(st.trigger.stalls >= 1, "the synthetic desktop stalled nowhere");
+	/* its stalls asked for yields, and each watch lasted the calm second */
+	ASSERT(w.on >= 1);
+	if (w.off)
+		ASSERT_MSG(w.shortest_on >= ARGUS_SESSION_YIELD_CALM_NS, "a watch of %llu ns",
+		           (unsigned long long)w.shortest_on);
+	printf("watched %u times, the shortest %.2f s\n", w.on, (double)w.shortest_on / 1e9);
+	/* nothing left unanswered a minute on: not watched */
+	w.now += 60000000000ull;
+	argus_session_tick(w.s, w.now);
+	argus_session_tick(w.s, w.now + 2000000000ull);
+	ASSERT(!w.watching);
+	ASSERT_EQ(w.off, w.on);
+	argus_session_end(w.s);
+	argus_session_free(w.s);
+}
+
 TEST_MAIN(TEST_ENTRY(each_app_is_announced_once_on_a_tick),
           TEST_ENTRY(every_one_of_many_apps_is_announced_once),
           TEST_ENTRY(an_app_after_many_exited_clients_is_announced),
-          TEST_ENTRY(a_new_app_at_an_exited_apps_pid_is_announced_again))
+          TEST_ENTRY(a_new_app_at_an_exited_apps_pid_is_announced_again),
+          TEST_ENTRY(yields_are_watched_while_an_episode_goes_unanswered))
