@@ -44,7 +44,7 @@ struct fsets {
 	uint16_t fn[MAX_STACKS][MAX_DEPTH];
 	uint8_t nfn[MAX_STACKS];
 	uint8_t pos[MAX_STACKS][MAX_DEPTH]; /* each function's frame index in the raw stack */
-	int16_t caller[MAX_FUNCS];          /* direct_callers */
+	int16_t caller[MAX_FUNCS];          /* direct_callers, on whole chains only */
 	/* whole chains, unwound with the binaries' CFI: no frame is lost, so a
 	 * sample beside a function is its caller's other work (in_sibling);
 	 * a frame-pointer walk through a library without them may have lost
@@ -113,8 +113,10 @@ static void direct_callers(struct fsets *t)
  * caller's other work, no stray. */
 static bool in_sibling(const struct fsets *t, uint32_t s, uint32_t g)
 {
+	if (!t->exact)
+		return false;
 	int c = t->caller[g];
-	return t->exact && c >= 0 && holds(t, s, (uint32_t)c) && !holds(t, s, g) && t->self[s] != c;
+	return c >= 0 && holds(t, s, (uint32_t)c) && !holds(t, s, g) && t->self[s] != c;
 }
 
 /* Whole chains: the frames of an application function that system code
@@ -203,7 +205,8 @@ static void collect_frames(const struct argus_symbolizer *sym, uint32_t pid, con
 		if (t->nfn[s])
 			t->ns++;
 	}
-	direct_callers(t);
+	if (t->exact)
+		direct_callers(t);
 }
 
 static void collect(const struct argus_symbolizer *sym, uint32_t pid, const uint32_t *stacks,
